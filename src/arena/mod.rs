@@ -1,0 +1,168 @@
+//! The game graph ("arena"): vertices `0..n`, an owner per vertex, weighted edges stored
+//! twice — successors (CSR) and predecessors (CSC) — and optional vertex names.
+//!
+//! An [`Arena`] is valid by construction ([`Arena::from_edges`] is the only way to make one):
+//! - `succ_offsets` and `pred_offsets` have exactly `n + 1` entries, start at 0, never
+//!   decrease and end at `m`;
+//! - every vertex has at least one successor;
+//! - every target and source id is `< n`;
+//! - `m < u32::MAX`, so edge indices fit in `u32` (device buffers use the same layout).
+//!
+//! Later code never re-checks these. This module owns the layout only: it does no I/O and
+//! knows nothing about file formats, solvers or the service.
+
+mod build;
+
+pub use build::{ArenaError, EdgeList};
+
+/// A vertex id, as written in the input file.
+pub type VertexId = u32;
+
+/// Who owns a vertex and so picks its successor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[repr(u8)]
+pub enum Player {
+    /// The energy player (`MAX` in EGSolver files, owner `0` in PGSolver files): wants the
+    /// energy level to stay nonnegative forever, and minimises the credit it needs.
+    Zero = 0,
+    /// The opponent (`MIN` in EGSolver files, owner `1` in PGSolver files).
+    One = 1,
+}
+
+impl Player {
+    /// The other player.
+    pub fn opponent(self) -> Player {
+        match self {
+            Player::Zero => Player::One,
+            Player::One => Player::Zero,
+        }
+    }
+
+    /// 0 or 1.
+    pub fn index(self) -> u8 {
+        self as u8
+    }
+}
+
+/// An immutable, validated game graph. See the module docs for its invariants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arena {
+    owner: Box<[Player]>,
+    succ_offsets: Box<[u32]>,
+    succ_targets: Box<[VertexId]>,
+    succ_weights: Box<[i64]>,
+    pred_offsets: Box<[u32]>,
+    pred_sources: Box<[VertexId]>,
+    pred_weights: Box<[i64]>,
+    names: Option<Box<[Option<Box<str>>]>>,
+}
+
+impl Arena {
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.owner.len()
+    }
+
+    /// Number of edges (parallel edges count separately).
+    pub fn edge_count(&self) -> usize {
+        self.succ_targets.len()
+    }
+
+    /// The owner of `v`.
+    #[inline]
+    pub fn owner(&self, v: VertexId) -> Player {
+        self.owner[v as usize]
+    }
+
+    /// Owners of all vertices, indexed by id.
+    pub fn owners(&self) -> &[Player] {
+        &self.owner
+    }
+
+    /// Edge-index range of `v`'s successors in [`Arena::succ_targets`] / [`Arena::succ_weights`].
+    #[inline]
+    pub fn succ_range(&self, v: VertexId) -> std::ops::Range<usize> {
+        self.succ_offsets[v as usize] as usize..self.succ_offsets[v as usize + 1] as usize
+    }
+
+    /// Edge-index range of `v`'s predecessors in [`Arena::pred_sources`] / [`Arena::pred_weights`].
+    #[inline]
+    pub fn pred_range(&self, v: VertexId) -> std::ops::Range<usize> {
+        self.pred_offsets[v as usize] as usize..self.pred_offsets[v as usize + 1] as usize
+    }
+
+    /// `(successor, weight)` pairs of `v`, in input order.
+    #[inline]
+    pub fn successors(&self, v: VertexId) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
+        let r = self.succ_range(v);
+        self.succ_targets[r.clone()].iter().copied().zip(self.succ_weights[r].iter().copied())
+    }
+
+    /// `(predecessor, weight of the edge predecessor → v)` pairs of `v`.
+    #[inline]
+    pub fn predecessors(&self, v: VertexId) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
+        let r = self.pred_range(v);
+        self.pred_sources[r.clone()].iter().copied().zip(self.pred_weights[r].iter().copied())
+    }
+
+    /// CSR offsets (`n + 1` entries).
+    pub fn succ_offsets(&self) -> &[u32] {
+        &self.succ_offsets
+    }
+    /// CSR targets (`m` entries).
+    pub fn succ_targets(&self) -> &[VertexId] {
+        &self.succ_targets
+    }
+    /// CSR weights (`m` entries).
+    pub fn succ_weights(&self) -> &[i64] {
+        &self.succ_weights
+    }
+    /// CSC offsets (`n + 1` entries).
+    pub fn pred_offsets(&self) -> &[u32] {
+        &self.pred_offsets
+    }
+    /// CSC sources (`m` entries).
+    pub fn pred_sources(&self) -> &[VertexId] {
+        &self.pred_sources
+    }
+    /// CSC weights (`m` entries): `pred_weights[i]` is the weight of edge `pred_sources[i] → v`.
+    pub fn pred_weights(&self) -> &[i64] {
+        &self.pred_weights
+    }
+
+    /// The name of `v`, if the input gave one.
+    pub fn name(&self, v: VertexId) -> Option<&str> {
+        self.names.as_ref().and_then(|names| names[v as usize].as_deref())
+    }
+
+    /// Whether any vertex has a name.
+    pub fn has_names(&self) -> bool {
+        self.names.is_some()
+    }
+
+    /// Bytes held by this arena's arrays (names excluded).
+    pub fn heap_bytes(&self) -> usize {
+        let n = self.vertex_count();
+        let m = self.edge_count();
+        n + 2 * 4 * (n + 1) + 2 * m * (4 + 8)
+    }
+
+    /// The same arena with every weight replaced by `f(weight)` and owners by `g(owner)`.
+    /// Used for the dual game (roles swapped, weights rescaled).
+    pub fn map(
+        &self,
+        mut weight: impl FnMut(i64) -> i64,
+        mut owner: impl FnMut(Player) -> Player,
+    ) -> Arena {
+        Arena {
+            owner: self.owner.iter().map(|&p| owner(p)).collect(),
+            succ_offsets: self.succ_offsets.clone(),
+            succ_targets: self.succ_targets.clone(),
+            succ_weights: self.succ_weights.iter().map(|&w| weight(w)).collect(),
+            pred_offsets: self.pred_offsets.clone(),
+            pred_sources: self.pred_sources.clone(),
+            pred_weights: self.pred_weights.iter().map(|&w| weight(w)).collect(),
+            names: self.names.clone(),
+        }
+    }
+}

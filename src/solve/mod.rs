@@ -1,0 +1,147 @@
+//! Solving: the answer type ([`Solution`]), the backends behind one entry point ([`solve`]),
+//! and what they share (energy arithmetic, cancellation and progress, strategies).
+//!
+//! Every backend computes the same least energy progress measure (it is unique), then hands
+//! it to [`Solution::from_credits`], which derives both players' strategies the same way for
+//! all of them. This module does no I/O and never touches tokio or axum.
+
+pub mod control;
+pub mod energy;
+pub mod reference;
+pub mod strategy;
+pub(crate) mod worklist;
+
+use std::time::Instant;
+
+use crate::arena::{Arena, Player, VertexId};
+pub use control::{Control, Interrupted, Progress, ProgressSnapshot};
+pub use energy::{BoundOverflow, TOP};
+pub use strategy::NO_MOVE;
+
+/// The backends: a closed set, chosen per solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// The best available exact backend for this machine and game.
+    Auto,
+    /// Algorithm 1: the sequential worklist (the reference every other backend must match).
+    Reference,
+}
+
+impl Backend {
+    /// Every backend, for help texts and tests.
+    pub const ALL: &'static [Backend] = &[Backend::Auto, Backend::Reference];
+
+    /// The name used on the command line and in the API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Reference => "reference",
+        }
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Backend, String> {
+        Backend::ALL.iter().copied().find(|b| b.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Backend::ALL.iter().map(|b| b.name()).collect();
+            format!("unknown backend '{s}': expected one of {}", names.join(", "))
+        })
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a solve produced no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SolveError {
+    /// `M` does not fit in 64 bits.
+    #[error(transparent)]
+    Bound(#[from] BoundOverflow),
+    /// Cancelled or out of time.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+    /// The chosen backend cannot run here (e.g. no GPU); the message says why.
+    #[error("backend {backend} is unavailable: {reason}")]
+    Unavailable { backend: &'static str, reason: String },
+}
+
+/// Figures about one solve.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SolveStats {
+    /// Backend that computed the credits.
+    pub backend: String,
+    /// The bound `M`.
+    pub bound: u64,
+    /// Lifts applied to reach the least progress measure.
+    pub lifts: u64,
+    /// Rounds (parallel backends) or 0 (worklist).
+    pub rounds: u64,
+    /// Seconds to compute the credits.
+    pub solve_seconds: f64,
+    /// Lifts spent on player 1's strategy (the dual game on `W1`).
+    pub strategy_lifts: u64,
+    /// Seconds to compute both strategies.
+    pub strategy_seconds: f64,
+}
+
+/// The answer: per vertex, the least credit (or ⊤) and the winner's strategy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// Least initial credit per vertex; [`TOP`] where player 1 wins.
+    pub credit: Vec<u64>,
+    /// The successor chosen by the vertex's owner where the owner wins it (player 0 on `W0`,
+    /// player 1 on `W1`); [`NO_MOVE`] elsewhere.
+    pub strategy: Vec<VertexId>,
+    /// How it was computed.
+    pub stats: SolveStats,
+}
+
+impl Solution {
+    /// Completes credits computed by a backend with both players' strategies.
+    pub fn from_credits(
+        arena: &Arena,
+        credit: Vec<u64>,
+        mut stats: SolveStats,
+        control: &Control,
+    ) -> Result<Solution, SolveError> {
+        let start = Instant::now();
+        let mut strategy = vec![NO_MOVE; arena.vertex_count()];
+        strategy::player0(arena, &credit, stats.bound, &mut strategy);
+        stats.strategy_lifts = strategy::player1(arena, &credit, &mut strategy, control)?;
+        stats.strategy_seconds = start.elapsed().as_secs_f64();
+        Ok(Solution { credit, strategy, stats })
+    }
+
+    /// Who wins from `v`.
+    pub fn winner(&self, v: VertexId) -> Player {
+        if self.credit[v as usize] == TOP { Player::One } else { Player::Zero }
+    }
+
+    /// `|W0|`.
+    pub fn w0_size(&self) -> usize {
+        self.credit.iter().filter(|&&c| c != TOP).count()
+    }
+
+    /// `|W1|`.
+    pub fn w1_size(&self) -> usize {
+        self.credit.len() - self.w0_size()
+    }
+
+    /// The largest finite credit (0 if `W0` is empty).
+    pub fn max_credit(&self) -> u64 {
+        self.credit.iter().copied().filter(|&c| c != TOP).max().unwrap_or(0)
+    }
+}
+
+/// Solves `arena` with `backend`.
+pub fn solve(arena: &Arena, backend: Backend, control: &Control) -> Result<Solution, SolveError> {
+    match backend {
+        Backend::Auto | Backend::Reference => reference::solve(arena, control),
+    }
+}

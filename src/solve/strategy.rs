@@ -1,0 +1,110 @@
+//! Winning strategies from a solved game, the same for every backend.
+//!
+//! - **Player 0 on `W0`**: at each player-0 vertex with a finite credit, a successor `u` with
+//!   `f(v) >= f(u) ⊖ w(v,u)` (one exists because `f` is a progress measure); the one that
+//!   needs the least credit is taken.
+//! - **Player 1 on `W1`**: the credits say nothing about *how* player 1 wins, so we solve the
+//!   *dual game* on `W1`: roles swapped, weights `w' = −k·w − 1` with `k = |W1|`. A cycle of
+//!   length `≤ k` has `w'`-weight `≥ 0` exactly when its `w`-weight is negative, so the dual
+//!   energy player (player 1) wins everywhere in `W1` and its progress-measure strategy keeps
+//!   every cycle negative. The dual uses `i128` weights and `u128` values, so no game whose `M`
+//!   fits in 64 bits can overflow it.
+
+use super::control::{Control, Interrupted};
+use super::energy::{TOP, minus};
+use super::worklist::{self, LiftGame};
+use crate::arena::{Arena, Player, VertexId};
+
+/// "No move chosen here": the vertex is not owned by the player who wins it.
+pub const NO_MOVE: VertexId = VertexId::MAX;
+
+/// Player 0's strategy on `W0` from the least progress measure `credit` (bound `bound`):
+/// entries for other vertices are [`NO_MOVE`].
+pub fn player0(arena: &Arena, credit: &[u64], bound: u64, strategy: &mut [VertexId]) {
+    for v in 0..arena.vertex_count() as VertexId {
+        if arena.owner(v) != Player::Zero || credit[v as usize] == TOP {
+            continue;
+        }
+        let best = arena
+            .successors(v)
+            .min_by_key(|&(u, w)| minus(credit[u as usize], w, bound))
+            .map(|(u, _)| u);
+        strategy[v as usize] = best.unwrap_or(NO_MOVE);
+    }
+}
+
+/// The dual game on `W1`.
+struct Dual<'a> {
+    arena: &'a Arena,
+    in_w1: Vec<bool>,
+    scale: i128,
+    bound: u128,
+}
+
+impl LiftGame for Dual<'_> {
+    type E = u128;
+    fn arena(&self) -> &Arena {
+        self.arena
+    }
+    #[inline(always)]
+    fn active(&self, v: VertexId) -> bool {
+        self.in_w1[v as usize]
+    }
+    #[inline(always)]
+    fn owner(&self, v: VertexId) -> Player {
+        self.arena.owner(v).opponent()
+    }
+    #[inline(always)]
+    fn weight(&self, w: i64) -> i128 {
+        -self.scale * w as i128 - 1
+    }
+    fn bound(&self) -> u128 {
+        self.bound
+    }
+}
+
+/// Player 1's strategy on `W1` (where `credit` is ⊤), written into `strategy`. Returns the
+/// lifts the dual game took.
+pub fn player1(
+    arena: &Arena,
+    credit: &[u64],
+    strategy: &mut [VertexId],
+    control: &Control,
+) -> Result<u64, Interrupted> {
+    let in_w1: Vec<bool> = credit.iter().map(|&c| c == TOP).collect();
+    let k = in_w1.iter().filter(|&&b| b).count();
+    if k == 0 {
+        return Ok(0);
+    }
+    let mut dual = Dual { arena, in_w1, scale: k as i128, bound: 0 };
+    let mut bound: u128 = 0;
+    for v in (0..arena.vertex_count() as VertexId).filter(|&v| dual.active(v)) {
+        let min = arena
+            .successors(v)
+            .filter(|&(u, _)| dual.active(u))
+            .map(|(_, w)| dual.weight(w))
+            .min()
+            .expect("a W1 vertex has a successor in W1");
+        if min < 0 {
+            // |w'| <= 2^32 * 2^63 + 1 and at most 2^32 vertices: the sum stays below 2^127.
+            bound += min.unsigned_abs();
+        }
+    }
+    dual.bound = bound;
+    let lifted = worklist::solve(&dual, control)?;
+    let values = &lifted.values;
+    for v in 0..arena.vertex_count() as VertexId {
+        if !dual.active(v) || arena.owner(v) != Player::One {
+            continue;
+        }
+        let best = arena
+            .successors(v)
+            .filter(|&(u, _)| dual.active(u))
+            .min_by_key(|&(u, w)| {
+                <u128 as worklist::Energy>::minus(values[u as usize], dual.weight(w), bound)
+            })
+            .map(|(u, _)| u);
+        strategy[v as usize] = best.unwrap_or(NO_MOVE);
+    }
+    Ok(lifted.lifts)
+}

@@ -1,0 +1,212 @@
+//! Algorithm 1 of the paper (Brim et al.'s worklist with successor counters), written once
+//! for any energy type so that the same code solves the game itself (`u64` values, `i64`
+//! weights) and the dual game used for player 1's strategy (`u128` values, `i128` weights).
+//!
+//! A [`LiftGame`] is a view of an arena: owners, successors, predecessors and a weight per
+//! edge, possibly restricted to the vertices of a mask (edges into vertices outside it are
+//! ignored). Lifting starts from 0 everywhere and applies the lifting operator to vertices
+//! whose progress-measure condition is broken until none is: the least fixpoint.
+
+use std::collections::VecDeque;
+
+use super::control::{Control, Interrupted};
+use crate::arena::{Arena, Player, VertexId};
+
+/// An energy value type: finite values up to a bound, and ⊤.
+pub(crate) trait Energy: Copy + Ord + Default + std::fmt::Debug {
+    /// The signed weight type paired with this energy type.
+    type Weight: Copy;
+    /// `a ⊖ w` capped at `bound` (above it: ⊤).
+    fn minus(a: Self, w: Self::Weight, bound: Self) -> Self;
+}
+
+impl Energy for u64 {
+    type Weight = i64;
+    #[inline(always)]
+    fn minus(a: u64, w: i64, bound: u64) -> u64 {
+        super::energy::minus(a, w, bound)
+    }
+}
+
+impl Energy for u128 {
+    type Weight = i128;
+    #[inline(always)]
+    fn minus(a: u128, w: i128, bound: u128) -> u128 {
+        if a == u128::MAX {
+            return u128::MAX;
+        }
+        if w >= 0 {
+            a.saturating_sub(w as u128)
+        } else {
+            let needed = a.saturating_add(w.unsigned_abs());
+            if needed > bound { u128::MAX } else { needed }
+        }
+    }
+}
+
+/// What the worklist needs to know about a game.
+pub(crate) trait LiftGame {
+    /// Energy values of this game.
+    type E: Energy;
+    /// The arena whose structure this game uses.
+    fn arena(&self) -> &Arena;
+    /// Whether `v` takes part (vertices outside are ignored, and so are edges into them).
+    fn active(&self, v: VertexId) -> bool;
+    /// The owner of `v` in this game.
+    fn owner(&self, v: VertexId) -> Player;
+    /// The weight of the arena's edge whose original weight is `w`.
+    fn weight(&self, w: i64) -> <Self::E as Energy>::Weight;
+    /// The ⊤ bound `M` of this game.
+    fn bound(&self) -> Self::E;
+}
+
+/// Result of a worklist run.
+#[derive(Debug, Clone)]
+pub(crate) struct Lifted<E> {
+    /// The least energy progress measure (inactive vertices: 0).
+    pub values: Vec<E>,
+    /// Lifts applied (vertices popped whose value was recomputed).
+    pub lifts: u64,
+}
+
+/// The lifting operator at `v`: min (player 0) or max (player 1) of `f(u) ⊖ w(v,u)` over
+/// active successors.
+#[inline]
+fn lift<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> G::E {
+    let bound = game.bound();
+    let mut succ = game
+        .arena()
+        .successors(v)
+        .filter(|&(u, _)| game.active(u))
+        .map(|(u, w)| G::E::minus(values[u as usize], game.weight(w), bound));
+    let first = succ.next().expect("an active vertex has an active successor");
+    match game.owner(v) {
+        Player::Zero => succ.fold(first, Ord::min),
+        Player::One => succ.fold(first, Ord::max),
+    }
+}
+
+/// Number of active successors `u` of `v` whose edge condition `f(v) >= f(u) ⊖ w` holds.
+#[inline]
+fn satisfied_edges<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> u32 {
+    let bound = game.bound();
+    let fv = values[v as usize];
+    game.arena()
+        .successors(v)
+        .filter(|&(u, w)| game.active(u) && fv >= G::E::minus(values[u as usize], game.weight(w), bound))
+        .count() as u32
+}
+
+/// Runs Algorithm 1 (FIFO worklist) from 0 to the least fixpoint.
+pub(crate) fn solve<G: LiftGame>(game: &G, control: &Control) -> Result<Lifted<G::E>, Interrupted> {
+    solve_from(game, vec![G::E::default(); game.arena().vertex_count()], control)
+}
+
+/// Runs Algorithm 1 from `values`, which must lie below the least fixpoint (pointwise
+/// `values <= f*`); lifting from any such point reaches `f*` itself.
+pub(crate) fn solve_from<G: LiftGame>(
+    game: &G,
+    mut values: Vec<G::E>,
+    control: &Control,
+) -> Result<Lifted<G::E>, Interrupted> {
+    let arena = game.arena();
+    let n = arena.vertex_count();
+    let bound = game.bound();
+    let mut count = vec![0u32; n];
+    let mut queued = vec![false; n];
+    let mut worklist = VecDeque::new();
+    for v in (0..n as u32).filter(|&v| game.active(v)) {
+        let broken = match game.owner(v) {
+            Player::Zero => {
+                count[v as usize] = satisfied_edges(game, &values, v);
+                count[v as usize] == 0
+            }
+            Player::One => satisfied_edges(game, &values, v) < active_degree(game, v),
+        };
+        if broken {
+            queued[v as usize] = true;
+            worklist.push_back(v);
+        }
+    }
+    let mut lifts = 0u64;
+    while let Some(v) = worklist.pop_front() {
+        queued[v as usize] = false;
+        if lifts % 1024 == 0 {
+            control.checkpoint()?;
+            control.progress().publish(lifts, worklist.len() as u64 + 1, lifts);
+        }
+        lifts += 1;
+        let old = values[v as usize];
+        let new = lift(game, &values, v);
+        values[v as usize] = new;
+        if game.owner(v) == Player::Zero {
+            count[v as usize] = satisfied_edges(game, &values, v);
+        }
+        if new == old {
+            continue;
+        }
+        for (p, w) in arena.predecessors(v) {
+            if !game.active(p) {
+                continue;
+            }
+            let fp = values[p as usize];
+            let w = game.weight(w);
+            if fp >= G::E::minus(new, w, bound) {
+                continue;
+            }
+            match game.owner(p) {
+                Player::Zero => {
+                    if fp >= G::E::minus(old, w, bound) {
+                        count[p as usize] -= 1;
+                    }
+                    if count[p as usize] == 0 && !queued[p as usize] {
+                        queued[p as usize] = true;
+                        worklist.push_back(p);
+                    }
+                }
+                Player::One => {
+                    if !queued[p as usize] {
+                        queued[p as usize] = true;
+                        worklist.push_back(p);
+                    }
+                }
+            }
+        }
+    }
+    control.progress().publish(lifts, 0, lifts);
+    Ok(Lifted { values, lifts })
+}
+
+fn active_degree<G: LiftGame>(game: &G, v: VertexId) -> u32 {
+    game.arena().successors(v).filter(|&(u, _)| game.active(u)).count() as u32
+}
+
+/// The game as given: every vertex active, `u64` values.
+pub(crate) struct Primal<'a> {
+    /// The arena.
+    pub arena: &'a Arena,
+    /// Its bound `M`.
+    pub bound: u64,
+}
+
+impl LiftGame for Primal<'_> {
+    type E = u64;
+    fn arena(&self) -> &Arena {
+        self.arena
+    }
+    #[inline(always)]
+    fn active(&self, _: VertexId) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn owner(&self, v: VertexId) -> Player {
+        self.arena.owner(v)
+    }
+    #[inline(always)]
+    fn weight(&self, w: i64) -> i64 {
+        w
+    }
+    fn bound(&self) -> u64 {
+        self.bound
+    }
+}
