@@ -139,8 +139,27 @@ impl<'r> Scanner<'r> {
 
     /// Skips spaces, tabs, CR, LF, form feeds and comments (`#`, `%`, `//` to end of line).
     /// A lone `/` is left in place for the caller to report.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn skip_blank(&mut self) {
+        // Fast path: most tokens are followed by nothing or one space before a plain byte.
+        if let Some(&b) = self.buf[..self.end].get(self.pos) {
+            if !is_blank_or_comment(b) {
+                return;
+            }
+            if b == b' ' {
+                if let Some(&next) = self.buf[..self.end].get(self.pos + 1) {
+                    if !is_blank_or_comment(next) {
+                        self.pos += 1;
+                        return;
+                    }
+                }
+            }
+        }
+        self.skip_blank_slow();
+    }
+
+    #[inline(never)]
+    fn skip_blank_slow(&mut self) {
         loop {
             if self.pos >= self.end && !self.refill() {
                 return;
@@ -153,13 +172,7 @@ impl<'r> Scanner<'r> {
                     self.line_start = self.base + self.pos as u64;
                 }
                 b'#' | b'%' => self.skip_line(),
-                b'/' => {
-                    if self.lookahead(2).get(1) == Some(&b'/') {
-                        self.skip_line();
-                    } else {
-                        return;
-                    }
-                }
+                b'/' if self.lookahead(2).get(1) == Some(&b'/') => self.skip_line(),
                 _ => return,
             }
         }
@@ -186,8 +199,38 @@ impl<'r> Scanner<'r> {
 
     /// Parses an unsigned decimal number; `what` names it in errors ("vertex id", ...).
     /// Fails if no digit is next or the value exceeds `max`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn unsigned(&mut self, what: &'static str, max: u64) -> Result<u64, FormatError> {
+        match self.fast_digits(self.pos) {
+            Some((value, len)) if value <= max => {
+                self.pos += len;
+                Ok(value)
+            }
+            _ => self.unsigned_slow(what, max),
+        }
+    }
+
+    /// The fast path of number parsing: 1 to 18 digits starting at `at` and followed by a
+    /// non-digit, all inside the buffer (so no refill and no overflow: 10^18 < u64::MAX).
+    /// Returns the value and the number of digits; `None` sends the caller to the slow path.
+    #[inline(always)]
+    fn fast_digits(&self, at: usize) -> Option<(u64, usize)> {
+        let ahead = self.buf[..self.end].get(at..at + 19)?;
+        let mut value = 0u64;
+        let mut i = 0;
+        while i < 19 {
+            let digit = ahead[i].wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            value = value * 10 + u64::from(digit);
+            i += 1;
+        }
+        (i > 0 && i < 19).then_some((value, i))
+    }
+
+    #[inline(never)]
+    fn unsigned_slow(&mut self, what: &'static str, max: u64) -> Result<u64, FormatError> {
         let start = self.position();
         let mut value: u64 = match self.peek() {
             Some(b @ b'0'..=b'9') => u64::from(b - b'0'),
@@ -212,8 +255,20 @@ impl<'r> Scanner<'r> {
     }
 
     /// Parses a signed decimal `i64` (an optional `-` or `+`, then digits).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn signed(&mut self, what: &'static str) -> Result<i64, FormatError> {
+        let negative = self.buf[..self.end].get(self.pos) == Some(&b'-');
+        if let Some((magnitude, len)) = self.fast_digits(self.pos + usize::from(negative)) {
+            // At most 18 digits: fits in i64 either way.
+            self.pos += len + usize::from(negative);
+            let value = magnitude as i64;
+            return Ok(if negative { -value } else { value });
+        }
+        self.signed_slow(what)
+    }
+
+    #[inline(never)]
+    fn signed_slow(&mut self, what: &'static str) -> Result<i64, FormatError> {
         let start = self.position();
         let negative = match self.peek() {
             Some(b'-') => {
@@ -433,6 +488,15 @@ impl<'r> Scanner<'r> {
         self.check_stashed()?;
         Ok(all)
     }
+}
+
+/// Bytes that [`Scanner::skip_blank`] has to look at: blanks and comment starts.
+#[inline(always)]
+fn is_blank_or_comment(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | b'#' | b'%' | b'/'
+    )
 }
 
 /// Bytes that continue a word (keywords, owners).
