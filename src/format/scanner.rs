@@ -164,7 +164,8 @@ impl<'r> Scanner<'r> {
             if self.pos >= self.end && !self.refill() {
                 return;
             }
-            match self.buf[self.pos] {
+            let byte = self.buf[self.pos];
+            match byte {
                 b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
                 b'\n' => {
                     self.pos += 1;
