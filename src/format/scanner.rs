@@ -11,11 +11,14 @@
 //! the first such error, then behaves as if the input ended. Readers finish through
 //! [`Scanner::fail`], which prefers the recorded error over the "unexpected end" it caused.
 
-use super::error::{FormatError, Position};
+use super::error::{Compression, FormatError, Position};
 use super::source::Source;
 
 /// Size of the decompressed-text buffer.
 const BLOCK: usize = 1 << 20;
+
+/// How much more of a compressed input [`Scanner::fail`] decompresses to look for damage.
+const DRAIN_LIMIT: u64 = 256 << 20;
 
 /// Longest token text quoted in an error message.
 const QUOTE_MAX: usize = 24;
@@ -465,8 +468,44 @@ impl<'r> Scanner<'r> {
     }
 
     /// Replaces `error` by the recorded read failure or limit breach, if there is one.
+    ///
+    /// For a compressed input, a parse error may really be damage that the decompressor
+    /// only detects later (gzip checks its CRC at the end of a member): the rest of the
+    /// stream is decompressed (at most [`DRAIN_LIMIT`] more bytes) and, if it turns out
+    /// corrupt, that is the error reported.
     pub(crate) fn fail(&mut self, error: FormatError) -> FormatError {
-        self.stashed.take().unwrap_or(error)
+        if let Some(stashed) = self.stashed.take() {
+            return stashed;
+        }
+        if self.source.compression() == Compression::Plain || !error.is_bad_input() {
+            return error;
+        }
+        let mut drained = 0u64;
+        while !self.eof && drained < DRAIN_LIMIT {
+            self.pos = self.end;
+            self.refill();
+            drained += self.end as u64;
+        }
+        match self.stashed.take() {
+            Some(FormatError::CorruptCompressed {
+                compression,
+                decompressed,
+                detail,
+            }) => {
+                let detail = match error.position() {
+                    Some(at) => format!(
+                        "{detail} (the text before the damage was found fails to parse at {at})"
+                    ),
+                    None => detail,
+                };
+                FormatError::CorruptCompressed {
+                    compression,
+                    decompressed,
+                    detail,
+                }
+            }
+            _ => error,
+        }
     }
 
     /// Returns the recorded failure, if any (call after a successful parse: a limit breach
