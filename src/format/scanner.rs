@@ -14,8 +14,10 @@
 use super::error::{Compression, FormatError, Position};
 use super::source::Source;
 
-/// Size of the decompressed-text buffer.
+/// Size of the decompressed-text buffer once the input proves large.
 const BLOCK: usize = 1 << 20;
+/// Initial buffer size (small inputs, e.g. JSON from scripts, never touch a full block).
+const FIRST_BLOCK: usize = 64 << 10;
 
 /// How much more of a compressed input [`Scanner::fail`] decompresses to look for damage.
 const DRAIN_LIMIT: u64 = 256 << 20;
@@ -46,7 +48,7 @@ impl<'r> Scanner<'r> {
     pub(crate) fn new(source: Source<'r>, max_bytes: Option<u64>) -> Scanner<'r> {
         Scanner {
             source,
-            buf: vec![0; BLOCK],
+            buf: vec![0; FIRST_BLOCK],
             pos: 0,
             end: 0,
             eof: false,
@@ -61,7 +63,7 @@ impl<'r> Scanner<'r> {
     /// Reads until the buffer holds at least `want` unread bytes or the input ends, and
     /// returns the unread bytes (used for format detection; does not consume them).
     pub(crate) fn lookahead(&mut self, want: usize) -> &[u8] {
-        let want = want.min(BLOCK);
+        let want = want.min(self.buf.len());
         if self.end - self.pos < want && !self.eof {
             self.buf.copy_within(self.pos..self.end, 0);
             self.base += self.pos as u64;
@@ -109,6 +111,10 @@ impl<'r> Scanner<'r> {
         self.base += self.end as u64;
         self.pos = 0;
         self.end = 0;
+        if self.buf.len() < BLOCK {
+            // Everything has been consumed, so growing keeps no data.
+            self.buf.resize(2 * self.buf.len(), 0);
+        }
         while self.end == 0 && !self.eof {
             self.read_more();
         }
