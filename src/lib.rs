@@ -8,4 +8,8 @@
 //! The solver core (`arena`, `solve`, `check`) does no I/O and never imports tokio or axum.
 
 pub mod arena;
+pub mod check;
+pub mod generate;
+pub mod oracle;
+pub mod output;
 pub mod solve;
