@@ -9,16 +9,32 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use egsolve::check::{Claim, check};
-use egsolve::format::{ReadOptions, read_path, read_paritysol};
+use egsolve::format::{ReadOptions, read_paritysol, read_path};
 use egsolve::solve::{Control, Solution, TOP, reference};
 
-const TOO_SLOW_FOR_PLAIN_LIFTING: &[&str] = &["Onebit_datasize=2_messages_read_are_inevitably_sent", "rngame_n1000_p10_d2-5"];
+const TOO_SLOW_FOR_PLAIN_LIFTING: &[&str] = &[
+    "Onebit_datasize=2_messages_read_are_inevitably_sent",
+    "rngame_n1000_p10_d2-5",
+];
 
 fn solve_and_check(path: &Path) -> (egsolve::format::Game, Solution) {
-    let game = read_path(path, &ReadOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let game = read_path(path, &ReadOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let solution = reference::solve(&game.arena, &Control::new()).unwrap();
-    let report = check(&game.arena, Claim { credit: &solution.credit, strategy: &solution.strategy }).unwrap();
-    assert!(report.passed(), "{}: certificate rejected: {:?}", path.display(), report.violations);
+    let report = check(
+        &game.arena,
+        Claim {
+            credit: &solution.credit,
+            strategy: &solution.strategy,
+        },
+    )
+    .unwrap();
+    assert!(
+        report.passed(),
+        "{}: certificate rejected: {:?}",
+        path.display(),
+        report.violations
+    );
     (game, solution)
 }
 
@@ -30,8 +46,17 @@ fn expected_credits(path: &Path) -> Vec<u64> {
     for (i, line) in reader.lines().enumerate() {
         let line = line.unwrap();
         let (id, credit) = line.split_once(' ').unwrap();
-        assert_eq!(id.parse::<usize>().unwrap(), i, "{}: ids in order", path.display());
-        credits.push(if credit == "T" { TOP } else { credit.parse().unwrap() });
+        assert_eq!(
+            id.parse::<usize>().unwrap(),
+            i,
+            "{}: ids in order",
+            path.display()
+        );
+        credits.push(if credit == "T" {
+            TOP
+        } else {
+            credit.parse().unwrap()
+        });
     }
     credits
 }
@@ -43,11 +68,16 @@ fn energy_games_match_the_shared_credits() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let Some(stem) = name.strip_suffix(".mpg.gz") else { continue };
+        let Some(stem) = name.strip_suffix(".mpg.gz") else {
+            continue;
+        };
         let (_, solution) = solve_and_check(&path);
         let expected = expected_credits(&dir.join(format!("{stem}.credits.gz")));
         assert_eq!(solution.credit.len(), expected.len(), "{name}");
-        let wrong: Vec<usize> = (0..expected.len()).filter(|&v| solution.credit[v] != expected[v]).take(5).collect();
+        let wrong: Vec<usize> = (0..expected.len())
+            .filter(|&v| solution.credit[v] != expected[v])
+            .take(5)
+            .collect();
         assert!(wrong.is_empty(), "{name}: credits differ at {wrong:?}");
         seen += 1;
     }
@@ -61,7 +91,9 @@ fn parity_games_match_oinks_winners() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let Some(stem) = name.strip_suffix(".gm.gz") else { continue };
+        let Some(stem) = name.strip_suffix(".gm.gz") else {
+            continue;
+        };
         if TOO_SLOW_FOR_PLAIN_LIFTING.contains(&stem) {
             continue;
         }

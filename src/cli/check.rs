@@ -24,13 +24,29 @@ pub struct CheckArgs {
 /// Runs `egsolve check`: exit 0 and "ok" if every certificate holds, else exit 1 with the
 /// violations.
 pub fn run(args: CheckArgs) -> Result<(), CliError> {
-    let game = format::read_path(&args.arena, &ReadOptions { format: args.format, ..ReadOptions::default() })?;
-    let file = std::fs::File::open(&args.solution)
-        .map_err(|e| CliError::new(super::EXIT_IO, format!("cannot open {}: {e}", args.solution.display())))?;
+    let game = format::read_path(
+        &args.arena,
+        &ReadOptions {
+            format: args.format,
+            ..ReadOptions::default()
+        },
+    )?;
+    let file = std::fs::File::open(&args.solution).map_err(|e| {
+        CliError::new(
+            super::EXIT_IO,
+            format!("cannot open {}: {e}", args.solution.display()),
+        )
+    })?;
     let (credit, strategy) = read_json_solution(file, game.arena.vertex_count())
         .map_err(|e| CliError::new(EXIT_BAD_INPUT, format!("{}: {e}", args.solution.display())))?;
-    let report = check(&game.arena, Claim { credit: &credit, strategy: &strategy })
-        .map_err(|e| CliError::new(EXIT_BAD_INPUT, e))?;
+    let report = check(
+        &game.arena,
+        Claim {
+            credit: &credit,
+            strategy: &strategy,
+        },
+    )
+    .map_err(|e| CliError::new(EXIT_BAD_INPUT, e))?;
     if report.passed() {
         println!(
             "ok: {} vertices; credits form a progress measure and a fixpoint, player 0's strategy keeps them, W1 is closed and player 1's strategy makes every cycle in it negative",
@@ -38,7 +54,15 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
         );
         return Ok(());
     }
-    let mut message = format!("the solution is rejected ({} violations{}):", report.violations.len(), if report.truncated { ", more not listed" } else { "" });
+    let mut message = format!(
+        "the solution is rejected ({} violations{}):",
+        report.violations.len(),
+        if report.truncated {
+            ", more not listed"
+        } else {
+            ""
+        }
+    );
     for v in &report.violations {
         message.push_str(&format!("\n  {v}"));
     }

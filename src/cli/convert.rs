@@ -35,7 +35,13 @@ pub struct ConvertArgs {
 
 /// Runs `egsolve convert`.
 pub fn run(args: ConvertArgs) -> Result<(), CliError> {
-    let game = format::read_path(&args.file, &ReadOptions { format: args.format, ..ReadOptions::default() })?;
+    let game = format::read_path(
+        &args.file,
+        &ReadOptions {
+            format: args.format,
+            ..ReadOptions::default()
+        },
+    )?;
     let mut out = output_file(args.out.as_ref())?;
     write_game(&mut out, &game, args.to)?;
     out.flush()?;
@@ -43,7 +49,11 @@ pub fn run(args: ConvertArgs) -> Result<(), CliError> {
 }
 
 /// Writes `game` in `to`.
-pub(crate) fn write_game(out: &mut impl Write, game: &format::Game, to: WriteFormat) -> std::io::Result<()> {
+pub(crate) fn write_game(
+    out: &mut impl Write,
+    game: &format::Game,
+    to: WriteFormat,
+) -> std::io::Result<()> {
     match to {
         WriteFormat::Mpg => format::write_mpg(&game.arena, out),
         WriteFormat::Json => format::write_json(game, out),

@@ -101,9 +101,17 @@ pub enum GenCommand {
 
 /// Parses `A..B` (or `A`) into an inclusive range.
 fn range<T: std::str::FromStr + Copy>(text: &str, what: &str) -> Result<(T, T), CliError> {
-    let bad = || CliError::new(EXIT_USAGE, format!("--{what} '{text}': expected MIN..MAX or a single number"));
+    let bad = || {
+        CliError::new(
+            EXIT_USAGE,
+            format!("--{what} '{text}': expected MIN..MAX or a single number"),
+        )
+    };
     match text.split_once("..") {
-        Some((a, b)) => Ok((a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?)),
+        Some((a, b)) => Ok((
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        )),
         None => {
             let x = text.trim().parse().map_err(|_| bad())?;
             Ok((x, x))
@@ -114,19 +122,54 @@ fn range<T: std::str::FromStr + Copy>(text: &str, what: &str) -> Result<(T, T), 
 /// Runs `egsolve gen`.
 pub fn run(command: GenCommand) -> Result<(), CliError> {
     let (arena, output): (Arena, GenOutput) = match command {
-        GenCommand::Random { vertices, degree, weights, player1, seed, output } => {
+        GenCommand::Random {
+            vertices,
+            degree,
+            weights,
+            player1,
+            seed,
+            output,
+        } => {
             let (min_degree, max_degree) = range::<u32>(&degree, "degree")?;
             let (min_weight, max_weight) = range::<i64>(&weights, "weights")?;
-            if min_degree == 0 || min_degree > max_degree || min_weight > max_weight || player1 > 100 {
-                return Err(CliError::new(EXIT_USAGE, "need 1 <= min degree <= max degree, min weight <= max weight, --player1 <= 100"));
+            if min_degree == 0
+                || min_degree > max_degree
+                || min_weight > max_weight
+                || player1 > 100
+            {
+                return Err(CliError::new(
+                    EXIT_USAGE,
+                    "need 1 <= min degree <= max degree, min weight <= max weight, --player1 <= 100",
+                ));
             }
-            let params = RandomParams { vertices, min_degree, max_degree, min_weight, max_weight, player1_percent: player1 };
+            let params = RandomParams {
+                vertices,
+                min_degree,
+                max_degree,
+                min_weight,
+                max_weight,
+                player1_percent: player1,
+            };
             (generate::random(params, seed), output)
         }
-        GenCommand::Ladder { rungs, seed, output } => (generate::ladder(rungs, seed), output),
+        GenCommand::Ladder {
+            rungs,
+            seed,
+            output,
+        } => (generate::ladder(rungs, seed), output),
         GenCommand::Clique { size, seed, output } => (generate::clique(size, seed), output),
-        GenCommand::Climb { length, exit, output } => (generate::climb(length, exit), output),
-        GenCommand::Parity { vertices, priorities, degree, seed, out } => {
+        GenCommand::Climb {
+            length,
+            exit,
+            output,
+        } => (generate::climb(length, exit), output),
+        GenCommand::Parity {
+            vertices,
+            priorities,
+            degree,
+            seed,
+            out,
+        } => {
             let game = generate::random_parity(vertices, priorities, degree, seed);
             let mut sink = output_file(out.as_ref())?;
             generate::write_pgsolver(&game, &mut sink)?;
@@ -135,7 +178,15 @@ pub fn run(command: GenCommand) -> Result<(), CliError> {
         }
     };
     let mut sink = output_file(output.out.as_ref())?;
-    write_game(&mut sink, &Game { arena, parity: None, initial: None }, output.to)?;
+    write_game(
+        &mut sink,
+        &Game {
+            arena,
+            parity: None,
+            initial: None,
+        },
+        output.to,
+    )?;
     sink.flush()?;
     Ok(())
 }

@@ -42,7 +42,10 @@ pub struct CliError {
 impl CliError {
     /// An error with exit code `code`.
     pub fn new(code: i32, message: impl std::fmt::Display) -> CliError {
-        CliError { code, message: message.to_string() }
+        CliError {
+            code,
+            message: message.to_string(),
+        }
     }
 }
 
@@ -108,8 +111,13 @@ pub(crate) fn output_file(path: Option<&PathBuf>) -> Result<Box<dyn std::io::Wri
     Ok(match path {
         Some(p) if p.as_os_str() != "-" => Box::new(std::io::BufWriter::with_capacity(
             1 << 20,
-            std::fs::File::create(p).map_err(|e| CliError::new(EXIT_IO, format!("cannot create {}: {e}", p.display())))?,
+            std::fs::File::create(p).map_err(|e| {
+                CliError::new(EXIT_IO, format!("cannot create {}: {e}", p.display()))
+            })?,
         )),
-        _ => Box::new(std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock())),
+        _ => Box::new(std::io::BufWriter::with_capacity(
+            1 << 20,
+            std::io::stdout().lock(),
+        )),
     })
 }

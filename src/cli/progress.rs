@@ -32,7 +32,12 @@ impl ProgressDisplay {
             let (bytes_read, solving, done) = (bytes_read.clone(), solving.clone(), done.clone());
             std::thread::spawn(move || poll(total, &bytes_read, &solving, &done))
         });
-        ProgressDisplay { bytes_read, solving, done, thread }
+        ProgressDisplay {
+            bytes_read,
+            solving,
+            done,
+            thread,
+        }
     }
 
     /// The counter the reader advances.
@@ -64,7 +69,12 @@ impl Drop for ProgressDisplay {
     }
 }
 
-fn poll(total: u64, bytes_read: &AtomicU64, solving: &Mutex<Option<Arc<Progress>>>, done: &AtomicBool) {
+fn poll(
+    total: u64,
+    bytes_read: &AtomicU64,
+    solving: &Mutex<Option<Arc<Progress>>>,
+    done: &AtomicBool,
+) {
     let bar = ProgressBar::new(total.max(1));
     bar.set_style(
         ProgressStyle::with_template("{spinner} parsing {bytes}/{total_bytes} {bar:30} {elapsed}")
@@ -85,7 +95,10 @@ fn poll(total: u64, bytes_read: &AtomicU64, solving: &Mutex<Option<Arc<Progress>
                     );
                 }
                 let s = progress.snapshot();
-                bar.set_message(format!("round {}, frontier {}, {} lifts", s.round, s.frontier, s.lifts));
+                bar.set_message(format!(
+                    "round {}, frontier {}, {} lifts",
+                    s.round, s.frontier, s.lifts
+                ));
                 bar.tick();
             }
         }

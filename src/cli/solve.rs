@@ -37,7 +37,11 @@ pub struct SolveArgs {
 /// Runs `egsolve solve`.
 pub fn run(args: SolveArgs) -> Result<(), CliError> {
     let progress = ProgressDisplay::start(&args.file);
-    let opts = ReadOptions { format: args.format, bytes_read: Some(progress.bytes_read()), ..ReadOptions::default() };
+    let opts = ReadOptions {
+        format: args.format,
+        bytes_read: Some(progress.bytes_read()),
+        ..ReadOptions::default()
+    };
     let parse_start = Instant::now();
     let game = format::read_path(&args.file, &opts)?;
     tracing::info!(
@@ -47,9 +51,14 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         "parsed"
     );
     if args.output == OutputFormat::Paritysol && game.parity.is_none() {
-        return Err(CliError::new(EXIT_BAD_INPUT, "--output paritysol needs a parity game (.gm) as input; use json or text"));
+        return Err(CliError::new(
+            EXIT_BAD_INPUT,
+            "--output paritysol needs a parity game (.gm) as input; use json or text",
+        ));
     }
-    let deadline = args.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    let deadline = args
+        .timeout
+        .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
     let control = Control::new().with_deadline(deadline);
     progress.solving(control.progress().clone());
     let solution = solve::solve(&game.arena, args.backend, &control);

@@ -194,7 +194,13 @@ mod tests {
 /// Writes `game` in PGSolver's `.gm` format (`parity N;` with N the highest id).
 pub fn write_pgsolver(game: &ParityGame, out: &mut impl std::io::Write) -> std::io::Result<()> {
     writeln!(out, "parity {};", game.owners.len().saturating_sub(1))?;
-    for (v, ((owner, priority), successors)) in game.owners.iter().zip(&game.priorities).zip(&game.successors).enumerate() {
+    for (v, ((owner, priority), successors)) in game
+        .owners
+        .iter()
+        .zip(&game.priorities)
+        .zip(&game.successors)
+        .enumerate()
+    {
         let list: Vec<String> = successors.iter().map(u32::to_string).collect();
         writeln!(out, "{v} {priority} {} {};", owner.index(), list.join(","))?;
     }
