@@ -57,7 +57,12 @@ impl From<std::io::Error> for CliError {
 
 impl From<crate::format::FormatError> for CliError {
     fn from(e: crate::format::FormatError) -> CliError {
-        CliError::new(EXIT_BAD_INPUT, e)
+        use crate::format::FormatError;
+        let code = match e {
+            FormatError::Open { .. } | FormatError::Io(_) => EXIT_IO,
+            _ => EXIT_BAD_INPUT,
+        };
+        CliError::new(code, e)
     }
 }
 
