@@ -166,7 +166,8 @@ pub(crate) fn solve_from<G: LiftGame>(
             }
             match game.owner(p) {
                 Player::Zero => {
-                    if fp >= G::E::minus(old, w, bound) {
+                    // A self-loop of `v`: its count was just recomputed with the new value.
+                    if p != v && fp >= G::E::minus(old, w, bound) {
                         count[p as usize] -= 1;
                     }
                     if count[p as usize] == 0 && !queued[p as usize] {
