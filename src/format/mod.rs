@@ -144,7 +144,8 @@ pub fn read(reader: impl Read, opts: &ReadOptions) -> Result<Game, FormatError> 
     let mut scanner = scanner::Scanner::new(source, opts.max_bytes);
     let format = match opts.format {
         Some(format) => format,
-        None => detect::detect(&mut scanner)?,
+        // `fail` prefers a read failure or a damaged stream over "unknown format".
+        None => detect::detect(&mut scanner).map_err(|e| scanner.fail(e))?,
     };
     match format {
         Format::Mpg => mpg::parse(&mut scanner),
