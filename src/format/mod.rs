@@ -142,6 +142,7 @@ pub struct Game {
 pub fn read(reader: impl Read, opts: &ReadOptions) -> Result<Game, FormatError> {
     let source = source::Source::open(reader, opts.bytes_read.clone())?;
     let mut scanner = scanner::Scanner::new(source, opts.max_bytes);
+    scanner.skip_byte_order_mark();
     let format = match opts.format {
         Some(format) => format,
         // `fail` prefers a read failure or a damaged stream over "unknown format".
