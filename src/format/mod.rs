@@ -58,8 +58,10 @@ pub(crate) const PRESIZE_EDGES: usize = 1 << 22;
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// EGSolver arena text (`.mpg`); names `mpg`, `egsolver`.
+    #[serde(alias = "egsolver")]
     Mpg,
     /// PGSolver max-parity game (`.gm`); names `gm`, `pgsolver`.
+    #[serde(rename = "gm", alias = "pgsolver")]
     PgSolver,
     /// egsolve JSON (`docs/json-format.md`); name `json`.
     Json,
@@ -80,6 +82,7 @@ impl Format {
 }
 
 impl fmt::Display for Format {
+    /// The main name, as [`Format::name`] and serde write it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -165,4 +168,38 @@ pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<Game, FormatError> {
         source,
     })?;
     read(file, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names_parse_and_serialize_alike() {
+        for (text, format) in [
+            ("mpg", Format::Mpg),
+            ("EGSolver", Format::Mpg),
+            ("gm", Format::PgSolver),
+            ("pgsolver", Format::PgSolver),
+            ("json", Format::Json),
+        ] {
+            assert_eq!(text.parse::<Format>(), Ok(format));
+            let quoted = format!("\"{}\"", text.to_ascii_lowercase());
+            assert_eq!(serde_json::from_str::<Format>(&quoted).unwrap(), format);
+        }
+        for format in Format::ALL {
+            assert_eq!(
+                serde_json::to_string(format).unwrap(),
+                format!("\"{format}\"")
+            );
+            assert_eq!(format.name().parse::<Format>(), Ok(*format));
+        }
+        assert!(
+            "xml"
+                .parse::<Format>()
+                .unwrap_err()
+                .to_string()
+                .contains("expected mpg")
+        );
+    }
 }
