@@ -132,3 +132,70 @@ fn every_oink_solution_parses_and_covers_every_vertex() {
         }
     }
 }
+
+/// rngame_n1000_p10_d2-5: 11 priorities, and the bound M of the reduced game equals the
+/// value computed here from the formula of FORMATS.md with 128-bit arithmetic, straight from
+/// the file's text (about 3.3·10^17, as the README says).
+#[test]
+fn rngame_reduces_with_the_exact_bound() {
+    use std::io::Read;
+    let path = common::shared_data().join("parity/rngame_n1000_p10_d2-5.gm.gz");
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(File::open(&path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    // Independent parse: node lines are `ID PRIORITY OWNER SUCC,...;`.
+    let mut priority_of = std::collections::BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with("parity") && !l.trim().is_empty())
+    {
+        let mut fields = line.split_whitespace();
+        let id: u32 = fields.next().unwrap().parse().unwrap();
+        let priority: u64 = fields.next().unwrap().parse().unwrap();
+        priority_of.insert(id, priority);
+    }
+    let mut classes: Vec<(u64, i128)> = Vec::new();
+    let mut sorted: Vec<u64> = priority_of.values().copied().collect();
+    sorted.sort();
+    for p in sorted {
+        match classes.last_mut() {
+            Some((q, c)) if *q == p => *c += 1,
+            _ => classes.push((p, 1)),
+        }
+    }
+    assert_eq!(classes.len(), 11);
+    let mut a: Vec<i128> = Vec::new();
+    for i in 0..classes.len() {
+        let (p, _) = classes[i];
+        let value = if i == 0 {
+            i128::from(p % 2)
+        } else {
+            1 + (0..i)
+                .filter(|&j| classes[j].0 % 2 != p % 2)
+                .map(|j| classes[j].1 * a[j])
+                .sum::<i128>()
+        };
+        a.push(value);
+    }
+    let m: i128 = classes
+        .iter()
+        .zip(&a)
+        .filter(|((p, _), _)| p % 2 == 1)
+        .map(|((_, c), a)| c * a)
+        .sum();
+    assert!((3.2e17..3.4e17).contains(&(m as f64)), "M = {m}");
+
+    let game = format::read_path(&path, &ReadOptions::default()).unwrap();
+    let bound = egsolve::solve::energy::bound(&game.arena).unwrap();
+    assert_eq!(i128::from(bound), m);
+    let parity = game.parity.unwrap();
+    for (v, &p) in &priority_of {
+        assert_eq!(parity.priorities[*v as usize], p);
+        let i = classes.iter().position(|c| c.0 == p).unwrap();
+        let weight = if p % 2 == 0 { a[i] } else { -a[i] };
+        for (_, w) in game.arena.successors(*v) {
+            assert_eq!(i128::from(w), weight, "vertex {v}");
+        }
+    }
+}

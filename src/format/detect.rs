@@ -4,7 +4,10 @@
 //! - `arena` → EGSolver;
 //! - a number followed by `;`, or by a second number and `;` (the `MAXID [EDGES];` header),
 //!   or by `MAX`/`MIN` → EGSolver;
-//! - three numbers, the third `0` or `1`, then a fourth, with no `:` on the line → PGSolver.
+//! - four numbers (`ID PRIORITY OWNER SUCC`) with no `:` on the line → PGSolver (the owner
+//!   need not be `0` or `1` here, so that a bad owner gets the reader's precise error
+//!   rather than "unknown format"); three numbers and `;` → PGSolver (a node without
+//!   successors); `N N MAX` → EGSolver (a header missing its `;`).
 //!
 //! Anything else is [`FormatError::UnknownFormat`], which lists the supported formats and
 //! says to pass `--format`.
@@ -34,11 +37,24 @@ pub(crate) fn detect(scanner: &mut Scanner<'_>) -> Result<Format, FormatError> {
         [Token::Word(b"arena"), ..] => Some(Format::Mpg),
         [Token::Number(_), Token::Punct(b';'), ..]
         | [Token::Number(_), Token::Number(_), Token::Punct(b';'), ..]
-        | [Token::Number(_), Token::Word(b"MAX" | b"MIN"), ..] => Some(Format::Mpg),
+        | [Token::Number(_), Token::Word(b"MAX" | b"MIN"), ..]
+        | [
+            Token::Number(_),
+            Token::Number(_),
+            Token::Word(b"MAX" | b"MIN"),
+            ..,
+        ] => Some(Format::Mpg),
         [
             Token::Number(_),
             Token::Number(_),
-            Token::Number(b"0" | b"1"),
+            Token::Number(_),
+            Token::Punct(b';'),
+            ..,
+        ] => Some(Format::PgSolver),
+        [
+            Token::Number(_),
+            Token::Number(_),
+            Token::Number(_),
             Token::Number(_),
             ..,
         ] if !rest.contains(&b':') => Some(Format::PgSolver),

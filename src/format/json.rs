@@ -59,12 +59,20 @@ fn game_error(path: String, found: impl Into<String>, expected: impl Into<String
 
 /// Parses a JSON game from the whole (decompressed) text.
 pub(crate) fn parse(text: &[u8]) -> Result<Game, FormatError> {
-    let doc: GameDoc = serde_json::from_slice(text).map_err(|e| FormatError::Json {
-        at: Position {
-            line: e.line() as u64,
-            column: e.column() as u64,
-        },
-        message: e.to_string(),
+    let doc: GameDoc = serde_json::from_slice(text).map_err(|e| {
+        // serde_json appends " at line L column C": the position goes first instead.
+        let message = e.to_string();
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(m, _)| m)
+            .to_string();
+        FormatError::Json {
+            at: Position {
+                line: e.line() as u64,
+                column: e.column() as u64,
+            },
+            message,
+        }
     })?;
     let n = doc.vertices.len();
     if n == 0 {

@@ -47,6 +47,12 @@ pub use write::write_mpg;
 /// The largest vertex id any reader accepts (so that `n = id + 1 < u32::MAX`).
 pub const MAX_VERTEX_ID: u64 = u32::MAX as u64 - 2;
 
+/// Vectors are pre-sized from header counts at most this far (a header cannot force a
+/// large allocation; they grow past it when the body really is larger).
+pub(crate) const PRESIZE_VERTICES: usize = 1 << 20;
+/// See [`PRESIZE_VERTICES`].
+pub(crate) const PRESIZE_EDGES: usize = 1 << 22;
+
 /// The input formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -16,11 +16,7 @@ use crate::arena::{Arena, EdgeList, Player};
 use super::error::FormatError;
 use super::scanner::Scanner;
 use super::vertices::VertexLines;
-use super::{Game, MAX_VERTEX_ID};
-
-/// Edge arrays are pre-sized from the header at most this far (a header cannot force a huge
-/// allocation; the vectors grow past it if the body really is larger).
-const PRESIZE_EDGES: u64 = 1 << 26;
+use super::{Game, MAX_VERTEX_ID, PRESIZE_EDGES, PRESIZE_VERTICES};
 
 /// Parses an EGSolver arena from `scanner`.
 pub(crate) fn parse(scanner: &mut Scanner<'_>) -> Result<Game, FormatError> {
@@ -50,8 +46,8 @@ fn parse_arena(s: &mut Scanner<'_>) -> Result<Game, FormatError> {
 
     let n = max_id as usize + 1;
     let mut lines = VertexLines::with_capacity(n);
-    let mut owners: Vec<Player> = Vec::with_capacity(n.min(1 << 24));
-    let presize = edge_hint.unwrap_or(2 * n as u64).min(PRESIZE_EDGES);
+    let mut owners: Vec<Player> = Vec::with_capacity(n.min(PRESIZE_VERTICES));
+    let presize = edge_hint.unwrap_or(2 * n as u64).min(PRESIZE_EDGES as u64);
     let mut edges = EdgeList::with_capacity(presize as usize);
     let mut names: Vec<(u32, Box<str>)> = Vec::new();
 

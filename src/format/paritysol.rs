@@ -7,7 +7,7 @@ use std::io::Read;
 use super::error::FormatError;
 use super::scanner::Scanner;
 use super::source::Source;
-use super::{MAX_VERTEX_ID, ReadOptions};
+use super::{MAX_VERTEX_ID, PRESIZE_VERTICES, ReadOptions};
 
 /// One line of a `paritysol` file: vertex, winner (0 or 1), strategy successor if any.
 pub type ParitySolLine = (u32, u8, Option<u32>);
@@ -44,7 +44,8 @@ fn parse(s: &mut Scanner<'_>) -> Result<Vec<ParitySolLine>, FormatError> {
         s.skip_blank();
         s.expect(b';', "`;` ending the header `paritysol N;`")?;
     }
-    let mut lines = Vec::with_capacity(declared.map_or(0, |(n, _)| (n as usize).min(1 << 24)));
+    let mut lines =
+        Vec::with_capacity(declared.map_or(0, |(n, _)| (n as usize).min(PRESIZE_VERTICES)));
     while !s.at_end() {
         let id = s.unsigned("vertex id", MAX_VERTEX_ID)? as u32;
         s.skip_blank();

@@ -18,7 +18,7 @@ use super::error::{FormatError, Position};
 use super::parity::{reduce_parity, vertex_weights};
 use super::scanner::Scanner;
 use super::vertices::VertexLines;
-use super::{Game, MAX_VERTEX_ID, ParityInfo};
+use super::{Game, MAX_VERTEX_ID, PRESIZE_EDGES, PRESIZE_VERTICES, ParityInfo};
 
 /// Parses a PGSolver parity game from `scanner` and reduces it to an energy game.
 pub(crate) fn parse(scanner: &mut Scanner<'_>) -> Result<Game, FormatError> {
@@ -56,9 +56,9 @@ fn parse_game(s: &mut Scanner<'_>) -> Result<Game, FormatError> {
 
     let hint = declared.map_or(0, |(n, _)| n as usize + 1);
     let mut lines = VertexLines::with_capacity(hint);
-    let mut owners: Vec<Player> = Vec::with_capacity(hint.min(1 << 24));
-    let mut priorities: Vec<u64> = Vec::with_capacity(hint.min(1 << 24));
-    let mut edges = EdgeList::with_capacity((3 * hint).min(1 << 26));
+    let mut owners: Vec<Player> = Vec::with_capacity(hint.min(PRESIZE_VERTICES));
+    let mut priorities: Vec<u64> = Vec::with_capacity(hint.min(PRESIZE_VERTICES));
+    let mut edges = EdgeList::with_capacity((3 * hint).min(PRESIZE_EDGES));
     let mut names: Vec<(u32, Box<str>)> = Vec::new();
     let mut max_target: Option<(u32, Position)> = None;
 

@@ -11,11 +11,16 @@
 //! the first such error, then behaves as if the input ended. Readers finish through
 //! [`Scanner::fail`], which prefers the recorded error over the "unexpected end" it caused.
 
-use super::error::{FormatError, Position};
+use super::error::{Compression, FormatError, Position};
 use super::source::Source;
 
-/// Size of the decompressed-text buffer.
+/// Size of the decompressed-text buffer once the input proves large.
 const BLOCK: usize = 1 << 20;
+/// Initial buffer size (small inputs, e.g. JSON from scripts, never touch a full block).
+const FIRST_BLOCK: usize = 64 << 10;
+
+/// How much more of a compressed input [`Scanner::fail`] decompresses to look for damage.
+const DRAIN_LIMIT: u64 = 256 << 20;
 
 /// Longest token text quoted in an error message.
 const QUOTE_MAX: usize = 24;
@@ -43,7 +48,7 @@ impl<'r> Scanner<'r> {
     pub(crate) fn new(source: Source<'r>, max_bytes: Option<u64>) -> Scanner<'r> {
         Scanner {
             source,
-            buf: vec![0; BLOCK],
+            buf: vec![0; FIRST_BLOCK],
             pos: 0,
             end: 0,
             eof: false,
@@ -58,7 +63,7 @@ impl<'r> Scanner<'r> {
     /// Reads until the buffer holds at least `want` unread bytes or the input ends, and
     /// returns the unread bytes (used for format detection; does not consume them).
     pub(crate) fn lookahead(&mut self, want: usize) -> &[u8] {
-        let want = want.min(BLOCK);
+        let want = want.min(self.buf.len());
         if self.end - self.pos < want && !self.eof {
             self.buf.copy_within(self.pos..self.end, 0);
             self.base += self.pos as u64;
@@ -106,6 +111,10 @@ impl<'r> Scanner<'r> {
         self.base += self.end as u64;
         self.pos = 0;
         self.end = 0;
+        if self.buf.len() < BLOCK {
+            // Everything has been consumed, so growing keeps no data.
+            self.buf.resize(2 * self.buf.len(), 0);
+        }
         while self.end == 0 && !self.eof {
             self.read_more();
         }
@@ -139,13 +148,33 @@ impl<'r> Scanner<'r> {
 
     /// Skips spaces, tabs, CR, LF, form feeds and comments (`#`, `%`, `//` to end of line).
     /// A lone `/` is left in place for the caller to report.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn skip_blank(&mut self) {
+        // Fast path: most tokens are followed by nothing or one space before a plain byte.
+        if let Some(&b) = self.buf[..self.end].get(self.pos) {
+            if !is_blank_or_comment(b) {
+                return;
+            }
+            if b == b' ' {
+                if let Some(&next) = self.buf[..self.end].get(self.pos + 1) {
+                    if !is_blank_or_comment(next) {
+                        self.pos += 1;
+                        return;
+                    }
+                }
+            }
+        }
+        self.skip_blank_slow();
+    }
+
+    #[inline(never)]
+    fn skip_blank_slow(&mut self) {
         loop {
             if self.pos >= self.end && !self.refill() {
                 return;
             }
-            match self.buf[self.pos] {
+            let byte = self.buf[self.pos];
+            match byte {
                 b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
                 b'\n' => {
                     self.pos += 1;
@@ -153,13 +182,7 @@ impl<'r> Scanner<'r> {
                     self.line_start = self.base + self.pos as u64;
                 }
                 b'#' | b'%' => self.skip_line(),
-                b'/' => {
-                    if self.lookahead(2).get(1) == Some(&b'/') {
-                        self.skip_line();
-                    } else {
-                        return;
-                    }
-                }
+                b'/' if self.lookahead(2).get(1) == Some(&b'/') => self.skip_line(),
                 _ => return,
             }
         }
@@ -186,8 +209,38 @@ impl<'r> Scanner<'r> {
 
     /// Parses an unsigned decimal number; `what` names it in errors ("vertex id", ...).
     /// Fails if no digit is next or the value exceeds `max`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn unsigned(&mut self, what: &'static str, max: u64) -> Result<u64, FormatError> {
+        match self.fast_digits(self.pos) {
+            Some((value, len)) if value <= max => {
+                self.pos += len;
+                Ok(value)
+            }
+            _ => self.unsigned_slow(what, max),
+        }
+    }
+
+    /// The fast path of number parsing: 1 to 18 digits starting at `at` and followed by a
+    /// non-digit, all inside the buffer (so no refill and no overflow: 10^18 < u64::MAX).
+    /// Returns the value and the number of digits; `None` sends the caller to the slow path.
+    #[inline(always)]
+    fn fast_digits(&self, at: usize) -> Option<(u64, usize)> {
+        let ahead = self.buf[..self.end].get(at..at + 19)?;
+        let mut value = 0u64;
+        let mut i = 0;
+        while i < 19 {
+            let digit = ahead[i].wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            value = value * 10 + u64::from(digit);
+            i += 1;
+        }
+        (i > 0 && i < 19).then_some((value, i))
+    }
+
+    #[inline(never)]
+    fn unsigned_slow(&mut self, what: &'static str, max: u64) -> Result<u64, FormatError> {
         let start = self.position();
         let mut value: u64 = match self.peek() {
             Some(b @ b'0'..=b'9') => u64::from(b - b'0'),
@@ -212,8 +265,20 @@ impl<'r> Scanner<'r> {
     }
 
     /// Parses a signed decimal `i64` (an optional `-` or `+`, then digits).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn signed(&mut self, what: &'static str) -> Result<i64, FormatError> {
+        let negative = self.buf[..self.end].get(self.pos) == Some(&b'-');
+        if let Some((magnitude, len)) = self.fast_digits(self.pos + usize::from(negative)) {
+            // At most 18 digits: fits in i64 either way.
+            self.pos += len + usize::from(negative);
+            let value = magnitude as i64;
+            return Ok(if negative { -value } else { value });
+        }
+        self.signed_slow(what)
+    }
+
+    #[inline(never)]
+    fn signed_slow(&mut self, what: &'static str) -> Result<i64, FormatError> {
         let start = self.position();
         let negative = match self.peek() {
             Some(b'-') => {
@@ -409,8 +474,44 @@ impl<'r> Scanner<'r> {
     }
 
     /// Replaces `error` by the recorded read failure or limit breach, if there is one.
+    ///
+    /// For a compressed input, a parse error may really be damage that the decompressor
+    /// only detects later (gzip checks its CRC at the end of a member): the rest of the
+    /// stream is decompressed (at most [`DRAIN_LIMIT`] more bytes) and, if it turns out
+    /// corrupt, that is the error reported.
     pub(crate) fn fail(&mut self, error: FormatError) -> FormatError {
-        self.stashed.take().unwrap_or(error)
+        if let Some(stashed) = self.stashed.take() {
+            return stashed;
+        }
+        if self.source.compression() == Compression::Plain || !error.is_bad_input() {
+            return error;
+        }
+        let mut drained = 0u64;
+        while !self.eof && drained < DRAIN_LIMIT {
+            self.pos = self.end;
+            self.refill();
+            drained += self.end as u64;
+        }
+        match self.stashed.take() {
+            Some(FormatError::CorruptCompressed {
+                compression,
+                decompressed,
+                detail,
+            }) => {
+                let detail = match error.position() {
+                    Some(at) => format!(
+                        "{detail} (the text before the damage was found fails to parse at {at})"
+                    ),
+                    None => detail,
+                };
+                FormatError::CorruptCompressed {
+                    compression,
+                    decompressed,
+                    detail,
+                }
+            }
+            _ => error,
+        }
     }
 
     /// Returns the recorded failure, if any (call after a successful parse: a limit breach
@@ -433,6 +534,15 @@ impl<'r> Scanner<'r> {
         self.check_stashed()?;
         Ok(all)
     }
+}
+
+/// Bytes that [`Scanner::skip_blank`] has to look at: blanks and comment starts.
+#[inline(always)]
+fn is_blank_or_comment(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | b'#' | b'%' | b'/'
+    )
 }
 
 /// Bytes that continue a word (keywords, owners).

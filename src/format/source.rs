@@ -109,6 +109,11 @@ impl<'r> Source<'r> {
         })
     }
 
+    /// The compression recognised.
+    pub(crate) fn compression(&self) -> Compression {
+        self.compression
+    }
+
     /// Reads decompressed bytes into `buf`; `Ok(0)` only at the end of the input.
     pub(crate) fn read(&mut self, buf: &mut [u8]) -> Result<usize, FormatError> {
         loop {

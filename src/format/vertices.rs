@@ -23,7 +23,7 @@ pub(crate) struct Arrangement(Option<Vec<u32>>);
 impl VertexLines {
     /// Room for `n` vertex lines (capped: a header cannot force a huge allocation).
     pub(crate) fn with_capacity(n: usize) -> VertexLines {
-        let n = n.min(1 << 24);
+        let n = n.min(super::PRESIZE_VERTICES);
         VertexLines {
             ids: Vec::with_capacity(n),
             positions: Vec::with_capacity(n),
