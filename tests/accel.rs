@@ -10,6 +10,14 @@ use egsolve::solve::{Control, TOP, reference};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// Number of random games per test: `default`, or `ACCEL_SEEDS` for longer local runs.
+fn seed_count(default: u64) -> u64 {
+    std::env::var("ACCEL_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
 fn random_game(
     rng: &mut ChaCha8Rng,
     n: u32,
@@ -141,7 +149,7 @@ fn assert_same(arena: &Arena, context: &str) {
 #[test]
 fn tiny_random_games_match_reference() {
     let fresh: u64 = rand::rng().random();
-    for seed in (0..3000u64).chain([fresh]) {
+    for seed in (0..seed_count(3000)).chain([fresh]) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = rng.random_range(1..=6);
         let arena = random_game(&mut rng, n, 3, -4..=4);
@@ -152,7 +160,7 @@ fn tiny_random_games_match_reference() {
 #[test]
 fn small_random_games_match_reference() {
     let fresh: u64 = rand::rng().random();
-    for seed in (0..400u64).chain([fresh]) {
+    for seed in (0..seed_count(400)).chain([fresh]) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = rng.random_range(5..=60);
         let weights = match seed % 3 {
@@ -199,7 +207,7 @@ fn climbing_families_match_reference() {
         "circle_then_escape(3, 5000)",
     );
     let fresh: u64 = rand::rng().random();
-    for seed in (0..60u64).chain([fresh]) {
+    for seed in (0..seed_count(60)).chain([fresh]) {
         for priorities in [3, 5, 7] {
             let arena = families::random_parity(40, 3, priorities, seed).expect("fits");
             assert_same(
@@ -225,5 +233,47 @@ fn climbing_families_have_the_known_answers() {
             solution.credit[3 * c..3 * c + 3],
             [big as u64, big as u64 + 1, 0]
         );
+    }
+}
+
+#[test]
+fn shared_data_matches_independent_answers() {
+    for (name, path, answer) in accel_support::shared_games() {
+        let (arena, expected) = accel_support::load(&path, &answer);
+        let solution =
+            egsolve::solve::solve(&arena, egsolve::solve::Backend::Auto, &Control::new())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        match expected {
+            accel_support::Expected::Credits(credits) => {
+                assert_eq!(solution.credit, credits, "{name}")
+            }
+            accel_support::Expected::Winners(w0) => {
+                assert_eq!(w0.len(), arena.vertex_count(), "{name}");
+                let got: Vec<bool> = solution.credit.iter().map(|&c| c != TOP).collect();
+                let wrong = (0..w0.len()).filter(|&v| got[v] != w0[v]).count();
+                assert_eq!(wrong, 0, "{name}: {wrong} vertices with the wrong winner");
+            }
+        }
+        for v in 0..arena.vertex_count() as u32 {
+            if arena.owner(v) == Player::One && solution.credit[v as usize] == TOP {
+                let s = solution.strategy[v as usize];
+                assert_eq!(
+                    solution.credit[s as usize], TOP,
+                    "{name}: player 1 leaves W1 at {v}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn medium_games_match_reference() {
+    let fresh: u64 = rand::rng().random();
+    for seed in (0..seed_count(6)).chain([fresh]) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let arena = random_game(&mut rng, 400, 4, -6..=5);
+        assert_same(&arena, &format!("random 400, seed {seed}"));
+        let arena = families::random_parity(300, 4, 4, seed).expect("fits");
+        assert_same(&arena, &format!("random_parity(300, 4, 4, seed {seed})"));
     }
 }

@@ -58,18 +58,14 @@ pub(super) fn evaluate(
     control: &Control,
 ) -> Result<Outcome, Interrupted> {
     let n = arena.vertex_count();
-    let t0 = std::time::Instant::now();
     let finite: Vec<bool> = values.iter().map(|&f| f != TOP).collect();
     graph.rebuild(arena, &finite, sigma_edge);
     let graph = &*graph;
     control.checkpoint()?;
 
     // U: vertices that can reach a nonnegative cycle of G_σ1 (minus the ⊤ vertices).
-    let t1 = t0.elapsed();
     let (component, count) = graph.components(&finite);
-    let t2 = t0.elapsed();
     let good = cycles.nonnegative_components(graph, &component, count, control)?;
-    let t3 = t0.elapsed();
     let mut reach = vec![false; n];
     let mut stack: Vec<VertexId> = (0..n as VertexId)
         .filter(|&v| component[v as usize] != NO_COMPONENT && good[component[v as usize] as usize])
@@ -92,14 +88,21 @@ pub(super) fn evaluate(
             outcome.topped += 1;
         }
     }
-    outcome.topped += attract_top(arena, values, bound, sigma_edge);
+    if outcome.topped > 0 {
+        outcome.topped += attract_top(arena, values, bound, sigma_edge);
+    }
     control.checkpoint()?;
 
     // Z': vertices of U at 0, plus every component of U \ Z' that still has a nonnegative
     // cycle, so that every nonnegative cycle of G_σ1 inside U meets Z'.
-    let t4 = t0.elapsed();
     let mut pinned: Vec<bool> = (0..n).map(|v| reach[v] && values[v] == 0).collect();
-    let rest: Vec<bool> = (0..n).map(|v| reach[v] && !pinned[v]).collect();
+    let rest: Vec<bool> = (0..n)
+        .map(|v| reach[v] && !pinned[v] && values[v] != TOP)
+        .collect();
+    if !rest.iter().any(|&b| b) {
+        // Nothing finite above 0 in U: g = 0 on U, nothing to raise.
+        return Ok(outcome);
+    }
     let (rest_component, rest_count) = graph.components(&rest);
     let rest_good = cycles.nonnegative_components(graph, &rest_component, rest_count, control)?;
     for v in 0..n {
@@ -109,7 +112,6 @@ pub(super) fn evaluate(
         }
     }
 
-    let t5 = t0.elapsed();
     // g: least deficit of a path to Z' (greatest fixpoint from above; every cycle outside
     // Z' is negative, so the FIFO relaxation ends).
     let mut g: Vec<u64> = (0..n).map(|v| if pinned[v] { 0 } else { TOP }).collect();
@@ -121,7 +123,8 @@ pub(super) fn evaluate(
         queued[u as usize] = false;
         let gu = g[u as usize];
         for &(v, w) in graph.predecessors(u) {
-            if !reach[v as usize] || pinned[v as usize] {
+            // Only through finite vertices of U: every cycle there avoiding Z' is negative.
+            if !reach[v as usize] || pinned[v as usize] || values[v as usize] == TOP {
                 continue;
             }
             let candidate = minus(gu, w, bound);
@@ -148,15 +151,11 @@ pub(super) fn evaluate(
             values[v] = g[v];
         }
     }
-    if std::env::var_os("ACCEL_TRACE").is_some() {
-        eprintln!(
-            "eval: build {t1:?} scc {:?} cycles {:?} reach {:?} zset {:?} g {:?}; comps {count} {outcome:?}",
-            t2 - t1,
-            t3 - t2,
-            t4 - t3,
-            t5 - t4,
-            t0.elapsed() - t5
-        );
-    }
+    tracing::debug!(
+        components = count,
+        topped = outcome.topped,
+        raised = outcome.raised,
+        "accel evaluation"
+    );
     Ok(outcome)
 }

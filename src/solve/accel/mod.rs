@@ -16,12 +16,15 @@
 //! player-0 vertices, the σ1 edge of player-1 vertices, edges into `K` dropped.
 //! 1. `U` := vertices of `H` that can reach a cycle of weight `>= 0` in `H` (strongly
 //!    connected components, a cycle-sign test per component, backward reachability).
-//!    Every vertex of `H` outside `U` is set to ⊤.
-//! 2. `Z'` := vertices of `U` with `f = 0`, plus every component of `U \ {f = 0}` that has
-//!    a cycle of weight `>= 0`. Then every nonnegative cycle of `H` inside `U` meets `Z'`.
-//! 3. `g(v)` := least credit of a path of `H` from `v` to `Z'` (`g = 0` on `Z'`), computed
-//!    from above by FIFO Bellman–Ford relaxation `g(v) = min_u g(u) ⊖ w`; it ends because
-//!    every cycle avoiding `Z'` is negative. Set `f := max(f, g)` on `U`.
+//!    Every vertex of `H` outside `U` is set to ⊤; if any was, player 1's attractor to ⊤
+//!    follows (lifting steps that only produce ⊤, done in one linear pass).
+//! 2. Let `F` be the vertices of `U` still finite. `Z'` := vertices of `F` with `f = 0`,
+//!    plus every component of `F \ {f = 0}` (in `H`) that has a cycle of weight `>= 0`.
+//!    Then every nonnegative cycle of `H` inside `F` meets `Z'`.
+//! 3. `g(v)` := least credit of a path of `H` inside `F` from `v` to `Z'` (`g = 0` on
+//!    `Z'`, ⊤ if there is none), computed from above by FIFO Bellman–Ford relaxation
+//!    `g(v) = min_u g(u) ⊖ w`; it ends because every cycle of `F` avoiding `Z'` is
+//!    negative. Set `f := max(f, g)` on `F`.
 //!
 //! # Soundness
 //! Let `f*` be the least energy progress measure (⊤ on `W1`, the least credit on `W0`).
@@ -34,9 +37,10 @@
 //!   once in `K ⊆ W1`, walks to a negative cycle of `G_σ0` (one is reachable, or player 0
 //!   would win there): the play from `v` must avoid `K`, so it is the lasso of σ0 and σ1 in
 //!   `H`, its cycle has weight `>= 0` (energy stays bounded below by `−f*(v)`), and every
-//!   prefix needs at most `f*(v)`. Hence `v ∈ U` (step 1 only tops vertices of `W1`); the
-//!   lasso's cycle lies in `U` and is nonnegative, so it meets `Z'`, and the prefix up to
-//!   the first vertex of `Z'` shows `g(v) <= f*(v)` (step 3).
+//!   prefix needs at most `f*(v)`. Hence `v ∈ U` (step 1 only tops vertices of `W1`; the
+//!   attractor is lifting). All lasso vertices are in `W0`, so finite, so in `F`; its cycle
+//!   is nonnegative, so it meets `Z'`, and the prefix up to the first vertex of `Z'` shows
+//!   `g(v) <= f*(v)` (step 3). For `v ∈ W1`, `f*(v) = ⊤` bounds anything.
 //! - Values above `M` become ⊤ in `g` as in lifting: a true credit above `M` is infinite.
 //! - The cycle-sign test answers "no nonnegative cycle" only with feasible potentials and
 //!   "yes" otherwise (see `cycles`); a wrong "yes" only shrinks what an evaluation sets.
