@@ -105,6 +105,9 @@ impl CycleFinder {
         members: &[VertexId],
         control: &Control,
     ) -> Result<bool, Interrupted> {
+        if self.greedy_cycle_is_nonnegative(graph, component, c, members) {
+            return Ok(true);
+        }
         let mut queue = std::collections::VecDeque::with_capacity(members.len());
         for &v in members {
             self.dist[v as usize] = (0, 0);
@@ -161,6 +164,33 @@ impl CycleFinder {
                 .all(|&(u, w)| self.dist[u as usize] >= (dw + w as i128, dl + 1))
         });
         Ok(!feasible)
+    }
+
+    /// A quick witness before Bellman–Ford: every member points to its heaviest successor in
+    /// the component; true if a cycle of these pointers has weight `>= 0`.
+    fn greedy_cycle_is_nonnegative(
+        &mut self,
+        graph: &Graph,
+        component: &[u32],
+        c: u32,
+        members: &[VertexId],
+    ) -> bool {
+        for &v in members {
+            let heaviest = graph
+                .successors(v)
+                .iter()
+                .filter(|&&(u, _)| component[u as usize] == c)
+                .max_by_key(|&&(_, w)| w)
+                .copied()
+                .map_or((NO_PARENT, 0), |(u, w)| (u, w));
+            self.parent[v as usize] = heaviest;
+        }
+        let mut walk_id = 0;
+        let found = self.parent_cycle_is_nonnegative(members, &mut walk_id);
+        for &v in members {
+            self.walk[v as usize] = 0;
+        }
+        found
     }
 
     /// Looks for a cycle among the parent pointers of `members`; true if one is found and
