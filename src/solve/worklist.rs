@@ -79,9 +79,7 @@ fn lift<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> G::E {
         .successors(v)
         .filter(|&(u, _)| game.active(u))
         .map(|(u, w)| G::E::minus(values[u as usize], game.weight(w), bound));
-    let first = succ
-        .next()
-        .expect("an active vertex has an active successor");
+    let first = succ.next().expect("an active vertex has an active successor");
     match game.owner(v) {
         Player::Zero => succ.fold(first, Ord::min),
         Player::One => succ.fold(first, Ord::max),
@@ -95,19 +93,13 @@ fn satisfied_edges<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> u32 {
     let fv = values[v as usize];
     game.arena()
         .successors(v)
-        .filter(|&(u, w)| {
-            game.active(u) && fv >= G::E::minus(values[u as usize], game.weight(w), bound)
-        })
+        .filter(|&(u, w)| game.active(u) && fv >= G::E::minus(values[u as usize], game.weight(w), bound))
         .count() as u32
 }
 
 /// Runs Algorithm 1 (FIFO worklist) from 0 to the least fixpoint.
 pub(crate) fn solve<G: LiftGame>(game: &G, control: &Control) -> Result<Lifted<G::E>, Interrupted> {
-    solve_from(
-        game,
-        vec![G::E::default(); game.arena().vertex_count()],
-        control,
-    )
+    solve_from(game, vec![G::E::default(); game.arena().vertex_count()], control)
 }
 
 /// Runs Algorithm 1 from `values`, which must lie below the least fixpoint (pointwise
@@ -150,17 +142,14 @@ pub(crate) fn solve_budgeted<G: LiftGame>(
     let mut lifts = 0u64;
     while let Some(v) = worklist.pop_front() {
         if lifts >= budget {
-            control
-                .progress()
-                .publish(lifts, worklist.len() as u64 + 1, lifts);
+            worklist.push_front(v);
+            control.progress().publish(lifts, worklist.len() as u64, lifts);
             return Ok((Lifted { values, lifts }, false));
         }
         queued[v as usize] = false;
         if lifts % 1024 == 0 {
             control.checkpoint()?;
-            control
-                .progress()
-                .publish(lifts, worklist.len() as u64 + 1, lifts);
+            control.progress().publish(lifts, worklist.len() as u64 + 1, lifts);
         }
         lifts += 1;
         let old = values[v as usize];
@@ -206,10 +195,7 @@ pub(crate) fn solve_budgeted<G: LiftGame>(
 }
 
 fn active_degree<G: LiftGame>(game: &G, v: VertexId) -> u32 {
-    game.arena()
-        .successors(v)
-        .filter(|&(u, _)| game.active(u))
-        .count() as u32
+    game.arena().successors(v).filter(|&(u, _)| game.active(u)).count() as u32
 }
 
 /// The game as given: every vertex active, `u64` values.
