@@ -5,6 +5,7 @@
 mod accel_support;
 
 use egsolve::arena::{Arena, EdgeList, Player};
+use egsolve::check::{Claim, check};
 use egsolve::solve::accel::{self, WorklistEngine, families};
 use egsolve::solve::{Control, TOP, reference};
 use rand::{Rng, SeedableRng};
@@ -117,6 +118,7 @@ fn assert_same_with_budget(arena: &Arena, budget: u64, context: &str) {
         "{context}\n{}",
         describe(arena)
     );
+    assert_certified(arena, &got, context);
     // Player 1's strategy: inside W1 and no nonnegative cycle.
     for v in 0..arena.vertex_count() as u32 {
         if arena.owner(v) == Player::One && got.credit[v as usize] == TOP {
@@ -138,6 +140,20 @@ fn assert_same_with_budget(arena: &Arena, budget: u64, context: &str) {
             describe(arena)
         );
     }
+}
+
+/// The project's certificate checker accepts the solution (player 1's strategy included).
+fn assert_certified(arena: &Arena, solution: &egsolve::solve::Solution, context: &str) {
+    let claim = Claim {
+        credit: &solution.credit,
+        strategy: &solution.strategy,
+    };
+    let report = check(arena, claim).expect("checkable");
+    assert!(
+        report.passed(),
+        "{context}: certificate rejected: {:?}",
+        report.violations
+    );
 }
 
 fn assert_same(arena: &Arena, context: &str) {
@@ -254,15 +270,7 @@ fn shared_data_matches_independent_answers() {
                 assert_eq!(wrong, 0, "{name}: {wrong} vertices with the wrong winner");
             }
         }
-        for v in 0..arena.vertex_count() as u32 {
-            if arena.owner(v) == Player::One && solution.credit[v as usize] == TOP {
-                let s = solution.strategy[v as usize];
-                assert_eq!(
-                    solution.credit[s as usize], TOP,
-                    "{name}: player 1 leaves W1 at {v}"
-                );
-            }
-        }
+        assert_certified(&arena, &solution, &name);
     }
 }
 

@@ -70,20 +70,33 @@ pub(crate) struct Lifted<E> {
 }
 
 /// The lifting operator at `v`: min (player 0) or max (player 1) of `f(u) ⊖ w(v,u)` over
-/// active successors.
+/// active successors. For player 0 also returns how many edges reach the minimum — the
+/// edges satisfied once `f(v)` takes it — or `None` when `v` has a self-loop (whose need
+/// changes with `f(v)` itself, so the caller recounts).
 #[inline]
-fn lift<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> G::E {
+fn lift<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> (G::E, Option<u32>) {
     let bound = game.bound();
-    let mut succ = game
-        .arena()
-        .successors(v)
-        .filter(|&(u, _)| game.active(u))
-        .map(|(u, w)| G::E::minus(values[u as usize], game.weight(w), bound));
-    let first = succ.next().expect("an active vertex has an active successor");
-    match game.owner(v) {
-        Player::Zero => succ.fold(first, Ord::min),
-        Player::One => succ.fold(first, Ord::max),
+    let mut best: Option<G::E> = None;
+    let mut ties = 0u32;
+    let mut self_loop = false;
+    let minimise = game.owner(v) == Player::Zero;
+    for (u, w) in game.arena().successors(v) {
+        if !game.active(u) {
+            continue;
+        }
+        self_loop |= u == v;
+        let need = G::E::minus(values[u as usize], game.weight(w), bound);
+        match best {
+            Some(b) if b == need => ties += 1,
+            Some(b) if (need < b) != minimise => {}
+            _ => {
+                best = Some(need);
+                ties = 1;
+            }
+        }
     }
+    let best = best.expect("an active vertex has an active successor");
+    (best, (minimise && !self_loop).then_some(ties))
 }
 
 /// Number of active successors `u` of `v` whose edge condition `f(v) >= f(u) ⊖ w` holds.
@@ -93,13 +106,19 @@ fn satisfied_edges<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> u32 {
     let fv = values[v as usize];
     game.arena()
         .successors(v)
-        .filter(|&(u, w)| game.active(u) && fv >= G::E::minus(values[u as usize], game.weight(w), bound))
+        .filter(|&(u, w)| {
+            game.active(u) && fv >= G::E::minus(values[u as usize], game.weight(w), bound)
+        })
         .count() as u32
 }
 
 /// Runs Algorithm 1 (FIFO worklist) from 0 to the least fixpoint.
 pub(crate) fn solve<G: LiftGame>(game: &G, control: &Control) -> Result<Lifted<G::E>, Interrupted> {
-    solve_from(game, vec![G::E::default(); game.arena().vertex_count()], control)
+    solve_from(
+        game,
+        vec![G::E::default(); game.arena().vertex_count()],
+        control,
+    )
 }
 
 /// Runs Algorithm 1 from `values`, which must lie below the least fixpoint (pointwise
@@ -143,20 +162,24 @@ pub(crate) fn solve_budgeted<G: LiftGame>(
     while let Some(v) = worklist.pop_front() {
         if lifts >= budget {
             worklist.push_front(v);
-            control.progress().publish(lifts, worklist.len() as u64, lifts);
+            control
+                .progress()
+                .publish(lifts, worklist.len() as u64, lifts);
             return Ok((Lifted { values, lifts }, false));
         }
         queued[v as usize] = false;
         if lifts % 1024 == 0 {
             control.checkpoint()?;
-            control.progress().publish(lifts, worklist.len() as u64 + 1, lifts);
+            control
+                .progress()
+                .publish(lifts, worklist.len() as u64 + 1, lifts);
         }
         lifts += 1;
         let old = values[v as usize];
-        let new = lift(game, &values, v);
+        let (new, satisfied) = lift(game, &values, v);
         values[v as usize] = new;
         if game.owner(v) == Player::Zero {
-            count[v as usize] = satisfied_edges(game, &values, v);
+            count[v as usize] = satisfied.unwrap_or_else(|| satisfied_edges(game, &values, v));
         }
         if new == old {
             continue;
@@ -172,7 +195,7 @@ pub(crate) fn solve_budgeted<G: LiftGame>(
             }
             match game.owner(p) {
                 Player::Zero => {
-                    // A self-loop (p == v): count[v] was just recomputed from the new value.
+                    // A self-loop of `v`: its count was just recomputed with the new value.
                     if p != v && fp >= G::E::minus(old, w, bound) {
                         count[p as usize] -= 1;
                     }
@@ -195,7 +218,10 @@ pub(crate) fn solve_budgeted<G: LiftGame>(
 }
 
 fn active_degree<G: LiftGame>(game: &G, v: VertexId) -> u32 {
-    game.arena().successors(v).filter(|&(u, _)| game.active(u)).count() as u32
+    game.arena()
+        .successors(v)
+        .filter(|&(u, _)| game.active(u))
+        .count() as u32
 }
 
 /// The game as given: every vertex active, `u64` values.
