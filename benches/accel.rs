@@ -3,9 +3,9 @@
 //! applies. Prints time, lifts and evaluations, and the ratio, all measured in this run.
 //!
 //! `cargo bench --bench accel [-- FILTER] [--reference-limit SECONDS] [--repeat K]`: the
-//! reference runs once with that deadline (default 20 s; where it does not finish its time
-//! and lifts are shown as lower bounds `>`); `auto` runs K times (default 3), best time
-//! shown. Times are credits only (`solve_seconds`); `+p1` is the extra time for both
+//! reference runs with that deadline (default 20 s; where it does not finish its time and
+//! lifts are shown as lower bounds `>`), K times if it takes under 1 s; `auto` runs K times
+//! (default 3); best times shown. Times are credits only (`solve_seconds`); `+p1` is the extra time for both
 //! strategies (player 1's from the evaluations, or the dual game where marked `dual`).
 
 #[path = "../tests/accel_support/mod.rs"]
@@ -55,8 +55,19 @@ fn measure(name: &str, arena: &Arena, options: &Options, first_budget: Option<u6
     let deadline = Instant::now() + Duration::from_secs_f64(options.reference_limit);
     let control = Control::new().with_deadline(Some(deadline));
     let start = Instant::now();
-    let reference = reference::solve(arena, &control);
+    let mut reference = reference::solve(arena, &control);
     let reference_seconds = start.elapsed().as_secs_f64();
+    // Short reference runs are repeated too (best of K), for a fair ratio.
+    if reference_seconds < 1.0 {
+        for _ in 1..options.repeat {
+            let again = reference::solve(arena, &Control::new()).expect("reference solves");
+            if let Ok(best) = &reference {
+                if again.stats.solve_seconds < best.stats.solve_seconds {
+                    reference = Ok(again);
+                }
+            }
+        }
+    }
     let (reference_text, ratio, agree) = match &reference {
         Ok(r) => (
             format!("{:>9.3}s {:>11}", r.stats.solve_seconds, r.stats.lifts),
@@ -164,10 +175,15 @@ fn main() {
             None,
         ),
     ];
-    for (priorities, seed) in [(4u32, 1u64), (6, 2), (8, 3), (10, 4)] {
+    for (vertices, priorities, seed) in [
+        (2000u32, 4u32, 1u64),
+        (2000, 6, 2),
+        (2000, 8, 3),
+        (1000, 11, 4),
+    ] {
         games.push((
-            format!("climb random_parity(2000, 4, {priorities}, {seed})"),
-            Box::new(move || families::random_parity(2000, 4, priorities, seed).expect("fits")),
+            format!("climb random_parity({vertices}, 4, {priorities}, {seed})"),
+            Box::new(move || families::random_parity(vertices, 4, priorities, seed).expect("fits")),
             None,
         ));
     }

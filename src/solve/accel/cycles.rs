@@ -36,13 +36,13 @@ pub(super) struct CycleFinder {
 }
 
 impl CycleFinder {
-    /// Buffers for graphs over `n` vertex slots.
-    pub(super) fn new(n: usize) -> CycleFinder {
+    /// Buffers for graphs over `n` vertex slots (allocated on first use).
+    pub(super) fn new(_n: usize) -> CycleFinder {
         CycleFinder {
-            dist: vec![(0, 0); n],
-            parent: vec![(NO_PARENT, 0); n],
-            queued: vec![false; n],
-            walk: vec![0; n],
+            dist: Vec::new(),
+            parent: Vec::new(),
+            queued: Vec::new(),
+            walk: Vec::new(),
             members: Vec::new(),
             member_offsets: Vec::new(),
         }
@@ -57,6 +57,13 @@ impl CycleFinder {
         count: u32,
         control: &Control,
     ) -> Result<Vec<bool>, Interrupted> {
+        let n = component.len();
+        if self.dist.len() < n {
+            self.dist.resize(n, (0, 0));
+            self.parent.resize(n, (NO_PARENT, 0));
+            self.queued.resize(n, false);
+            self.walk.resize(n, 0);
+        }
         self.group(component, count);
         let mut result = vec![false; count as usize];
         for c in 0..count {
