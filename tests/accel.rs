@@ -285,3 +285,38 @@ fn medium_games_match_reference() {
         assert_same(&arena, &format!("random_parity(300, 4, 4, seed {seed})"));
     }
 }
+
+#[test]
+fn tiny_games_match_the_brute_force_oracle() {
+    let fresh: u64 = rand::rng().random();
+    let mut compared = 0;
+    for seed in (0..seed_count(1500)).chain([fresh]) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let n = rng.random_range(1..=6);
+        let weights = if seed % 2 == 0 {
+            -5..=3
+        } else {
+            -1_000_000_000_000..=1_000_000_000_000
+        };
+        let arena = random_game(&mut rng, n, 3, weights);
+        let Some(expected) = egsolve::oracle::credits(&arena, 200_000) else {
+            continue;
+        };
+        for budget in [1, 2, 1024] {
+            let (got, _) =
+                accel::solve_with_budget(&arena, &mut WorklistEngine, budget, &Control::new())
+                    .expect("accel solves");
+            assert_eq!(
+                got.credit,
+                expected,
+                "seed {seed}, budget {budget}\n{}",
+                describe(&arena)
+            );
+        }
+        compared += 1;
+    }
+    assert!(
+        compared > 1000,
+        "only {compared} games were small enough for the oracle"
+    );
+}
