@@ -46,13 +46,15 @@
 //!   "yes" otherwise (see `cycles`); a wrong "yes" only shrinks what an evaluation sets.
 //!
 //! # Player 1's strategy
-//! σ1 is kept at ⊤ vertices; at the end it is completed to `W1` (a successor in `W1` where
-//! the kept edge leaves it) and **checked**: `W1` must be closed under player 0's edges and
-//! σ1, and `G_σ1` restricted to `W1` must have no cycle of weight `>= 0` (the same
-//! component test). That certifies player 1 wins everywhere in `W1`. Vertices set to ⊤ by
-//! step 1 satisfy it by construction (each layer only leads to itself and earlier layers,
-//! where all cycles are negative); vertices that lifting pushed past `M` usually do too. If
-//! the check fails, the dual game of [`crate::solve::strategy`] computes it instead.
+//! The last σ1 of each vertex is kept (from the evaluation or attractor that last saw it
+//! finite) and completed to `W1` (a successor in `W1` where the kept edge leaves it). Then a
+//! trap `S ⊆ W1` is grown in which σ1 makes every cycle negative: player 1's attractor to
+//! `S` inside `W1` (its edges lead to vertices added earlier, so close no cycle), then the
+//! vertices of the rest that cannot reach a nonnegative cycle of `G_σ1` on the rest (their
+//! edges stay in that layer or lead into `S`); repeat until `S = W1`. Every cycle then lies
+//! in one layer and is negative, and `W1` is closed, which certifies player 1's win (the
+//! whole strategy is checked once more with the component test). Only if a round adds
+//! nothing does the dual game of [`crate::solve::strategy`] compute the strategy instead.
 
 mod attractor;
 mod cycles;
