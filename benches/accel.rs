@@ -14,7 +14,8 @@ mod support;
 use std::time::{Duration, Instant};
 
 use egsolve::arena::{Arena, EdgeList, Player};
-use egsolve::solve::accel::{self, AccelStats, WorklistEngine, families};
+use egsolve::generate::climbing as families;
+use egsolve::solve::accel::{self, AccelStats, WorklistEngine};
 use egsolve::solve::{Control, Solution, reference};
 use rand::{Rng, SeedableRng};
 

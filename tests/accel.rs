@@ -6,7 +6,8 @@ mod accel_support;
 
 use egsolve::arena::{Arena, EdgeList, Player};
 use egsolve::check::{Claim, check};
-use egsolve::solve::accel::{self, WorklistEngine, families};
+use egsolve::generate::climbing as families;
+use egsolve::solve::accel::{self, WorklistEngine};
 use egsolve::solve::{Control, TOP, reference};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

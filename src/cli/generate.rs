@@ -186,7 +186,7 @@ pub fn run(command: GenCommand) -> Result<(), CliError> {
                     "--copies must be at least 1 and --big at least 1".to_string(),
                 ));
             }
-            let arena = crate::solve::accel::families::circle_then_escape(copies, big);
+            let arena = crate::generate::climbing::circle_then_escape(copies, big);
             (arena, output)
         }
         GenCommand::Parity {

@@ -59,7 +59,6 @@
 mod attractor;
 mod cycles;
 mod evaluate;
-pub mod families;
 mod graph;
 
 use std::time::Instant;

@@ -1,5 +1,6 @@
-//! Game families built to make plain lifting climb for a long time (for tests, benchmarks
-//! and `egsolve gen`). Each returns a valid arena; the comments say what lifting does on it.
+//! Game families built to make plain lifting climb for a long time (for the accelerated
+//! solver's tests and benchmark, and `egsolve gen circle-escape`). Each returns a valid
+//! arena; the comments say what lifting does on it.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -57,8 +58,8 @@ pub fn circle_then_escape(copies: u32, big: i64) -> Arena {
 }
 
 /// A random game of `n` vertices and out-degree 1..=`max_degree`, whose weights are those of
-/// a parity game with `priorities` distinct random priorities under the reduction of
-/// `FORMATS.md` (weight `±a_i` on every edge leaving a vertex of priority `p_i`): with many
+/// a parity game with random priorities in `0..priorities` under the reduction of
+/// `FORMATS.md` ([`crate::format::reduce_parity`]) (weight `±a_i` on every edge leaving a vertex of priority `p_i`): with many
 /// priorities the weights, and so `M`, grow exponentially, and lifting climbs for long.
 /// Returns `None` if `M` would not fit in 64 bits.
 pub fn random_parity(n: u32, max_degree: u32, priorities: u32, seed: u64) -> Option<Arena> {
@@ -73,8 +74,11 @@ pub fn random_parity(n: u32, max_degree: u32, priorities: u32, seed: u64) -> Opt
             }
         })
         .collect();
-    let priority: Vec<u32> = (0..n).map(|_| rng.random_range(0..priorities)).collect();
-    let weight = parity_weights(&priority)?;
+    let priority: Vec<u64> = (0..n)
+        .map(|_| rng.random_range(0..priorities as u64))
+        .collect();
+    let table = crate::format::reduce_parity(&priority).ok()?;
+    let weight = crate::format::vertex_weights(&priority, &table);
     let mut edges = EdgeList::default();
     for v in 0..n {
         let degree = rng.random_range(1..=max_degree);
@@ -86,40 +90,4 @@ pub fn random_parity(n: u32, max_degree: u32, priorities: u32, seed: u64) -> Opt
     let arena = Arena::from_edges(owners, edges, None).expect("random_parity builds a valid arena");
     crate::solve::energy::bound(&arena).ok()?;
     Some(arena)
-}
-
-/// Per vertex, the weight on its outgoing edges under the parity reduction of `FORMATS.md`
-/// (max-parity, player 0 wins even): `None` if some `a_i` overflows.
-pub fn parity_weights(priority: &[u32]) -> Option<Vec<i64>> {
-    let mut distinct: Vec<u32> = priority.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
-    let counts: Vec<u64> = distinct
-        .iter()
-        .map(|p| priority.iter().filter(|&&q| q == *p).count() as u64)
-        .collect();
-    let mut a: Vec<i64> = Vec::with_capacity(distinct.len());
-    for (i, &p) in distinct.iter().enumerate() {
-        let value = if i == 0 {
-            if p % 2 == 0 { 0 } else { 1 }
-        } else {
-            let mut sum: i64 = 1;
-            for j in 0..i {
-                if distinct[j] % 2 != p % 2 {
-                    sum = sum.checked_add((counts[j] as i64).checked_mul(a[j])?)?;
-                }
-            }
-            sum
-        };
-        a.push(value);
-    }
-    Some(
-        priority
-            .iter()
-            .map(|p| {
-                let i = distinct.binary_search(p).expect("priority is present");
-                if p % 2 == 0 { a[i] } else { -a[i] }
-            })
-            .collect(),
-    )
 }
