@@ -3,6 +3,8 @@
 //! not, through every reader with the format detected and forced. Each must return `Ok` or
 //! `Err`: a panic fails the test, and the whole run takes a few seconds.
 
+mod common;
+
 use std::io::Write;
 
 use egsolve::format::{self, Format, ReadOptions};
@@ -139,20 +141,27 @@ fn read_everything(bytes: &[u8]) {
     let _ = format::read_paritysol(bytes);
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
+#[test]
+fn arbitrary_bytes_never_panic() {
+    common::proptest_seeded(
+        1500,
+        &[1, 2],
+        prop::collection::vec(any::<u8>(), 0..300),
+        |bytes| {
+            read_everything(&bytes);
+            Ok(())
+        },
+    );
+}
 
-    #[test]
-    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
-        read_everything(&bytes);
-    }
-
-    #[test]
-    fn mutated_valid_files_never_panic(
-        seed in 0usize..4,
-        compress in any::<bool>(),
-        mutations in prop::collection::vec(mutation(), 1..5),
-    ) {
+#[test]
+fn mutated_valid_files_never_panic() {
+    let strategy = (
+        0usize..4,
+        any::<bool>(),
+        prop::collection::vec(mutation(), 1..5),
+    );
+    common::proptest_seeded(1500, &[1, 2], strategy, |(seed, compress, mutations)| {
         let mut bytes = [MPG, GM, JSON, SOL][seed].as_bytes().to_vec();
         if compress {
             // Mutate the compressed stream itself: the decompressor must fail cleanly.
@@ -162,7 +171,8 @@ proptest! {
             apply(&mut bytes, m);
         }
         read_everything(&bytes);
-    }
+        Ok(())
+    });
 }
 
 #[test]
