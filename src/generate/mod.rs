@@ -10,7 +10,12 @@
 //! - [`climb`]: a negative cycle through player-1 vertices behind a large `M` (every
 //!   vertex climbs to ⊤ one step at a time: the worst case of plain lifting);
 //! - [`random_parity`]: random parity games (priorities, owners, successors) for the
-//!   reduction in `format`.
+//!   reduction in `format`;
+//! - [`climbing`]: more families that make plain lifting climb (player 1's cycles behind a
+//!   large `M`, player 0 circling before a costly escape, reduced parity games with many
+//!   priorities), used by the accelerated solver's tests and benchmark.
+
+pub mod climbing;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
