@@ -137,15 +137,13 @@ impl Arena {
     }
 }
 
+/// Offsets, values and weights grouped by key.
+type Grouped = (Box<[u32]>, Box<[VertexId]>, Box<[i64]>);
+
 /// Counting sort of `(key, value, weight)` triples by `key` (stable): returns offsets
 /// (`n + 1` entries), values and weights grouped by key. Already-sorted input (the common
 /// case for successors: files list vertices in order) keeps the vectors it was given.
-fn group_by(
-    n: usize,
-    keys: &[VertexId],
-    values: Vec<VertexId>,
-    weights: Vec<i64>,
-) -> (Box<[u32]>, Box<[VertexId]>, Box<[i64]>) {
+fn group_by(n: usize, keys: &[VertexId], values: Vec<VertexId>, weights: Vec<i64>) -> Grouped {
     let mut offsets = vec![0u32; n + 1];
     for &k in keys {
         offsets[k as usize + 1] += 1;

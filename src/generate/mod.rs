@@ -172,6 +172,22 @@ pub fn random_parity(n: u32, max_priority: u64, max_degree: u32, seed: u64) -> P
     game
 }
 
+/// Writes `game` in PGSolver's `.gm` format (`parity N;` with N the highest id).
+pub fn write_pgsolver(game: &ParityGame, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    writeln!(out, "parity {};", game.owners.len().saturating_sub(1))?;
+    for (v, ((owner, priority), successors)) in game
+        .owners
+        .iter()
+        .zip(&game.priorities)
+        .zip(&game.successors)
+        .enumerate()
+    {
+        let list: Vec<String> = successors.iter().map(u32::to_string).collect();
+        writeln!(out, "{v} {priority} {} {};", owner.index(), list.join(","))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,20 +210,4 @@ mod tests {
         let g = random_parity(20, 5, 3, 2);
         assert!(g.priorities.iter().all(|&p| p <= 5) && g.successors.iter().all(|s| !s.is_empty()));
     }
-}
-
-/// Writes `game` in PGSolver's `.gm` format (`parity N;` with N the highest id).
-pub fn write_pgsolver(game: &ParityGame, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    writeln!(out, "parity {};", game.owners.len().saturating_sub(1))?;
-    for (v, ((owner, priority), successors)) in game
-        .owners
-        .iter()
-        .zip(&game.priorities)
-        .zip(&game.successors)
-        .enumerate()
-    {
-        let list: Vec<String> = successors.iter().map(u32::to_string).collect();
-        writeln!(out, "{v} {priority} {} {};", owner.index(), list.join(","))?;
-    }
-    Ok(())
 }
