@@ -10,10 +10,19 @@
 // thread tracks the round number itself and takes every exit decision from the same
 // counter read after the same barrier, so all threads leave together.
 //
-// Round r: the frontier is frontier[r & 1] with size count[r % 3]; pushes go to
-// frontier[(r + 1) & 1] / count[(r + 1) % 3]; count[(r + 2) % 3] (read as the frontier size
-// at the start of round r - 1) is zeroed for round r + 1. A vertex enters the next frontier
-// at most once: stamp[p] holds the last round whose frontier it was pushed into.
+// Round r: count[r % 3] is the frontier's size; pushes count into count[(r + 1) % 3];
+// count[(r + 2) % 3] (read as the frontier size at the start of round r - 1) is zeroed for
+// round r + 1. stamp[v] holds the last round whose frontier v was pushed into.
+//
+// Two frontier forms, chosen per round from its size:
+// - sparse: a duplicate-free list, frontier[r & 1][0 .. count); pushes claim the vertex
+//   with an atomic exchange on its stamp and append it (one atomic add per warp);
+// - dense (large frontiers): the frontier is {v : stamp[v] == r}; pushes just store the
+//   stamp (idempotent), no list and no claim, and count with duplicates (an upper bound,
+//   zero exactly when nothing was pushed). A round pushes densely when its own frontier is
+//   at least `dense_above`; the next round is dense exactly when this one pushed densely.
+// A vertex pushed into round r + 1 before a dense round r reached it is lifted in round
+// r + 1 instead: lifting later, from newer values, is never wrong (lifts are monotone).
 
 typedef unsigned long long u64;
 typedef long long i64;
@@ -35,19 +44,23 @@ struct LiftParams {
     u32* stamp;
     u32* state;        // RoundState, see below
     u64 bound;
+    u32 n;
     u32 n0;
+    u32 dense_above;   // push densely from frontiers of at least this size
     u32 max_rounds;
     u32 shrink_below;  // leave when the next frontier is smaller (0: never)
     u32 grow_above;    // leave when the next frontier is larger
 };
 
 // state words: [0..3) frontier counts, [3] round, [4] barrier arrivals, [5] barrier
-// generation, [6..8) lifts (u64, little-endian words).
+// generation, [6..8) lifts (u64, little-endian words), [8] whether round `round`'s frontier
+// is dense.
 #define ST_COUNT 0
 #define ST_ROUND 3
 #define ST_BAR_COUNT 4
 #define ST_BAR_GEN 5
 #define ST_LIFTS 6
+#define ST_DENSE 8
 
 __device__ __forceinline__ u64 energy_minus(u64 a, i64 w, u64 bound) {
     if (a == TOP) return TOP;
@@ -106,6 +119,51 @@ __device__ __forceinline__ void push(bool want, u32 v, u32* list, u32* count) {
     if (want) list[base + __popc(ballot & ((1u << lane) - 1u))] = v;
 }
 
+// Lifts vertex v (all H lanes of its group together) and pushes the predecessors whose
+// edge into v it breaks. Returns how many it pushed in dense mode (this lane's share).
+template <int H>
+__device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, unsigned group_mask,
+                                           u32 stamp, bool dense_push, u32* next, u32* next_count) {
+    const bool is_min = v < p.n0;
+    const u32 begin = __ldg(p.succ_offsets + v);
+    const u32 end = __ldg(p.succ_offsets + v + 1);
+    u64 acc = is_min ? TOP : 0ULL;
+    for (u32 k = begin + sub; k < end; k += H) {
+        u64 c = energy_minus(__ldcg(p.credit + __ldg(p.succ_targets + k)), __ldg(p.succ_weights + k),
+                             p.bound);
+        acc = pick(is_min, acc, c);
+    }
+    if (H > 1) {
+#pragma unroll
+        for (int off = H / 2; off > 0; off >>= 1) {
+            u64 other = __shfl_down_sync(group_mask, acc, off, H);
+            acc = pick(is_min, acc, other);
+        }
+        acc = __shfl_sync(group_mask, acc, 0, H);
+    }
+    const u64 old = __ldcg(p.credit + v);
+    if (acc <= old) return 0;
+    if (sub == 0) __stcg(p.credit + v, acc);
+    const u32 pbegin = __ldg(p.pred_offsets + v);
+    const u32 pend = __ldg(p.pred_offsets + v + 1);
+    u32 pushed = 0;
+    for (u32 k = pbegin + sub; k < pend; k += H) {
+        const u32 u = __ldg(p.pred_sources + k);
+        bool want = __ldcg(p.credit + u) < energy_minus(acc, __ldg(p.pred_weights + k), p.bound) &&
+                    __ldcg(p.stamp + u) != stamp;
+        if (dense_push) {
+            if (want) {
+                __stcg(p.stamp + u, stamp);
+                pushed += 1;
+            }
+        } else {
+            want = want && atomicExch(p.stamp + u, stamp) != stamp;
+            push(want, u, next, next_count);
+        }
+    }
+    return pushed;
+}
+
 template <int H>
 __device__ void run_rounds(const LiftParams& p) {
     const u32 lane = threadIdx.x & 31;
@@ -117,6 +175,7 @@ __device__ void run_rounds(const LiftParams& p) {
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
 
     u32 round = load_volatile(p.state + ST_ROUND);
+    bool dense = load_volatile(p.state + ST_DENSE) != 0;
     u64 lifts = 0;
     u32 done = 0;
     for (;;) {
@@ -126,54 +185,47 @@ __device__ void run_rounds(const LiftParams& p) {
         u32* next = (round & 1) ? p.frontier0 : p.frontier1;
         u32* next_count = count + (round + 1) % 3;
         const u32 stamp = round + 1;
+        const bool dense_push = size >= p.dense_above;
         if (leader) {
             count[(round + 2) % 3] = 0;
-            lifts += size;
+            if (!dense) lifts += size;  // dense rounds count their lifts exactly below
         }
-        for (u32 i = group; i < size; i += groups) {
-            const u32 v = __ldcg(frontier + i);
-            const bool is_min = v < p.n0;
-            const u32 begin = __ldg(p.succ_offsets + v);
-            const u32 end = __ldg(p.succ_offsets + v + 1);
-            u64 acc = is_min ? TOP : 0ULL;
-            for (u32 k = begin + sub; k < end; k += H) {
-                u64 c = energy_minus(__ldcg(p.credit + __ldg(p.succ_targets + k)),
-                                     __ldg(p.succ_weights + k), p.bound);
-                acc = pick(is_min, acc, c);
+        u32 pushed = 0;
+        if (dense) {
+            u32 lifted = 0;
+            for (u32 v = group; v < p.n; v += groups) {
+                if (__ldcg(p.stamp + v) != round) continue;
+                lifted += sub == 0;
+                pushed += lift_vertex<H>(p, v, sub, group_mask, stamp, dense_push, next, next_count);
             }
-            if (H > 1) {
 #pragma unroll
-                for (int off = H / 2; off > 0; off >>= 1) {
-                    u64 other = __shfl_down_sync(group_mask, acc, off, H);
-                    acc = pick(is_min, acc, other);
-                }
-                acc = __shfl_sync(group_mask, acc, 0, H);
+            for (int off = 16; off > 0; off >>= 1) lifted += __shfl_down_sync(0xffffffffu, lifted, off);
+            if (lane == 0 && lifted != 0) {
+                atomicAdd((unsigned long long*)(p.state + ST_LIFTS), (unsigned long long)lifted);
             }
-            const u64 old = __ldcg(p.credit + v);
-            if (acc > old) {
-                if (sub == 0) __stcg(p.credit + v, acc);
-                const u32 pbegin = __ldg(p.pred_offsets + v);
-                const u32 pend = __ldg(p.pred_offsets + v + 1);
-                for (u32 k = pbegin + sub; k < pend; k += H) {
-                    const u32 u = __ldg(p.pred_sources + k);
-                    bool want = __ldcg(p.credit + u) < energy_minus(acc, __ldg(p.pred_weights + k), p.bound);
-                    want = want && atomicExch(p.stamp + u, stamp) != stamp;
-                    push(want, u, next, next_count);
-                }
+        } else {
+            for (u32 i = group; i < size; i += groups) {
+                const u32 v = __ldcg(frontier + i);
+                pushed += lift_vertex<H>(p, v, sub, group_mask, stamp, dense_push, next, next_count);
             }
+        }
+        if (dense_push) {
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) pushed += __shfl_down_sync(0xffffffffu, pushed, off);
+            if (lane == 0 && pushed != 0) atomicAdd(next_count, pushed);
         }
         grid_barrier(p.state);
         round += 1;
         done += 1;
+        dense = dense_push;
         const u32 next_size = load_volatile(next_count);
         const bool leave = next_size == 0 || next_size > p.grow_above ||
                            next_size < p.shrink_below || done >= p.max_rounds;
         if (leave) {
             if (leader) {
                 p.state[ST_ROUND] = round;
-                u64 total = ((u64)p.state[ST_LIFTS + 1] << 32 | p.state[ST_LIFTS]) + lifts;
-                p.state[ST_LIFTS] = (u32)total;
-                p.state[ST_LIFTS + 1] = (u32)(total >> 32);
+                p.state[ST_DENSE] = dense ? 1u : 0u;
+                atomicAdd((unsigned long long*)(p.state + ST_LIFTS), (unsigned long long)lifts);
                 __threadfence();
             }
             return;
@@ -192,10 +244,3 @@ LIFT_KERNEL(4)
 LIFT_KERNEL(8)
 LIFT_KERNEL(16)
 LIFT_KERNEL(32)
-
-// list[i] = i for i < n (the first frontier: every vertex).
-extern "C" __global__ void fill_identity(u32* list, u32 n) {
-    for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        list[i] = i;
-    }
-}

@@ -52,6 +52,27 @@ pub fn random(seed: u64, n: u32, avg: u32, lo: i64, hi: i64, sorted_owners: bool
     Arena::from_edges(owners, edges, None).expect("generated games are valid")
 }
 
+/// Random game whose edges are non-negative (up to `max_gain`) except a fraction
+/// `negative` of weight `-loss`: credits stay small and most vertices are won by player 0,
+/// so lifting needs few rounds (the shape of large benchmark games that finish).
+pub fn mostly_gains(seed: u64, n: u32, avg: u32, negative: f64, loss: i64, max_gain: i64) -> Arena {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let owners: Vec<Player> = (0..n).map(|_| owner(&mut rng, 0.5)).collect();
+    let mut edges = EdgeList::with_capacity(n as usize * avg as usize);
+    for v in 0..n {
+        let d = rng.random_range(1..=2 * avg - 1);
+        for _ in 0..d {
+            let w = if rng.random_bool(negative) {
+                -loss
+            } else {
+                rng.random_range(0..=max_gain)
+            };
+            edges.push(v, rng.random_range(0..n), w);
+        }
+    }
+    Arena::from_edges(owners, edges, None).expect("generated games are valid")
+}
+
 /// Power-law out-degrees (a few hubs with up to `max_degree` successors), weights in
 /// `-w..=w`, plus self-loops and parallel edges.
 pub fn skewed(seed: u64, n: u32, max_degree: u32, w: i64) -> Arena {

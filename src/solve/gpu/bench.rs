@@ -41,9 +41,10 @@ pub fn copy_bandwidth(ordinal: usize, bytes: usize, repeats: usize) -> Result<f6
 
 impl GpuEngine {
     /// Resets to 0 with every vertex in the frontier, then times (CUDA events) one launch
-    /// of up to `rounds` rounds on `blocks` blocks. Milliseconds.
-    pub fn time_launch(&mut self, blocks: u32, rounds: u32) -> Result<f64, GpuError> {
+    /// of up to `rounds` rounds on `blocks` blocks, pushing densely or as lists. Milliseconds.
+    pub fn time_launch(&mut self, blocks: u32, rounds: u32, dense: bool) -> Result<f64, GpuError> {
         self.reset(None)?;
+        self.set_dense(dense);
         let stream = self.stream().clone();
         let start = stream
             .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))

@@ -29,7 +29,6 @@ pub const SOURCES: &[(&str, &str, &[&str])] = &[(
         "lift_rounds_h8",
         "lift_rounds_h16",
         "lift_rounds_h32",
-        "fill_identity",
     ],
 )];
 
@@ -101,8 +100,6 @@ pub struct Kernels {
     pub multiprocessors: u32,
     /// `lift_rounds_h{1,2,4,8,16,32}`, indexed like [`LANES`].
     pub lift: Vec<CudaFunction>,
-    /// `fill_identity`.
-    pub fill_identity: CudaFunction,
     /// Seconds NVRTC took.
     pub compile_seconds: f64,
     _module: Arc<CudaModule>,
@@ -138,9 +135,6 @@ pub fn kernels(ordinal: usize) -> Result<Arc<Kernels>, GpuError> {
         .map(|h| module.load_function(&format!("lift_rounds_h{h}")))
         .collect::<Result<Vec<_>, _>>()
         .during("loading the lifting kernels")?;
-    let fill_identity = module
-        .load_function("fill_identity")
-        .during("loading fill_identity")?;
     let multiprocessors = ctx
         .attribute(
             cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
@@ -152,7 +146,6 @@ pub fn kernels(ordinal: usize) -> Result<Arc<Kernels>, GpuError> {
         arch,
         multiprocessors,
         lift,
-        fill_identity,
         compile_seconds,
         _module: module,
     });

@@ -37,6 +37,8 @@ pub struct GpuOptions {
     pub rounds_per_launch: Option<u32>,
     /// Run every round on the whole grid (no single-block tier for tiny frontiers).
     pub no_small_tier: bool,
+    /// Keep every frontier as a list (no dense rounds for large frontiers).
+    pub no_dense: bool,
 }
 
 /// Wall-clock seconds of each phase.
@@ -83,7 +85,9 @@ struct LiftParams {
     stamp: u64,
     state: u64,
     bound: u64,
+    n: u32,
     n0: u32,
+    dense_above: u32,
     max_rounds: u32,
     shrink_below: u32,
     grow_above: u32,
@@ -103,6 +107,7 @@ pub struct GpuEngine {
     bound: u64,
     lanes: u32,
     full_blocks: u32,
+    dense_above: u32,
     new_of_old: Vec<u32>,
     old_of_new: Vec<u32>,
     prepare_seconds: f64,
@@ -111,7 +116,7 @@ pub struct GpuEngine {
     _adjacency: [CudaSlice<u32>; 4],
     _weights: [CudaSlice<i64>; 2],
     credit: CudaSlice<u64>,
-    frontier0: CudaSlice<u32>,
+    _frontier0: CudaSlice<u32>,
     _frontier1: CudaSlice<u32>,
     stamp: CudaSlice<u32>,
     state: CudaSlice<u32>,
@@ -191,7 +196,7 @@ impl GpuEngine {
         let frontier0 = alloc_u32(n as usize)?;
         let frontier1 = alloc_u32(n as usize)?;
         let stamp = alloc_u32(n as usize)?;
-        let state = alloc_u32(8)?;
+        let state = alloc_u32(16)?;
         stream.synchronize().during("uploading the game")?;
         let upload_seconds = start.elapsed().as_secs_f64();
 
@@ -209,7 +214,9 @@ impl GpuEngine {
             stamp: ptr_u32(&stamp),
             state: ptr_u32(&state),
             bound,
+            n: layout.n,
             n0: layout.n0,
+            dense_above: u32::MAX,
             max_rounds: 1,
             shrink_below: 0,
             grow_above: u32::MAX,
@@ -223,6 +230,7 @@ impl GpuEngine {
             bound,
             lanes,
             full_blocks: 1,
+            dense_above: u32::MAX,
             new_of_old: layout.new_of_old,
             old_of_new: layout.old_of_new,
             prepare_seconds,
@@ -230,7 +238,7 @@ impl GpuEngine {
             _adjacency: adjacency,
             _weights: weights,
             credit,
-            frontier0,
+            _frontier0: frontier0,
             _frontier1: frontier1,
             stamp,
             state,
@@ -302,30 +310,20 @@ impl GpuEngine {
                     .during("uploading start values")?;
             }
         }
+        // Stamps 0 and a dense first round: every vertex is in frontier 0.
         self.stream
             .memset_zeros(&mut self.stamp)
             .during("resetting stamps")?;
-        let state = [self.n, 0, 0, 0, 0, 0, 0, 0];
+        let state = [self.n, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
         self.stream
             .memcpy_htod(&state[..], &mut self.state)
             .during("resetting the round state")?;
-        let blocks = self.n.div_ceil(BLOCK).clamp(1, 4096);
-        let cfg = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut launch = self.stream.launch_builder(&self.kernels.fill_identity);
-        launch.arg(&mut self.frontier0).arg(&self.n);
-        // SAFETY: fill_identity(u32* list, u32 n) writes list[0..n); frontier0 holds
-        // max(n, 1) u32s; the grid-stride loop stays below n.
-        unsafe { launch.launch(cfg) }.during("filling the first frontier")?;
         Ok(())
     }
 
-    /// Reads the round state: (frontier size, rounds, lifts).
-    fn read_state(&self) -> Result<(u32, u32, u64), GpuError> {
-        let mut state = [0u32; 8];
+    /// Reads the round state: (frontier size, rounds, lifts, whether the frontier is dense).
+    fn read_state(&self) -> Result<(u32, u32, u64, bool), GpuError> {
+        let mut state = [0u32; 16];
         self.stream
             .memcpy_dtoh(&self.state, &mut state[..])
             .during("reading the round state")?;
@@ -334,7 +332,16 @@ impl GpuEngine {
             .during("reading the round state")?;
         let round = state[3];
         let lifts = (state[7] as u64) << 32 | state[6] as u64;
-        Ok((state[(round % 3) as usize], round, lifts))
+        Ok((state[(round % 3) as usize], round, lifts, state[8] != 0))
+    }
+
+    /// Pushes densely (stamps only) from frontiers of at least `n/16` vertices, or never.
+    pub fn set_dense(&mut self, dense: bool) {
+        self.dense_above = if dense {
+            (self.n / 16).max(1024)
+        } else {
+            u32::MAX
+        };
     }
 
     /// Runs up to `max_rounds` rounds in one launch on `blocks` blocks, leaving early when
@@ -350,6 +357,7 @@ impl GpuEngine {
             max_rounds,
             shrink_below,
             grow_above,
+            dense_above: self.dense_above,
             ..self.params
         };
         let index = LANES
@@ -365,7 +373,7 @@ impl GpuEngine {
         launch.arg(&params);
         // SAFETY: every pointer in `params` is a live allocation of this engine with the
         // lengths the kernel assumes (offsets n+1, adjacency m, per-vertex arrays n, state
-        // 8 words); vertex ids read from the frontiers and adjacency are < n. `blocks` is at
+        // 16 words with the u64 lifts counter 8-byte aligned at word 6); vertex ids read from the frontiers and adjacency are < n. `blocks` is at
         // most the co-resident grid (occupancy × SMs), which the cooperative launch checks.
         unsafe { launch.launch_cooperative(cfg) }.during("launching the lifting kernel")?;
         Ok(())
@@ -381,14 +389,17 @@ impl GpuEngine {
     ) -> Result<LiftRun, GpuSolveError> {
         let begin = Instant::now();
         self.reset(start)?;
+        // Dense rounds once a frontier holds a sixteenth of the vertices.
+        self.set_dense(!options.no_dense);
         let groups_per_block = BLOCK / self.lanes;
         let small_tier = !options.no_small_tier;
         let mut budget = options.rounds_per_launch.unwrap_or(64).max(1);
         let mut launches = 0u64;
-        let (mut size, mut round, mut lifts) = (self.n, 0u32, 0u64);
+        let (mut size, mut round, mut lifts, mut dense) = (self.n, 0u32, 0u64, true);
         while size > 0 {
             control.checkpoint()?;
-            let small = small_tier && size <= 2 * groups_per_block;
+            // A dense round scans every vertex: never on a single block.
+            let small = small_tier && !dense && size <= 2 * groups_per_block;
             let launch_start = Instant::now();
             if small {
                 self.launch_rounds(1, budget, 0, 4 * groups_per_block)?;
@@ -398,7 +409,7 @@ impl GpuEngine {
             }
             launches += 1;
             let before = round;
-            (size, round, lifts) = self.read_state()?;
+            (size, round, lifts, dense) = self.read_state()?;
             let elapsed = launch_start.elapsed().as_secs_f64();
             if options.rounds_per_launch.is_none() {
                 // Aim at 2–8 ms per launch: long enough to hide the launch, short enough
