@@ -125,6 +125,9 @@ template <int H>
 __device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, unsigned group_mask,
                                            u32 stamp, bool dense_push, u32* next, u32* next_count) {
     const bool is_min = v < p.n0;
+    // Lane 0's view of f(v), shared below: a lane that read f(v) after lane 0 stored the
+    // new value would wrongly see no change and skip its share of the predecessors.
+    u64 old = __ldcg(p.credit + v);
     const u32 begin = __ldg(p.succ_offsets + v);
     const u32 end = __ldg(p.succ_offsets + v + 1);
     u64 acc = is_min ? TOP : 0ULL;
@@ -140,8 +143,8 @@ __device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, 
             acc = pick(is_min, acc, other);
         }
         acc = __shfl_sync(group_mask, acc, 0, H);
+        old = __shfl_sync(group_mask, old, 0, H);
     }
-    const u64 old = __ldcg(p.credit + v);
     if (acc <= old) return 0;
     if (sub == 0) __stcg(p.credit + v, acc);
     const u32 pbegin = __ldg(p.pred_offsets + v);
@@ -194,7 +197,11 @@ __device__ void run_rounds(const LiftParams& p) {
         if (dense) {
             u32 lifted = 0;
             for (u32 v = group; v < p.n; v += groups) {
-                if (__ldcg(p.stamp + v) != round) continue;
+                // The group follows lane 0's reading of the stamp (a push may change it
+                // between two lanes' reads; a split group would break the shuffles).
+                u32 mark = __ldcg(p.stamp + v);
+                if (H > 1) mark = __shfl_sync(group_mask, mark, 0, H);
+                if (mark != round) continue;
                 lifted += sub == 0;
                 pushed += lift_vertex<H>(p, v, sub, group_mask, stamp, dense_push, next, next_count);
             }

@@ -57,7 +57,7 @@ pub fn run(max_edges: u64, cpu_limit: f64, data: Option<std::path::PathBuf>) {
     let shapes: &[(&str, u64, u32, f64)] = &[
         ("gains, 1% losses", 1_000_000, 4, 0.01),
         ("gains, 3% losses", 10_000_000, 4, 0.03),
-        ("gains, 3% losses", 10_000_000, 16, 0.03),
+        ("gains, 1% losses", 10_000_000, 16, 0.01),
         ("gains, 3% losses", 100_000_000, 4, 0.03),
         ("uniform ±10 (hard)", 1_000_000, 4, -1.0),
     ];
@@ -84,7 +84,10 @@ pub fn run(max_edges: u64, cpu_limit: f64, data: Option<std::path::PathBuf>) {
     }
     if let Some(dir) = data {
         println!("\n== shared data, end to end ==");
-        for case in games::shared_data(&dir) {
+        for case in games::shared_data(&dir)
+            .into_iter()
+            .filter(|c| c.arena.edge_count() >= 100_000)
+        {
             println!(
                 "\n-- {} n={} m={} --",
                 case.name,
@@ -176,9 +179,14 @@ fn end_to_end(arena: &Arena, cpu_limit: f64) {
             .map_err(|e| e.to_string())
             .and_then(|mut e| {
                 let h = e.lanes();
-                e.lift_from(None, &options, &Control::new())
-                    .map(|r| (h, r))
-                    .map_err(|e| e.to_string())
+                let deadline = Instant::now() + Duration::from_secs_f64(cpu_limit);
+                e.lift_from(
+                    None,
+                    &options,
+                    &Control::new().with_deadline(Some(deadline)),
+                )
+                .map(|r| (h, r))
+                .map_err(|e| e.to_string())
             });
         let total = t.elapsed().as_secs_f64();
         match run {

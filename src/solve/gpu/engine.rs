@@ -300,11 +300,7 @@ impl GpuEngine {
                 .during("resetting credits")?,
             Some(values) => {
                 assert_eq!(values.len(), n, "one start value per vertex");
-                let device_order: Vec<u64> = self
-                    .old_of_new
-                    .iter()
-                    .map(|&v| values[v as usize])
-                    .collect();
+                let device_order = super::layout::gather(&self.old_of_new, values);
                 self.stream
                     .memcpy_htod(&device_order, &mut self.credit)
                     .during("uploading start values")?;
@@ -428,11 +424,7 @@ impl GpuEngine {
             .stream
             .clone_dtoh(&self.credit)
             .during("downloading credits")?;
-        let credit = self
-            .new_of_old
-            .iter()
-            .map(|&d| device[d as usize])
-            .collect();
+        let credit = super::layout::gather(&self.new_of_old, &device);
         let download = start.elapsed().as_secs_f64();
         Ok(LiftRun {
             credit,

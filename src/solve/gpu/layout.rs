@@ -4,10 +4,15 @@
 //!
 //! Outputs speak input ids: [`DeviceLayout::to_input_order`] undoes the renumbering.
 
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+
 use crate::arena::{Arena, Player};
 
-/// Host-side arrays in device order, ready to upload.
-pub struct DeviceLayout {
+/// Host-side arrays in device order, ready to upload: borrowed from the arena when its
+/// player-0 vertices already come first, renumbered copies (built in parallel) otherwise.
+pub struct DeviceLayout<'a> {
     /// Vertices.
     pub n: u32,
     /// Edges.
@@ -19,17 +24,17 @@ pub struct DeviceLayout {
     /// `old_of_new[d]`: the input id of device vertex `d`.
     pub old_of_new: Vec<u32>,
     /// CSR offsets (`n + 1`).
-    pub succ_offsets: Vec<u32>,
+    pub succ_offsets: Cow<'a, [u32]>,
     /// CSR targets (`m`).
-    pub succ_targets: Vec<u32>,
+    pub succ_targets: Cow<'a, [u32]>,
     /// CSR weights (`m`).
-    pub succ_weights: Vec<i64>,
+    pub succ_weights: Cow<'a, [i64]>,
     /// CSC offsets (`n + 1`).
-    pub pred_offsets: Vec<u32>,
+    pub pred_offsets: Cow<'a, [u32]>,
     /// CSC sources (`m`).
-    pub pred_sources: Vec<u32>,
+    pub pred_sources: Cow<'a, [u32]>,
     /// CSC weights (`m`).
-    pub pred_weights: Vec<i64>,
+    pub pred_weights: Cow<'a, [i64]>,
 }
 
 /// Bytes of device memory a game of `n` vertices and `m` edges needs: both adjacency
@@ -55,9 +60,9 @@ pub fn lanes_for_degree(average_degree: f64) -> u32 {
     h
 }
 
-impl DeviceLayout {
+impl<'a> DeviceLayout<'a> {
     /// Renumbers `arena`; the arena guarantees `m < u32::MAX`.
-    pub fn new(arena: &Arena) -> DeviceLayout {
+    pub fn new(arena: &'a Arena) -> DeviceLayout<'a> {
         let n = arena.vertex_count();
         let m = arena.edge_count();
         let owners = arena.owners();
@@ -77,12 +82,12 @@ impl DeviceLayout {
                 n0,
                 new_of_old,
                 old_of_new,
-                succ_offsets: arena.succ_offsets().to_vec(),
-                succ_targets: arena.succ_targets().to_vec(),
-                succ_weights: arena.succ_weights().to_vec(),
-                pred_offsets: arena.pred_offsets().to_vec(),
-                pred_sources: arena.pred_sources().to_vec(),
-                pred_weights: arena.pred_weights().to_vec(),
+                succ_offsets: Cow::Borrowed(arena.succ_offsets()),
+                succ_targets: Cow::Borrowed(arena.succ_targets()),
+                succ_weights: Cow::Borrowed(arena.succ_weights()),
+                pred_offsets: Cow::Borrowed(arena.pred_offsets()),
+                pred_sources: Cow::Borrowed(arena.pred_sources()),
+                pred_weights: Cow::Borrowed(arena.pred_weights()),
             };
         }
         let (succ_offsets, succ_targets, succ_weights) = permute(
@@ -105,29 +110,23 @@ impl DeviceLayout {
             n0,
             new_of_old,
             old_of_new,
-            succ_offsets,
-            succ_targets,
-            succ_weights,
-            pred_offsets,
-            pred_sources,
-            pred_weights,
+            succ_offsets: Cow::Owned(succ_offsets),
+            succ_targets: Cow::Owned(succ_targets),
+            succ_weights: Cow::Owned(succ_weights),
+            pred_offsets: Cow::Owned(pred_offsets),
+            pred_sources: Cow::Owned(pred_sources),
+            pred_weights: Cow::Owned(pred_weights),
         }
     }
 
     /// Device-ordered values back in input order.
     pub fn to_input_order(&self, device_values: &[u64]) -> Vec<u64> {
-        self.new_of_old
-            .iter()
-            .map(|&d| device_values[d as usize])
-            .collect()
+        gather(&self.new_of_old, device_values)
     }
 
     /// Input-ordered values in device order.
     pub fn to_device_order(&self, input_values: &[u64]) -> Vec<u64> {
-        self.old_of_new
-            .iter()
-            .map(|&v| input_values[v as usize])
-            .collect()
+        gather(&self.old_of_new, input_values)
     }
 
     /// Average out-degree.
@@ -140,7 +139,16 @@ impl DeviceLayout {
     }
 }
 
-/// One adjacency (offsets, neighbours, weights) in the new numbering.
+/// `values[index[i]]` for every `i`, in parallel.
+pub fn gather(index: &[u32], values: &[u64]) -> Vec<u64> {
+    index.par_iter().map(|&i| values[i as usize]).collect()
+}
+
+/// Vertices per parallel task when renumbering.
+const CHUNK: usize = 1 << 14;
+
+/// One adjacency (offsets, neighbours, weights) in the new numbering, filled in parallel
+/// over chunks of new vertex ids.
 fn permute(
     old_of_new: &[u32],
     new_of_old: &[u32],
@@ -149,25 +157,98 @@ fn permute(
     weights: &[i64],
 ) -> (Vec<u32>, Vec<u32>, Vec<i64>) {
     let mut new_offsets = Vec::with_capacity(offsets.len());
-    let mut new_neighbours = Vec::with_capacity(neighbours.len());
-    let mut new_weights = Vec::with_capacity(weights.len());
     new_offsets.push(0u32);
+    let mut total = 0u32;
     for &v in old_of_new {
-        let range = offsets[v as usize] as usize..offsets[v as usize + 1] as usize;
-        new_neighbours.extend(
-            neighbours[range.clone()]
-                .iter()
-                .map(|&u| new_of_old[u as usize]),
-        );
-        new_weights.extend_from_slice(&weights[range]);
-        new_offsets.push(new_neighbours.len() as u32);
+        total += offsets[v as usize + 1] - offsets[v as usize];
+        new_offsets.push(total);
     }
+    let mut new_neighbours = vec![0u32; neighbours.len()];
+    let mut new_weights = vec![0i64; weights.len()];
+    // Cut the outputs at chunk boundaries so that every task owns its slices.
+    let mut tasks = Vec::new();
+    let (mut rest_n, mut rest_w) = (&mut new_neighbours[..], &mut new_weights[..]);
+    for (c, ids) in old_of_new.chunks(CHUNK).enumerate() {
+        let first = c * CHUNK;
+        let len = (new_offsets[first + ids.len()] - new_offsets[first]) as usize;
+        let (out_n, tail_n) = std::mem::take(&mut rest_n).split_at_mut(len);
+        let (out_w, tail_w) = std::mem::take(&mut rest_w).split_at_mut(len);
+        (rest_n, rest_w) = (tail_n, tail_w);
+        tasks.push((ids, out_n, out_w));
+    }
+    tasks.into_par_iter().for_each(|(ids, out_n, out_w)| {
+        let mut at = 0;
+        for &v in ids {
+            let range = offsets[v as usize] as usize..offsets[v as usize + 1] as usize;
+            let len = range.len();
+            for (slot, &u) in out_n[at..at + len]
+                .iter_mut()
+                .zip(&neighbours[range.clone()])
+            {
+                *slot = new_of_old[u as usize];
+            }
+            out_w[at..at + len].copy_from_slice(&weights[range]);
+            at += len;
+        }
+    });
     (new_offsets, new_neighbours, new_weights)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn renumbering_puts_player_zero_first_and_round_trips() {
+        use crate::arena::EdgeList;
+        let owners = vec![Player::One, Player::Zero, Player::One, Player::Zero];
+        let mut edges = EdgeList::default();
+        for (s, t, w) in [
+            (0, 1, -1),
+            (0, 3, 2),
+            (1, 2, 5),
+            (2, 0, -7),
+            (3, 3, 0),
+            (3, 0, 4),
+        ] {
+            edges.push(s, t, w);
+        }
+        let arena = Arena::from_edges(owners, edges, None).unwrap();
+        let layout = DeviceLayout::new(&arena);
+        assert_eq!(layout.n0, 2);
+        assert_eq!(layout.old_of_new, vec![1, 3, 0, 2]);
+        for d in 0..4u32 {
+            let v = layout.old_of_new[d as usize];
+            assert_eq!(d < layout.n0, arena.owner(v) == Player::Zero);
+            let range = layout.succ_offsets[d as usize] as usize
+                ..layout.succ_offsets[d as usize + 1] as usize;
+            let got: Vec<(u32, i64)> = range
+                .map(|k| {
+                    (
+                        layout.old_of_new[layout.succ_targets[k] as usize],
+                        layout.succ_weights[k],
+                    )
+                })
+                .collect();
+            assert_eq!(got, arena.successors(v).collect::<Vec<_>>());
+            let range = layout.pred_offsets[d as usize] as usize
+                ..layout.pred_offsets[d as usize + 1] as usize;
+            let got: Vec<(u32, i64)> = range
+                .map(|k| {
+                    (
+                        layout.old_of_new[layout.pred_sources[k] as usize],
+                        layout.pred_weights[k],
+                    )
+                })
+                .collect();
+            assert_eq!(got, arena.predecessors(v).collect::<Vec<_>>());
+        }
+        let values = vec![10, 11, 12, 13];
+        assert_eq!(
+            layout.to_input_order(&layout.to_device_order(&values)),
+            values
+        );
+    }
 
     #[test]
     fn lanes_follow_the_measured_optima() {
