@@ -225,7 +225,11 @@ fn end_to_end(arena: &Arena, cpu_limit: f64) {
                 s.stats.lifts,
                 cpu / gpu_total,
                 cpu / gpu_solve,
-                if same { "identical" } else { "DIFFER" }
+                match &gpu_credit {
+                    None => "not compared (no GPU answer)",
+                    Some(_) if same => "identical",
+                    Some(_) => "DIFFER",
+                }
             );
         }
         Err(e) => println!(
