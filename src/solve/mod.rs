@@ -6,6 +6,7 @@
 //! all of them. This module does no I/O and never touches tokio or axum.
 
 pub mod control;
+pub mod cpu;
 pub mod energy;
 pub mod reference;
 pub mod strategy;
@@ -26,17 +27,20 @@ pub enum Backend {
     Auto,
     /// Algorithm 1: the sequential worklist (the reference every other backend must match).
     Reference,
+    /// Frontier-based parallel lifting on a rayon pool (all cores); see [`cpu`].
+    Cpu,
 }
 
 impl Backend {
     /// Every backend, for help texts and tests.
-    pub const ALL: &'static [Backend] = &[Backend::Auto, Backend::Reference];
+    pub const ALL: &'static [Backend] = &[Backend::Auto, Backend::Reference, Backend::Cpu];
 
     /// The name used on the command line and in the API.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Auto => "auto",
             Backend::Reference => "reference",
+            Backend::Cpu => "cpu",
         }
     }
 }
@@ -44,10 +48,17 @@ impl Backend {
 impl std::str::FromStr for Backend {
     type Err = String;
     fn from_str(s: &str) -> Result<Backend, String> {
-        Backend::ALL.iter().copied().find(|b| b.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Backend::ALL.iter().map(|b| b.name()).collect();
-            format!("unknown backend '{s}': expected one of {}", names.join(", "))
-        })
+        Backend::ALL
+            .iter()
+            .copied()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Backend::ALL.iter().map(|b| b.name()).collect();
+                format!(
+                    "unknown backend '{s}': expected one of {}",
+                    names.join(", ")
+                )
+            })
     }
 }
 
@@ -68,7 +79,10 @@ pub enum SolveError {
     Interrupted(#[from] Interrupted),
     /// The chosen backend cannot run here (e.g. no GPU); the message says why.
     #[error("backend {backend} is unavailable: {reason}")]
-    Unavailable { backend: &'static str, reason: String },
+    Unavailable {
+        backend: &'static str,
+        reason: String,
+    },
 }
 
 /// Figures about one solve.
@@ -115,12 +129,20 @@ impl Solution {
         strategy::player0(arena, &credit, stats.bound, &mut strategy);
         stats.strategy_lifts = strategy::player1(arena, &credit, &mut strategy, control)?;
         stats.strategy_seconds = start.elapsed().as_secs_f64();
-        Ok(Solution { credit, strategy, stats })
+        Ok(Solution {
+            credit,
+            strategy,
+            stats,
+        })
     }
 
     /// Who wins from `v`.
     pub fn winner(&self, v: VertexId) -> Player {
-        if self.credit[v as usize] == TOP { Player::One } else { Player::Zero }
+        if self.credit[v as usize] == TOP {
+            Player::One
+        } else {
+            Player::Zero
+        }
     }
 
     /// `|W0|`.
@@ -135,7 +157,12 @@ impl Solution {
 
     /// The largest finite credit (0 if `W0` is empty).
     pub fn max_credit(&self) -> u64 {
-        self.credit.iter().copied().filter(|&c| c != TOP).max().unwrap_or(0)
+        self.credit
+            .iter()
+            .copied()
+            .filter(|&c| c != TOP)
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -143,5 +170,6 @@ impl Solution {
 pub fn solve(arena: &Arena, backend: Backend, control: &Control) -> Result<Solution, SolveError> {
     match backend {
         Backend::Auto | Backend::Reference => reference::solve(arena, control),
+        Backend::Cpu => cpu::solve(arena, &cpu::CpuOptions::default(), control),
     }
 }
