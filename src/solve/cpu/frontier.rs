@@ -6,22 +6,31 @@
 //! - **sequential** (small frontiers, or one thread): Algorithm 1 cut into rounds — vertices
 //!   are lifted in order against the latest values, a vertex still waiting in the current
 //!   round is not queued again. With one thread this is the reference worklist exactly.
-//! - **parallel** (large frontiers), a Jacobi round in three phases separated by joins:
-//!   1. every frontier vertex computes its lift from the values at the start of the round
-//!      (player 0 also its satisfied-edge count relative to them) into a side buffer;
-//!   2. the new values are written, the side buffer keeps the old ones;
-//!   3. every raised vertex scans its predecessors against the final values: a player-1
+//! - **parallel** (large frontiers), in two phases separated by a join:
+//!   1. every frontier vertex is lifted against the live values (chaotic, Gauss–Seidel like
+//!      the sequential rounds, so values climb as fast) and its new value published at once;
+//!      a player-0 vertex also recounts its satisfied edges against the values it read; the
+//!      old value goes to a side buffer;
+//!   2. every raised vertex scans its predecessors against the final values: a player-1
 //!      predecessor with a broken edge is queued; a player-0 predecessor whose edge went
 //!      from satisfied (old value) to broken (new value) has its counter decremented, and
 //!      the thread taking it to zero queues it. Queuing is deduplicated by an atomic flag
 //!      bit; threads collect vertices in cache-sized batches and append them with one
 //!      `fetch_add` each, so no lock is taken.
 //!
-//! Both kinds keep the same invariant at round boundaries — every player-0 counter is
-//! exact and every broken vertex is in the next frontier — so they mix freely, and the
-//! result is the unique least fixpoint whatever the schedule.
+//! **Counters may only undercount.** A player-0 vertex lifted in phase 1 may read a
+//! successor's value before or after that successor's own raise in the same round. Before:
+//! the phase-2 decrement is exact. After: the edge was already counted against the new
+//! value, and a phase-2 decrement removes it a second time. So a counter is never above the
+//! true number of satisfied edges — a vertex whose edges are all broken is always queued —
+//! and an undercount only costs a lift that changes nothing (it then recounts exactly).
+//! Decrements saturate at zero, and a decrement that finds 0 or 1 queues the vertex.
+//!
+//! Both kinds keep the same invariant at round boundaries — every broken vertex is in the
+//! next frontier, every player-0 counter is at most its satisfied edges — so they mix
+//! freely, and the result is the unique least fixpoint whatever the schedule.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -179,6 +188,8 @@ fn sequential_round(
             control.checkpoint()?;
         }
         if new == old {
+            // An undercounted vertex (see the module docs) that turned out unbroken; its
+            // recount read the same values as its lift, so it is at least 1.
             continue;
         }
         state.values[v as usize].store(new, Relaxed);
@@ -196,9 +207,8 @@ fn sequential_round(
                     if fp >= minus(old, w, bound) {
                         let count = &state.counts[p as usize];
                         let left = count.load(Relaxed);
-                        debug_assert!(left > 0, "counter of {p} below its satisfied edges");
-                        count.store(left - 1, Relaxed);
-                        if left == 1 {
+                        count.store(left.saturating_sub(1), Relaxed);
+                        if left <= 1 {
                             enqueue(p);
                         }
                     }
@@ -210,8 +220,8 @@ fn sequential_round(
     Ok(frontier.len() as u64)
 }
 
-/// One parallel (Jacobi) round in three phases; `side` has one slot per frontier vertex.
-/// Returns its lifts.
+/// One parallel round in two phases; `side` has one slot per frontier vertex. Returns its
+/// lifts.
 fn parallel_round(
     state: &LiftState<'_>,
     side: &[AtomicU64],
@@ -223,36 +233,40 @@ fn parallel_round(
     let frontier = state.current.vertices();
     let stop = Stop::default();
     pool.install(|| {
-        // Phase 1: lifts against the start-of-round values, into `side`.
+        // Phase 1: lift against the live values, publish at once, keep the old values.
         frontier
             .par_chunks(CHUNK)
             .zip(side.par_chunks(CHUNK))
-            .for_each(|(vertices, lifted)| {
-                if stop.should_stop(control) {
-                    return;
-                }
-                for (slot, out) in vertices.iter().zip(lifted) {
-                    let v = slot.load(Relaxed);
-                    out.store(state.lift(v, state.value(v)), Relaxed);
-                }
-            });
+            .for_each_init(
+                || Collector::new(&state.next),
+                |collector, (vertices, before)| {
+                    if stop.should_stop(control) {
+                        return;
+                    }
+                    for (slot, before) in vertices.iter().zip(before) {
+                        let v = slot.load(Relaxed);
+                        let flag = &state.flags[v as usize];
+                        flag.store(flag.load(Relaxed) & !current, Relaxed);
+                        let old = state.value(v);
+                        before.store(old, Relaxed);
+                        let new = state.lift(v, old);
+                        if new != old {
+                            state.values[v as usize].store(new, Relaxed);
+                        } else if state.owner(v) == Player::Zero
+                            && state.counts[v as usize].load(Relaxed) == 0
+                            && claim(flag, next)
+                        {
+                            // Unbroken at its lift, broken by the time of its recount (other
+                            // threads raised successors in between): lift it again next round.
+                            collector.push(v);
+                        }
+                    }
+                },
+            );
         if stop.is_set() {
             return;
         }
-        // Phase 2: publish the new values; `side` keeps the old ones.
-        frontier
-            .par_chunks(CHUNK * 8)
-            .zip(side.par_chunks(CHUNK * 8))
-            .for_each(|(vertices, lifted)| {
-                for (slot, out) in vertices.iter().zip(lifted) {
-                    let v = slot.load(Relaxed) as usize;
-                    let old = state.values[v].swap(out.load(Relaxed), Relaxed);
-                    out.store(old, Relaxed);
-                    let flag = &state.flags[v];
-                    flag.store(flag.load(Relaxed) & !current, Relaxed);
-                }
-            });
-        // Phase 3: predecessors of raised vertices, against the final values.
+        // Phase 2: predecessors of raised vertices, against the final values.
         frontier
             .par_chunks(CHUNK)
             .zip(side.par_chunks(CHUNK))
@@ -276,7 +290,7 @@ fn parallel_round(
     Ok(frontier.len() as u64)
 }
 
-/// Phase 3 for one vertex `v` raised from `old` to `new`.
+/// Phase 2 for one vertex `v` raised from `old` to `new`.
 #[inline]
 fn queue_broken_predecessors(
     state: &LiftState<'_>,
@@ -298,14 +312,20 @@ fn queue_broken_predecessors(
             continue;
         }
         let queue = match state.owner(p) {
-            Player::Zero => {
-                fp >= minus(old, w, bound) && state.counts[p as usize].fetch_sub(1, Relaxed) == 1
-            }
+            Player::Zero => fp >= minus(old, w, bound) && decrement(&state.counts[p as usize]) <= 1,
             Player::One => true,
         };
         if queue && claim(&state.flags[p as usize], next) {
             collector.push(p);
         }
+    }
+}
+
+/// Decrements a counter, saturating at zero; returns its previous value.
+#[inline]
+fn decrement(count: &AtomicU32) -> u32 {
+    match count.fetch_update(Relaxed, Relaxed, |c| Some(c.saturating_sub(1))) {
+        Ok(previous) | Err(previous) => previous,
     }
 }
 
