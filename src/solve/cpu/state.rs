@@ -46,6 +46,15 @@ impl Frontier {
         self.len.store(0, Relaxed);
     }
 
+    /// Appends `v` from the one thread that fills this frontier (sequential rounds): no
+    /// batch, no read-modify-write.
+    #[inline]
+    pub fn push_single_threaded(&self, v: VertexId) {
+        let len = self.len.load(Relaxed);
+        self.slots[len].store(v, Relaxed);
+        self.len.store(len + 1, Relaxed);
+    }
+
     /// Appends `batch` (any thread): reserves its slots with one `fetch_add`, no lock.
     pub fn append(&self, batch: &[VertexId]) {
         if batch.is_empty() {
@@ -172,12 +181,18 @@ impl<'a> LiftState<'a> {
 
     #[inline(always)]
     pub fn value(&self, v: VertexId) -> u64 {
-        self.values[v as usize].load(Relaxed)
+        debug_assert!((v as usize) < self.values.len());
+        // SAFETY: every id this backend reads comes from the arena (frontier entries,
+        // successor targets, predecessor sources), and the arena guarantees ids `< n`
+        // (module docs of `arena`); `values` has exactly `n` entries (`LiftState::new`).
+        unsafe { self.values.get_unchecked(v as usize) }.load(Relaxed)
     }
 
     #[inline(always)]
     pub fn owner(&self, v: VertexId) -> Player {
-        self.arena.owner(v)
+        debug_assert!((v as usize) < self.arena.vertex_count());
+        // SAFETY: as in `value`: ids from the arena are `< n`, and `owners()` has `n` entries.
+        *unsafe { self.arena.owners().get_unchecked(v as usize) }
     }
 
     /// Successor and predecessor count of `v` (the work a lift of `v` may cost).
