@@ -58,7 +58,12 @@ pub enum ArenaError {
     TooManyEdges(usize),
     /// An edge names a vertex that does not exist.
     #[error("edge {from} -> {to}: vertex {bad} does not exist (the arena has {n} vertices)")]
-    VertexOutOfRange { from: u64, to: u64, bad: u64, n: usize },
+    VertexOutOfRange {
+        from: u64,
+        to: u64,
+        bad: u64,
+        n: usize,
+    },
     /// A vertex has no outgoing edge, so plays from it would end.
     #[error("vertex {0} has no successor: every vertex needs at least one outgoing edge")]
     NoSuccessor(VertexId),
@@ -88,7 +93,10 @@ impl Arena {
         }
         if let Some(names) = &names {
             if names.len() != n {
-                return Err(ArenaError::NameCount { names: names.len(), n });
+                return Err(ArenaError::NameCount {
+                    names: names.len(),
+                    n,
+                });
             }
         }
         for (&s, &t) in edges.sources.iter().zip(&edges.targets) {
@@ -109,7 +117,9 @@ impl Arena {
         }
         let (pred_offsets, pred_sources, pred_weights) =
             group_by(n, &edges.targets, &edges.sources, &edges.weights);
-        let names = names.filter(|names| names.iter().any(Option::is_some)).map(Vec::into_boxed_slice);
+        let names = names
+            .filter(|names| names.iter().any(Option::is_some))
+            .map(Vec::into_boxed_slice);
         Ok(Arena {
             owner: owners.into_boxed_slice(),
             succ_offsets,
@@ -151,7 +161,11 @@ fn group_by(
         out_weights[*slot as usize] = w;
         *slot += 1;
     }
-    (offsets.into_boxed_slice(), out_values.into_boxed_slice(), out_weights.into_boxed_slice())
+    (
+        offsets.into_boxed_slice(),
+        out_values.into_boxed_slice(),
+        out_weights.into_boxed_slice(),
+    )
 }
 
 #[cfg(test)]
@@ -185,7 +199,10 @@ mod tests {
     #[test]
     fn rejects_invalid_graphs() {
         let two = || vec![Player::Zero, Player::One];
-        assert_eq!(Arena::from_edges(vec![], EdgeList::default(), None), Err(ArenaError::Empty));
+        assert_eq!(
+            Arena::from_edges(vec![], EdgeList::default(), None),
+            Err(ArenaError::Empty)
+        );
         assert_eq!(
             Arena::from_edges(two(), edges(&[(0, 1, 0)]), None),
             Err(ArenaError::NoSuccessor(1))

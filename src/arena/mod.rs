@@ -95,14 +95,20 @@ impl Arena {
     #[inline]
     pub fn successors(&self, v: VertexId) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
         let r = self.succ_range(v);
-        self.succ_targets[r.clone()].iter().copied().zip(self.succ_weights[r].iter().copied())
+        self.succ_targets[r.clone()]
+            .iter()
+            .copied()
+            .zip(self.succ_weights[r].iter().copied())
     }
 
     /// `(predecessor, weight of the edge predecessor → v)` pairs of `v`.
     #[inline]
     pub fn predecessors(&self, v: VertexId) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
         let r = self.pred_range(v);
-        self.pred_sources[r.clone()].iter().copied().zip(self.pred_weights[r].iter().copied())
+        self.pred_sources[r.clone()]
+            .iter()
+            .copied()
+            .zip(self.pred_weights[r].iter().copied())
     }
 
     /// CSR offsets (`n + 1` entries).
@@ -132,7 +138,9 @@ impl Arena {
 
     /// The name of `v`, if the input gave one.
     pub fn name(&self, v: VertexId) -> Option<&str> {
-        self.names.as_ref().and_then(|names| names[v as usize].as_deref())
+        self.names
+            .as_ref()
+            .and_then(|names| names[v as usize].as_deref())
     }
 
     /// Whether any vertex has a name.

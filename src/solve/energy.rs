@@ -54,7 +54,11 @@ pub fn minus(a: u64, w: i64, bound: u64) -> u64 {
 
 /// Formats a value as the text output does: the number, or `T` for ⊤.
 pub fn display(value: u64) -> String {
-    if value == TOP { "T".to_string() } else { value.to_string() }
+    if value == TOP {
+        "T".to_string()
+    } else {
+        value.to_string()
+    }
 }
 
 #[cfg(test)]

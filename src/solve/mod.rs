@@ -44,10 +44,17 @@ impl Backend {
 impl std::str::FromStr for Backend {
     type Err = String;
     fn from_str(s: &str) -> Result<Backend, String> {
-        Backend::ALL.iter().copied().find(|b| b.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Backend::ALL.iter().map(|b| b.name()).collect();
-            format!("unknown backend '{s}': expected one of {}", names.join(", "))
-        })
+        Backend::ALL
+            .iter()
+            .copied()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Backend::ALL.iter().map(|b| b.name()).collect();
+                format!(
+                    "unknown backend '{s}': expected one of {}",
+                    names.join(", ")
+                )
+            })
     }
 }
 
@@ -68,7 +75,10 @@ pub enum SolveError {
     Interrupted(#[from] Interrupted),
     /// The chosen backend cannot run here (e.g. no GPU); the message says why.
     #[error("backend {backend} is unavailable: {reason}")]
-    Unavailable { backend: &'static str, reason: String },
+    Unavailable {
+        backend: &'static str,
+        reason: String,
+    },
 }
 
 /// Figures about one solve.
@@ -115,12 +125,20 @@ impl Solution {
         strategy::player0(arena, &credit, stats.bound, &mut strategy);
         stats.strategy_lifts = strategy::player1(arena, &credit, &mut strategy, control)?;
         stats.strategy_seconds = start.elapsed().as_secs_f64();
-        Ok(Solution { credit, strategy, stats })
+        Ok(Solution {
+            credit,
+            strategy,
+            stats,
+        })
     }
 
     /// Who wins from `v`.
     pub fn winner(&self, v: VertexId) -> Player {
-        if self.credit[v as usize] == TOP { Player::One } else { Player::Zero }
+        if self.credit[v as usize] == TOP {
+            Player::One
+        } else {
+            Player::Zero
+        }
     }
 
     /// `|W0|`.
@@ -135,7 +153,12 @@ impl Solution {
 
     /// The largest finite credit (0 if `W0` is empty).
     pub fn max_credit(&self) -> u64 {
-        self.credit.iter().copied().filter(|&c| c != TOP).max().unwrap_or(0)
+        self.credit
+            .iter()
+            .copied()
+            .filter(|&c| c != TOP)
+            .max()
+            .unwrap_or(0)
     }
 }
 

@@ -76,7 +76,12 @@ pub fn player1(
     if k == 0 {
         return Ok(0);
     }
-    let mut dual = Dual { arena, in_w1, scale: k as i128, bound: 0 };
+    let mut dual = Dual {
+        arena,
+        in_w1,
+        scale: k as i128,
+        bound: 0,
+    };
     let mut bound: u128 = 0;
     for v in (0..arena.vertex_count() as VertexId).filter(|&v| dual.active(v)) {
         let min = arena

@@ -79,7 +79,9 @@ fn lift<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> G::E {
         .successors(v)
         .filter(|&(u, _)| game.active(u))
         .map(|(u, w)| G::E::minus(values[u as usize], game.weight(w), bound));
-    let first = succ.next().expect("an active vertex has an active successor");
+    let first = succ
+        .next()
+        .expect("an active vertex has an active successor");
     match game.owner(v) {
         Player::Zero => succ.fold(first, Ord::min),
         Player::One => succ.fold(first, Ord::max),
@@ -93,13 +95,19 @@ fn satisfied_edges<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> u32 {
     let fv = values[v as usize];
     game.arena()
         .successors(v)
-        .filter(|&(u, w)| game.active(u) && fv >= G::E::minus(values[u as usize], game.weight(w), bound))
+        .filter(|&(u, w)| {
+            game.active(u) && fv >= G::E::minus(values[u as usize], game.weight(w), bound)
+        })
         .count() as u32
 }
 
 /// Runs Algorithm 1 (FIFO worklist) from 0 to the least fixpoint.
 pub(crate) fn solve<G: LiftGame>(game: &G, control: &Control) -> Result<Lifted<G::E>, Interrupted> {
-    solve_from(game, vec![G::E::default(); game.arena().vertex_count()], control)
+    solve_from(
+        game,
+        vec![G::E::default(); game.arena().vertex_count()],
+        control,
+    )
 }
 
 /// Runs Algorithm 1 from `values`, which must lie below the least fixpoint (pointwise
@@ -133,7 +141,9 @@ pub(crate) fn solve_from<G: LiftGame>(
         queued[v as usize] = false;
         if lifts % 1024 == 0 {
             control.checkpoint()?;
-            control.progress().publish(lifts, worklist.len() as u64 + 1, lifts);
+            control
+                .progress()
+                .publish(lifts, worklist.len() as u64 + 1, lifts);
         }
         lifts += 1;
         let old = values[v as usize];
@@ -156,7 +166,8 @@ pub(crate) fn solve_from<G: LiftGame>(
             }
             match game.owner(p) {
                 Player::Zero => {
-                    if fp >= G::E::minus(old, w, bound) {
+                    // A self-loop of `v`: its count was just recomputed with the new value.
+                    if p != v && fp >= G::E::minus(old, w, bound) {
                         count[p as usize] -= 1;
                     }
                     if count[p as usize] == 0 && !queued[p as usize] {
@@ -178,7 +189,10 @@ pub(crate) fn solve_from<G: LiftGame>(
 }
 
 fn active_degree<G: LiftGame>(game: &G, v: VertexId) -> u32 {
-    game.arena().successors(v).filter(|&(u, _)| game.active(u)).count() as u32
+    game.arena()
+        .successors(v)
+        .filter(|&(u, _)| game.active(u))
+        .count() as u32
 }
 
 /// The game as given: every vertex active, `u64` values.
