@@ -360,10 +360,9 @@ async fn get_result(
         vertices,
         summary,
     };
-    let chunks = result_file::render(state.store.result_path(&key), request);
-    let stream = futures::stream::unfold(chunks, |mut rx| async move {
-        rx.recv().await.map(|chunk| (chunk, rx))
-    });
+    let mut chunks = result_file::render(state.store.result_path(&key), request);
+    // `poll_fn` over the channel may be polled again after its end (compression does that).
+    let stream = futures::stream::poll_fn(move |cx| chunks.poll_recv(cx));
     let mut response = Body::from_stream(stream).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
