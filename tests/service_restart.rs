@@ -74,7 +74,7 @@ async fn wait_running(http: &reqwest::Client, base: &str, id: &str) {
             return;
         }
     }
-    panic!("job {id} never started");
+    panic!("job {id} never started: {}", job(http, base, id, 0).await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -84,12 +84,12 @@ async fn killed_and_stopped_servers_lose_no_job_and_complete_each_once() {
 
     // Phase 1: a slow job running, small ones queued behind it (one CPU worker); SIGKILL.
     let (mut child, base) = spawn_server(dir.path());
-    let slow = submit(&http, &base, slow_cycle(5000)).await;
-    wait_running(&http, &base, &slow).await;
+    let slow = submit(&http, &base, slow_cycle(12_000)).await;
     let mut queued = Vec::new();
     for seed in 0..5 {
         queued.push(submit(&http, &base, small_arena(40, seed)).await);
     }
+    wait_running(&http, &base, &slow).await;
     child.kill().unwrap(); // SIGKILL: no shutdown code runs
     child.wait().unwrap();
 
