@@ -120,7 +120,7 @@ async fn killed_and_stopped_servers_lose_no_job_and_complete_each_once() {
     sigterm(&mut child);
 
     // The store: every job succeeded exactly once.
-    let store = Store::open(dir.path()).await.unwrap();
+    let store = Store::open(dir.path(), true).await.unwrap();
     let jobs = store.list_jobs(None, None, None, 100).await.unwrap();
     assert_eq!(jobs.len(), all.len());
     for record in jobs {

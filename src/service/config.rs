@@ -49,6 +49,11 @@ pub struct ServeConfig {
     pub tokens_file: Option<PathBuf>,
     /// Whether requests need a bearer token. Off is allowed on loopback binds only.
     pub auth: bool,
+    /// Whether every job-table commit is fsynced (SQLite `synchronous = FULL`). Off
+    /// (`NORMAL`) is still safe against process crashes and kill -9 — the WAL survives in
+    /// the page cache — but a power loss may roll back the last commits. Arena and result
+    /// files are fsynced either way.
+    pub sync_commits: bool,
 }
 
 impl Default for ServeConfig {
@@ -71,6 +76,7 @@ impl Default for ServeConfig {
             inline_parse_bytes: 1 << 20,
             tokens_file: None,
             auth: false,
+            sync_commits: true,
         }
     }
 }
@@ -160,6 +166,9 @@ pub struct ServeArgs {
     /// Require bearer tokens (`true`/`false`; off is allowed on loopback only).
     #[arg(long, env = "EGSOLVE_AUTH")]
     pub auth: Option<bool>,
+    /// fsync every job-table commit (`true`/`false`; false survives kill -9, not power loss).
+    #[arg(long, env = "EGSOLVE_SYNC_COMMITS")]
+    pub sync_commits: Option<bool>,
 }
 
 impl ServeArgs {
@@ -192,7 +201,8 @@ impl ServeArgs {
             cpu_fallback_wait_ms,
             cpu_small_edges,
             inline_parse_bytes,
-            auth
+            auth,
+            sync_commits
         );
         if self.tokens_file.is_some() {
             config.tokens_file = self.tokens_file.clone();

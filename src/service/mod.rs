@@ -126,7 +126,7 @@ pub async fn run(
     }
     let gpus = Vec::new();
     std::fs::create_dir_all(&config.data_dir)?;
-    let store = Store::open(&config.data_dir).await?;
+    let store = Store::open(&config.data_dir, config.sync_commits).await?;
     let requeued = store.requeue_running().await?;
     if requeued > 0 {
         tracing::warn!(
@@ -186,6 +186,10 @@ pub async fn run(
     }));
     let expiry = tokio::spawn(expire_forever(store.clone(), events, config.result_ttl()));
     tracing::info!(address = %local, data_dir = %config.data_dir.display(), "egsolve service listening");
+    // No Nagle delay: small answers (a job view, the end of a result) must not wait for an ACK.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let served = axum::serve(listener, api::router(state))
         .with_graceful_shutdown(shutdown)
         .await;

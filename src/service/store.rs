@@ -1,4 +1,4 @@
-//! The persistent job store: one SQLite database (sqlx, WAL, `synchronous = FULL`) in the
+//! The persistent job store: one SQLite database (sqlx, WAL, `synchronous = FULL` by default) in the
 //! data directory, plus the arena and result files beside it. It owns the job state machine's
 //! transitions — each is one guarded `UPDATE`, so a transition that no longer applies (a job
 //! cancelled meanwhile, a stale attempt) does nothing — and the on-disk layout:
@@ -67,7 +67,7 @@ const JOB_COLUMNS: &str = "seq, id, owner, state, priority, backend, time_limit_
 
 impl Store {
     /// Opens (creating if needed) the store in `root` and applies migrations.
-    pub async fn open(root: &Path) -> Result<Store, StoreError> {
+    pub async fn open(root: &Path, sync_commits: bool) -> Result<Store, StoreError> {
         for dir in ["arenas", "results", "tmp"] {
             std::fs::create_dir_all(root.join(dir))?;
         }
@@ -78,7 +78,11 @@ impl Store {
             .filename(root.join("jobs.db"))
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
+            .synchronous(if sync_commits {
+                SqliteSynchronous::Full
+            } else {
+                SqliteSynchronous::Normal
+            })
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(30));
         let pool = SqlitePoolOptions::new()
@@ -143,12 +147,13 @@ impl Store {
         options: &JobOptions,
         arena_hash: &str,
         upload_ms: f64,
-        arena: Option<ArenaStats>,
+        parsed: Option<(ArenaStats, f64)>,
     ) -> Result<i64, StoreError> {
+        let arena = parsed.map(|(a, _)| a);
         let row = sqlx::query(
             "INSERT INTO jobs (id, owner, state, priority, backend, time_limit_secs, format, \
-             return_kind, arena_hash, created_at, upload_ms, vertices, edges, bound) \
-             VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+             return_kind, arena_hash, created_at, upload_ms, vertices, edges, bound, parse_ms) \
+             VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
         )
         .bind(id.to_string())
         .bind(owner)
@@ -163,6 +168,7 @@ impl Store {
         .bind(arena.map(|a| a.vertices as i64))
         .bind(arena.map(|a| a.edges as i64))
         .bind(arena.map(|a| a.bound.to_string()))
+        .bind(parsed.map(|(_, ms)| ms))
         .fetch_one(&self.pool)
         .await?;
         Ok(row.try_get(0)?)

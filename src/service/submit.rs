@@ -90,7 +90,7 @@ pub(super) async fn submit(
     let (preparsed, stats) = if stored.bytes <= state.config.inline_parse_bytes {
         let (arena, stats, parse_seconds) = parse_now(&state, &stored.path, options).await?;
         state.metrics.observe_phase("parse", "any", parse_seconds);
-        (Some(arena), Some(stats))
+        (Some(arena), Some((stats, parse_seconds * 1e3)))
     } else {
         (None, None)
     };
@@ -105,6 +105,7 @@ pub(super) async fn submit(
             stats,
         )
         .await?;
+    let stats = stats.map(|(s, _)| s);
     let (edges_estimate, memory) = match stats {
         Some(s) => (s.edges, memory_estimate(s.vertices, s.edges)),
         // About 8 bytes of text per edge in both formats.

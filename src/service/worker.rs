@@ -148,14 +148,15 @@ fn run_job(
         Err(failure) => return fail(failure),
     };
     let parse_seconds = parse_start.elapsed().as_secs_f64();
+    // An arena parsed at submission has its figures and parse time stored already.
     if job.preparsed.is_none() {
         context
             .metrics
             .observe_phase("parse", backend.name(), parse_seconds);
+        let _ = context
+            .runtime
+            .block_on(store.record_parse(job.id, stats, parse_seconds * 1e3));
     }
-    let _ = context
-        .runtime
-        .block_on(store.record_parse(job.id, stats, parse_seconds * 1e3));
 
     let limit = Duration::from_secs(record.options.time_limit_secs);
     let control = control.with_deadline(Some(Instant::now() + limit));
