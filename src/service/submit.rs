@@ -136,7 +136,7 @@ async fn parse_now(
     let path = path.to_owned();
     let config = state.config.clone();
     let read = read_options(options.format, &config);
-    let parsed = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         let start = Instant::now();
         let game = format::read_path(&path, &read).map_err(|e| {
             let failure = malformed(e);
@@ -156,8 +156,7 @@ async fn parse_now(
         Ok::<_, ApiError>((Arc::new(game.arena), stats, start.elapsed().as_secs_f64()))
     })
     .await
-    .map_err(|e| ApiError::Internal(e.to_string()))?;
-    parsed
+    .map_err(|e| ApiError::Internal(e.to_string()))?
 }
 
 fn refusal_slug(kind: &str) -> &'static str {

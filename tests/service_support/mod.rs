@@ -40,7 +40,7 @@ pub fn template_for(path: &str) -> Option<String> {
         .cloned()
 }
 
-fn resolve<'a>(value: &'a Value) -> &'a Value {
+fn resolve(value: &Value) -> &Value {
     match value["$ref"].as_str() {
         Some(r) => {
             let pointer = r.trim_start_matches('#');
