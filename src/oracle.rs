@@ -33,12 +33,12 @@ pub fn credits(arena: &Arena, max_profiles: u64) -> Option<Vec<u64>> {
         let mut worst = vec![0u64; n];
         let mut inner = choice.to_vec();
         for_each_choice(&one, &degrees, &mut inner, &mut |full| {
-            for v in 0..n {
-                worst[v] = worst[v].max(lasso_credit(arena, full, v as VertexId));
+            for (v, worst) in worst.iter_mut().enumerate() {
+                *worst = (*worst).max(lasso_credit(arena, full, v as VertexId));
             }
         });
-        for v in 0..n {
-            best[v] = best[v].min(worst[v]);
+        for (best, worst) in best.iter_mut().zip(&worst) {
+            *best = (*best).min(*worst);
         }
     });
     Some(best)
@@ -48,7 +48,7 @@ pub fn credits(arena: &Arena, max_profiles: u64) -> Option<Vec<u64>> {
 fn for_each_choice(
     vertices: &[usize],
     degrees: &[usize],
-    choice: &mut Vec<usize>,
+    choice: &mut [usize],
     f: &mut dyn FnMut(&[usize]),
 ) {
     for &v in vertices {

@@ -70,16 +70,15 @@ fn accepts_reference_solutions_and_rejects_mutations() {
             if owner != wins {
                 continue;
             }
-            let bad =
-                arena.successors(v as u32).find(|&(u, _)| {
-                    let all_edges_bad = arena.successors(v as u32).filter(|&(x, _)| x == u).all(
-                        |(_, w)| match wins {
-                            Player::Zero => c < minus(s.credit[u as usize], w, m),
-                            Player::One => s.credit[u as usize] != TOP,
-                        },
-                    );
-                    all_edges_bad
-                });
+            let bad = arena.successors(v as u32).find(|&(u, _)| {
+                arena
+                    .successors(v as u32)
+                    .filter(|&(x, _)| x == u)
+                    .all(|(_, w)| match wins {
+                        Player::Zero => c < minus(s.credit[u as usize], w, m),
+                        Player::One => s.credit[u as usize] != TOP,
+                    })
+            });
             if let Some((u, _)) = bad {
                 let mut strategy = s.strategy.clone();
                 strategy[v] = u;

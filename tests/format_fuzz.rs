@@ -1,7 +1,10 @@
 //! Bounded fuzzing: arbitrary bytes and mutated valid files (byte flips, truncation,
-//! insertions of bytes and of tokens that matter to the grammars, deletions), compressed or
-//! not, through every reader with the format detected and forced. Each must return `Ok` or
-//! `Err`: a panic fails the test, and the whole run takes a few seconds.
+//! insertions of bytes and of tokens that matter to the grammars, deletions), of the text
+//! or of its gzip, bzip2 or zstd stream, through every reader with the format detected and
+//! forced. Each must return `Ok` or `Err`: a panic fails the test, and the whole run takes
+//! a few seconds.
+
+mod common;
 
 use std::io::Write;
 
@@ -101,6 +104,12 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
+fn bzip2(bytes: &[u8]) -> Vec<u8> {
+    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
 /// Every reader on `bytes`: detected format, each forced format, and paritysol. Only
 /// panics (and hangs) are failures; the results are checked for basic sanity.
 fn read_everything(bytes: &[u8]) {
@@ -139,30 +148,41 @@ fn read_everything(bytes: &[u8]) {
     let _ = format::read_paritysol(bytes);
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
+#[test]
+fn arbitrary_bytes_never_panic() {
+    common::proptest_seeded(
+        1500,
+        &[1, 2],
+        prop::collection::vec(any::<u8>(), 0..300),
+        |bytes| {
+            read_everything(&bytes);
+            Ok(())
+        },
+    );
+}
 
-    #[test]
-    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
-        read_everything(&bytes);
-    }
-
-    #[test]
-    fn mutated_valid_files_never_panic(
-        seed in 0usize..4,
-        compress in any::<bool>(),
-        mutations in prop::collection::vec(mutation(), 1..5),
-    ) {
-        let mut bytes = [MPG, GM, JSON, SOL][seed].as_bytes().to_vec();
-        if compress {
-            // Mutate the compressed stream itself: the decompressor must fail cleanly.
-            bytes = gzip(&bytes);
-        }
+#[test]
+fn mutated_valid_files_never_panic() {
+    let strategy = (
+        0usize..4,
+        0usize..4,
+        prop::collection::vec(mutation(), 1..5),
+    );
+    common::proptest_seeded(1500, &[1, 2], strategy, |(seed, compression, mutations)| {
+        let text = [MPG, GM, JSON, SOL][seed].as_bytes();
+        // Mutating a compressed stream itself: the decompressor must fail cleanly.
+        let mut bytes = match compression {
+            0 => text.to_vec(),
+            1 => gzip(text),
+            2 => bzip2(text),
+            _ => zstd::encode_all(text, 1).unwrap(),
+        };
         for m in &mutations {
             apply(&mut bytes, m);
         }
         read_everything(&bytes);
-    }
+        Ok(())
+    });
 }
 
 #[test]

@@ -58,6 +58,11 @@ fn egsolver_inputs() {
         ("arena 1 2;\n0 MAX 1:5;1 MIN 0:-3,1:0 name;", Game(2, 3)),
         ("1;\n1 MIN 0:-3;\n0 MAX 1:5;\n", Game(2, 2)),
         ("0;\n0 MAX 0:-9223372036854775808;", Game(1, 1)),
+        ("\u{feff}1;\n0 MAX 1:5;\n1 MIN 0:-3;\n", Game(2, 2)),
+        (
+            "\u{feff}1;\n0 MAX 1:5;\n1 MIN 0:-3;\n1 MIN 0:1;",
+            Error(Some((4, 1)), "vertex 1 a second time"),
+        ),
         ("0;\n0 MAX 0:+9223372036854775807;", Game(1, 1)),
         (
             "2;\n0 MAX 1:5;\n1 MIN 0:-3;\n",

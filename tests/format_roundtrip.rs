@@ -2,6 +2,8 @@
 //! parity games survive `.gm` → JSON → read with the exact reduction, and every supported
 //! compression (gzip with several members, bzip2, zstd) yields the same game as plain text.
 
+mod common;
+
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -38,35 +40,53 @@ fn read(bytes: &[u8]) -> Result<Game, FormatError> {
     format::read(bytes, &ReadOptions::default())
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
-
-    #[test]
-    fn mpg_round_trip(arena in arena_strategy()) {
+#[test]
+fn mpg_round_trip() {
+    common::proptest_seeded(150, &[1, 2], arena_strategy(), |arena| {
         let mut text = Vec::new();
         format::write_mpg(&arena, &mut text).unwrap();
-        let game = read(&text).unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&text)));
+        let game =
+            read(&text).unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&text)));
         prop_assert_eq!(&game.arena, &arena);
         let mut again = Vec::new();
         format::write_mpg(&game.arena, &mut again).unwrap();
         prop_assert_eq!(again, text);
-    }
+        Ok(())
+    });
+}
 
-    #[test]
-    fn json_round_trip(arena in arena_strategy(), initial in any::<prop::sample::Index>()) {
+#[test]
+fn json_round_trip() {
+    let strategy = (arena_strategy(), any::<prop::sample::Index>());
+    common::proptest_seeded(150, &[1, 2], strategy, |(arena, initial)| {
         let initial = Some(initial.index(arena.vertex_count()) as u32);
-        let game = Game { arena, parity: None, initial };
+        let game = Game {
+            arena,
+            parity: None,
+            initial,
+        };
         let mut text = Vec::new();
         format::write_json(&game, &mut text).unwrap();
-        let back = read(&text).unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&text)));
+        let back =
+            read(&text).unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&text)));
         prop_assert_eq!(back, game);
-    }
+        Ok(())
+    });
+}
 
-    #[test]
-    fn parity_games_reduce_exactly_and_round_trip_through_json(
-        nodes in (1usize..10).prop_flat_map(|n| prop::collection::vec(
-            (0u64..7, any::<bool>(), prop::collection::vec(0..n as u32, 1..4)), n))
-    ) {
+#[test]
+fn parity_games_reduce_exactly_and_round_trip_through_json() {
+    let strategy = (1usize..10).prop_flat_map(|n| {
+        prop::collection::vec(
+            (
+                0u64..7,
+                any::<bool>(),
+                prop::collection::vec(0..n as u32, 1..4),
+            ),
+            n,
+        )
+    });
+    common::proptest_seeded(150, &[1, 2], strategy, |nodes| {
         let mut gm = format!("parity {};\n", nodes.len() - 1);
         for (v, (priority, owner, succ)) in nodes.iter().enumerate() {
             let succ: Vec<String> = succ.iter().map(u32::to_string).collect();
@@ -77,7 +97,10 @@ proptest! {
         let expected = naive_weights(&priorities);
         for (v, (_, owner, succ)) in nodes.iter().enumerate() {
             let v = v as u32;
-            prop_assert_eq!(game.arena.owner(v), if *owner { Player::One } else { Player::Zero });
+            prop_assert_eq!(
+                game.arena.owner(v),
+                if *owner { Player::One } else { Player::Zero }
+            );
             let got: Vec<(u32, i64)> = game.arena.successors(v).collect();
             let want: Vec<(u32, i64)> = succ.iter().map(|&t| (t, expected[v as usize])).collect();
             prop_assert_eq!(got, want);
@@ -86,7 +109,8 @@ proptest! {
         format::write_json(&game, &mut json).unwrap();
         let back = read(&json).unwrap();
         prop_assert_eq!(back, game);
-    }
+        Ok(())
+    });
 }
 
 /// The reduction of FORMATS.md written out the slow, obvious way.

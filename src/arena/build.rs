@@ -110,13 +110,17 @@ impl Arena {
                 });
             }
         }
+        let (pred_offsets, pred_sources, pred_weights) = group_by(
+            n,
+            &edges.targets,
+            edges.sources.clone(),
+            edges.weights.clone(),
+        );
         let (succ_offsets, succ_targets, succ_weights) =
-            group_by(n, &edges.sources, &edges.targets, &edges.weights);
+            group_by(n, &edges.sources, edges.targets, edges.weights);
         if let Some(v) = (0..n).find(|&v| succ_offsets[v] == succ_offsets[v + 1]) {
             return Err(ArenaError::NoSuccessor(v as VertexId));
         }
-        let (pred_offsets, pred_sources, pred_weights) =
-            group_by(n, &edges.targets, &edges.sources, &edges.weights);
         let names = names
             .filter(|names| names.iter().any(Option::is_some))
             .map(Vec::into_boxed_slice);
@@ -133,15 +137,13 @@ impl Arena {
     }
 }
 
+/// Offsets, values and weights grouped by key.
+type Grouped = (Box<[u32]>, Box<[VertexId]>, Box<[i64]>);
+
 /// Counting sort of `(key, value, weight)` triples by `key` (stable): returns offsets
 /// (`n + 1` entries), values and weights grouped by key. Already-sorted input (the common
-/// case: files list vertices in order) takes a copy-only path.
-fn group_by(
-    n: usize,
-    keys: &[VertexId],
-    values: &[VertexId],
-    weights: &[i64],
-) -> (Box<[u32]>, Box<[VertexId]>, Box<[i64]>) {
+/// case for successors: files list vertices in order) keeps the vectors it was given.
+fn group_by(n: usize, keys: &[VertexId], values: Vec<VertexId>, weights: Vec<i64>) -> Grouped {
     let mut offsets = vec![0u32; n + 1];
     for &k in keys {
         offsets[k as usize + 1] += 1;
@@ -150,12 +152,16 @@ fn group_by(
         offsets[v + 1] += offsets[v];
     }
     if keys.windows(2).all(|w| w[0] <= w[1]) {
-        return (offsets.into_boxed_slice(), values.into(), weights.into());
+        return (
+            offsets.into_boxed_slice(),
+            values.into_boxed_slice(),
+            weights.into_boxed_slice(),
+        );
     }
     let mut next: Vec<u32> = offsets[..n].to_vec();
     let mut out_values = vec![0 as VertexId; keys.len()];
     let mut out_weights = vec![0i64; keys.len()];
-    for ((&k, &v), &w) in keys.iter().zip(values).zip(weights) {
+    for ((&k, &v), &w) in keys.iter().zip(&values).zip(&weights) {
         let slot = &mut next[k as usize];
         out_values[*slot as usize] = v;
         out_weights[*slot as usize] = w;

@@ -151,7 +151,7 @@ fn check_local(arena: &Arena, claim: Claim<'_>, bound: u64, report: &mut Report)
         } else if choice != NO_MOVE {
             report.fail(
                 v,
-                format!("a strategy move is given, but the owner does not win here"),
+                "a strategy move is given, but the owner does not win here".to_string(),
             );
         }
         let mut lifted: Option<u64> = None;

@@ -79,6 +79,18 @@ pub enum GenCommand {
         #[command(flatten)]
         output: GenOutput,
     },
+    /// Player 0 circles a negative cycle before escaping at cost `big` (a long climb to a
+    /// large finite credit).
+    CircleEscape {
+        /// Number of gadgets.
+        #[arg(long, default_value_t = 100)]
+        copies: u32,
+        /// Cost of the escape edge (its negation).
+        #[arg(long, default_value_t = 100000)]
+        big: i64,
+        #[command(flatten)]
+        output: GenOutput,
+    },
     /// A random parity game, written as PGSolver `.gm` (solve it to apply the reduction).
     Parity {
         /// Number of vertices.
@@ -163,6 +175,20 @@ pub fn run(command: GenCommand) -> Result<(), CliError> {
             exit,
             output,
         } => (generate::climb(length, exit), output),
+        GenCommand::CircleEscape {
+            copies,
+            big,
+            output,
+        } => {
+            if copies == 0 || big < 1 {
+                return Err(CliError::new(
+                    EXIT_USAGE,
+                    "--copies must be at least 1 and --big at least 1".to_string(),
+                ));
+            }
+            let arena = crate::generate::climbing::circle_then_escape(copies, big);
+            (arena, output)
+        }
         GenCommand::Parity {
             vertices,
             priorities,

@@ -63,18 +63,10 @@ pub(crate) fn detect(scanner: &mut Scanner<'_>) -> Result<Format, FormatError> {
     if let Some(format) = format {
         return Ok(format);
     }
-    if let Some(e) = scanner_failure(scanner) {
-        return Err(e);
-    }
     Err(FormatError::UnknownFormat {
         at: first_at.0,
         found: describe(&window[first_at.1..]),
     })
-}
-
-/// The read failure that cut the window short, if any.
-fn scanner_failure(scanner: &mut Scanner<'_>) -> Option<FormatError> {
-    scanner.check_stashed().err()
 }
 
 /// The first `max` tokens of `text` (skipping blanks and comments), the position and offset

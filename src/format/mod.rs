@@ -58,8 +58,10 @@ pub(crate) const PRESIZE_EDGES: usize = 1 << 22;
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// EGSolver arena text (`.mpg`); names `mpg`, `egsolver`.
+    #[serde(alias = "egsolver")]
     Mpg,
     /// PGSolver max-parity game (`.gm`); names `gm`, `pgsolver`.
+    #[serde(rename = "gm", alias = "pgsolver")]
     PgSolver,
     /// egsolve JSON (`docs/json-format.md`); name `json`.
     Json,
@@ -80,6 +82,7 @@ impl Format {
 }
 
 impl fmt::Display for Format {
+    /// The main name, as [`Format::name`] and serde write it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -142,9 +145,11 @@ pub struct Game {
 pub fn read(reader: impl Read, opts: &ReadOptions) -> Result<Game, FormatError> {
     let source = source::Source::open(reader, opts.bytes_read.clone())?;
     let mut scanner = scanner::Scanner::new(source, opts.max_bytes);
+    scanner.skip_byte_order_mark();
     let format = match opts.format {
         Some(format) => format,
-        None => detect::detect(&mut scanner)?,
+        // `fail` prefers a read failure or a damaged stream over "unknown format".
+        None => detect::detect(&mut scanner).map_err(|e| scanner.fail(e))?,
     };
     match format {
         Format::Mpg => mpg::parse(&mut scanner),
@@ -163,4 +168,38 @@ pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<Game, FormatError> {
         source,
     })?;
     read(file, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names_parse_and_serialize_alike() {
+        for (text, format) in [
+            ("mpg", Format::Mpg),
+            ("EGSolver", Format::Mpg),
+            ("gm", Format::PgSolver),
+            ("pgsolver", Format::PgSolver),
+            ("json", Format::Json),
+        ] {
+            assert_eq!(text.parse::<Format>(), Ok(format));
+            let quoted = format!("\"{}\"", text.to_ascii_lowercase());
+            assert_eq!(serde_json::from_str::<Format>(&quoted).unwrap(), format);
+        }
+        for format in Format::ALL {
+            assert_eq!(
+                serde_json::to_string(format).unwrap(),
+                format!("\"{format}\"")
+            );
+            assert_eq!(format.name().parse::<Format>(), Ok(*format));
+        }
+        assert!(
+            "xml"
+                .parse::<Format>()
+                .unwrap_err()
+                .to_string()
+                .contains("expected mpg")
+        );
+    }
 }

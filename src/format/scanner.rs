@@ -60,6 +60,14 @@ impl<'r> Scanner<'r> {
         }
     }
 
+    /// Skips a UTF-8 byte order mark at the very start (some Windows tools write one).
+    pub(crate) fn skip_byte_order_mark(&mut self) {
+        if self.base == 0 && self.pos == 0 && self.lookahead(3).starts_with(&[0xef, 0xbb, 0xbf]) {
+            self.pos = 3;
+            self.line_start = 3;
+        }
+    }
+
     /// Reads until the buffer holds at least `want` unread bytes or the input ends, and
     /// returns the unread bytes (used for format detection; does not consume them).
     pub(crate) fn lookahead(&mut self, want: usize) -> &[u8] {

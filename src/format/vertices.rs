@@ -18,6 +18,7 @@ pub(crate) struct VertexLines {
 
 /// Where line `i` (in file order) of a vertex attribute goes: `None` when the lines are
 /// already in id order, else `slot[i]` is the id of line `i`.
+#[derive(Debug)]
 pub(crate) struct Arrangement(Option<Vec<u32>>);
 
 impl VertexLines {
@@ -131,5 +132,56 @@ impl Arrangement {
             out[id as usize] = Some(name);
         }
         Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(line: u64) -> Position {
+        Position { line, column: 1 }
+    }
+
+    fn lines(ids: &[u32]) -> VertexLines {
+        let mut lines = VertexLines::with_capacity(ids.len());
+        for (i, &id) in ids.iter().enumerate() {
+            lines.push(id, at(i as u64 + 1));
+        }
+        lines
+    }
+
+    #[test]
+    fn out_of_order_lines_are_put_in_id_order_with_their_names() {
+        let arrangement = lines(&[2, 0, 1]).arrange(3, at(9), "").unwrap();
+        assert_eq!(arrangement.apply(vec!['c', 'a', 'b']), vec!['a', 'b', 'c']);
+        let names = arrangement
+            .names(3, vec![(0, "two".into()), (2, "one".into())])
+            .unwrap();
+        assert_eq!(names, vec![None, Some("one".into()), Some("two".into())]);
+    }
+
+    #[test]
+    fn duplicates_point_at_the_second_line_and_gaps_name_the_missing_id() {
+        match lines(&[1, 0, 1]).arrange(3, at(9), "") {
+            Err(FormatError::DuplicateVertex {
+                at: p,
+                id: 1,
+                first_line: 1,
+            }) => assert_eq!(p.line, 3),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            lines(&[0, 2]).arrange(3, at(9), ""),
+            Err(FormatError::MissingVertex { id: 1, .. })
+        ));
+        assert!(matches!(
+            lines(&[0, 1]).arrange(3, at(9), ""),
+            Err(FormatError::MissingVertex { id: 2, .. })
+        ));
+        assert!(matches!(
+            lines(&[1, 0]).arrange(3, at(9), ""),
+            Err(FormatError::MissingVertex { id: 2, .. })
+        ));
     }
 }

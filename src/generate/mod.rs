@@ -10,7 +10,12 @@
 //! - [`climb`]: a negative cycle through player-1 vertices behind a large `M` (every
 //!   vertex climbs to ⊤ one step at a time: the worst case of plain lifting);
 //! - [`random_parity`]: random parity games (priorities, owners, successors) for the
-//!   reduction in `format`.
+//!   reduction in `format`;
+//! - [`climbing`]: more families that make plain lifting climb (player 1's cycles behind a
+//!   large `M`, player 0 circling before a costly escape, reduced parity games with many
+//!   priorities), used by the accelerated solver's tests and benchmark.
+
+pub mod climbing;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -167,6 +172,22 @@ pub fn random_parity(n: u32, max_priority: u64, max_degree: u32, seed: u64) -> P
     game
 }
 
+/// Writes `game` in PGSolver's `.gm` format (`parity N;` with N the highest id).
+pub fn write_pgsolver(game: &ParityGame, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    writeln!(out, "parity {};", game.owners.len().saturating_sub(1))?;
+    for (v, ((owner, priority), successors)) in game
+        .owners
+        .iter()
+        .zip(&game.priorities)
+        .zip(&game.successors)
+        .enumerate()
+    {
+        let list: Vec<String> = successors.iter().map(u32::to_string).collect();
+        writeln!(out, "{v} {priority} {} {};", owner.index(), list.join(","))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,20 +210,4 @@ mod tests {
         let g = random_parity(20, 5, 3, 2);
         assert!(g.priorities.iter().all(|&p| p <= 5) && g.successors.iter().all(|s| !s.is_empty()));
     }
-}
-
-/// Writes `game` in PGSolver's `.gm` format (`parity N;` with N the highest id).
-pub fn write_pgsolver(game: &ParityGame, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    writeln!(out, "parity {};", game.owners.len().saturating_sub(1))?;
-    for (v, ((owner, priority), successors)) in game
-        .owners
-        .iter()
-        .zip(&game.priorities)
-        .zip(&game.successors)
-        .enumerate()
-    {
-        let list: Vec<String> = successors.iter().map(u32::to_string).collect();
-        writeln!(out, "{v} {priority} {} {};", owner.index(), list.join(","))?;
-    }
-    Ok(())
 }

@@ -5,6 +5,7 @@
 //! it to [`Solution::from_credits`], which derives both players' strategies the same way for
 //! all of them. This module does no I/O and never touches tokio or axum.
 
+pub mod accel;
 pub mod control;
 pub mod energy;
 pub mod reference;
@@ -132,6 +133,33 @@ impl Solution {
         })
     }
 
+    /// Completes credits with player 0's strategy (derived as in [`Solution::from_credits`])
+    /// and a player-1 strategy computed by the backend itself: `player1[v]` is read at the
+    /// player-1 vertices of `W1` (credit ⊤), other entries are ignored. The caller vouches
+    /// that it keeps every play in `W1` and makes every cycle there negative.
+    pub fn from_parts(
+        arena: &Arena,
+        credit: Vec<u64>,
+        player1: &[VertexId],
+        mut stats: SolveStats,
+    ) -> Solution {
+        let start = Instant::now();
+        let mut strategy = vec![NO_MOVE; arena.vertex_count()];
+        strategy::player0(arena, &credit, stats.bound, &mut strategy);
+        for v in 0..arena.vertex_count() as VertexId {
+            if arena.owner(v) == Player::One && credit[v as usize] == TOP {
+                strategy[v as usize] = player1[v as usize];
+            }
+        }
+        stats.strategy_lifts = 0;
+        stats.strategy_seconds = start.elapsed().as_secs_f64();
+        Solution {
+            credit,
+            strategy,
+            stats,
+        }
+    }
+
     /// Who wins from `v`.
     pub fn winner(&self, v: VertexId) -> Player {
         if self.credit[v as usize] == TOP {
@@ -165,6 +193,7 @@ impl Solution {
 /// Solves `arena` with `backend`.
 pub fn solve(arena: &Arena, backend: Backend, control: &Control) -> Result<Solution, SolveError> {
     match backend {
-        Backend::Auto | Backend::Reference => reference::solve(arena, control),
+        Backend::Auto => accel::solve(arena, control),
+        Backend::Reference => reference::solve(arena, control),
     }
 }

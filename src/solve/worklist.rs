@@ -125,9 +125,20 @@ pub(crate) fn solve<G: LiftGame>(game: &G, control: &Control) -> Result<Lifted<G
 /// `values <= f*`); lifting from any such point reaches `f*` itself.
 pub(crate) fn solve_from<G: LiftGame>(
     game: &G,
-    mut values: Vec<G::E>,
+    values: Vec<G::E>,
     control: &Control,
 ) -> Result<Lifted<G::E>, Interrupted> {
+    solve_budgeted(game, values, u64::MAX, control).map(|(lifted, _)| lifted)
+}
+
+/// [`solve_from`] that stops after `budget` lifts: returns the values reached (still below
+/// the least fixpoint) and whether the fixpoint was reached (`true`: the worklist emptied).
+pub(crate) fn solve_budgeted<G: LiftGame>(
+    game: &G,
+    mut values: Vec<G::E>,
+    budget: u64,
+    control: &Control,
+) -> Result<(Lifted<G::E>, bool), Interrupted> {
     let arena = game.arena();
     let n = arena.vertex_count();
     let bound = game.bound();
@@ -149,6 +160,13 @@ pub(crate) fn solve_from<G: LiftGame>(
     }
     let mut lifts = 0u64;
     while let Some(v) = worklist.pop_front() {
+        if lifts >= budget {
+            worklist.push_front(v);
+            control
+                .progress()
+                .publish(lifts, worklist.len() as u64, lifts);
+            return Ok((Lifted { values, lifts }, false));
+        }
         queued[v as usize] = false;
         if lifts % 1024 == 0 {
             control.checkpoint()?;
@@ -196,7 +214,7 @@ pub(crate) fn solve_from<G: LiftGame>(
         }
     }
     control.progress().publish(lifts, 0, lifts);
-    Ok(Lifted { values, lifts })
+    Ok((Lifted { values, lifts }, true))
 }
 
 fn active_degree<G: LiftGame>(game: &G, v: VertexId) -> u32 {
