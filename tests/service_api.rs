@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use service_support::*;
 
-/// Shared games the reference solver finishes in well under a few seconds here.
+/// Every shared game (the `auto` backend solves each in seconds here).
 const SHARED: &[(&str, &str)] = &[
     (
         "parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz",
@@ -46,6 +46,31 @@ const SHARED: &[(&str, &str)] = &[
     (
         "energy/IEEE1394nparties=2_datasize=2_headersize=2_acksize=2_property4.mpg.gz",
         "energy/IEEE1394nparties=2_datasize=2_headersize=2_acksize=2_property4.credits.gz",
+    ),
+    // Out of the reference solver's reach; the accelerated `auto` backend solves them.
+    (
+        "parity/rngame_n1000_p10_d2-5.gm.gz",
+        "parity/rngame_n1000_p10_d2-5.sol.gz",
+    ),
+    (
+        "parity/Onebit_datasize=2_messages_read_are_inevitably_sent.gm.gz",
+        "parity/Onebit_datasize=2_messages_read_are_inevitably_sent.sol.gz",
+    ),
+    (
+        "parity/Hanoi_ndisks=10_eventually_done.gm.gz",
+        "parity/Hanoi_ndisks=10_eventually_done.sol.gz",
+    ),
+    (
+        "parity/Lift_(Incorrect)_nlifts=3_liveness_1_1.gm.gz",
+        "parity/Lift_(Incorrect)_nlifts=3_liveness_1_1.sol.gz",
+    ),
+    (
+        "parity/SWP_datasize=2_windowsize=3_nodeadlock.gm.gz",
+        "parity/SWP_datasize=2_windowsize=3_nodeadlock.sol.gz",
+    ),
+    (
+        "energy/clique_500_cp4.mpg.gz",
+        "energy/clique_500_cp4.credits.gz",
     ),
 ];
 
@@ -308,7 +333,9 @@ async fn unknown_ids_and_routes_are_404() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_a_queued_and_a_running_job() {
     let server = Server::start(|c| c.cpu_workers = 1).await;
-    let running = server.submit_ok(slow_cycle(200_000), "", None).await;
+    let running = server
+        .submit_ok(slow_cycle(200_000), "?backend=reference", None)
+        .await;
     server.wait_state(&running, "running", None).await;
     let queued = server.submit_ok(slow_cycle(5), "", None).await;
     let job = server.get(&format!("/v1/jobs/{queued}"), None).await.json();
@@ -404,7 +431,7 @@ async fn users_are_isolated_and_limited() {
     assert_eq!(reply.status, 401);
 
     let a1 = server
-        .submit_ok(slow_cycle(200_000), "", Some(&alice))
+        .submit_ok(slow_cycle(200_000), "?backend=reference", Some(&alice))
         .await;
     let _a2 = server.submit_ok(slow_cycle(6), "", Some(&alice)).await;
     let reply = server.submit(slow_cycle(7), "", Some(&alice)).await;
@@ -509,7 +536,9 @@ async fn two_hundred_concurrent_small_submissions_succeed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_polling_answers_when_the_state_changes() {
     let server = Server::start(|c| c.cpu_workers = 1).await;
-    let blocker = server.submit_ok(slow_cycle(200_000), "", None).await;
+    let blocker = server
+        .submit_ok(slow_cycle(200_000), "?backend=reference", None)
+        .await;
     server.wait_state(&blocker, "running", None).await;
     let waiting = server.submit_ok(slow_cycle(5), "", None).await;
     let cancel = {

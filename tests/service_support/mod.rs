@@ -377,7 +377,8 @@ pub fn parse_text_result(text: &str) -> Vec<(u8, Option<u64>)> {
 }
 
 /// A cycle of `n` player-0 vertices with weight −1 edges: every vertex climbs to ⊤ one step
-/// at a time, about n² lifts — a slow job of tunable length.
+/// at a time, about n² lifts for the reference solver — a slow job of tunable length
+/// (submit it with `backend=reference`: the accelerated solver finishes it at once).
 pub fn slow_cycle(n: u32) -> Vec<u8> {
     let mut out = format!("{};\n", n - 1);
     for v in 0..n {
