@@ -8,7 +8,8 @@
 //!    of the JSON result through the service, same process, same machine; median of 3.
 //!
 //! Each arena is distinct (different seed, or a distinguishing comment line), so no result
-//! is reused from the cache.
+//! is reused from the cache. Everything runs twice: with `sync_commits` on (the default:
+//! every job-table commit fsynced) and off. `BREAKDOWN=1` prints per-job phase times.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -98,7 +98,7 @@ pub enum ConfigError {
     },
     /// Auth is off on an address others can reach.
     #[error(
-        "refusing to serve without authentication on {0}: bind a loopback address or pass --auth with --tokens-file"
+        "refusing to serve without authentication on {0}: bind a loopback address or pass --auth true with --tokens-file"
     )]
     AuthOffOffLoopback(SocketAddr),
     /// Auth is on but no tokens file is set.
