@@ -5,6 +5,7 @@
 
 mod check;
 mod convert;
+mod devices;
 mod generate;
 mod progress;
 mod solve;
@@ -99,6 +100,8 @@ pub enum Command {
     /// Generate seeded games for tests and benchmarks.
     #[command(subcommand)]
     Gen(generate::GenCommand),
+    /// List the GPUs the gpu backend can use.
+    Devices(devices::DevicesArgs),
     /// Run the solving service (HTTP job API).
     Serve(crate::service::command::ServeCommand),
     /// Manage the service's bearer tokens.
@@ -125,6 +128,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Check(args) => check::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Gen(command) => generate::run(command),
+        Command::Devices(args) => devices::run(args),
         Command::Token(command) => exit_with(command.run()),
         Command::Serve(command) => exit_with(block_on(command.run())),
         Command::Submit(args) => exit_with(block_on(args.run())),

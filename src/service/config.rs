@@ -36,7 +36,7 @@ pub struct ServeConfig {
     pub cpu_workers: usize,
     /// Threads of the parallel CPU backend (0: one per core).
     pub cpu_threads: usize,
-    /// GPU ordinals to serve jobs on (empty: none; the GPU backend adds `all` detection).
+    /// GPU ordinals to serve jobs on (empty: every GPU the driver lists, none without one).
     pub gpu_devices: Vec<u32>,
     /// While every GPU is busy, a job that waited this long (milliseconds) runs on the CPU.
     pub cpu_fallback_wait_ms: u64,
@@ -148,7 +148,7 @@ pub struct ServeArgs {
     /// Threads of the parallel CPU backend [default: one per core].
     #[arg(long, env = "EGSOLVE_CPU_THREADS")]
     pub cpu_threads: Option<usize>,
-    /// GPU ordinals to use, comma-separated (e.g. `0,1`) [default: none].
+    /// GPU ordinals to use, comma-separated (e.g. `0,1`) [default: every GPU listed].
     #[arg(long, env = "EGSOLVE_GPU_DEVICES", value_delimiter = ',')]
     pub gpu_devices: Option<Vec<u32>>,
     /// While all GPUs are busy, jobs waiting this long (ms) run on the CPU [default: 2000].

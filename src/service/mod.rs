@@ -67,11 +67,9 @@ pub enum ServiceError {
     /// Serving failed.
     #[error("serving failed: {0}")]
     Io(#[from] std::io::Error),
-    /// GPUs were configured but this build cannot drive them.
-    #[error(
-        "GPU devices {0:?} were configured but this build has no GPU backend: remove --gpu-devices"
-    )]
-    NoGpuBackend(Vec<u32>),
+    /// Configured GPU ordinals that the driver does not list.
+    #[error("GPU devices {0:?} were asked for but are not available here (see `egsolve devices`)")]
+    NoSuchGpu(Vec<u32>),
 }
 
 /// What every handler shares; cheap to clone (one `Arc`).
@@ -121,10 +119,7 @@ pub async fn run(
         (Some(path), true) => Authenticator::from_file(path)?,
         _ => Authenticator::Off,
     };
-    if !config.gpu_devices.is_empty() {
-        return Err(ServiceError::NoGpuBackend(config.gpu_devices.clone()));
-    }
-    let gpus = Vec::new();
+    let gpus = select_gpus(&config.gpu_devices)?;
     std::fs::create_dir_all(&config.data_dir)?;
     let store = Store::open(&config.data_dir, config.sync_commits).await?;
     let requeued = store.requeue_running().await?;
@@ -198,6 +193,34 @@ pub async fn run(
     expiry.abort();
     store.close().await;
     served.map_err(ServiceError::Io)
+}
+
+/// The GPUs to serve: every device the driver lists when `wanted` is empty (none on a
+/// machine without a CUDA driver), else exactly the ordinals asked for.
+fn select_gpus(wanted: &[u32]) -> Result<Vec<scheduler::GpuDevice>, ServiceError> {
+    let listed: Vec<scheduler::GpuDevice> = crate::solve::gpu::list_devices()
+        .into_iter()
+        .map(|d| scheduler::GpuDevice {
+            ordinal: d.ordinal as u32,
+            name: d.name,
+            memory_bytes: d.memory_total,
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok(listed);
+    }
+    let missing: Vec<u32> = wanted
+        .iter()
+        .copied()
+        .filter(|o| !listed.iter().any(|d| d.ordinal == *o))
+        .collect();
+    if !missing.is_empty() {
+        return Err(ServiceError::NoSuchGpu(missing));
+    }
+    Ok(listed
+        .into_iter()
+        .filter(|d| wanted.contains(&d.ordinal))
+        .collect())
 }
 
 /// Removes expired jobs and files at start-up and then every ten minutes.

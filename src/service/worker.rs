@@ -24,6 +24,7 @@ use super::scheduler::{Command, GpuDevice, QueuedJob, SlotKind};
 use super::store::Store;
 use crate::arena::Arena;
 use crate::format::{self, Format, FormatError, ReadOptions};
+use crate::solve::gpu::GpuOptions;
 use crate::solve::{self, Backend, Control, Interrupted, SolveError, TOP};
 
 /// An arena parsed at submission, handed to the worker so it is not parsed twice.
@@ -95,8 +96,9 @@ pub fn spawn_worker(
 fn backend_for(kind: SlotKind, choice: BackendChoice) -> Backend {
     match (kind, choice) {
         (_, BackendChoice::Reference) => Backend::Reference,
-        // The GPU and parallel CPU backends plug in here as they land on main.
-        (SlotKind::Gpu(_), _) | (SlotKind::Cpu(_), _) => Backend::Auto,
+        (SlotKind::Gpu(_), _) => Backend::Gpu,
+        // The parallel CPU backend plugs in here when it lands on main.
+        (SlotKind::Cpu(_), _) => Backend::Auto,
     }
 }
 
@@ -161,7 +163,18 @@ fn run_job(
     let limit = Duration::from_secs(record.options.time_limit_secs);
     let control = control.with_deadline(Some(Instant::now() + limit));
     let solve_start = Instant::now();
-    let solution = match solve::solve(&arena, backend, &control) {
+    let solved = match kind {
+        // A GPU slot solves on its own device.
+        SlotKind::Gpu(i) if backend == Backend::Gpu => {
+            let options = GpuOptions {
+                device: Some(gpus[i].ordinal as usize),
+                ..GpuOptions::default()
+            };
+            solve::gpu::solve(&arena, &options, &control)
+        }
+        _ => solve::solve(&arena, backend, &control),
+    };
+    let solution = match solved {
         Ok(solution) => solution,
         Err(SolveError::Interrupted(Interrupted::Cancelled)) => {
             if shutting_down.load(Ordering::SeqCst) {

@@ -8,6 +8,7 @@
 pub mod accel;
 pub mod control;
 pub mod energy;
+pub mod gpu;
 pub mod reference;
 pub mod strategy;
 pub(crate) mod worklist;
@@ -27,17 +28,20 @@ pub enum Backend {
     Auto,
     /// Algorithm 1: the sequential worklist (the reference every other backend must match).
     Reference,
+    /// Algorithm 3 on a CUDA GPU (frontier lifting, round loop on the device).
+    Gpu,
 }
 
 impl Backend {
     /// Every backend, for help texts and tests.
-    pub const ALL: &'static [Backend] = &[Backend::Auto, Backend::Reference];
+    pub const ALL: &'static [Backend] = &[Backend::Auto, Backend::Reference, Backend::Gpu];
 
     /// The name used on the command line and in the API.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Auto => "auto",
             Backend::Reference => "reference",
+            Backend::Gpu => "gpu",
         }
     }
 }
@@ -195,5 +199,6 @@ pub fn solve(arena: &Arena, backend: Backend, control: &Control) -> Result<Solut
     match backend {
         Backend::Auto => accel::solve(arena, control),
         Backend::Reference => reference::solve(arena, control),
+        Backend::Gpu => gpu::solve(arena, &gpu::GpuOptions::default(), control),
     }
 }

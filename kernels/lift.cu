@@ -1,0 +1,253 @@
+// Frontier lifting for energy games (the paper's Algorithm 3), with the round loop kept on
+// the device. Include-free: NVRTC compiles this at start-up for the device's own arch.
+//
+// Layout (renumbered on the host): vertices [0, n0) belong to player 0 (min), [n0, n) to
+// player 1 (max). CSR successors and CSC predecessors with 64-bit weights; energies are u64
+// with TOP = u64::MAX; `energy_minus` is src/solve/energy.rs `minus`, bit for bit.
+//
+// One launch runs rounds until the frontier empties, leaves the size window
+// [shrink_below, grow_above] that suits the launch's grid, or `max_rounds` pass. Every
+// thread tracks the round number itself and takes every exit decision from the same
+// counter read after the same barrier, so all threads leave together.
+//
+// Round r: count[r % 3] is the frontier's size; pushes count into count[(r + 1) % 3];
+// count[(r + 2) % 3] (read as the frontier size at the start of round r - 1) is zeroed for
+// round r + 1. stamp[v] holds the last round whose frontier v was pushed into.
+//
+// Two frontier forms, chosen per round from its size:
+// - sparse: a duplicate-free list, frontier[r & 1][0 .. count); pushes claim the vertex
+//   with an atomic exchange on its stamp and append it (one atomic add per warp);
+// - dense (large frontiers): the frontier is {v : stamp[v] == r}; pushes just store the
+//   stamp (idempotent), no list and no claim, and count with duplicates (an upper bound,
+//   zero exactly when nothing was pushed). A round pushes densely when its own frontier is
+//   at least `dense_above`; the next round is dense exactly when this one pushed densely.
+// A vertex pushed into round r + 1 before a dense round r reached it is lifted in round
+// r + 1 instead: lifting later, from newer values, is never wrong (lifts are monotone).
+
+typedef unsigned long long u64;
+typedef long long i64;
+typedef unsigned int u32;
+
+#define TOP 0xffffffffffffffffULL
+#define BLOCK 512
+
+struct LiftParams {
+    const u32* succ_offsets;
+    const u32* succ_targets;
+    const i64* succ_weights;
+    const u32* pred_offsets;
+    const u32* pred_sources;
+    const i64* pred_weights;
+    u64* credit;
+    u32* frontier0;
+    u32* frontier1;
+    u32* stamp;
+    u32* state;        // RoundState, see below
+    u64 bound;
+    u32 n;
+    u32 n0;
+    u32 dense_above;   // push densely from frontiers of at least this size
+    u32 max_rounds;
+    u32 shrink_below;  // leave when the next frontier is smaller (0: never)
+    u32 grow_above;    // leave when the next frontier is larger
+};
+
+// state words: [0..3) frontier counts, [3] round, [4] barrier arrivals, [5] barrier
+// generation, [6..8) lifts (u64, little-endian words), [8] whether round `round`'s frontier
+// is dense.
+#define ST_COUNT 0
+#define ST_ROUND 3
+#define ST_BAR_COUNT 4
+#define ST_BAR_GEN 5
+#define ST_LIFTS 6
+#define ST_DENSE 8
+
+__device__ __forceinline__ u64 energy_minus(u64 a, i64 w, u64 bound) {
+    if (a == TOP) return TOP;
+    if (w >= 0) {
+        u64 uw = (u64)w;
+        return a > uw ? a - uw : 0ULL;
+    }
+    u64 need = (u64)(-(w + 1)) + 1ULL;  // |w|, also for i64::MIN
+    u64 sum = a + need;
+    if (sum < a) return TOP;            // wrapped: certainly above bound
+    return sum > bound ? TOP : sum;
+}
+
+__device__ __forceinline__ u64 pick(bool is_min, u64 a, u64 b) {
+    return is_min ? (a < b ? a : b) : (a > b ? a : b);
+}
+
+__device__ __forceinline__ u32 load_volatile(const u32* p) {
+    return *(const volatile u32*)p;
+}
+
+// A software grid barrier; the grid is co-resident (cooperative launch).
+__device__ __forceinline__ void grid_barrier(u32* state) {
+    if (gridDim.x == 1) {
+        __syncthreads();
+        return;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u32 gen = load_volatile(state + ST_BAR_GEN);
+        __threadfence();
+        u32 arrived = atomicAdd(state + ST_BAR_COUNT, 1u);
+        if (arrived == gridDim.x - 1) {
+            atomicExch(state + ST_BAR_COUNT, 0u);
+            __threadfence();
+            atomicAdd(state + ST_BAR_GEN, 1u);
+        } else {
+            while (load_volatile(state + ST_BAR_GEN) == gen) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// Appends `v` to `list` where `want`, one atomic per warp.
+__device__ __forceinline__ void push(bool want, u32 v, u32* list, u32* count) {
+    unsigned active = __activemask();
+    unsigned ballot = __ballot_sync(active, want);
+    if (ballot == 0) return;
+    u32 lane = threadIdx.x & 31;
+    int leader = __ffs(ballot) - 1;
+    u32 base = 0;
+    if ((int)lane == leader) base = atomicAdd(count, (u32)__popc(ballot));
+    base = __shfl_sync(active, base, leader);
+    if (want) list[base + __popc(ballot & ((1u << lane) - 1u))] = v;
+}
+
+// Lifts vertex v (all H lanes of its group together) and pushes the predecessors whose
+// edge into v it breaks. Returns how many it pushed in dense mode (this lane's share).
+template <int H>
+__device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, unsigned group_mask,
+                                           u32 stamp, bool dense_push, u32* next, u32* next_count) {
+    const bool is_min = v < p.n0;
+    // Lane 0's view of f(v), shared below: a lane that read f(v) after lane 0 stored the
+    // new value would wrongly see no change and skip its share of the predecessors.
+    u64 old = __ldcg(p.credit + v);
+    const u32 begin = __ldg(p.succ_offsets + v);
+    const u32 end = __ldg(p.succ_offsets + v + 1);
+    u64 acc = is_min ? TOP : 0ULL;
+    for (u32 k = begin + sub; k < end; k += H) {
+        u64 c = energy_minus(__ldcg(p.credit + __ldg(p.succ_targets + k)), __ldg(p.succ_weights + k),
+                             p.bound);
+        acc = pick(is_min, acc, c);
+    }
+    if (H > 1) {
+#pragma unroll
+        for (int off = H / 2; off > 0; off >>= 1) {
+            u64 other = __shfl_down_sync(group_mask, acc, off, H);
+            acc = pick(is_min, acc, other);
+        }
+        acc = __shfl_sync(group_mask, acc, 0, H);
+        old = __shfl_sync(group_mask, old, 0, H);
+    }
+    if (acc <= old) return 0;
+    if (sub == 0) __stcg(p.credit + v, acc);
+    const u32 pbegin = __ldg(p.pred_offsets + v);
+    const u32 pend = __ldg(p.pred_offsets + v + 1);
+    u32 pushed = 0;
+    for (u32 k = pbegin + sub; k < pend; k += H) {
+        const u32 u = __ldg(p.pred_sources + k);
+        bool want = __ldcg(p.credit + u) < energy_minus(acc, __ldg(p.pred_weights + k), p.bound) &&
+                    __ldcg(p.stamp + u) != stamp;
+        if (dense_push) {
+            if (want) {
+                __stcg(p.stamp + u, stamp);
+                pushed += 1;
+            }
+        } else {
+            want = want && atomicExch(p.stamp + u, stamp) != stamp;
+            push(want, u, next, next_count);
+        }
+    }
+    return pushed;
+}
+
+template <int H>
+__device__ void run_rounds(const LiftParams& p) {
+    const u32 lane = threadIdx.x & 31;
+    const u32 sub = lane & (H - 1);
+    const unsigned group_mask =
+        H == 32 ? 0xffffffffu : (((1u << H) - 1u) << (lane & ~(u32)(H - 1)));
+    const u32 group = (blockIdx.x * blockDim.x + threadIdx.x) / H;
+    const u32 groups = gridDim.x * blockDim.x / H;
+    const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+
+    u32 round = load_volatile(p.state + ST_ROUND);
+    bool dense = load_volatile(p.state + ST_DENSE) != 0;
+    u64 lifts = 0;
+    u32 done = 0;
+    for (;;) {
+        u32* count = p.state + ST_COUNT;
+        const u32 size = load_volatile(count + round % 3);
+        const u32* frontier = (round & 1) ? p.frontier1 : p.frontier0;
+        u32* next = (round & 1) ? p.frontier0 : p.frontier1;
+        u32* next_count = count + (round + 1) % 3;
+        const u32 stamp = round + 1;
+        const bool dense_push = size >= p.dense_above;
+        if (leader) {
+            count[(round + 2) % 3] = 0;
+            if (!dense) lifts += size;  // dense rounds count their lifts exactly below
+        }
+        u32 pushed = 0;
+        if (dense) {
+            u32 lifted = 0;
+            for (u32 v = group; v < p.n; v += groups) {
+                // The group follows lane 0's reading of the stamp (a push may change it
+                // between two lanes' reads; a split group would break the shuffles).
+                u32 mark = __ldcg(p.stamp + v);
+                if (H > 1) mark = __shfl_sync(group_mask, mark, 0, H);
+                if (mark != round) continue;
+                lifted += sub == 0;
+                pushed += lift_vertex<H>(p, v, sub, group_mask, stamp, dense_push, next, next_count);
+            }
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) lifted += __shfl_down_sync(0xffffffffu, lifted, off);
+            if (lane == 0 && lifted != 0) {
+                atomicAdd((unsigned long long*)(p.state + ST_LIFTS), (unsigned long long)lifted);
+            }
+        } else {
+            for (u32 i = group; i < size; i += groups) {
+                const u32 v = __ldcg(frontier + i);
+                pushed += lift_vertex<H>(p, v, sub, group_mask, stamp, dense_push, next, next_count);
+            }
+        }
+        if (dense_push) {
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) pushed += __shfl_down_sync(0xffffffffu, pushed, off);
+            if (lane == 0 && pushed != 0) atomicAdd(next_count, pushed);
+        }
+        grid_barrier(p.state);
+        round += 1;
+        done += 1;
+        dense = dense_push;
+        const u32 next_size = load_volatile(next_count);
+        const bool leave = next_size == 0 || next_size > p.grow_above ||
+                           next_size < p.shrink_below || done >= p.max_rounds;
+        if (leave) {
+            if (leader) {
+                p.state[ST_ROUND] = round;
+                p.state[ST_DENSE] = dense ? 1u : 0u;
+                atomicAdd((unsigned long long*)(p.state + ST_LIFTS), (unsigned long long)lifts);
+                __threadfence();
+            }
+            return;
+        }
+    }
+}
+
+#define LIFT_KERNEL(H)                                                                  \
+    extern "C" __global__ void __launch_bounds__(BLOCK) lift_rounds_h##H(LiftParams p) { \
+        run_rounds<H>(p);                                                               \
+    }
+
+LIFT_KERNEL(1)
+LIFT_KERNEL(2)
+LIFT_KERNEL(4)
+LIFT_KERNEL(8)
+LIFT_KERNEL(16)
+LIFT_KERNEL(32)

@@ -1,0 +1,242 @@
+//! The benchmark half of `gpu_check`: every figure is measured in this run, on this
+//! machine, next to its baseline (copy bandwidth for rounds, the reference solver for
+//! solves).
+
+use std::time::{Duration, Instant};
+
+use egsolve::arena::Arena;
+use egsolve::solve::gpu::bench::copy_bandwidth;
+use egsolve::solve::gpu::{GpuEngine, GpuOptions};
+use egsolve::solve::{Backend, Control, energy, solve};
+
+use super::games;
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// Runs every benchmark; `max_edges` caps the generated sizes, `cpu_limit` the seconds the
+/// reference may take per game.
+pub fn run(max_edges: u64, cpu_limit: f64, data: Option<std::path::PathBuf>) {
+    let bandwidth = match copy_bandwidth(0, 1 << 30, 10) {
+        Ok(b) => b,
+        Err(e) => return println!("bench: {e}"),
+    };
+    println!(
+        "copy bandwidth (1 GiB D2D, read+write, median of 10): {:.0} GB/s",
+        bandwidth / 1e9
+    );
+
+    println!("\n== per-round overhead, tiny frontiers (ring: one vertex per round) ==");
+    tiny_rounds(
+        &games::ring(1000, 200),
+        "persistent, 1-block tier",
+        GpuOptions::default(),
+    );
+    tiny_rounds(
+        &games::ring(1000, 200),
+        "persistent, full grid only",
+        GpuOptions {
+            no_small_tier: true,
+            ..GpuOptions::default()
+        },
+    );
+    tiny_rounds(
+        &games::ring(1000, 10),
+        "host-driven (1 round/launch)",
+        GpuOptions {
+            rounds_per_launch: Some(1),
+            ..GpuOptions::default()
+        },
+    );
+
+    println!("\n== full-frontier rounds and end-to-end solves on random games ==");
+    // Large games that lifting finishes (mostly gains, 3% of edges −3: small credits), and
+    // one hard game (uniform weights ±10: W1 vertices climb to ⊤ one step at a time).
+    let shapes: &[(&str, u64, u32, f64)] = &[
+        ("gains, 1% losses", 1_000_000, 4, 0.01),
+        ("gains, 3% losses", 10_000_000, 4, 0.03),
+        ("gains, 1% losses", 10_000_000, 16, 0.01),
+        ("gains, 3% losses", 100_000_000, 4, 0.03),
+        ("uniform ±10 (hard)", 1_000_000, 4, -1.0),
+    ];
+    for &(label, m, avg, negative) in shapes {
+        if m > max_edges {
+            continue;
+        }
+        let n = (m / avg as u64) as u32;
+        let t = Instant::now();
+        let arena = if negative < 0.0 {
+            games::random(1000 + m, n, avg, -10, 10, false)
+        } else {
+            games::mostly_gains(1000 + m + avg as u64, n, avg, negative, 3, 10)
+        };
+        println!(
+            "\n-- {label}: n={n} m={} avg degree {avg} (generated in {:.1} s) --",
+            arena.edge_count(),
+            t.elapsed().as_secs_f64()
+        );
+        if m >= 10_000_000 {
+            full_rounds(&arena, bandwidth);
+        }
+        end_to_end(&arena, cpu_limit);
+    }
+    if let Some(dir) = data {
+        println!("\n== shared data, end to end ==");
+        for case in games::shared_data(&dir)
+            .into_iter()
+            .filter(|c| c.arena.edge_count() >= 100_000)
+        {
+            println!(
+                "\n-- {} n={} m={} --",
+                case.name,
+                case.arena.vertex_count(),
+                case.arena.edge_count()
+            );
+            end_to_end(&case.arena, cpu_limit);
+        }
+    }
+}
+
+fn tiny_rounds(arena: &Arena, label: &str, options: GpuOptions) {
+    let bound = energy::bound(arena).expect("small bound");
+    let result = GpuEngine::upload(arena, bound, &options).and_then(|mut engine| {
+        engine
+            .lift_from(None, &options, &Control::new())
+            .map_err(|e| match e {
+                egsolve::solve::gpu::GpuSolveError::Gpu(g) => g,
+                other => panic!("{other}"),
+            })
+    });
+    match result {
+        Ok(run) => println!(
+            "{label:<32} rounds {:>8}  launches {:>6}  solve {:>9.2} ms  {:>6.2} µs/round",
+            run.rounds,
+            run.launches,
+            run.timings.solve * 1e3,
+            run.timings.solve * 1e6 / run.rounds as f64
+        ),
+        Err(e) => println!("{label}: {e}"),
+    }
+}
+
+fn full_rounds(arena: &Arena, bandwidth: f64) {
+    let bound = energy::bound(arena).expect("bound fits");
+    let mut engine = match GpuEngine::upload(arena, bound, &GpuOptions::default()) {
+        Ok(e) => e,
+        Err(e) => return println!("upload: {e}"),
+    };
+    let (n, m) = (arena.vertex_count() as f64, arena.edge_count() as f64);
+    // Bytes a lift round over every vertex must move at least: per edge the target (4),
+    // weight (8) and the successor's credit (8); per vertex its frontier entry (4), two
+    // offsets (8) and its credit read and written (16).
+    let bytes = 20.0 * m + 28.0 * n;
+    let auto = engine.lanes();
+    for dense in [true, false] {
+        for h in [1u32, 2, 4, 8, 16, 32] {
+            if engine.set_lanes(h).is_err() {
+                continue;
+            }
+            let blocks = engine.full_blocks();
+            let mut times = Vec::new();
+            for _ in 0..6 {
+                match engine.time_launch(blocks, 1, dense) {
+                    Ok(ms) => times.push(ms),
+                    Err(e) => return println!("round: {e}"),
+                }
+            }
+            times.remove(0);
+            let ms = median(times);
+            println!(
+                "full round {} h={h:<2}{} {:>8.3} ms  {:>6.2} Gedges/s  {:>6.0} GB/s = {:>5.1}% of copy bandwidth",
+                if dense { "dense " } else { "lists " },
+                if h == auto { "*" } else { " " },
+                ms,
+                m / ms / 1e6,
+                bytes / ms / 1e6,
+                100.0 * bytes / (ms / 1e3) / bandwidth
+            );
+        }
+    }
+}
+
+fn end_to_end(arena: &Arena, cpu_limit: f64) {
+    let bound = match energy::bound(arena) {
+        Ok(b) => b,
+        Err(e) => return println!("{e}"),
+    };
+    let mut gpu_credit = None;
+    let mut gpu_total = f64::NAN;
+    let mut gpu_solve = f64::NAN;
+    for (label, lanes) in [("gpu auto", None), ("gpu vertex-parallel h=1", Some(1u32))] {
+        let options = GpuOptions {
+            lanes,
+            ..GpuOptions::default()
+        };
+        let t = Instant::now();
+        let run = GpuEngine::upload(arena, bound, &options)
+            .map_err(|e| e.to_string())
+            .and_then(|mut e| {
+                let h = e.lanes();
+                let deadline = Instant::now() + Duration::from_secs_f64(cpu_limit);
+                e.lift_from(
+                    None,
+                    &options,
+                    &Control::new().with_deadline(Some(deadline)),
+                )
+                .map(|r| (h, r))
+                .map_err(|e| e.to_string())
+            });
+        let total = t.elapsed().as_secs_f64();
+        match run {
+            Ok((h, run)) => {
+                let t = run.timings;
+                println!(
+                    "{label:<24} h={h:<2} prepare {:>7.1} ms  upload {:>7.1} ms  solve {:>9.1} ms  download {:>6.1} ms  total {:>9.1} ms  rounds {:>7}  lifts {:>11}  launches {:>5}",
+                    t.prepare * 1e3,
+                    t.upload * 1e3,
+                    t.solve * 1e3,
+                    t.download * 1e3,
+                    total * 1e3,
+                    run.rounds,
+                    run.lifts,
+                    run.launches
+                );
+                if gpu_credit.is_none() {
+                    gpu_total = total;
+                    gpu_solve = run.timings.solve;
+                    gpu_credit = Some(run.credit);
+                }
+            }
+            Err(e) => println!("{label}: {e}"),
+        }
+    }
+    let control =
+        Control::new().with_deadline(Some(Instant::now() + Duration::from_secs_f64(cpu_limit)));
+    let t = Instant::now();
+    match solve(arena, Backend::Reference, &control) {
+        Ok(s) => {
+            let cpu = s.stats.solve_seconds;
+            let same = gpu_credit.as_ref().is_some_and(|g| *g == s.credit);
+            println!(
+                "reference (1 CPU thread)    solve {:>9.1} ms  lifts {:>11}  → gpu auto: {:.1}× faster counting prepare+upload+download, {:.1}× solve only; answers {}",
+                cpu * 1e3,
+                s.stats.lifts,
+                cpu / gpu_total,
+                cpu / gpu_solve,
+                match &gpu_credit {
+                    None => "not compared (no GPU answer)",
+                    Some(_) if same => "identical",
+                    Some(_) => "DIFFER",
+                }
+            );
+        }
+        Err(e) => println!(
+            "reference (1 CPU thread)    stopped after {:.1} s ({e}) → gpu auto: > {:.1}× faster counting prepare+upload+download, > {:.1}× solve only",
+            t.elapsed().as_secs_f64(),
+            t.elapsed().as_secs_f64() / gpu_total,
+            t.elapsed().as_secs_f64() / gpu_solve
+        ),
+    }
+}

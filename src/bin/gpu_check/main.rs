@@ -1,0 +1,436 @@
+//! `gpu_check`: the GPU backend's differential check and benchmark, run on the device
+//! machine from the carried release build (scripts/gpu-check.sh).
+//!
+//! - `gpu_check check [--seed S] [--data DIR]`: random games of many shapes and the shared
+//!   data; every GPU variant (lanes 1..32, single-block tier off, host-driven rounds,
+//!   `lift_from` a point below the fixpoint) must give exactly the reference credits (and
+//!   the expected answers shipped with the data). Prints a pass/fail table; exits 1 on any
+//!   failure.
+//! - `gpu_check bench [--max-edges M]`: copy bandwidth, per-round overhead on tiny
+//!   frontiers, full-frontier round throughput, and end-to-end solves against the reference
+//!   solver, all in one run.
+
+mod bench;
+mod games;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use egsolve::arena::{Arena, Player};
+use egsolve::solve::gpu::compile::{kernels, nvrtc_version};
+use egsolve::solve::gpu::{GpuEngine, GpuOptions, GpuSolveError, list_devices};
+use egsolve::solve::{Backend, Control, TOP, energy, solve};
+use games::{Case, Expected};
+
+fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let mode = args.get(1).map(String::as_str).unwrap_or("check");
+    println!(
+        "devices: {}",
+        serde_json::to_string(&list_devices()).expect("serialisable")
+    );
+    match nvrtc_version() {
+        Ok((a, b)) => println!("nvrtc: {a}.{b}"),
+        Err(e) => println!("nvrtc: {e}"),
+    }
+    match kernels(0) {
+        Ok(k) => println!(
+            "kernels: {} compiled in {:.1} ms, {} SMs",
+            k.arch,
+            k.compile_seconds * 1e3,
+            k.multiprocessors
+        ),
+        Err(e) => println!("kernels: {e}"),
+    }
+    let ok = match mode {
+        "check" => check(&args),
+        "bench" => {
+            let max_edges = arg(&args, "--max-edges")
+                .map(|s| s.parse().expect("number"))
+                .unwrap_or(100_000_000u64);
+            let cpu_limit = arg(&args, "--cpu-limit")
+                .map(|s| s.parse().expect("seconds"))
+                .unwrap_or(60.0);
+            bench::run(
+                max_edges,
+                cpu_limit,
+                arg(&args, "--data").map(PathBuf::from),
+            );
+            true
+        }
+        other => {
+            eprintln!("unknown mode {other}: expected check or bench");
+            false
+        }
+    };
+    std::process::exit(if ok { 0 } else { 1 });
+}
+
+/// One row of the table.
+struct Row {
+    case: String,
+    n: usize,
+    m: usize,
+    variant: String,
+    rounds: u64,
+    lifts: u64,
+    gpu_ms: f64,
+    ref_ms: f64,
+    result: String,
+}
+
+fn random_cases(seed: u64) -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mut add = |name: String, arena: Arena| {
+        cases.push(Case {
+            name,
+            arena,
+            expected: None,
+        })
+    };
+    for (i, &(n, avg, lo, hi)) in [
+        (5u32, 2u32, -3i64, 3i64),
+        (20, 2, -5, 5),
+        (100, 3, -10, 10),
+        (1000, 4, -10, 8),
+        (5000, 2, -3, 3),
+    ]
+    .iter()
+    .enumerate()
+    {
+        add(
+            format!("random n={n} d={avg} w={lo}..{hi}"),
+            games::random(seed + i as u64, n, avg, lo, hi, false),
+        );
+    }
+    add(
+        "random sorted-owners n=3000".into(),
+        games::random(seed + 10, 3000, 3, -6, 5, true),
+    );
+    add(
+        "random nonneg n=2000".into(),
+        games::random(seed + 11, 2000, 3, 0, 9, false),
+    );
+    add(
+        "random mostly-positive n=4000 d=4".into(),
+        games::random(seed + 12, 4000, 4, -3, 12, false),
+    );
+    add(
+        "random nonneg n=300000 d=4".into(),
+        games::random(seed + 13, 300_000, 4, 0, 20, false),
+    );
+    add(
+        "skewed hubs n=5000 w=2".into(),
+        games::skewed(seed + 20, 5000, 3000, 2),
+    );
+    add(
+        "skewed hubs n=2000".into(),
+        games::skewed(seed + 21, 2000, 1500, 5),
+    );
+    add(
+        "bipartite n=4000 d=3 w=2".into(),
+        games::bipartite(seed + 30, 2000, 3, 2),
+    );
+    add(
+        "dense d=64 n=1000".into(),
+        games::random(seed + 40, 1000, 64, -20, 18, false),
+    );
+    add(
+        "heavy weights n=2000".into(),
+        games::heavy(seed + 50, 2000, 3),
+    );
+    add("ring n=300 laps=40".into(), games::ring(300, 40));
+    add("single vertex".into(), games::ring(1, 0));
+    cases
+}
+
+fn variants(m: usize) -> Vec<(String, u32, GpuOptions)> {
+    let mut out = vec![("auto".to_string(), 0, GpuOptions::default())];
+    let lanes: &[u32] = if m > 100_000 {
+        &[1, 32]
+    } else {
+        &[1, 2, 4, 8, 16, 32]
+    };
+    for &h in lanes {
+        out.push((format!("h={h}"), h, GpuOptions::default()));
+    }
+    out.push((
+        "lists only".into(),
+        0,
+        GpuOptions {
+            no_dense: true,
+            ..GpuOptions::default()
+        },
+    ));
+    out.push((
+        "full-grid only".into(),
+        0,
+        GpuOptions {
+            no_small_tier: true,
+            ..GpuOptions::default()
+        },
+    ));
+    if m < 100_000 {
+        out.push((
+            "host-driven".into(),
+            0,
+            GpuOptions {
+                rounds_per_launch: Some(1),
+                ..GpuOptions::default()
+            },
+        ));
+    }
+    out
+}
+
+fn check(args: &[String]) -> bool {
+    let seed = arg(args, "--seed")
+        .map(|s| s.parse().expect("seed"))
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(1)
+        });
+    println!("seed: {seed} (rerun with --seed {seed})");
+    let mut cases = random_cases(7);
+    cases.extend(random_cases(seed).into_iter().map(|mut c| {
+        c.name = format!("{} seed={seed}", c.name);
+        c
+    }));
+    if let Some(dir) = arg(args, "--data") {
+        cases.extend(games::shared_data(&PathBuf::from(dir)));
+    }
+    println!(
+        "{:<62} {:>8} {:>9} {:<15} {:>8} {:>10} {:>9} {:>9}  result",
+        "case", "n", "m", "variant", "rounds", "lifts", "gpu ms", "ref ms"
+    );
+    let (mut checks, mut failures, mut skipped) = (0, 0, 0);
+    for case in &cases {
+        let mut rows = Vec::new();
+        check_case(case, &mut rows);
+        for r in &rows {
+            checks += 1;
+            if r.result.starts_with("skip") {
+                skipped += 1;
+            } else if !r.result.starts_with("pass") {
+                failures += 1;
+            }
+            println!(
+                "{:<62} {:>8} {:>9} {:<15} {:>8} {:>10} {:>9.2} {:>9.1}  {}",
+                r.case.chars().take(62).collect::<String>(),
+                r.n,
+                r.m,
+                r.variant,
+                r.rounds,
+                r.lifts,
+                r.gpu_ms,
+                r.ref_ms,
+                r.result
+            );
+        }
+    }
+    println!(
+        "\n{checks} checks: {} passed, {failures} failed, {skipped} skipped (ran past 5 s)",
+        checks - failures - skipped
+    );
+    failures == 0
+}
+
+fn compare(got: &[u64], want: &[u64]) -> String {
+    match got.iter().zip(want).position(|(a, b)| a != b) {
+        None if got.len() == want.len() => "pass".into(),
+        None => format!("FAIL: {} values for {} vertices", got.len(), want.len()),
+        Some(v) => {
+            let wrong = got.iter().zip(want).filter(|(a, b)| a != b).count();
+            format!(
+                "FAIL: {wrong} wrong, first v={v} got {} want {}",
+                energy::display(got[v]),
+                energy::display(want[v])
+            )
+        }
+    }
+}
+
+fn check_case(case: &Case, rows: &mut Vec<Row>) {
+    let arena = &case.arena;
+    let (n, m) = (arena.vertex_count(), arena.edge_count());
+    let row = |variant: &str, rounds, lifts, gpu_ms, ref_ms, result: String| Row {
+        case: case.name.clone(),
+        n,
+        m,
+        variant: variant.to_string(),
+        rounds,
+        lifts,
+        gpu_ms,
+        ref_ms,
+        result,
+    };
+    let bound = match energy::bound(arena) {
+        Ok(b) => b,
+        Err(e) => return rows.push(row("-", 0, 0, 0.0, 0.0, format!("FAIL: {e}"))),
+    };
+    let start = Instant::now();
+    let limited = Control::new().with_deadline(Some(Instant::now() + Duration::from_secs(10)));
+    let reference = solve(arena, Backend::Reference, &limited)
+        .ok()
+        .map(|s| s.credit);
+    let ref_ms = start.elapsed().as_secs_f64() * 1e3;
+    let truth: Vec<u64> = match (&reference, &case.expected) {
+        (Some(r), _) => r.clone(),
+        (None, Some(Expected::Credits(c))) => c.clone(),
+        (None, Some(Expected::Winners(_))) | (None, None) => Vec::new(),
+    };
+    if let (Some(r), Some(expected)) = (&reference, &case.expected) {
+        rows.push(row(
+            "reference vs data",
+            0,
+            0,
+            0.0,
+            ref_ms,
+            agree(r, expected),
+        ));
+    }
+    let mut engine = match GpuEngine::upload(arena, bound, &GpuOptions::default()) {
+        Ok(e) => e,
+        Err(e) => return rows.push(row("upload", 0, 0, 0.0, ref_ms, format!("FAIL: {e}"))),
+    };
+    let auto_lanes = engine.lanes();
+    let mut gpu_answer: Option<Vec<u64>> = None;
+    let mut timed_out = false;
+    for (name, lanes, options) in variants(m) {
+        if timed_out {
+            rows.push(row(
+                &name,
+                0,
+                0,
+                0.0,
+                ref_ms,
+                "skip (an earlier variant ran past 5 s)".into(),
+            ));
+            continue;
+        }
+        if let Err(e) = engine.set_lanes(if lanes == 0 { auto_lanes } else { lanes }) {
+            rows.push(row(&name, 0, 0, 0.0, ref_ms, format!("FAIL: {e}")));
+            continue;
+        }
+        let t = Instant::now();
+        let control = Control::new().with_deadline(Some(t + Duration::from_secs(5)));
+        match engine.lift_from(None, &options, &control) {
+            Ok(run) => {
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                let mut result = if truth.is_empty() {
+                    match (&case.expected, &gpu_answer) {
+                        (Some(e), _) => agree(&run.credit, e),
+                        // The reference ran out of time: the variants must agree with each
+                        // other and each answer must be a progress measure.
+                        (None, Some(first)) => {
+                            compare(&run.credit, first).replace("pass", "pass (vs auto; ref >10 s)")
+                        }
+                        (None, None) => "pass (ref >10 s)".into(),
+                    }
+                } else {
+                    compare(&run.credit, &truth)
+                };
+                if let Some(v) = broken_vertex(arena, &run.credit, bound) {
+                    result = format!("FAIL: not a progress measure at v={v}");
+                }
+                let label = if lanes == 0 && name == "auto" {
+                    format!("auto h={auto_lanes}")
+                } else {
+                    name.clone()
+                };
+                rows.push(row(&label, run.rounds, run.lifts, ms, ref_ms, result));
+                gpu_answer.get_or_insert(run.credit);
+            }
+            Err(GpuSolveError::Interrupted(_)) => {
+                timed_out = true;
+                rows.push(row(&name, 0, 0, 0.0, ref_ms, "skip: ran past 5 s".into()));
+            }
+            Err(e) => rows.push(row(&name, 0, 0, 0.0, ref_ms, format!("FAIL: {e}"))),
+        }
+    }
+    let _ = engine.set_lanes(auto_lanes);
+    // lift_from: start halfway below the fixpoint (⊤ vertices from M/2) and at the fixpoint.
+    let Some(answer) = gpu_answer else { return };
+    if timed_out {
+        return;
+    }
+    let want = if truth.is_empty() {
+        answer.clone()
+    } else {
+        truth.clone()
+    };
+    for (name, start) in [
+        (
+            "lift_from half",
+            want.iter()
+                .map(|&c| if c == TOP { bound / 2 } else { c / 2 })
+                .collect::<Vec<_>>(),
+        ),
+        ("lift_from f*", want.clone()),
+    ] {
+        let t = Instant::now();
+        let control = Control::new().with_deadline(Some(t + Duration::from_secs(5)));
+        match engine.lift_from(Some(&start), &GpuOptions::default(), &control) {
+            Ok(run) => {
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                rows.push(row(
+                    name,
+                    run.rounds,
+                    run.lifts,
+                    ms,
+                    ref_ms,
+                    compare(&run.credit, &want),
+                ));
+            }
+            Err(GpuSolveError::Interrupted(_)) => {
+                rows.push(row(name, 0, 0, 0.0, ref_ms, "skip: ran past 5 s".into()))
+            }
+            Err(e) => rows.push(row(name, 0, 0, 0.0, ref_ms, format!("FAIL: {e}"))),
+        }
+    }
+}
+
+/// Whether credits agree with a shipped answer (credits exactly, or winners).
+fn agree(credit: &[u64], expected: &Expected) -> String {
+    match expected {
+        Expected::Credits(c) => compare(credit, c),
+        Expected::Winners(w) => {
+            let bad = credit
+                .iter()
+                .zip(w)
+                .filter(|&(&c, &p)| (c != TOP) != (p == Player::Zero))
+                .count();
+            if bad == 0 && credit.len() == w.len() {
+                "pass".into()
+            } else {
+                format!("FAIL: {bad} winners differ")
+            }
+        }
+    }
+}
+
+/// A vertex whose progress-measure condition fails under `credit`, if any (the O(m)
+/// certificate of FORMATS.md: player 0 needs one good edge, player 1 all).
+fn broken_vertex(arena: &Arena, credit: &[u64], bound: u64) -> Option<u32> {
+    (0..arena.vertex_count() as u32).find(|&v| {
+        let fv = credit[v as usize];
+        if fv != TOP && fv > bound {
+            return true;
+        }
+        let mut ok = arena
+            .successors(v)
+            .map(|(u, w)| fv >= energy::minus(credit[u as usize], w, bound));
+        match arena.owner(v) {
+            Player::Zero => !ok.any(|b| b),
+            Player::One => !ok.all(|b| b),
+        }
+    })
+}

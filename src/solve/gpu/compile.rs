@@ -1,0 +1,154 @@
+//! Kernels: the `.cu` sources embedded in the binary, compiled by NVRTC to CUBIN for the
+//! device's own architecture (`sm_XY`), loaded once per device and cached for the process.
+//!
+//! CUBIN rather than PTX skips the driver's JIT and avoids a PTX-version clash when NVRTC
+//! is newer than the driver. [`compile_cubin`] needs no GPU, only NVRTC: the tests compile
+//! every kernel for sm_90 on machines without a GPU.
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::nvrtc::{Ptx, result as nvrtc, sys as nvrtc_sys};
+
+use super::devices::{nvrtc_ready, open};
+use super::error::{DuringExt, GpuError};
+
+/// The frontier-lifting kernels (`kernels/lift.cu`).
+pub const LIFT_SOURCE: &str = include_str!("../../../kernels/lift.cu");
+
+/// Every kernel source, with the entry points it must define.
+pub const SOURCES: &[(&str, &str, &[&str])] = &[(
+    "lift.cu",
+    LIFT_SOURCE,
+    &[
+        "lift_rounds_h1",
+        "lift_rounds_h2",
+        "lift_rounds_h4",
+        "lift_rounds_h8",
+        "lift_rounds_h16",
+        "lift_rounds_h32",
+    ],
+)];
+
+/// Lanes per vertex that have a kernel, in the order of [`Kernels::lift`].
+pub const LANES: [u32; 6] = [1, 2, 4, 8, 16, 32];
+
+/// Compiles `source` to CUBIN for `arch` (e.g. `sm_90`). Fails with the compiler's log.
+pub fn compile_cubin(name: &str, source: &str, arch: &str) -> Result<Vec<u8>, GpuError> {
+    nvrtc_ready()?;
+    let fail = |error, log: String| GpuError::Compile {
+        arch: arch.to_string(),
+        error,
+        log,
+    };
+    let src = CString::new(source).expect("kernel sources contain no NUL byte");
+    let cname = CString::new(name).expect("kernel names contain no NUL byte");
+    let prog = nvrtc::create_program(&src, Some(&cname)).map_err(|e| fail(e, String::new()))?;
+    let options = [
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_string(),
+    ];
+    // SAFETY: `prog` was just created and is destroyed exactly once below.
+    let compiled = unsafe { nvrtc::compile_program(prog, &options) };
+    let log = unsafe { nvrtc::get_program_log(prog) }
+        .map(|raw| {
+            let bytes: Vec<u8> = raw
+                .iter()
+                .map(|&c| c as u8)
+                .take_while(|&b| b != 0)
+                .collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+        .unwrap_or_default();
+    let cubin = compiled.and_then(|()| {
+        let mut size = 0usize;
+        // SAFETY: `prog` compiled successfully; the buffer has the size NVRTC reported.
+        unsafe { nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size).result()? };
+        let mut cubin = vec![0u8; size];
+        unsafe { nvrtc_sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr() as *mut _).result()? };
+        Ok(cubin)
+    });
+    // SAFETY: `prog` is live and not used after this.
+    let _ = unsafe { nvrtc::destroy_program(prog) };
+    cubin.map_err(|e| fail(e, log))
+}
+
+/// The NVRTC version, e.g. (13, 0).
+pub fn nvrtc_version() -> Result<(i32, i32), GpuError> {
+    nvrtc_ready()?;
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: NVRTC is loaded; both pointers are valid.
+    unsafe { nvrtc_sys::nvrtcVersion(&mut major, &mut minor) }
+        .result()
+        .map_err(|error| GpuError::Compile {
+            arch: String::new(),
+            error,
+            log: String::new(),
+        })?;
+    Ok((major, minor))
+}
+
+/// A device's context with its loaded kernels.
+pub struct Kernels {
+    /// The device's primary context.
+    pub ctx: Arc<CudaContext>,
+    /// `sm_XY`.
+    pub arch: String,
+    /// Streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// `lift_rounds_h{1,2,4,8,16,32}`, indexed like [`LANES`].
+    pub lift: Vec<CudaFunction>,
+    /// Seconds NVRTC took.
+    pub compile_seconds: f64,
+    _module: Arc<CudaModule>,
+}
+
+/// The kernels of device `ordinal`, compiled on first use.
+pub fn kernels(ordinal: usize) -> Result<Arc<Kernels>, GpuError> {
+    static CACHE: OnceLock<Mutex<HashMap<usize, Arc<Kernels>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut cache = cache
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(k) = cache.get(&ordinal) {
+        return Ok(k.clone());
+    }
+    let ctx = open(ordinal)?;
+    // SAFETY: every engine owns its stream and buffers and orders its own work on that one
+    // stream, so cudarc's cross-stream event tracking (an event per buffer per launch) is
+    // not needed.
+    unsafe { ctx.disable_event_tracking() };
+    let (major, minor) = ctx
+        .compute_capability()
+        .during("reading the compute capability")?;
+    let arch = format!("sm_{major}{minor}");
+    let start = std::time::Instant::now();
+    let cubin = compile_cubin("lift.cu", LIFT_SOURCE, &arch)?;
+    let compile_seconds = start.elapsed().as_secs_f64();
+    let module = ctx
+        .load_module(Ptx::from_binary(cubin))
+        .during("loading the kernel module")?;
+    let lift = LANES
+        .iter()
+        .map(|h| module.load_function(&format!("lift_rounds_h{h}")))
+        .collect::<Result<Vec<_>, _>>()
+        .during("loading the lifting kernels")?;
+    let multiprocessors = ctx
+        .attribute(
+            cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+        )
+        .during("reading the multiprocessor count")?
+        .max(1) as u32;
+    let k = Arc::new(Kernels {
+        ctx,
+        arch,
+        multiprocessors,
+        lift,
+        compile_seconds,
+        _module: module,
+    });
+    cache.insert(ordinal, k.clone());
+    Ok(k)
+}

@@ -1,0 +1,452 @@
+//! The device-resident solver: upload a game once ([`GpuEngine::upload`]), then lift from 0
+//! or from any point below the least fixpoint ([`GpuEngine::lift_from`]) as often as wanted.
+//!
+//! The round loop runs on the device: one cooperative launch runs many rounds with a grid
+//! barrier between them, and the host only looks in between launches (to publish progress
+//! and check the cancel flag, aiming at a few milliseconds per launch). Tiny frontiers run
+//! on a single block, where the barrier is `__syncthreads`; large ones on the whole grid. A
+//! launch ends when the frontier leaves its grid's size window, so the host switches grids.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+
+use super::compile::{Kernels, LANES, kernels};
+use super::devices::device_info;
+use super::error::{DuringExt, GpuError, GpuSolveError};
+use super::layout::{DeviceLayout, device_bytes, lanes_for_degree};
+use crate::arena::Arena;
+use crate::solve::Control;
+
+/// Threads per block (the kernels' `__launch_bounds__`).
+const BLOCK: u32 = 512;
+/// Bytes kept free on the device besides the game.
+const HEADROOM: u64 = 256 << 20;
+
+/// How the GPU backend runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GpuOptions {
+    /// Device ordinal; `None` picks the device with the most free memory that fits.
+    pub device: Option<usize>,
+    /// Lanes per vertex (1 = vertex-parallel, 2..32 = warp-centric); `None` picks from the
+    /// average degree.
+    pub lanes: Option<u32>,
+    /// Rounds per launch; `None` adapts (a few ms per launch). `Some(1)` is the paper's
+    /// host-driven loop.
+    pub rounds_per_launch: Option<u32>,
+    /// Run every round on the whole grid (no single-block tier for tiny frontiers).
+    pub no_small_tier: bool,
+    /// Keep every frontier as a list (no dense rounds for large frontiers).
+    pub no_dense: bool,
+}
+
+/// Wall-clock seconds of each phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct GpuTimings {
+    /// Renumbering the game on the host.
+    pub prepare: f64,
+    /// Allocating and copying to the device.
+    pub upload: f64,
+    /// The lifting loop.
+    pub solve: f64,
+    /// Copying the credits back and undoing the renumbering.
+    pub download: f64,
+}
+
+/// What one [`GpuEngine::lift_from`] produced.
+#[derive(Debug, Clone)]
+pub struct LiftRun {
+    /// The least progress measure, in input ids.
+    pub credit: Vec<u64>,
+    /// Rounds run.
+    pub rounds: u64,
+    /// Vertex lifts (sum of frontier sizes).
+    pub lifts: u64,
+    /// Kernel launches.
+    pub launches: u64,
+    /// Phase times (prepare and upload from the engine's upload).
+    pub timings: GpuTimings,
+}
+
+/// Kernel parameters; the layout matches `struct LiftParams` in `kernels/lift.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct LiftParams {
+    succ_offsets: u64,
+    succ_targets: u64,
+    succ_weights: u64,
+    pred_offsets: u64,
+    pred_sources: u64,
+    pred_weights: u64,
+    credit: u64,
+    frontier0: u64,
+    frontier1: u64,
+    stamp: u64,
+    state: u64,
+    bound: u64,
+    n: u32,
+    n0: u32,
+    dense_above: u32,
+    max_rounds: u32,
+    shrink_below: u32,
+    grow_above: u32,
+}
+
+// SAFETY: plain `repr(C)` data (device addresses and integers) with the C struct's layout.
+unsafe impl DeviceRepr for LiftParams {}
+
+/// A game resident on one device.
+pub struct GpuEngine {
+    kernels: Arc<Kernels>,
+    stream: Arc<CudaStream>,
+    ordinal: usize,
+    n: u32,
+    m: u32,
+    n0: u32,
+    bound: u64,
+    lanes: u32,
+    full_blocks: u32,
+    dense_above: u32,
+    new_of_old: Vec<u32>,
+    old_of_new: Vec<u32>,
+    prepare_seconds: f64,
+    upload_seconds: f64,
+    // Device buffers (kept alive for the kernels' raw pointers in `params`).
+    _adjacency: [CudaSlice<u32>; 4],
+    _weights: [CudaSlice<i64>; 2],
+    credit: CudaSlice<u64>,
+    _frontier0: CudaSlice<u32>,
+    _frontier1: CudaSlice<u32>,
+    stamp: CudaSlice<u32>,
+    state: CudaSlice<u32>,
+    params: LiftParams,
+}
+
+/// The device to use: the requested one, or the one with the most free memory; an error if
+/// the game does not fit.
+fn choose_device(requested: Option<usize>, needed: u64) -> Result<usize, GpuError> {
+    let count = super::devices::driver_ready()?;
+    let candidates: Vec<usize> = match requested {
+        Some(d) if d >= count => {
+            return Err(GpuError::BadDevice {
+                requested: d,
+                count,
+            });
+        }
+        Some(d) => vec![d],
+        None => (0..count).collect(),
+    };
+    let mut best: Option<(usize, u64)> = None;
+    for d in candidates {
+        let info = device_info(d)?;
+        if best.is_none_or(|(_, free)| info.memory_free > free) {
+            best = Some((d, info.memory_free));
+        }
+    }
+    let (device, free) = best.ok_or(GpuError::NoDevice)?;
+    if needed + HEADROOM > free {
+        return Err(GpuError::OutOfMemory {
+            needed,
+            free,
+            device,
+        });
+    }
+    Ok(device)
+}
+
+impl GpuEngine {
+    /// Renumbers and uploads `arena` (with ⊤ bound `bound`) to a device where it fits.
+    pub fn upload(arena: &Arena, bound: u64, options: &GpuOptions) -> Result<GpuEngine, GpuError> {
+        let (n, m) = (arena.vertex_count() as u64, arena.edge_count() as u64);
+        if n >= u32::MAX as u64 / 2 {
+            return Err(GpuError::TooLarge(format!("{n} vertices")));
+        }
+        if let Some(h) = options.lanes {
+            if !LANES.contains(&h) {
+                return Err(GpuError::BadLanes(h));
+            }
+        }
+        let ordinal = choose_device(options.device, device_bytes(n, m))?;
+        let kernels = kernels(ordinal)?;
+        let ctx = &kernels.ctx;
+
+        let start = Instant::now();
+        let layout = DeviceLayout::new(arena);
+        let prepare_seconds = start.elapsed().as_secs_f64();
+        let lanes = options
+            .lanes
+            .unwrap_or_else(|| lanes_for_degree(layout.average_degree()));
+
+        let start = Instant::now();
+        let stream = ctx.new_stream().during("creating a stream")?;
+        let up = |v: &[u32]| stream.clone_htod(v).during("uploading the game");
+        let upw = |v: &[i64]| stream.clone_htod(v).during("uploading the game");
+        let adjacency = [
+            up(&layout.succ_offsets)?,
+            up(&layout.succ_targets)?,
+            up(&layout.pred_offsets)?,
+            up(&layout.pred_sources)?,
+        ];
+        let weights = [upw(&layout.succ_weights)?, upw(&layout.pred_weights)?];
+        let alloc_u32 = |len: usize| stream.alloc_zeros::<u32>(len.max(1)).during("allocating");
+        let credit = stream
+            .alloc_zeros::<u64>(n as usize)
+            .during("allocating credits")?;
+        let frontier0 = alloc_u32(n as usize)?;
+        let frontier1 = alloc_u32(n as usize)?;
+        let stamp = alloc_u32(n as usize)?;
+        let state = alloc_u32(16)?;
+        stream.synchronize().during("uploading the game")?;
+        let upload_seconds = start.elapsed().as_secs_f64();
+
+        let ptr_u32 = |s: &CudaSlice<u32>| s.device_ptr(&stream).0;
+        let params = LiftParams {
+            succ_offsets: ptr_u32(&adjacency[0]),
+            succ_targets: ptr_u32(&adjacency[1]),
+            succ_weights: weights[0].device_ptr(&stream).0,
+            pred_offsets: ptr_u32(&adjacency[2]),
+            pred_sources: ptr_u32(&adjacency[3]),
+            pred_weights: weights[1].device_ptr(&stream).0,
+            credit: credit.device_ptr(&stream).0,
+            frontier0: ptr_u32(&frontier0),
+            frontier1: ptr_u32(&frontier1),
+            stamp: ptr_u32(&stamp),
+            state: ptr_u32(&state),
+            bound,
+            n: layout.n,
+            n0: layout.n0,
+            dense_above: u32::MAX,
+            max_rounds: 1,
+            shrink_below: 0,
+            grow_above: u32::MAX,
+        };
+        let mut engine = GpuEngine {
+            stream,
+            ordinal,
+            n: layout.n,
+            m: layout.m,
+            n0: layout.n0,
+            bound,
+            lanes,
+            full_blocks: 1,
+            dense_above: u32::MAX,
+            new_of_old: layout.new_of_old,
+            old_of_new: layout.old_of_new,
+            prepare_seconds,
+            upload_seconds,
+            _adjacency: adjacency,
+            _weights: weights,
+            credit,
+            _frontier0: frontier0,
+            _frontier1: frontier1,
+            stamp,
+            state,
+            params,
+            kernels,
+        };
+        engine.set_lanes(lanes)?;
+        Ok(engine)
+    }
+
+    /// The device this engine runs on.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// Lanes per vertex in use.
+    pub fn lanes(&self) -> u32 {
+        self.lanes
+    }
+
+    /// Switches to `lanes` lanes per vertex (and that kernel's full grid).
+    pub fn set_lanes(&mut self, lanes: u32) -> Result<(), GpuError> {
+        let index = LANES
+            .iter()
+            .position(|&h| h == lanes)
+            .ok_or(GpuError::BadLanes(lanes))?;
+        let per_sm = self.kernels.lift[index]
+            .occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None)
+            .during("reading the kernel's occupancy")?
+            .max(1);
+        self.full_blocks = per_sm * self.kernels.multiprocessors;
+        self.lanes = lanes;
+        Ok(())
+    }
+
+    /// Blocks of the full grid.
+    pub fn full_blocks(&self) -> u32 {
+        self.full_blocks
+    }
+
+    /// Vertices and edges.
+    pub fn size(&self) -> (u32, u32) {
+        (self.n, self.m)
+    }
+
+    /// The stream this engine's work runs on (for benchmarks).
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Resets the device state to `start` (input order; `None` = 0 everywhere) with every
+    /// vertex in the first frontier.
+    pub fn reset(&mut self, start: Option<&[u64]>) -> Result<(), GpuError> {
+        let n = self.n as usize;
+        match start {
+            None => self
+                .stream
+                .memset_zeros(&mut self.credit)
+                .during("resetting credits")?,
+            Some(values) => {
+                assert_eq!(values.len(), n, "one start value per vertex");
+                let device_order = super::layout::gather(&self.old_of_new, values);
+                self.stream
+                    .memcpy_htod(&device_order, &mut self.credit)
+                    .during("uploading start values")?;
+            }
+        }
+        // Stamps 0 and a dense first round: every vertex is in frontier 0.
+        self.stream
+            .memset_zeros(&mut self.stamp)
+            .during("resetting stamps")?;
+        let state = [self.n, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
+        self.stream
+            .memcpy_htod(&state[..], &mut self.state)
+            .during("resetting the round state")?;
+        Ok(())
+    }
+
+    /// Reads the round state: (frontier size, rounds, lifts, whether the frontier is dense).
+    fn read_state(&self) -> Result<(u32, u32, u64, bool), GpuError> {
+        let mut state = [0u32; 16];
+        self.stream
+            .memcpy_dtoh(&self.state, &mut state[..])
+            .during("reading the round state")?;
+        self.stream
+            .synchronize()
+            .during("reading the round state")?;
+        let round = state[3];
+        let lifts = (state[7] as u64) << 32 | state[6] as u64;
+        Ok((state[(round % 3) as usize], round, lifts, state[8] != 0))
+    }
+
+    /// Pushes densely (stamps only) from frontiers of at least `n/16` vertices, or never.
+    pub fn set_dense(&mut self, dense: bool) {
+        self.dense_above = if dense {
+            (self.n / 16).max(1024)
+        } else {
+            u32::MAX
+        };
+    }
+
+    /// Runs up to `max_rounds` rounds in one launch on `blocks` blocks, leaving early when
+    /// the frontier leaves `[shrink_below, grow_above]` or empties.
+    pub fn launch_rounds(
+        &mut self,
+        blocks: u32,
+        max_rounds: u32,
+        shrink_below: u32,
+        grow_above: u32,
+    ) -> Result<(), GpuError> {
+        let params = LiftParams {
+            max_rounds,
+            shrink_below,
+            grow_above,
+            dense_above: self.dense_above,
+            ..self.params
+        };
+        let index = LANES
+            .iter()
+            .position(|&h| h == self.lanes)
+            .expect("lanes were checked");
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = self.stream.launch_builder(&self.kernels.lift[index]);
+        launch.arg(&params);
+        // SAFETY: every pointer in `params` is a live allocation of this engine with the
+        // lengths the kernel assumes (offsets n+1, adjacency m, per-vertex arrays n, state
+        // 16 words with the u64 lifts counter 8-byte aligned at word 6); vertex ids read from the frontiers and adjacency are < n. `blocks` is at
+        // most the co-resident grid (occupancy × SMs), which the cooperative launch checks.
+        unsafe { launch.launch_cooperative(cfg) }.during("launching the lifting kernel")?;
+        Ok(())
+    }
+
+    /// Lifts from `start` (input order, pointwise below the least fixpoint; `None` = 0) to
+    /// the least fixpoint.
+    pub fn lift_from(
+        &mut self,
+        start: Option<&[u64]>,
+        options: &GpuOptions,
+        control: &Control,
+    ) -> Result<LiftRun, GpuSolveError> {
+        let begin = Instant::now();
+        self.reset(start)?;
+        // Dense rounds once a frontier holds a sixteenth of the vertices.
+        self.set_dense(!options.no_dense);
+        let groups_per_block = BLOCK / self.lanes;
+        let small_tier = !options.no_small_tier;
+        let mut budget = options.rounds_per_launch.unwrap_or(64).max(1);
+        let mut launches = 0u64;
+        let (mut size, mut round, mut lifts, mut dense) = (self.n, 0u32, 0u64, true);
+        while size > 0 {
+            control.checkpoint()?;
+            // A dense round scans every vertex: never on a single block.
+            let small = small_tier && !dense && size <= 2 * groups_per_block;
+            let launch_start = Instant::now();
+            if small {
+                self.launch_rounds(1, budget, 0, 4 * groups_per_block)?;
+            } else {
+                let shrink = if small_tier { groups_per_block / 2 } else { 0 };
+                self.launch_rounds(self.full_blocks, budget, shrink, u32::MAX)?;
+            }
+            launches += 1;
+            let before = round;
+            (size, round, lifts, dense) = self.read_state()?;
+            let elapsed = launch_start.elapsed().as_secs_f64();
+            if options.rounds_per_launch.is_none() {
+                // Aim at 2–8 ms per launch: long enough to hide the launch, short enough
+                // to notice a cancel quickly.
+                if round - before >= budget && elapsed < 0.002 {
+                    budget = (budget * 2).min(1 << 20);
+                } else if elapsed > 0.008 {
+                    budget = (budget / 2).max(1);
+                }
+            }
+            control.progress().publish(round as u64, size as u64, lifts);
+        }
+        let solve = begin.elapsed().as_secs_f64();
+        let start = Instant::now();
+        let device = self
+            .stream
+            .clone_dtoh(&self.credit)
+            .during("downloading credits")?;
+        let credit = super::layout::gather(&self.new_of_old, &device);
+        let download = start.elapsed().as_secs_f64();
+        Ok(LiftRun {
+            credit,
+            rounds: round as u64,
+            lifts,
+            launches,
+            timings: GpuTimings {
+                prepare: self.prepare_seconds,
+                upload: self.upload_seconds,
+                solve,
+                download,
+            },
+        })
+    }
+
+    /// The ⊤ bound `M` in use.
+    pub fn bound(&self) -> u64 {
+        self.bound
+    }
+
+    /// Player-0 vertices (device ids `0..n0`).
+    pub fn player0_count(&self) -> u32 {
+        self.n0
+    }
+}

@@ -1,0 +1,62 @@
+//! The CUDA backend: the paper's Algorithm 3 (frontier lifting with CSR and CSC resident on
+//! the device, vertex-parallel or warp-centric), with the round loop kept on the device.
+//!
+//! - [`devices`]: probing for the driver and listing GPUs, never panicking.
+//! - [`compile`]: the embedded kernels, NVRTC to CUBIN per device, cached.
+//! - [`layout`]: renumbering (player 0 first) and the memory estimate.
+//! - [`engine`]: upload once, lift from 0 or from any point below the fixpoint.
+//!
+//! Everything that can fail is a [`GpuError`]; at the backend's edge it becomes
+//! [`SolveError::Unavailable`](crate::solve::SolveError) so callers can fall back to a CPU
+//! backend.
+
+pub mod bench;
+pub mod compile;
+pub mod devices;
+pub mod engine;
+pub mod error;
+pub mod layout;
+
+use std::time::Instant;
+
+pub use devices::{DeviceInfo, list_devices};
+pub use engine::{GpuEngine, GpuOptions, GpuTimings, LiftRun};
+pub use error::{GpuError, GpuSolveError};
+
+use super::{Control, Solution, SolveError, SolveStats, energy};
+use crate::arena::Arena;
+
+/// Solves `arena` on a GPU and derives both strategies.
+pub fn solve(
+    arena: &Arena,
+    options: &GpuOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    let bound = energy::bound(arena)?;
+    let start = Instant::now();
+    let mut engine = GpuEngine::upload(arena, bound, options)?;
+    let run = engine.lift_from(None, options, control)?;
+    let stats = SolveStats {
+        backend: "gpu".into(),
+        bound,
+        lifts: run.lifts,
+        rounds: run.rounds,
+        solve_seconds: start.elapsed().as_secs_f64(),
+        ..SolveStats::default()
+    };
+    Solution::from_credits(arena, run.credit, stats, control)
+}
+
+/// Lifts `arena` on a GPU from `start` (input order, pointwise at most the least progress
+/// measure) to the least progress measure; for drivers such as the accelerated algorithm
+/// that compute a good starting point elsewhere.
+pub fn lift_from(
+    arena: &Arena,
+    start: &[u64],
+    options: &GpuOptions,
+    control: &Control,
+) -> Result<LiftRun, SolveError> {
+    let bound = energy::bound(arena)?;
+    let mut engine = GpuEngine::upload(arena, bound, options)?;
+    Ok(engine.lift_from(Some(start), options, control)?)
+}
