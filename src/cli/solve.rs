@@ -10,7 +10,8 @@ use super::progress::ProgressDisplay;
 use super::{CliError, EXIT_BAD_INPUT, output_file};
 use crate::format::{self, Format, ReadOptions};
 use crate::output::{self, OutputFormat};
-use crate::solve::{self, Backend, Control};
+use crate::solve::cpu::CpuAlgorithm;
+use crate::solve::{self, Backend, Control, SolveOptions};
 
 /// Arguments of `egsolve solve`.
 #[derive(Debug, Args)]
@@ -20,7 +21,8 @@ pub struct SolveArgs {
     /// Input format (default: detected from the content): mpg, gm or json.
     #[arg(long)]
     pub format: Option<Format>,
-    /// Backend: auto, reference, ... (see `egsolve solve --help`).
+    /// Backend: auto (accelerated exact solver), reference (Algorithm 1), cpu (parallel
+    /// frontier lifting) or gpu (CUDA).
     #[arg(long, default_value = "auto")]
     pub backend: Backend,
     /// Output: json, text (`ID CREDIT`, `T` for ⊤) or paritysol (parity inputs).
@@ -32,6 +34,29 @@ pub struct SolveArgs {
     /// Give up after this many seconds (exit code 4).
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// cpu backend: worker threads (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// cpu backend: `frontier` (default) or `sweep` (the paper's Algorithm 2, for comparison).
+    #[arg(long, value_parser = parse_algorithm, default_value = "frontier")]
+    pub algorithm: CpuAlgorithm,
+    /// gpu backend: lanes per vertex (1 = vertex-parallel; 2, 4, 8, 16, 32 = warp-centric).
+    /// Default: chosen from the degree distribution.
+    #[arg(long)]
+    pub lanes: Option<u32>,
+    /// gpu backend: device ordinal (default: the one with most free memory that fits).
+    #[arg(long)]
+    pub device: Option<usize>,
+}
+
+fn parse_algorithm(s: &str) -> Result<CpuAlgorithm, String> {
+    match s {
+        "frontier" => Ok(CpuAlgorithm::Frontier),
+        "sweep" => Ok(CpuAlgorithm::Sweep),
+        _ => Err(format!(
+            "unknown algorithm '{s}': expected frontier or sweep"
+        )),
+    }
 }
 
 /// Runs `egsolve solve`.
@@ -61,7 +86,15 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
     let control = Control::new().with_deadline(deadline);
     progress.solving(control.progress().clone());
-    let solution = solve::solve(&game.arena, args.backend, &control);
+    let mut options = SolveOptions {
+        backend: args.backend,
+        ..SolveOptions::default()
+    };
+    options.cpu.threads = args.threads;
+    options.cpu.algorithm = args.algorithm;
+    options.gpu.lanes = args.lanes;
+    options.gpu.device = args.device;
+    let solution = solve::solve_with(&game.arena, &options, &control);
     progress.finish();
     let solution = solution?;
     let mut out = output_file(args.out.as_ref())?;

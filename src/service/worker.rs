@@ -97,7 +97,7 @@ fn backend_for(kind: SlotKind, choice: BackendChoice) -> Backend {
     match (kind, choice) {
         (_, BackendChoice::Reference) => Backend::Reference,
         (SlotKind::Gpu(_), _) => Backend::Gpu,
-        // The parallel CPU backend plugs in here when it lands on main.
+        (SlotKind::Cpu(_), BackendChoice::Cpu) => Backend::Cpu,
         (SlotKind::Cpu(_), _) => Backend::Auto,
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod accel;
 pub mod control;
+pub mod cpu;
 pub mod energy;
 pub mod gpu;
 pub mod reference;
@@ -28,19 +29,27 @@ pub enum Backend {
     Auto,
     /// Algorithm 1: the sequential worklist (the reference every other backend must match).
     Reference,
+    /// Frontier-based parallel lifting on a rayon pool (all cores); see [`cpu`].
+    Cpu,
     /// Algorithm 3 on a CUDA GPU (frontier lifting, round loop on the device).
     Gpu,
 }
 
 impl Backend {
     /// Every backend, for help texts and tests.
-    pub const ALL: &'static [Backend] = &[Backend::Auto, Backend::Reference, Backend::Gpu];
+    pub const ALL: &'static [Backend] = &[
+        Backend::Auto,
+        Backend::Reference,
+        Backend::Cpu,
+        Backend::Gpu,
+    ];
 
     /// The name used on the command line and in the API.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Auto => "auto",
             Backend::Reference => "reference",
+            Backend::Cpu => "cpu",
             Backend::Gpu => "gpu",
         }
     }
@@ -194,11 +203,49 @@ impl Solution {
     }
 }
 
-/// Solves `arena` with `backend`.
+/// A backend and its settings.
+#[derive(Debug, Clone)]
+pub struct SolveOptions {
+    /// Which backend computes the credits.
+    pub backend: Backend,
+    /// Settings of the `cpu` backend.
+    pub cpu: cpu::CpuOptions,
+    /// Settings of the `gpu` backend.
+    pub gpu: gpu::GpuOptions,
+}
+
+impl Default for SolveOptions {
+    fn default() -> SolveOptions {
+        SolveOptions {
+            backend: Backend::Auto,
+            cpu: cpu::CpuOptions::default(),
+            gpu: gpu::GpuOptions::default(),
+        }
+    }
+}
+
+/// Solves `arena` with `backend` and its default settings.
 pub fn solve(arena: &Arena, backend: Backend, control: &Control) -> Result<Solution, SolveError> {
-    match backend {
+    solve_with(
+        arena,
+        &SolveOptions {
+            backend,
+            ..SolveOptions::default()
+        },
+        control,
+    )
+}
+
+/// Solves `arena` as `options` say.
+pub fn solve_with(
+    arena: &Arena,
+    options: &SolveOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    match options.backend {
         Backend::Auto => accel::solve(arena, control),
         Backend::Reference => reference::solve(arena, control),
-        Backend::Gpu => gpu::solve(arena, &gpu::GpuOptions::default(), control),
+        Backend::Cpu => cpu::solve(arena, &options.cpu, control),
+        Backend::Gpu => gpu::solve(arena, &options.gpu, control),
     }
 }

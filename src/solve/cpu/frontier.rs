@@ -1,0 +1,386 @@
+//! Frontier-based lifting: each round lifts the vertices whose condition is broken, and the
+//! next round's frontier holds the predecessors whose condition the raised values broke
+//! (player-0 predecessors only once no satisfied edge is left, tracked by counters).
+//!
+//! Two kinds of round share one state (see `state`), chosen per round by its size:
+//! - **sequential** (small frontiers, or one thread): Algorithm 1 cut into rounds — vertices
+//!   are lifted in order against the latest values, a vertex still waiting in the current
+//!   round is not queued again. With one thread this is the reference worklist exactly.
+//! - **parallel** (large frontiers), in two phases separated by a join:
+//!   1. every frontier vertex is lifted against the live values (chaotic, Gauss–Seidel like
+//!      the sequential rounds, so values climb as fast) and its new value published at once;
+//!      a player-0 vertex also recounts its satisfied edges against the values it read; the
+//!      old value goes to a side buffer;
+//!   2. every raised vertex scans its predecessors against the final values: a player-1
+//!      predecessor with a broken edge is queued; a player-0 predecessor whose edge went
+//!      from satisfied (old value) to broken (new value) has its counter decremented, and
+//!      the thread taking it to zero queues it. Queuing is deduplicated by an atomic flag
+//!      bit; threads collect vertices in cache-sized batches and append them with one
+//!      `fetch_add` each, so no lock is taken.
+//!
+//! **Counters may only undercount.** A player-0 vertex lifted in phase 1 may read a
+//! successor's value before or after that successor's own raise in the same round. Before:
+//! the phase-2 decrement is exact. After: the edge was already counted against the new
+//! value, and a phase-2 decrement removes it a second time. So a counter is never above the
+//! true number of satisfied edges — a vertex whose edges are all broken is always queued —
+//! and an undercount only costs a lift that changes nothing (it then recounts exactly).
+//! Decrements saturate at zero, and a decrement that finds 0 or 1 queues the vertex.
+//!
+//! Both kinds keep the same invariant at round boundaries — every broken vertex is in the
+//! next frontier, every player-0 counter is at most its satisfied edges — so they mix
+//! freely, and the result is the unique least fixpoint whatever the schedule.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::state::{Collector, LiftState, current_bit, next_bit};
+use crate::arena::Player;
+use crate::solve::control::{Control, Interrupted};
+use crate::solve::energy::minus;
+
+/// Frontier vertices per parallel task.
+const CHUNK: usize = 512;
+/// Edges a sequential round visits between two checkpoints (~1 ms of work).
+const CHECK_EVERY_EDGES: usize = 1 << 18;
+
+/// Counters of a finished run.
+pub(super) struct FrontierRun {
+    pub rounds: u64,
+    pub lifts: u64,
+    /// Bytes of the parallel rounds' side buffer (8 per vertex of the largest such round).
+    pub side_buffer_bytes: usize,
+}
+
+/// Lifts `state` to the least fixpoint. `pool` is `None` for one thread.
+pub(super) fn run(
+    state: &mut LiftState<'_>,
+    pool: Option<&rayon::ThreadPool>,
+    sequential_below_edges: usize,
+    control: &Control,
+) -> Result<FrontierRun, Interrupted> {
+    control.checkpoint()?;
+    initial_frontier(state, pool, control)?;
+    state.advance();
+    // Side buffer of parallel rounds: grown to the largest parallel frontier seen.
+    let mut side: Vec<AtomicU64> = Vec::new();
+    let (mut rounds, mut lifts) = (0u64, 0u64);
+    let mut lifts_at_check = 0;
+    while state.current.len() > 0 {
+        // Every round, except that runs of tiny rounds (a few lifts each, up to 10^5 of
+        // them) check once per 64 rounds or 1024 lifts: a checkpoint may read the clock.
+        if rounds % 64 == 0 || lifts - lifts_at_check >= 1024 || state.current.len() >= 1024 {
+            control.checkpoint()?;
+            lifts_at_check = lifts;
+        }
+        control
+            .progress()
+            .publish(rounds, state.current.len() as u64, lifts);
+        lifts += match pool {
+            Some(pool) if !is_small(state, sequential_below_edges) => {
+                let len = state.current.len();
+                if side.len() < len {
+                    side.resize_with(len, || AtomicU64::new(0));
+                }
+                parallel_round(state, &side[..len], rounds, pool, control)?
+            }
+            _ => sequential_round(state, rounds, control)?,
+        };
+        rounds += 1;
+        state.advance();
+    }
+    control.progress().publish(rounds, 0, lifts);
+    Ok(FrontierRun {
+        rounds,
+        lifts,
+        side_buffer_bytes: side.capacity() * 8,
+    })
+}
+
+/// Whether the current round touches fewer than `limit` edges, too few to be worth a
+/// fork/join. Stops counting at the limit (every vertex has a successor, so a frontier of
+/// `limit` vertices is never small).
+fn is_small(state: &LiftState<'_>, limit: usize) -> bool {
+    let frontier = state.current.vertices();
+    if frontier.len() >= limit {
+        return false;
+    }
+    let mut edges = 0;
+    for v in frontier {
+        edges += state.degree(v.load(Relaxed));
+        if edges >= limit {
+            return false;
+        }
+    }
+    true
+}
+
+/// Queues every vertex whose condition is broken by the start values into `state.next`
+/// (flag bit of round 0), and sets the player-0 counters.
+fn initial_frontier(
+    state: &LiftState<'_>,
+    pool: Option<&rayon::ThreadPool>,
+    control: &Control,
+) -> Result<(), Interrupted> {
+    let bit = current_bit(0);
+    let visit = |collector: &mut Collector<'_>, first: usize, count: usize| {
+        for v in first as u32..(first + count) as u32 {
+            let (broken, satisfied) = state.broken(v);
+            state.counts[v as usize].store(satisfied, Relaxed);
+            if broken {
+                state.flags[v as usize].store(bit, Relaxed);
+                collector.push(v);
+            }
+        }
+    };
+    let n = state.arena.vertex_count();
+    match pool {
+        None => {
+            let mut collector = Collector::new(&state.next);
+            for first in (0..n).step_by(CHUNK * 64) {
+                control.checkpoint()?;
+                visit(&mut collector, first, (n - first).min(CHUNK * 64));
+            }
+            Ok(())
+        }
+        Some(pool) => {
+            let stop = Stop::default();
+            pool.install(|| {
+                (0..n.div_ceil(CHUNK)).into_par_iter().for_each_init(
+                    || Collector::new(&state.next),
+                    |collector, chunk| {
+                        if stop.should_stop(control) {
+                            return;
+                        }
+                        let first = chunk * CHUNK;
+                        visit(collector, first, (n - first).min(CHUNK));
+                    },
+                )
+            });
+            stop.result()
+        }
+    }
+}
+
+/// One sequential round (Gauss–Seidel: lifts see the latest values). Returns its lifts.
+fn sequential_round(
+    state: &LiftState<'_>,
+    round: u64,
+    control: &Control,
+) -> Result<u64, Interrupted> {
+    let (current, next) = (current_bit(round), next_bit(round));
+    let bound = state.bound;
+    let arena = state.arena;
+    let enqueue = |p: u32| {
+        let flag = &state.flags[p as usize];
+        let bits = flag.load(Relaxed);
+        if bits & (current | next) == 0 {
+            flag.store(bits | next, Relaxed);
+            state.next.push_single_threaded(p);
+        }
+    };
+    let frontier = state.current.vertices();
+    let mut edges_since_check = 0;
+    for slot in frontier {
+        let v = slot.load(Relaxed);
+        let flag = &state.flags[v as usize];
+        flag.store(flag.load(Relaxed) & !current, Relaxed);
+        let old = state.value(v);
+        let new = state.lift(v, old);
+        edges_since_check += state.degree(v);
+        if edges_since_check >= CHECK_EVERY_EDGES {
+            edges_since_check = 0;
+            control.checkpoint()?;
+        }
+        if new == old {
+            // An undercounted vertex (see the module docs) that turned out unbroken; its
+            // recount read the same values as its lift, so it is at least 1.
+            continue;
+        }
+        state.values[v as usize].store(new, Relaxed);
+        let range = arena.pred_range(v);
+        for (&p, &w) in arena.pred_sources()[range.clone()]
+            .iter()
+            .zip(&arena.pred_weights()[range])
+        {
+            let fp = state.value(p);
+            if fp >= minus(new, w, bound) {
+                continue;
+            }
+            match state.owner(p) {
+                Player::Zero => {
+                    if fp >= minus(old, w, bound) {
+                        let count = &state.counts[p as usize];
+                        let left = count.load(Relaxed);
+                        count.store(left.saturating_sub(1), Relaxed);
+                        if left <= 1 {
+                            enqueue(p);
+                        }
+                    }
+                }
+                Player::One => enqueue(p),
+            }
+        }
+    }
+    Ok(frontier.len() as u64)
+}
+
+/// One parallel round in two phases; `side` has one slot per frontier vertex. Returns its
+/// lifts.
+fn parallel_round(
+    state: &LiftState<'_>,
+    side: &[AtomicU64],
+    round: u64,
+    pool: &rayon::ThreadPool,
+    control: &Control,
+) -> Result<u64, Interrupted> {
+    let (current, next) = (current_bit(round), next_bit(round));
+    let frontier = state.current.vertices();
+    let stop = Stop::default();
+    pool.install(|| {
+        // Phase 1: lift against the live values, publish at once, keep the old values.
+        frontier
+            .par_chunks(CHUNK)
+            .zip(side.par_chunks(CHUNK))
+            .for_each_init(
+                || Collector::new(&state.next),
+                |collector, (vertices, before)| {
+                    if stop.should_stop(control) {
+                        return;
+                    }
+                    for (slot, before) in vertices.iter().zip(before) {
+                        let v = slot.load(Relaxed);
+                        let flag = &state.flags[v as usize];
+                        flag.store(flag.load(Relaxed) & !current, Relaxed);
+                        let old = state.value(v);
+                        before.store(old, Relaxed);
+                        let new = state.lift(v, old);
+                        if new != old {
+                            state.values[v as usize].store(new, Relaxed);
+                        } else if state.owner(v) == Player::Zero
+                            && state.counts[v as usize].load(Relaxed) == 0
+                            && claim(flag, next)
+                        {
+                            // Unbroken at its lift, broken by the time of its recount (other
+                            // threads raised successors in between): lift it again next round.
+                            collector.push(v);
+                        }
+                    }
+                },
+            );
+        if stop.is_set() {
+            return;
+        }
+        // Phase 2: predecessors of raised vertices, against the final values.
+        frontier
+            .par_chunks(CHUNK)
+            .zip(side.par_chunks(CHUNK))
+            .for_each_init(
+                || Collector::new(&state.next),
+                |collector, (vertices, before)| {
+                    if stop.should_stop(control) {
+                        return;
+                    }
+                    for (slot, before) in vertices.iter().zip(before) {
+                        let v = slot.load(Relaxed);
+                        let (old, new) = (before.load(Relaxed), state.value(v));
+                        if new != old {
+                            queue_broken_predecessors(state, v, old, new, next, collector);
+                        }
+                    }
+                },
+            );
+    });
+    stop.result()?;
+    Ok(frontier.len() as u64)
+}
+
+/// Phase 2 for one vertex `v` raised from `old` to `new`.
+#[inline]
+fn queue_broken_predecessors(
+    state: &LiftState<'_>,
+    v: u32,
+    old: u64,
+    new: u64,
+    next: u8,
+    collector: &mut Collector<'_>,
+) {
+    let bound = state.bound;
+    let arena = state.arena;
+    let range = arena.pred_range(v);
+    for (&p, &w) in arena.pred_sources()[range.clone()]
+        .iter()
+        .zip(&arena.pred_weights()[range])
+    {
+        let fp = state.value(p);
+        if fp >= minus(new, w, bound) {
+            continue;
+        }
+        let queue = match state.owner(p) {
+            Player::Zero => fp >= minus(old, w, bound) && decrement(&state.counts[p as usize]) <= 1,
+            Player::One => true,
+        };
+        if queue && claim(&state.flags[p as usize], next) {
+            collector.push(p);
+        }
+    }
+}
+
+/// Decrements a counter, saturating at zero; returns its previous value.
+#[inline]
+fn decrement(count: &AtomicU32) -> u32 {
+    match count.fetch_update(Relaxed, Relaxed, |c| Some(c.saturating_sub(1))) {
+        Ok(previous) | Err(previous) => previous,
+    }
+}
+
+/// Sets `bit` in `flag`; true for the one caller that set it.
+#[inline]
+fn claim(flag: &AtomicU8, bit: u8) -> bool {
+    flag.load(Relaxed) & bit == 0 && flag.fetch_or(bit, Relaxed) & bit == 0
+}
+
+/// The "stop" every task of a parallel loop checks: the first task to see the cancel flag
+/// or the deadline sets it, the rest skip their work.
+#[derive(Default)]
+pub(super) struct Stop {
+    set: AtomicBool,
+    /// 0: running; 1: cancelled; 2: timed out.
+    why: AtomicU8,
+}
+
+impl Stop {
+    /// Whether this task should skip its work (checks `control` too).
+    #[inline]
+    pub fn should_stop(&self, control: &Control) -> bool {
+        if self.set.load(Relaxed) {
+            return true;
+        }
+        match control.checkpoint() {
+            Ok(()) => false,
+            Err(why) => {
+                let code = match why {
+                    Interrupted::Cancelled => 1,
+                    Interrupted::TimedOut => 2,
+                };
+                self.why.store(code, Relaxed);
+                self.set.store(true, Relaxed);
+                true
+            }
+        }
+    }
+
+    /// Whether some task stopped.
+    pub fn is_set(&self) -> bool {
+        self.set.load(Relaxed)
+    }
+
+    /// `Err` if some task stopped.
+    pub fn result(&self) -> Result<(), Interrupted> {
+        match self.why.load(Relaxed) {
+            0 => Ok(()),
+            1 => Err(Interrupted::Cancelled),
+            _ => Err(Interrupted::TimedOut),
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The parallel CPU backend: lifting on its own rayon thread pool.
+//!
+//! Two algorithms ([`CpuAlgorithm`]):
+//! - **frontier** (the default, `frontier` module): rounds that lift only the vertices whose
+//!   condition is broken and build the next frontier from the predecessors the raised values
+//!   broke; small rounds run sequentially on the calling thread, large ones in parallel.
+//! - **sweep** (`sweep` module): the paper's Algorithm 2, every vertex every round — for
+//!   comparison only.
+//!
+//! Both compute the least energy progress measure, which is unique, so the credits equal the
+//! reference solver's for every thread count; only `rounds` and `lifts` depend on the
+//! schedule. [`lift_from`] lifts from any start below the least fixpoint (the accelerated
+//! solver starts from its own estimate). This module owns the per-vertex arrays and the
+//! pool; strategies come from [`Solution::from_credits`] like every backend's.
+
+mod frontier;
+mod state;
+mod sweep;
+
+use std::time::Instant;
+
+use super::{Control, Interrupted, Solution, SolveError, SolveStats, energy};
+use crate::arena::Arena;
+use state::LiftState;
+
+/// Which lifting schedule the CPU backend runs.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum CpuAlgorithm {
+    /// Rounds over the frontier of broken vertices (work-efficient).
+    #[default]
+    Frontier,
+    /// The paper's Algorithm 2: lift every vertex every round (for comparison only).
+    Sweep,
+}
+
+impl CpuAlgorithm {
+    /// Every algorithm, for help texts and tests.
+    pub const ALL: &'static [CpuAlgorithm] = &[CpuAlgorithm::Frontier, CpuAlgorithm::Sweep];
+
+    /// The name used on the command line and in the API.
+    pub fn name(self) -> &'static str {
+        match self {
+            CpuAlgorithm::Frontier => "frontier",
+            CpuAlgorithm::Sweep => "sweep",
+        }
+    }
+}
+
+impl std::str::FromStr for CpuAlgorithm {
+    type Err = String;
+    fn from_str(s: &str) -> Result<CpuAlgorithm, String> {
+        CpuAlgorithm::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| format!("unknown CPU algorithm '{s}': expected one of frontier, sweep"))
+    }
+}
+
+impl std::fmt::Display for CpuAlgorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How the CPU backend runs. Build it with `..CpuOptions::default()` for the fields you do
+/// not set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct CpuOptions {
+    /// Worker threads; 0 means one per available core.
+    pub threads: usize,
+    /// The lifting schedule.
+    pub algorithm: CpuAlgorithm,
+    /// Frontier rounds whose vertices have fewer successors plus predecessors than this run
+    /// sequentially on the calling thread (a fork/join costs more than they do); 0 makes
+    /// every round of a multi-threaded run parallel (tests use it).
+    pub sequential_below_edges: usize,
+}
+
+impl Default for CpuOptions {
+    fn default() -> CpuOptions {
+        CpuOptions {
+            threads: 0,
+            algorithm: CpuAlgorithm::Frontier,
+            sequential_below_edges: DEFAULT_SEQUENTIAL_BELOW_EDGES,
+        }
+    }
+}
+
+/// Default of [`CpuOptions::sequential_below_edges`].
+pub const DEFAULT_SEQUENTIAL_BELOW_EDGES: usize = 1 << 15;
+
+impl CpuOptions {
+    /// The thread count this run uses (`threads`, or the available cores for 0).
+    pub fn effective_threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            t => t,
+        }
+    }
+}
+
+/// Result of [`lift_from`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuLifted {
+    /// The least energy progress measure.
+    pub values: Vec<u64>,
+    /// Rounds run.
+    pub rounds: u64,
+    /// Lifts applied (frontier vertices lifted, or `n` per sweep round).
+    pub lifts: u64,
+    /// Bytes of the working set: the arena's arrays plus this backend's buffers.
+    pub working_set_bytes: usize,
+}
+
+/// Lifts `arena` (bound `bound`, from [`energy::bound`]) from `values` — which must lie
+/// pointwise below the least fixpoint, e.g. all 0 — to the least fixpoint.
+pub fn lift_from(
+    arena: &Arena,
+    bound: u64,
+    values: Vec<u64>,
+    options: &CpuOptions,
+    control: &Control,
+) -> Result<CpuLifted, Interrupted> {
+    let threads = options.effective_threads();
+    let pool = if threads > 1 {
+        build_pool(threads)
+    } else {
+        None
+    };
+    let mut state = LiftState::new(arena, bound, values);
+    let (rounds, lifts, side_bytes) = match options.algorithm {
+        CpuAlgorithm::Frontier => {
+            let run = frontier::run(
+                &mut state,
+                pool.as_ref(),
+                options.sequential_below_edges,
+                control,
+            )?;
+            (run.rounds, run.lifts, run.side_buffer_bytes)
+        }
+        CpuAlgorithm::Sweep => {
+            let run = sweep::run(&state, pool.as_ref(), control)?;
+            (run.rounds, run.lifts, 0)
+        }
+    };
+    let working_set_bytes = arena.heap_bytes() + state.heap_bytes() + side_bytes;
+    Ok(CpuLifted {
+        values: state.into_values(),
+        rounds,
+        lifts,
+        working_set_bytes,
+    })
+}
+
+/// Solves `arena` on the CPU backend and derives both strategies.
+pub fn solve(
+    arena: &Arena,
+    options: &CpuOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    let bound = energy::bound(arena)?;
+    let start = Instant::now();
+    let lifted = lift_from(
+        arena,
+        bound,
+        vec![0; arena.vertex_count()],
+        options,
+        control,
+    )?;
+    let stats = SolveStats {
+        backend: format!("cpu-{}", options.algorithm),
+        bound,
+        lifts: lifted.lifts,
+        rounds: lifted.rounds,
+        solve_seconds: start.elapsed().as_secs_f64(),
+        ..SolveStats::default()
+    };
+    Solution::from_credits(arena, lifted.values, stats, control)
+}
+
+/// A pool of `threads` workers, or `None` (run on the calling thread) if the system
+/// refuses to start threads.
+fn build_pool(threads: usize) -> Option<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("egsolve-cpu-{i}"))
+        .build()
+        .inspect_err(|e| tracing::warn!("cpu backend runs on one thread: {e}"))
+        .ok()
+}
