@@ -10,14 +10,18 @@
 //! - [`output`]: solution writers (JSON, text, `paritysol`) and the JSON solution reader.
 //! - [`generate`]: seeded game generators; [`oracle`]: brute force for tiny games.
 //! - [`cli`]: the command line.
+//! - [`service`]: the HTTP job service (`egsolve serve`): API, SQLite queue, workers.
+//! - [`client`]: the API client behind `egsolve submit|status|result|cancel|jobs`.
 //!
 //! The solver core (`arena`, `solve`, `check`) does no I/O and never imports tokio or axum.
 
 pub mod arena;
 pub mod check;
 pub mod cli;
+pub mod client;
 pub mod format;
 pub mod generate;
 pub mod oracle;
 pub mod output;
+pub mod service;
 pub mod solve;

@@ -102,6 +102,23 @@ pub enum Command {
     Gen(generate::GenCommand),
     /// List the GPUs the gpu backend can use.
     Devices(devices::DevicesArgs),
+    /// Run the solving service (HTTP job API).
+    Serve(crate::service::command::ServeCommand),
+    /// Manage the service's bearer tokens.
+    #[command(subcommand)]
+    Token(crate::service::command::TokenCommand),
+    /// Submit an arena file to a service.
+    Submit(crate::client::cli::SubmitArgs),
+    /// Show a job of a service.
+    Status(crate::client::cli::StatusArgs),
+    /// Fetch a job's result.
+    Result(crate::client::cli::ResultArgs),
+    /// Cancel a job.
+    Cancel(crate::client::cli::CancelArgs),
+    /// List your jobs.
+    Jobs(crate::client::cli::JobsArgs),
+    /// Exit 0 if the service answers /healthz with 200, else 1.
+    Healthcheck(crate::client::cli::HealthcheckArgs),
 }
 
 /// Runs one parsed command line.
@@ -112,6 +129,14 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Convert(args) => convert::run(args),
         Command::Gen(command) => generate::run(command),
         Command::Devices(args) => devices::run(args),
+        Command::Token(command) => exit_with(command.run()),
+        Command::Serve(command) => exit_with(block_on(command.run())),
+        Command::Submit(args) => exit_with(block_on(args.run())),
+        Command::Status(args) => exit_with(block_on(args.run())),
+        Command::Result(args) => exit_with(block_on(args.run())),
+        Command::Cancel(args) => exit_with(block_on(args.run())),
+        Command::Jobs(args) => exit_with(block_on(args.run())),
+        Command::Healthcheck(args) => exit_with(block_on(args.run())),
     }
 }
 
@@ -129,4 +154,18 @@ pub(crate) fn output_file(path: Option<&PathBuf>) -> Result<Box<dyn std::io::Wri
             std::io::stdout().lock(),
         )),
     })
+}
+
+/// Runs an async service or client command on a fresh tokio runtime.
+fn block_on<T>(future: impl std::future::Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
+    tokio::runtime::Runtime::new()?.block_on(future)
+}
+
+/// Maps a service/client command's outcome (an exit code or an error) to [`CliError`].
+fn exit_with(outcome: anyhow::Result<i32>) -> Result<(), CliError> {
+    match outcome {
+        Ok(EXIT_OK) => Ok(()),
+        Ok(code) => std::process::exit(code),
+        Err(e) => Err(CliError::new(EXIT_UNAVAILABLE, format!("{e:#}"))),
+    }
 }

@@ -1,0 +1,266 @@
+//! Service benchmark (a program, `cargo bench --bench service`): a real server on loopback.
+//!
+//! 1. Idle latency: one client, submit → long-poll → fetch the JSON result of a fresh
+//!    1,000-vertex random arena, one job at a time (p50, p99).
+//! 2. Throughput: 1,000 such jobs from 32 concurrent clients (jobs/s, p50/p99 latency).
+//! 3. Overhead on the largest shared file (IEEE1394, 571,378 vertices): read + solve +
+//!    JSON output in-process (what `egsolve solve` does) against submit → wait → download
+//!    of the JSON result through the service, same process, same machine; median of 3.
+//!
+//! Each arena is distinct (different seed, or a distinguishing comment line), so no result
+//! is reused from the cache. Everything runs twice: with `sync_commits` on (the default:
+//! every job-table commit fsynced) and off. `BREAKDOWN=1` prints per-job phase times.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use egsolve::generate::{RandomParams, random};
+use egsolve::service::{self, ServeConfig};
+use egsolve::solve::{Backend, Control};
+
+const IEEE: &str = "energy/IEEE1394nparties=2_datasize=2_headersize=2_acksize=2_property4.mpg.gz";
+
+fn arena_text(seed: u64) -> Vec<u8> {
+    arena_with_weights(seed, -10)
+}
+
+/// Nonnegative weights: every credit is 0 and the solve is trivial, so these measure the
+/// service itself.
+fn easy_arena_text(seed: u64) -> Vec<u8> {
+    arena_with_weights(seed, 0)
+}
+
+fn arena_with_weights(seed: u64, min_weight: i64) -> Vec<u8> {
+    let params = RandomParams {
+        vertices: 1000,
+        min_degree: 1,
+        max_degree: 4,
+        min_weight,
+        max_weight: 10,
+        player1_percent: 50,
+    };
+    let mut out = Vec::new();
+    egsolve::format::write_mpg(&random(params, seed), &mut out).unwrap();
+    out
+}
+
+/// Submit → long-poll → download; returns the latency and the job's own solve time.
+async fn job_roundtrip(http: &reqwest::Client, base: &str, body: Vec<u8>) -> (Duration, Duration) {
+    let start = Instant::now();
+    let reply = http
+        .post(format!("{base}/v1/jobs"))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 202);
+    let job: serde_json::Value = reply.json().await.unwrap();
+    let submitted = start.elapsed();
+    let id = job["id"].as_str().unwrap().to_string();
+    let mut state = job["state"].as_str().unwrap().to_string();
+    let mut solve_ms = 0.0;
+    while state == "queued" || state == "running" {
+        let view: serde_json::Value = http
+            .get(format!("{base}/v1/jobs/{id}?wait=30"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        state = view["state"].as_str().unwrap().to_string();
+        solve_ms = view["durations_ms"]["solve"].as_f64().unwrap_or(0.0);
+    }
+    assert_eq!(state, "succeeded");
+    let waited = start.elapsed();
+    let result = http
+        .get(format!("{base}/v1/jobs/{id}/result"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(result.status(), 200);
+    let bytes = result.bytes().await.unwrap();
+    assert!(bytes.len() > 1000);
+    if std::env::var_os("BREAKDOWN").is_some() {
+        let view: serde_json::Value = http
+            .get(format!("{base}/v1/jobs/{id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        eprintln!(
+            "submitted {:.2} ms, finished {:.2} ms, result {:.2} ms; job {} {} {} {}",
+            ms(submitted),
+            ms(waited),
+            ms(start.elapsed()),
+            view["durations_ms"],
+            view["created_at"],
+            view["started_at"],
+            view["finished_at"]
+        );
+    }
+    (start.elapsed(), Duration::from_secs_f64(solve_ms / 1e3))
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(bytes), &mut out).unwrap();
+    out
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn direct_solve(path: &Path) -> Duration {
+    let start = Instant::now();
+    let game = egsolve::format::read_path(path, &Default::default()).unwrap();
+    let solution = egsolve::solve::solve(&game.arena, Backend::Auto, &Control::new()).unwrap();
+    let mut sink = std::io::sink();
+    egsolve::output::write_json(&mut sink, &game.arena, &solution, 0, Default::default()).unwrap();
+    start.elapsed()
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    for sync_commits in [true, false] {
+        run(sync_commits).await;
+    }
+}
+
+async fn run(sync_commits: bool) {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    let data = if data.exists() {
+        data
+    } else {
+        Path::new("/work/shared/data").to_owned()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let config = ServeConfig {
+        per_user_job_limit: 100_000,
+        sync_commits,
+        ..ServeConfig::for_tests(dir.path())
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(service::run(listener, config, async move {
+        let _ = stopped.await;
+    }));
+    let http = reqwest::Client::new();
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    println!(
+        "service benchmark: {cores} cores, sync_commits={sync_commits}, commit {}",
+        std::env::var("GIT_COMMIT").unwrap_or_else(|_| "(set GIT_COMMIT)".into())
+    );
+
+    // Warm-up (connections, page cache, SQLite).
+    for seed in 0..20 {
+        job_roundtrip(&http, &base, arena_text(1_000_000 + seed)).await;
+    }
+
+    // 1. Idle latency.
+    let mut latencies = Vec::new();
+    let mut overheads = Vec::new();
+    for seed in 0..300 {
+        let (latency, solve) = job_roundtrip(&http, &base, arena_text(seed)).await;
+        latencies.push(latency);
+        overheads.push(latency.saturating_sub(solve));
+    }
+    latencies.sort();
+    overheads.sort();
+    println!(
+        "idle submit→result, 1,000-vertex arenas, n=300: p50 {:.2} ms, p99 {:.2} ms (goal p50 <= 10 ms)",
+        ms(percentile(&latencies, 0.5)),
+        ms(percentile(&latencies, 0.99))
+    );
+    println!(
+        "  of which outside the solver (latency minus the job's solve time): p50 {:.2} ms, p99 {:.2} ms",
+        ms(percentile(&overheads, 0.5)),
+        ms(percentile(&overheads, 0.99))
+    );
+
+    // 2. Throughput.
+    for (family, make) in [
+        ("random weights -10..10", arena_text as fn(u64) -> Vec<u8>),
+        ("nonnegative weights (trivial solves)", easy_arena_text),
+    ] {
+        throughput(&http, &base, family, make).await;
+    }
+
+    // 3. Overhead on the largest shared file.
+    let path = data.join(IEEE);
+    let plain = gunzip(&std::fs::read(&path).unwrap());
+    let mut direct = Vec::new();
+    let mut served = Vec::new();
+    for rep in 0..3 {
+        direct.push(direct_solve(&path));
+        let mut body = plain.clone();
+        body.extend_from_slice(format!("\n# benchmark repetition {rep}\n").as_bytes());
+        let body = gzip(&body);
+        served.push(job_roundtrip(&http, &base, body).await.0);
+    }
+    direct.sort();
+    served.sort();
+    let (d, s) = (direct[1], served[1]);
+    println!(
+        "largest shared file (IEEE1394, 571,378 vertices), median of 3: direct read+solve+json {:.0} ms, service submit→result {:.0} ms, overhead {:+.1}% (goal <= 10%)",
+        ms(d),
+        ms(s),
+        (s.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
+    );
+
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}
+
+async fn throughput(http: &reqwest::Client, base: &str, family: &str, make: fn(u64) -> Vec<u8>) {
+    let base = base.to_string();
+    let bodies: Vec<Vec<u8>> = (0..1000).map(|i| make(10_000 + i)).collect();
+    let bodies = Arc::new(std::sync::Mutex::new(bodies));
+    let start = Instant::now();
+    let mut clients = Vec::new();
+    for _ in 0..32 {
+        let http = http.clone();
+        let base = base.clone();
+        let bodies = bodies.clone();
+        clients.push(tokio::spawn(async move {
+            let mut mine = Vec::new();
+            loop {
+                let body = bodies.lock().unwrap().pop();
+                let Some(body) = body else { break };
+                mine.push(job_roundtrip(&http, &base, body).await.0);
+            }
+            mine
+        }));
+    }
+    let mut latencies = Vec::new();
+    for client in clients {
+        latencies.extend(client.await.unwrap());
+    }
+    let wall = start.elapsed();
+    latencies.sort();
+    println!(
+        "throughput, 1,000 jobs from 32 clients, {family}: {:.0} jobs/s ({:.2} s), latency p50 {:.1} ms, p99 {:.1} ms (goal >= 200 jobs/s)",
+        1000.0 / wall.as_secs_f64(),
+        wall.as_secs_f64(),
+        ms(percentile(&latencies, 0.5)),
+        ms(percentile(&latencies, 0.99))
+    );
+}

@@ -1,0 +1,309 @@
+//! The client subcommands: `submit`, `status`, `result`, `cancel`, `jobs`, `healthcheck`.
+//! Server and token come from `--server`/`--token` or `EGSOLVE_SERVER`/`EGSOLVE_TOKEN`.
+//! Each `run` returns the process exit code.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::Value;
+
+use super::{Client, SubmitOptions};
+
+/// Where the server is and who we are.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServerArgs {
+    /// Service URL.
+    #[arg(long, env = "EGSOLVE_SERVER", default_value = "http://127.0.0.1:8080")]
+    pub server: String,
+    /// Bearer token (from `egsolve token add`).
+    #[arg(long, env = "EGSOLVE_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+impl ServerArgs {
+    fn client(&self) -> anyhow::Result<Client> {
+        Ok(Client::new(&self.server, self.token.clone())?)
+    }
+}
+
+/// `egsolve submit FILE`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SubmitArgs {
+    /// Arena file (any supported format, plain or compressed).
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Backend: auto, gpu, cpu or reference.
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Priority (higher runs first, -1000..1000).
+    #[arg(long)]
+    pub priority: Option<i64>,
+    /// Time limit in seconds.
+    #[arg(long)]
+    pub time_limit: Option<u64>,
+    /// Input format: auto, mpg or gm.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// What the result holds: credits or strategies.
+    #[arg(long = "return")]
+    pub returns: Option<String>,
+    /// Wait for the job to finish (live status line), then fetch the result.
+    #[arg(long)]
+    pub wait: bool,
+    /// Where to write the result (with --wait); standard output if absent.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Result format: json, text or paritysol (with --wait).
+    #[arg(long, default_value = "json")]
+    pub result_format: String,
+}
+
+/// `egsolve status ID`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StatusArgs {
+    /// Job id.
+    pub id: String,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Wait up to this many seconds for a state change.
+    #[arg(long)]
+    pub wait: Option<u64>,
+}
+
+/// `egsolve result ID`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ResultArgs {
+    /// Job id.
+    pub id: String,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// json, text or paritysol.
+    #[arg(long, default_value = "json")]
+    pub format: String,
+    /// Only these vertices, e.g. `0,17`.
+    #[arg(long)]
+    pub vertices: Option<String>,
+    /// Output file; standard output if absent.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+/// `egsolve cancel ID`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CancelArgs {
+    /// Job id.
+    pub id: String,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+/// `egsolve jobs`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct JobsArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Only jobs in this state.
+    #[arg(long)]
+    pub state: Option<String>,
+    /// Page size.
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+    /// Cursor from a previous page.
+    #[arg(long)]
+    pub cursor: Option<String>,
+}
+
+/// `egsolve healthcheck`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct HealthcheckArgs {
+    /// Service URL.
+    #[arg(long, env = "EGSOLVE_SERVER", default_value = "http://127.0.0.1:8080")]
+    pub server: String,
+}
+
+fn print_json(value: &Value) {
+    println!("{}", serde_json::to_string_pretty(value).expect("json"));
+}
+
+/// One status line: state, position or progress.
+pub fn status_line(job: &Value) -> String {
+    let mut line = format!(
+        "{} {}",
+        job["id"].as_str().unwrap_or("?"),
+        job["state"].as_str().unwrap_or("?")
+    );
+    if let Some(position) = job["queue_position"].as_u64() {
+        line += &format!(" (position {position})");
+    }
+    if let Some(device) = job["device"].as_str() {
+        line += &format!(" on {device}");
+    }
+    let progress = &job["progress"];
+    if progress.is_object() {
+        line += &format!(
+            " round {} frontier {} lifts {}",
+            progress["round"], progress["frontier"], progress["lifts"]
+        );
+    }
+    if let Some(detail) = job["failure"]["message"].as_str() {
+        line += &format!(": {detail}");
+        if let (Some(l), Some(c)) = (
+            job["failure"]["line"].as_u64(),
+            job["failure"]["column"].as_u64(),
+        ) {
+            line += &format!(" (line {l}, column {c})");
+        }
+    }
+    line
+}
+
+impl SubmitArgs {
+    /// Uploads, optionally waits and fetches the result.
+    pub async fn run(&self) -> anyhow::Result<i32> {
+        let client = self.server.client()?;
+        let length = std::fs::metadata(&self.file)
+            .with_context(|| format!("cannot read {}", self.file.display()))?
+            .len();
+        let bar = ProgressBar::new(length).with_style(
+            ProgressStyle::with_template(
+                "uploading {bar:30} {bytes}/{total_bytes} {bytes_per_sec}",
+            )
+            .expect("template"),
+        );
+        let options = SubmitOptions {
+            backend: self.backend.clone(),
+            priority: self.priority,
+            time_limit: self.time_limit,
+            format: self.format.clone(),
+            returns: self.returns.clone(),
+        };
+        let progress = bar.clone();
+        let job = client
+            .submit(&self.file, &options, move |sent| {
+                progress.set_position(sent)
+            })
+            .await;
+        bar.finish_and_clear();
+        let mut job = job?;
+        let id = job["id"]
+            .as_str()
+            .context("the server answered without a job id")?
+            .to_string();
+        if !self.wait {
+            println!("{id}");
+            return Ok(0);
+        }
+        let spinner = ProgressBar::new_spinner();
+        spinner.enable_steady_tick(Duration::from_millis(200));
+        while !matches!(
+            job["state"].as_str(),
+            Some("succeeded" | "failed" | "cancelled")
+        ) {
+            spinner.set_message(status_line(&job));
+            // Short waits so progress counters refresh while running.
+            job = client.job(&id, Some(1)).await?;
+        }
+        spinner.finish_and_clear();
+        eprintln!("{}", status_line(&job));
+        if job["state"] != "succeeded" {
+            return Ok(1);
+        }
+        write_result(
+            &client,
+            &id,
+            &self.result_format,
+            None,
+            self.output.as_ref(),
+        )
+        .await?;
+        Ok(0)
+    }
+}
+
+async fn write_result(
+    client: &Client,
+    id: &str,
+    format: &str,
+    vertices: Option<&str>,
+    output: Option<&PathBuf>,
+) -> anyhow::Result<()> {
+    match output {
+        Some(path) => {
+            let mut file = tokio::fs::File::create(path)
+                .await
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            client.result(id, Some(format), vertices, &mut file).await?;
+            file.sync_all().await?;
+        }
+        None => {
+            client
+                .result(id, Some(format), vertices, &mut tokio::io::stdout())
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+impl StatusArgs {
+    /// Prints the job as JSON.
+    pub async fn run(&self) -> anyhow::Result<i32> {
+        print_json(&self.server.client()?.job(&self.id, self.wait).await?);
+        Ok(0)
+    }
+}
+
+impl ResultArgs {
+    /// Writes the result.
+    pub async fn run(&self) -> anyhow::Result<i32> {
+        let client = self.server.client()?;
+        write_result(
+            &client,
+            &self.id,
+            &self.format,
+            self.vertices.as_deref(),
+            self.output.as_ref(),
+        )
+        .await?;
+        Ok(0)
+    }
+}
+
+impl CancelArgs {
+    /// Cancels and prints the job.
+    pub async fn run(&self) -> anyhow::Result<i32> {
+        print_json(&self.server.client()?.cancel(&self.id).await?);
+        Ok(0)
+    }
+}
+
+impl JobsArgs {
+    /// Prints one status line per job, then the next cursor if any.
+    pub async fn run(&self) -> anyhow::Result<i32> {
+        let client = self.server.client()?;
+        let page = client
+            .jobs(
+                self.state.as_deref(),
+                Some(self.limit),
+                self.cursor.as_deref(),
+            )
+            .await?;
+        for job in page["jobs"].as_array().into_iter().flatten() {
+            println!("{}", status_line(job));
+        }
+        if let Some(cursor) = page["next_cursor"].as_str() {
+            eprintln!("more: --cursor {cursor}");
+        }
+        Ok(0)
+    }
+}
+
+impl HealthcheckArgs {
+    /// 0 if `/healthz` answers 200, else 1.
+    pub async fn run(&self) -> anyhow::Result<i32> {
+        let client = Client::new(&self.server, None)?;
+        Ok(if client.healthy().await { 0 } else { 1 })
+    }
+}

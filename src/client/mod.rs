@@ -1,0 +1,221 @@
+//! A client of the service's API v1 (reqwest): submit an arena file (streamed, with upload
+//! progress), read a job (optionally long-polling), fetch a result to a writer, cancel, list
+//! jobs, health checks. Problem+json answers become [`ClientError::Problem`] with the
+//! server's `type` and detail. The command-line front end is [`cli`].
+
+pub mod cli;
+
+use std::path::Path;
+use std::time::Duration;
+
+use futures::StreamExt;
+use reqwest::header;
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+
+/// What can go wrong talking to the service.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// No answer (connection refused, timeout, bad URL).
+    #[error("cannot reach the server: {0}")]
+    Http(#[from] reqwest::Error),
+    /// The server answered with an error.
+    #[error("{status}: {detail} ({kind})")]
+    Problem {
+        /// HTTP status.
+        status: u16,
+        /// The problem `type`.
+        kind: String,
+        /// The problem `detail`.
+        detail: String,
+    },
+    /// A local file problem.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Submission options (query parameters of `POST /v1/jobs`); `None` leaves the server default.
+#[derive(Debug, Clone, Default)]
+pub struct SubmitOptions {
+    /// `auto|gpu|cpu|reference`.
+    pub backend: Option<String>,
+    /// Higher first.
+    pub priority: Option<i64>,
+    /// Seconds.
+    pub time_limit: Option<u64>,
+    /// `auto|mpg|gm`.
+    pub format: Option<String>,
+    /// `credits|strategies`.
+    pub returns: Option<String>,
+}
+
+/// A connection to one server.
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    base: String,
+    token: Option<String>,
+}
+
+impl Client {
+    /// A client for `server` (e.g. `http://127.0.0.1:8080`) with an optional bearer token.
+    pub fn new(server: &str, token: Option<String>) -> Result<Client, ClientError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()?;
+        Ok(Client {
+            http,
+            base: server.trim_end_matches('/').to_string(),
+            token,
+        })
+    }
+
+    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let builder = self.http.request(method, format!("{}{path}", self.base));
+        match &self.token {
+            Some(token) => builder.bearer_auth(token),
+            None => builder,
+        }
+    }
+
+    /// Sends a request and decodes a JSON answer, turning problem answers into errors.
+    async fn json(&self, request: reqwest::RequestBuilder) -> Result<Value, ClientError> {
+        let response = checked(request.send().await?).await?;
+        Ok(response.json().await?)
+    }
+
+    /// Uploads `path` as a new job; `progress` is called with the bytes sent so far.
+    pub async fn submit(
+        &self,
+        path: &Path,
+        options: &SubmitOptions,
+        progress: impl Fn(u64) + Send + Sync + 'static,
+    ) -> Result<Value, ClientError> {
+        let file = tokio::fs::File::open(path).await?;
+        let length = file.metadata().await?.len();
+        let mut sent = 0u64;
+        let stream = tokio_util::io::ReaderStream::with_capacity(file, 1 << 16).map(move |chunk| {
+            if let Ok(bytes) = &chunk {
+                sent += bytes.len() as u64;
+                progress(sent);
+            }
+            chunk
+        });
+        let mut query: Vec<(&str, String)> = Vec::new();
+        if let Some(v) = &options.backend {
+            query.push(("backend", v.clone()));
+        }
+        if let Some(v) = options.priority {
+            query.push(("priority", v.to_string()));
+        }
+        if let Some(v) = options.time_limit {
+            query.push(("time_limit", v.to_string()));
+        }
+        if let Some(v) = &options.format {
+            query.push(("format", v.clone()));
+        }
+        if let Some(v) = &options.returns {
+            query.push(("return", v.clone()));
+        }
+        let request = self
+            .request(reqwest::Method::POST, "/v1/jobs")
+            .query(&query)
+            .header(header::CONTENT_TYPE, "application/octet-stream")
+            .header(header::CONTENT_LENGTH, length)
+            .body(reqwest::Body::wrap_stream(stream));
+        self.json(request).await
+    }
+
+    /// A job; with `wait`, answers when its state changes or after that many seconds.
+    pub async fn job(&self, id: &str, wait: Option<u64>) -> Result<Value, ClientError> {
+        let mut request = self.request(reqwest::Method::GET, &format!("/v1/jobs/{id}"));
+        if let Some(wait) = wait {
+            request = request.query(&[("wait", wait)]);
+        }
+        self.json(request).await
+    }
+
+    /// Cancels a job.
+    pub async fn cancel(&self, id: &str) -> Result<Value, ClientError> {
+        self.json(self.request(reqwest::Method::DELETE, &format!("/v1/jobs/{id}")))
+            .await
+    }
+
+    /// One page of the caller's jobs.
+    pub async fn jobs(
+        &self,
+        state: Option<&str>,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+    ) -> Result<Value, ClientError> {
+        let mut query: Vec<(&str, String)> = Vec::new();
+        if let Some(s) = state {
+            query.push(("state", s.to_string()));
+        }
+        if let Some(l) = limit {
+            query.push(("limit", l.to_string()));
+        }
+        if let Some(c) = cursor {
+            query.push(("cursor", c.to_string()));
+        }
+        self.json(self.request(reqwest::Method::GET, "/v1/jobs").query(&query))
+            .await
+    }
+
+    /// Streams a job's result into `out`; returns the bytes written.
+    pub async fn result(
+        &self,
+        id: &str,
+        format: Option<&str>,
+        vertices: Option<&str>,
+        out: &mut (impl tokio::io::AsyncWrite + Unpin),
+    ) -> Result<u64, ClientError> {
+        let mut query: Vec<(&str, &str)> = Vec::new();
+        if let Some(f) = format {
+            query.push(("format", f));
+        }
+        if let Some(v) = vertices {
+            query.push(("vertices", v));
+        }
+        let request = self
+            .request(reqwest::Method::GET, &format!("/v1/jobs/{id}/result"))
+            .query(&query);
+        let response = checked(request.send().await?).await?;
+        let mut stream = response.bytes_stream();
+        let mut written = 0u64;
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk?;
+            out.write_all(&chunk).await?;
+            written += chunk.len() as u64;
+        }
+        out.flush().await?;
+        Ok(written)
+    }
+
+    /// Whether `GET /healthz` answers 200.
+    pub async fn healthy(&self) -> bool {
+        let request = self
+            .http
+            .get(format!("{}/healthz", self.base))
+            .timeout(Duration::from_secs(5));
+        matches!(request.send().await, Ok(r) if r.status().is_success())
+    }
+}
+
+/// Passes successful responses through; turns error answers into [`ClientError::Problem`].
+async fn checked(response: reqwest::Response) -> Result<reqwest::Response, ClientError> {
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let text = response.text().await.unwrap_or_default();
+    let problem: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    Err(ClientError::Problem {
+        status: status.as_u16(),
+        kind: problem["type"].as_str().unwrap_or("unknown").to_string(),
+        detail: problem["detail"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or(text),
+    })
+}

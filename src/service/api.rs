@@ -1,0 +1,410 @@
+//! The HTTP API v1 (axum): routes, query parsing and handlers. Handlers never block: they
+//! stream uploads to disk on blocking threads, read the store, ask the scheduler actor, and
+//! return; solving happens on worker threads. Every error goes through [`ApiError`].
+//!
+//! The route table [`ROUTES`] is the single list of (method, path) pairs; the router is built
+//! from it and the tests compare it with `openapi.yaml`.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, get};
+use serde_json::json;
+use tower_http::compression::CompressionLayer;
+
+use super::AppState;
+use super::auth::Caller;
+use super::error::ApiError;
+use super::job::{BackendChoice, InputFormat, JobId, JobOptions, JobRecord, JobState, ReturnKind};
+use super::result_file::{self, RenderRequest, ResultFormat};
+use super::scheduler::LiveStatus;
+use super::submit;
+use super::views::{devices_view, job_view};
+
+/// Every (method, path) the API serves, as written in `openapi.yaml`.
+pub const ROUTES: &[(&str, &str)] = &[
+    ("post", "/v1/jobs"),
+    ("get", "/v1/jobs"),
+    ("get", "/v1/jobs/{id}"),
+    ("delete", "/v1/jobs/{id}"),
+    ("get", "/v1/jobs/{id}/result"),
+    ("get", "/v1/devices"),
+    ("get", "/healthz"),
+    ("get", "/readyz"),
+    ("get", "/metrics"),
+];
+
+/// Longest `?wait=` honoured, seconds.
+pub const MAX_WAIT_SECS: u64 = 60;
+/// Largest page of `GET /v1/jobs`.
+pub const MAX_PAGE: u32 = 500;
+
+/// The router over `state`.
+pub fn router(state: AppState) -> Router {
+    let mut router = Router::new();
+    for &(method, path) in ROUTES {
+        router = router.route(path, handler(method, path));
+    }
+    router
+        .fallback(|| async { ApiError::RouteNotFound })
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        .with_state(state)
+}
+
+fn handler(method: &str, path: &str) -> MethodRouter<AppState> {
+    use axum::routing::{delete, post};
+    match (method, path) {
+        ("post", "/v1/jobs") => post(submit::submit),
+        ("get", "/v1/jobs") => get(list_jobs),
+        ("get", "/v1/jobs/{id}") => get(get_job),
+        ("delete", "/v1/jobs/{id}") => delete(cancel_job),
+        ("get", "/v1/jobs/{id}/result") => get(get_result).layer(CompressionLayer::new()),
+        ("get", "/v1/devices") => get(devices),
+        ("get", "/healthz") => get(|| async { axum::Json(json!({"status": "ok"})) }),
+        ("get", "/readyz") => get(readyz),
+        ("get", "/metrics") => get(metrics),
+        _ => unreachable!("every entry of ROUTES has a handler"),
+    }
+}
+
+/// Query parameters as given (parsed by hand so every mistake is a problem+json answer).
+pub type Params = Query<HashMap<String, String>>;
+
+/// Rejects parameters this endpoint does not know.
+pub fn only_params(params: &HashMap<String, String>, known: &[&str]) -> Result<(), ApiError> {
+    match params.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(_) => Err(ApiError::InvalidParameter {
+            name: "query",
+            message: format!(
+                "unknown parameter(s) {:?}; this endpoint takes {}",
+                params
+                    .keys()
+                    .filter(|k| !known.contains(&k.as_str()))
+                    .collect::<Vec<_>>(),
+                known.join(", ")
+            ),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Parses `name` with `parse`, or returns `default` if absent.
+pub fn param<T>(
+    params: &HashMap<String, String>,
+    name: &'static str,
+    default: T,
+    parse: impl Fn(&str) -> Option<T>,
+    expected: &str,
+) -> Result<T, ApiError> {
+    match params.get(name) {
+        None => Ok(default),
+        Some(value) => parse(value).ok_or_else(|| ApiError::InvalidParameter {
+            name,
+            message: format!("'{value}' is not {expected}"),
+        }),
+    }
+}
+
+/// The submission options from the query string.
+pub fn job_options(
+    params: &HashMap<String, String>,
+    state: &AppState,
+) -> Result<JobOptions, ApiError> {
+    let config = &state.config;
+    only_params(
+        params,
+        &["backend", "priority", "time_limit", "format", "return"],
+    )?;
+    let options = JobOptions {
+        backend: param(
+            params,
+            "backend",
+            BackendChoice::Auto,
+            BackendChoice::parse,
+            "auto, gpu, cpu or reference",
+        )?,
+        priority: param(
+            params,
+            "priority",
+            0,
+            |s| s.parse().ok().filter(|p: &i64| p.abs() <= 1000),
+            "an integer from -1000 to 1000",
+        )?,
+        time_limit_secs: param(
+            params,
+            "time_limit",
+            config.default_time_limit_secs,
+            |s| {
+                s.parse()
+                    .ok()
+                    .filter(|&t: &u64| t > 0 && t <= config.max_time_limit_secs)
+            },
+            &format!(
+                "a number of seconds from 1 to {}",
+                config.max_time_limit_secs
+            ),
+        )?,
+        format: param(
+            params,
+            "format",
+            InputFormat::Auto,
+            InputFormat::parse,
+            "auto, mpg, gm or json",
+        )?,
+        return_kind: param(
+            params,
+            "return",
+            ReturnKind::Credits,
+            ReturnKind::parse,
+            "credits or strategies",
+        )?,
+    };
+    if options.backend == BackendChoice::Gpu && state.scheduler.gpus.is_empty() {
+        return Err(ApiError::BackendUnavailable(
+            "backend=gpu needs a GPU and this server has none: use backend=auto or cpu".into(),
+        ));
+    }
+    Ok(options)
+}
+
+/// The caller, from the `Authorization` header.
+pub fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    let header = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    state
+        .auth
+        .authenticate(header)
+        .ok_or(ApiError::Unauthorized)
+}
+
+/// A job the caller may see, or 404 (other users' jobs do not exist for them).
+async fn visible_job(state: &AppState, caller: &Caller, id: &str) -> Result<JobRecord, ApiError> {
+    let not_found = || ApiError::JobNotFound(id.to_string());
+    let job_id = JobId::parse_str(id).map_err(|_| not_found())?;
+    match state.store.job(job_id).await? {
+        Some(job) if caller.may_access(&job.owner) => Ok(job),
+        _ => Err(not_found()),
+    }
+}
+
+/// The JSON view of `job`, with live status and summary filled in.
+pub async fn full_view(state: &AppState, job: &JobRecord) -> Result<serde_json::Value, ApiError> {
+    let live = match job.state {
+        JobState::Queued | JobState::Running => state.scheduler.status(job.id).await,
+        _ => LiveStatus::default(),
+    };
+    let summary = match (&job.result_key, job.state) {
+        (Some(key), JobState::Succeeded) => state.store.result_summary(key).await?,
+        _ => None,
+    };
+    Ok(job_view(job, live, summary.as_ref()))
+}
+
+async fn get_job(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(params): Params,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let caller = caller(&state, &headers)?;
+    only_params(&params, &["wait"])?;
+    let wait = param(
+        &params,
+        "wait",
+        0,
+        |s| s.parse().ok(),
+        "a number of seconds",
+    )?;
+    let wait = Duration::from_secs(wait.min(MAX_WAIT_SECS));
+    let mut job = visible_job(&state, &caller, &id).await?;
+    if !wait.is_zero() && !job.state.is_finished() {
+        let deadline = Instant::now() + wait;
+        let mut changes = state.events.subscribe(job.id);
+        let initial = job.state;
+        // Re-read once after subscribing: a change between the first read and the
+        // subscription must not be missed.
+        job = visible_job(&state, &caller, &id).await?;
+        while job.state == initial {
+            tokio::select! {
+                changed = changes.changed() => {
+                    if changed.is_err() { break; }
+                }
+                _ = tokio::time::sleep_until(deadline.into()) => break,
+            }
+            job = visible_job(&state, &caller, &id).await?;
+        }
+    }
+    Ok(axum::Json(full_view(&state, &job).await?).into_response())
+}
+
+async fn cancel_job(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let caller = caller(&state, &headers)?;
+    let job = visible_job(&state, &caller, &id).await?;
+    if state.store.cancel(job.id).await?.is_none() {
+        return Err(ApiError::AlreadyFinished(id));
+    }
+    state.scheduler.cancel(job.id).await;
+    state.events.publish(job.id);
+    let job = visible_job(&state, &caller, &id).await?;
+    Ok(axum::Json(full_view(&state, &job).await?).into_response())
+}
+
+async fn list_jobs(
+    State(state): State<AppState>,
+    Query(params): Params,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let caller = caller(&state, &headers)?;
+    only_params(&params, &["state", "limit", "cursor"])?;
+    let filter = param(
+        &params,
+        "state",
+        None,
+        |s| s.parse().ok().map(Some),
+        "a job state",
+    )?;
+    let limit = param(
+        &params,
+        "limit",
+        50,
+        |s| s.parse().ok().filter(|&l| (1..=MAX_PAGE).contains(&l)),
+        "a page size from 1 to 500",
+    )?;
+    let cursor = param(
+        &params,
+        "cursor",
+        None,
+        |s| s.parse().ok().map(Some),
+        "a cursor from next_cursor",
+    )?;
+    let jobs = state
+        .store
+        .list_jobs(caller.listing_scope(), filter, cursor, limit + 1)
+        .await?;
+    let more = jobs.len() > limit as usize;
+    let page = &jobs[..jobs.len().min(limit as usize)];
+    let views: Vec<_> = page
+        .iter()
+        .map(|j| job_view(j, LiveStatus::default(), None))
+        .collect();
+    let next = if more {
+        page.last().map(|j| j.seq.to_string())
+    } else {
+        None
+    };
+    Ok(axum::Json(json!({ "jobs": views, "next_cursor": next })).into_response())
+}
+
+async fn get_result(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(params): Params,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let caller = caller(&state, &headers)?;
+    only_params(&params, &["format", "vertices"])?;
+    let format = param(
+        &params,
+        "format",
+        ResultFormat::Json,
+        ResultFormat::parse,
+        "json, text or paritysol",
+    )?;
+    let vertices = param(
+        &params,
+        "vertices",
+        None,
+        parse_vertices,
+        "a comma-separated list of vertex ids",
+    )?;
+    let job = visible_job(&state, &caller, &id).await?;
+    let key = match (job.state, &job.result_key) {
+        (JobState::Succeeded, Some(key)) => key.clone(),
+        _ => {
+            return Err(ApiError::NoResult {
+                id,
+                state: job.state.name(),
+            });
+        }
+    };
+    let summary = state
+        .store
+        .result_summary(&key)
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("the result of job {id} is missing")))?;
+    if let Some(list) = &vertices {
+        result_file::check_vertices(list, summary.vertices).map_err(|v| {
+            ApiError::InvalidParameter {
+                name: "vertices",
+                message: format!(
+                    "vertex {v} does not exist (the arena has {} vertices)",
+                    summary.vertices
+                ),
+            }
+        })?;
+    }
+    let request = RenderRequest {
+        job: job.id,
+        format,
+        returns: job.options.return_kind,
+        vertices,
+        summary,
+    };
+    let mut chunks = result_file::render(state.store.result_path(&key), request);
+    // `poll_fn` over the channel may be polled again after its end (compression does that).
+    let stream = futures::stream::poll_fn(move |cx| chunks.poll_recv(cx));
+    let mut response = Body::from_stream(stream).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(format.content_type()),
+    );
+    Ok(response)
+}
+
+fn parse_vertices(s: &str) -> Option<Option<Vec<u64>>> {
+    let list: Option<Vec<u64>> = s.split(',').map(|v| v.trim().parse().ok()).collect();
+    list.filter(|l| !l.is_empty() && l.len() <= 100_000)
+        .map(Some)
+}
+
+async fn devices(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    caller(&state, &headers)?;
+    let (slots, depth) = state.scheduler.devices().await;
+    let view = devices_view(&state.scheduler.gpus, &slots, depth, state.cpu_threads);
+    Ok(axum::Json(view).into_response())
+}
+
+async fn readyz(State(state): State<AppState>) -> Result<Response, ApiError> {
+    if !state.scheduler.is_alive() {
+        return Err(ApiError::NotReady(
+            "the scheduler is stopped (shutting down)".into(),
+        ));
+    }
+    state
+        .store
+        .counts_by_state()
+        .await
+        .map_err(|e| ApiError::NotReady(e.to_string()))?;
+    Ok((StatusCode::OK, axum::Json(json!({"status": "ready"}))).into_response())
+}
+
+async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let counts = state.store.counts_by_state().await?;
+    let text = state.metrics.render(&counts);
+    let mut response = text.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    Ok(response)
+}

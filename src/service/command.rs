@@ -1,0 +1,63 @@
+//! The service's subcommands: `egsolve serve` (bind, then [`super::run`] until ctrl-c or
+//! SIGTERM) and `egsolve token add NAME [--admin]`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use super::ServeArgs;
+
+/// `egsolve serve`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeCommand {
+    #[command(flatten)]
+    pub args: ServeArgs,
+}
+
+impl ServeCommand {
+    /// Serves until a shutdown signal.
+    pub async fn run(&self) -> anyhow::Result<i32> {
+        let config = self.args.resolve()?;
+        let listener = tokio::net::TcpListener::bind(config.bind)
+            .await
+            .with_context(|| format!("cannot listen on {}", config.bind))?;
+        // One line on stdout, so scripts and tests learn the port of `--bind 127.0.0.1:0`.
+        println!("listening on http://{}", listener.local_addr()?);
+        super::run(listener, config, super::shutdown_signal()).await?;
+        Ok(0)
+    }
+}
+
+/// `egsolve token …`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum TokenCommand {
+    /// Makes a token for NAME, appends its hash to the tokens file and prints it once.
+    Add {
+        /// User name.
+        name: String,
+        /// Give the user the admin role (sees and cancels every job).
+        #[arg(long)]
+        admin: bool,
+        /// The tokens file.
+        #[arg(long, env = "EGSOLVE_TOKENS_FILE")]
+        tokens_file: PathBuf,
+    },
+}
+
+impl TokenCommand {
+    /// Runs the token command.
+    pub fn run(&self) -> anyhow::Result<i32> {
+        match self {
+            TokenCommand::Add {
+                name,
+                admin,
+                tokens_file,
+            } => {
+                let token = super::auth::add_token(tokens_file, name, *admin)?;
+                eprintln!("token for {name} (shown once; store it safely):");
+                println!("{token}");
+                Ok(0)
+            }
+        }
+    }
+}

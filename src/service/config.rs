@@ -1,0 +1,324 @@
+//! The service's configuration: one [`ServeConfig`] with every knob, resolved from (lowest to
+//! highest precedence) built-in defaults, an optional TOML file, environment variables
+//! `EGSOLVE_<NAME>` and command-line flags. [`ServeArgs`] is the clap side (every field
+//! optional, so "not given" is distinguishable from "given the default"); the environment
+//! is read through clap's `env` attribute, so a flag and its variable are one thing.
+//!
+//! This module only describes and validates settings; it starts nothing.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Every setting of a running service, with its default.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServeConfig {
+    /// Address to listen on (default `127.0.0.1:8080`).
+    pub bind: SocketAddr,
+    /// Directory holding the SQLite database, arenas and results.
+    pub data_dir: PathBuf,
+    /// Largest accepted arena, counted in decompressed bytes.
+    pub max_body_bytes: u64,
+    /// Largest accepted vertex count.
+    pub max_vertices: u64,
+    /// Largest accepted edge count.
+    pub max_edges: u64,
+    /// Time limit of a job that asks for none, in seconds.
+    pub default_time_limit_secs: u64,
+    /// Largest time limit a job may ask for, in seconds.
+    pub max_time_limit_secs: u64,
+    /// How long finished jobs and their files are kept, in seconds (default 7 days).
+    pub result_ttl_secs: u64,
+    /// Most queued + running jobs one user may have at once.
+    pub per_user_job_limit: u64,
+    /// Jobs the CPU pool runs at once (0: one per core).
+    pub cpu_workers: usize,
+    /// Threads of the parallel CPU backend (0: one per core).
+    pub cpu_threads: usize,
+    /// GPU ordinals to serve jobs on (empty: every GPU the driver lists, none without one).
+    pub gpu_devices: Vec<u32>,
+    /// While every GPU is busy, a job that waited this long (milliseconds) runs on the CPU.
+    pub cpu_fallback_wait_ms: u64,
+    /// While every GPU is busy, arenas with at most this many edges run on the CPU at once.
+    pub cpu_small_edges: u64,
+    /// Bodies up to this many decompressed bytes are parsed before the 202, so malformed
+    /// small arenas are refused at once; larger ones are parsed by their worker.
+    pub inline_parse_bytes: u64,
+    /// The bearer tokens file (hashed tokens, users, roles).
+    pub tokens_file: Option<PathBuf>,
+    /// Whether requests need a bearer token. Off is allowed on loopback binds only.
+    pub auth: bool,
+    /// Whether every job-table commit is fsynced (SQLite `synchronous = FULL`). Off
+    /// (`NORMAL`) is still safe against process crashes and kill -9 — the WAL survives in
+    /// the page cache — but a power loss may roll back the last commits. Arena and result
+    /// files are fsynced either way.
+    pub sync_commits: bool,
+}
+
+impl Default for ServeConfig {
+    fn default() -> ServeConfig {
+        ServeConfig {
+            bind: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            data_dir: PathBuf::from("egsolve-data"),
+            max_body_bytes: 1 << 30,
+            max_vertices: 50_000_000,
+            max_edges: 200_000_000,
+            default_time_limit_secs: 3600,
+            max_time_limit_secs: 24 * 3600,
+            result_ttl_secs: 7 * 24 * 3600,
+            per_user_job_limit: 1000,
+            cpu_workers: 0,
+            cpu_threads: 0,
+            gpu_devices: Vec::new(),
+            cpu_fallback_wait_ms: 2000,
+            cpu_small_edges: 100_000,
+            inline_parse_bytes: 1 << 20,
+            tokens_file: None,
+            auth: false,
+            sync_commits: true,
+        }
+    }
+}
+
+/// Why a configuration is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The TOML file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The TOML file is not a valid configuration.
+    #[error("invalid config file {path}: {source}")]
+    Parse {
+        path: PathBuf,
+        source: Box<toml::de::Error>,
+    },
+    /// Auth is off on an address others can reach.
+    #[error(
+        "refusing to serve without authentication on {0}: bind a loopback address or pass --auth true with --tokens-file"
+    )]
+    AuthOffOffLoopback(SocketAddr),
+    /// Auth is on but no tokens file is set.
+    #[error("authentication is on but no tokens file is set: pass --tokens-file PATH")]
+    NoTokensFile,
+    /// A limit is zero or inconsistent.
+    #[error("invalid setting: {0}")]
+    Invalid(String),
+}
+
+/// The `egsolve serve` flags; each also reads `EGSOLVE_<NAME>` from the environment.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ServeArgs {
+    /// TOML file with any of the settings below (flags and environment override it).
+    #[arg(long, env = "EGSOLVE_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Address to listen on [default: 127.0.0.1:8080].
+    #[arg(long, env = "EGSOLVE_BIND")]
+    pub bind: Option<SocketAddr>,
+    /// Directory for the job database, arenas and results [default: ./egsolve-data].
+    #[arg(long, env = "EGSOLVE_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Largest accepted arena in decompressed bytes [default: 1 GiB].
+    #[arg(long, env = "EGSOLVE_MAX_BODY_BYTES")]
+    pub max_body_bytes: Option<u64>,
+    /// Largest accepted vertex count.
+    #[arg(long, env = "EGSOLVE_MAX_VERTICES")]
+    pub max_vertices: Option<u64>,
+    /// Largest accepted edge count.
+    #[arg(long, env = "EGSOLVE_MAX_EDGES")]
+    pub max_edges: Option<u64>,
+    /// Time limit of jobs that ask for none, seconds [default: 3600].
+    #[arg(long, env = "EGSOLVE_DEFAULT_TIME_LIMIT_SECS")]
+    pub default_time_limit_secs: Option<u64>,
+    /// Largest time limit a job may ask for, seconds [default: 86400].
+    #[arg(long, env = "EGSOLVE_MAX_TIME_LIMIT_SECS")]
+    pub max_time_limit_secs: Option<u64>,
+    /// How long finished jobs and results are kept, seconds [default: 604800 = 7 days].
+    #[arg(long, env = "EGSOLVE_RESULT_TTL_SECS")]
+    pub result_ttl_secs: Option<u64>,
+    /// Most queued + running jobs per user [default: 1000].
+    #[arg(long, env = "EGSOLVE_PER_USER_JOB_LIMIT")]
+    pub per_user_job_limit: Option<u64>,
+    /// Jobs the CPU pool runs at once [default: one per core].
+    #[arg(long, env = "EGSOLVE_CPU_WORKERS")]
+    pub cpu_workers: Option<usize>,
+    /// Threads of the parallel CPU backend [default: one per core].
+    #[arg(long, env = "EGSOLVE_CPU_THREADS")]
+    pub cpu_threads: Option<usize>,
+    /// GPU ordinals to use, comma-separated (e.g. `0,1`) [default: every GPU listed].
+    #[arg(long, env = "EGSOLVE_GPU_DEVICES", value_delimiter = ',')]
+    pub gpu_devices: Option<Vec<u32>>,
+    /// While all GPUs are busy, jobs waiting this long (ms) run on the CPU [default: 2000].
+    #[arg(long, env = "EGSOLVE_CPU_FALLBACK_WAIT_MS")]
+    pub cpu_fallback_wait_ms: Option<u64>,
+    /// While all GPUs are busy, arenas with at most this many edges run on the CPU.
+    #[arg(long, env = "EGSOLVE_CPU_SMALL_EDGES")]
+    pub cpu_small_edges: Option<u64>,
+    /// Bodies up to this many decompressed bytes are parsed before answering.
+    #[arg(long, env = "EGSOLVE_INLINE_PARSE_BYTES")]
+    pub inline_parse_bytes: Option<u64>,
+    /// Bearer tokens file (made by `egsolve token add`).
+    #[arg(long, env = "EGSOLVE_TOKENS_FILE")]
+    pub tokens_file: Option<PathBuf>,
+    /// Require bearer tokens (`true`/`false`; off is allowed on loopback only).
+    #[arg(long, env = "EGSOLVE_AUTH")]
+    pub auth: Option<bool>,
+    /// fsync every job-table commit (`true`/`false`; false survives kill -9, not power loss).
+    #[arg(long, env = "EGSOLVE_SYNC_COMMITS")]
+    pub sync_commits: Option<bool>,
+}
+
+impl ServeArgs {
+    /// Defaults, then the config file, then these flags/environment values; validated.
+    pub fn resolve(&self) -> Result<ServeConfig, ConfigError> {
+        let mut config = match &self.config {
+            Some(path) => ServeConfig::from_file(path)?,
+            None => ServeConfig::default(),
+        };
+        macro_rules! take {
+            ($($field:ident),*) => {$(
+                if let Some(value) = &self.$field {
+                    config.$field = value.clone();
+                }
+            )*};
+        }
+        take!(
+            bind,
+            data_dir,
+            max_body_bytes,
+            max_vertices,
+            max_edges,
+            default_time_limit_secs,
+            max_time_limit_secs,
+            result_ttl_secs,
+            per_user_job_limit,
+            cpu_workers,
+            cpu_threads,
+            gpu_devices,
+            cpu_fallback_wait_ms,
+            cpu_small_edges,
+            inline_parse_bytes,
+            auth,
+            sync_commits
+        );
+        if self.tokens_file.is_some() {
+            config.tokens_file = self.tokens_file.clone();
+        }
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+impl ServeConfig {
+    /// Reads a TOML file; missing keys keep their defaults, unknown keys are an error.
+    pub fn from_file(path: &Path) -> Result<ServeConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|source| ConfigError::Parse {
+            path: path.to_owned(),
+            source: Box::new(source),
+        })
+    }
+
+    /// A configuration for tests: everything in `data_dir`, port chosen by the caller.
+    pub fn for_tests(data_dir: &Path) -> ServeConfig {
+        ServeConfig {
+            data_dir: data_dir.to_owned(),
+            ..ServeConfig::default()
+        }
+    }
+
+    /// Checks cross-field rules (auth on non-loopback binds, non-zero limits).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.auth && self.tokens_file.is_none() {
+            return Err(ConfigError::NoTokensFile);
+        }
+        if !self.auth && !self.bind.ip().is_loopback() {
+            return Err(ConfigError::AuthOffOffLoopback(self.bind));
+        }
+        if self.max_body_bytes == 0 || self.per_user_job_limit == 0 {
+            return Err(ConfigError::Invalid(
+                "max_body_bytes and per_user_job_limit must be positive".into(),
+            ));
+        }
+        if self.default_time_limit_secs == 0
+            || self.default_time_limit_secs > self.max_time_limit_secs
+        {
+            return Err(ConfigError::Invalid(
+                "default_time_limit_secs must be positive and at most max_time_limit_secs".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Jobs run at once on the CPU pool.
+    pub fn cpu_worker_count(&self) -> usize {
+        if self.cpu_workers > 0 {
+            self.cpu_workers
+        } else {
+            cores()
+        }
+    }
+
+    /// The result TTL.
+    pub fn result_ttl(&self) -> Duration {
+        Duration::from_secs(self.result_ttl_secs)
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_config_is_loopback_without_auth() {
+        let config = ServeArgs::default().resolve().unwrap();
+        assert_eq!(config.bind, SocketAddr::from(([127, 0, 0, 1], 8080)));
+        assert!(!config.auth);
+    }
+
+    #[test]
+    fn auth_off_is_refused_on_a_public_bind() {
+        let args = ServeArgs {
+            bind: Some("0.0.0.0:8080".parse().unwrap()),
+            ..Default::default()
+        };
+        let err = args.resolve().unwrap_err();
+        assert!(err.to_string().contains("without authentication"), "{err}");
+    }
+
+    #[test]
+    fn flags_override_the_file_which_overrides_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("serve.toml");
+        std::fs::write(&path, "per_user_job_limit = 7\nmax_body_bytes = 99\n").unwrap();
+        let args = ServeArgs {
+            config: Some(path),
+            max_body_bytes: Some(5),
+            ..Default::default()
+        };
+        let config = args.resolve().unwrap();
+        assert_eq!(config.per_user_job_limit, 7);
+        assert_eq!(config.max_body_bytes, 5);
+        assert_eq!(config.result_ttl_secs, 7 * 24 * 3600);
+    }
+
+    #[test]
+    fn unknown_file_keys_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("serve.toml");
+        std::fs::write(&path, "max_bodybytes = 99\n").unwrap();
+        assert!(ServeConfig::from_file(&path).is_err());
+    }
+}

@@ -1,0 +1,197 @@
+//! The API's one error type and the one place it becomes HTTP: RFC 9457
+//! `application/problem+json` with a stable `type` per kind (`urn:egsolve:problem:<slug>`),
+//! a title, the status, a detail saying what to do, and extension members where useful
+//! (`line`/`column` for malformed arenas, `limit` for size and job limits).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::store::StoreError;
+use super::upload::UploadError;
+
+/// Everything a request can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// No or a wrong bearer token.
+    #[error("a valid bearer token is required: pass 'Authorization: Bearer <token>'")]
+    Unauthorized,
+    /// No such job (or not the caller's).
+    #[error("no job with id {0}")]
+    JobNotFound(String),
+    /// No such route.
+    #[error("no such endpoint: see openapi.yaml for the API")]
+    RouteNotFound,
+    /// The route exists, the method does not.
+    #[error("method not allowed on this endpoint")]
+    MethodNotAllowed,
+    /// A query parameter is wrong.
+    #[error("invalid parameter '{name}': {message}")]
+    InvalidParameter { name: &'static str, message: String },
+    /// An upload problem.
+    #[error(transparent)]
+    Upload(#[from] UploadError),
+    /// `Content-Encoding` names something the server cannot decompress.
+    #[error("unsupported Content-Encoding '{0}': send identity, gzip, zstd or bzip2")]
+    UnsupportedEncoding(String),
+    /// The body is declared as something that is not a game file.
+    #[error(
+        "unsupported Content-Type '{0}': send the arena file itself (text/plain or application/octet-stream)"
+    )]
+    UnsupportedContentType(String),
+    /// The arena does not parse.
+    #[error("malformed arena: {message}")]
+    Malformed {
+        line: Option<u64>,
+        column: Option<u64>,
+        message: String,
+    },
+    /// The arena parses but is refused (too many vertices, bound overflow).
+    #[error("{message}")]
+    Refused { slug: &'static str, message: String },
+    /// The requested backend cannot run on this server.
+    #[error("{0}")]
+    BackendUnavailable(String),
+    /// The caller has too many queued and running jobs.
+    #[error("you have {limit} queued or running jobs, the most allowed: wait for some to finish")]
+    TooManyJobs { limit: u64 },
+    /// The job already finished.
+    #[error("job {0} already finished and cannot be cancelled")]
+    AlreadyFinished(String),
+    /// The job has no result (yet, or ever).
+    #[error("job {id} has no result: it is {state}")]
+    NoResult { id: String, state: &'static str },
+    /// Starting up or shutting down.
+    #[error("the service is not ready: {0}")]
+    NotReady(String),
+    /// A server-side failure.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        ApiError::Internal(e.to_string())
+    }
+}
+
+impl ApiError {
+    /// Status, stable slug and title.
+    fn kind(&self) -> (StatusCode, &'static str, &'static str) {
+        use StatusCode as S;
+        match self {
+            ApiError::Unauthorized => (S::UNAUTHORIZED, "unauthorized", "Authentication required"),
+            ApiError::JobNotFound(_) => (S::NOT_FOUND, "job-not-found", "Job not found"),
+            ApiError::RouteNotFound => (S::NOT_FOUND, "not-found", "Not found"),
+            ApiError::MethodNotAllowed => (
+                S::METHOD_NOT_ALLOWED,
+                "method-not-allowed",
+                "Method not allowed",
+            ),
+            ApiError::InvalidParameter { .. } => {
+                (S::BAD_REQUEST, "invalid-parameter", "Invalid parameter")
+            }
+            ApiError::Upload(e) => match e {
+                UploadError::TooLarge { .. } => {
+                    (S::PAYLOAD_TOO_LARGE, "too-large", "Arena too large")
+                }
+                UploadError::BadCompression(_) => (
+                    S::BAD_REQUEST,
+                    "bad-compression",
+                    "Body cannot be decompressed",
+                ),
+                UploadError::WrongContent(_) => (
+                    S::UNSUPPORTED_MEDIA_TYPE,
+                    "wrong-content",
+                    "Body is not a game file",
+                ),
+                UploadError::Empty => (S::BAD_REQUEST, "empty-body", "Empty body"),
+                UploadError::Interrupted(_) => {
+                    (S::BAD_REQUEST, "upload-interrupted", "Upload interrupted")
+                }
+                UploadError::Io(_) => (S::INTERNAL_SERVER_ERROR, "internal", "Internal error"),
+            },
+            ApiError::UnsupportedEncoding(_) => (
+                S::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported-encoding",
+                "Unsupported encoding",
+            ),
+            ApiError::UnsupportedContentType(_) => (
+                S::UNSUPPORTED_MEDIA_TYPE,
+                "wrong-content",
+                "Body is not a game file",
+            ),
+            ApiError::Malformed { .. } => (
+                S::UNPROCESSABLE_ENTITY,
+                "malformed-arena",
+                "Malformed arena",
+            ),
+            ApiError::Refused {
+                slug: "too-large", ..
+            } => (S::PAYLOAD_TOO_LARGE, "too-large", "Arena too large"),
+            ApiError::Refused { slug, .. } => (S::UNPROCESSABLE_ENTITY, slug, "Arena refused"),
+            ApiError::BackendUnavailable(_) => (
+                S::UNPROCESSABLE_ENTITY,
+                "backend-unavailable",
+                "Backend unavailable",
+            ),
+            ApiError::TooManyJobs { .. } => {
+                (S::TOO_MANY_REQUESTS, "too-many-jobs", "Too many jobs")
+            }
+            ApiError::AlreadyFinished(_) => (S::CONFLICT, "job-finished", "Job already finished"),
+            ApiError::NoResult { .. } => (S::CONFLICT, "no-result", "No result"),
+            ApiError::NotReady(_) => (S::SERVICE_UNAVAILABLE, "not-ready", "Not ready"),
+            ApiError::Internal(_) => (S::INTERNAL_SERVER_ERROR, "internal", "Internal error"),
+        }
+    }
+
+    /// The stable `type` URI of this error.
+    pub fn type_uri(&self) -> String {
+        format!("urn:egsolve:problem:{}", self.kind().1)
+    }
+}
+
+/// Seconds a client is told to wait after a 429.
+pub const RETRY_AFTER_SECS: u64 = 5;
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, _, title) = self.kind();
+        if status.is_server_error() {
+            tracing::error!("{self}");
+        }
+        let mut body = serde_json::json!({
+            "type": self.type_uri(),
+            "title": title,
+            "status": status.as_u16(),
+            "detail": self.to_string(),
+        });
+        match &self {
+            ApiError::Malformed { line, column, .. } => {
+                if let (Some(line), Some(column)) = (line, column) {
+                    body["line"] = (*line).into();
+                    body["column"] = (*column).into();
+                }
+            }
+            ApiError::Upload(UploadError::TooLarge { limit }) | ApiError::TooManyJobs { limit } => {
+                body["limit"] = (*limit).into();
+            }
+            _ => {}
+        }
+        let mut response = (status, body.to_string()).into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        match self {
+            ApiError::Unauthorized => {
+                headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            ApiError::TooManyJobs { .. } => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+            }
+            _ => {}
+        }
+        response
+    }
+}

@@ -1,0 +1,262 @@
+//! The solving service behind `egsolve serve`: an HTTP job API over a persistent SQLite
+//! queue, with solver workers on their own threads.
+//!
+//! # Layout (request → store → scheduler → worker)
+//! - [`config`]: [`ServeConfig`] — flags, `EGSOLVE_*` environment, optional TOML file.
+//! - [`api`], [`submit`], [`views`], [`error`]: axum routes and handlers, JSON views, the one
+//!   error type mapped to RFC 9457 problem+json.
+//! - [`auth`]: bearer tokens (hashed tokens file, users, roles).
+//! - [`upload`]: streaming bodies to disk — decompress, count, hash, fsync.
+//! - [`store`]: SQLite jobs/arenas/results tables and the files beside them; the truth.
+//! - [`scheduler`]: the queue actor (priority, FIFO, GPU slots and the CPU fallback).
+//! - [`worker`]: one thread per slot; parse, solve, write the result, mark succeeded.
+//! - [`result_file`]: stored results and their JSON/text/paritysol renderings.
+//! - [`events`], [`metrics`]: long-poll wake-ups and Prometheus figures.
+//!
+//! # Invariants
+//! - Handlers never solve or parse large inputs on the runtime: blocking work runs on
+//!   `spawn_blocking` threads (uploads, small parses) or worker threads (solves).
+//! - A `202` is sent only after the arena is fsynced and the job row committed.
+//! - A job becomes `succeeded` only after its result file is synced, in a guarded update
+//!   that applies once per attempt; a restart re-queues `running` jobs.
+
+pub mod api;
+pub mod auth;
+pub mod command;
+pub mod config;
+pub mod error;
+pub mod events;
+pub mod job;
+pub mod metrics;
+pub mod result_file;
+pub mod scheduler;
+pub mod store;
+pub mod submit;
+pub mod upload;
+pub mod views;
+pub mod worker;
+
+use std::future::Future;
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use config::{ServeArgs, ServeConfig};
+use tokio::net::TcpListener;
+
+use auth::Authenticator;
+use events::JobEvents;
+use job::JobState;
+use metrics::Metrics;
+use scheduler::{FallbackRules, QueuedJob, SchedulerHandle};
+use store::Store;
+use worker::WorkerContext;
+
+/// Why the service could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
+    /// The tokens file is unusable.
+    #[error(transparent)]
+    Auth(#[from] auth::AuthError),
+    /// The store could not be opened.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    /// Serving failed.
+    #[error("serving failed: {0}")]
+    Io(#[from] std::io::Error),
+    /// Configured GPU ordinals that the driver does not list.
+    #[error("GPU devices {0:?} were asked for but are not available here (see `egsolve devices`)")]
+    NoSuchGpu(Vec<u32>),
+}
+
+/// What every handler shares; cheap to clone (one `Arc`).
+#[derive(Debug, Clone)]
+pub struct AppState(Arc<Shared>);
+
+/// The shared parts of the service.
+#[derive(Debug)]
+pub struct Shared {
+    /// The job store (its own pool inside).
+    pub store: Store,
+    /// The queue actor.
+    pub scheduler: SchedulerHandle,
+    /// Settings, fixed at start-up.
+    pub config: Arc<ServeConfig>,
+    /// Token checks (read-only after start-up, so no lock).
+    pub auth: Authenticator,
+    /// Metrics registry.
+    pub metrics: Arc<Metrics>,
+    /// Long-poll wake-ups.
+    pub events: Arc<JobEvents>,
+    /// Threads of the parallel CPU backend.
+    pub cpu_threads: usize,
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// Serves on `listener` until `shutdown` completes, then stops accepting, finishes open
+/// requests, interrupts running jobs (they go back to `queued`) and closes the store.
+pub async fn run(
+    listener: TcpListener,
+    config: ServeConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServiceError> {
+    let local = listener.local_addr()?;
+    ServeConfig {
+        bind: local,
+        ..config.clone()
+    }
+    .validate()?;
+    let auth = match (&config.tokens_file, config.auth) {
+        (Some(path), true) => Authenticator::from_file(path)?,
+        _ => Authenticator::Off,
+    };
+    let gpus = select_gpus(&config.gpu_devices)?;
+    std::fs::create_dir_all(&config.data_dir)?;
+    let store = Store::open(&config.data_dir, config.sync_commits).await?;
+    let requeued = store.requeue_running().await?;
+    if requeued > 0 {
+        tracing::warn!(
+            requeued,
+            "jobs that were running when the service stopped are queued again"
+        );
+    }
+    let config = Arc::new(config);
+    let metrics = Arc::new(Metrics::default());
+    let events = Arc::new(JobEvents::default());
+    let context = WorkerContext {
+        store: store.clone(),
+        metrics: metrics.clone(),
+        events: events.clone(),
+        config: config.clone(),
+        runtime: tokio::runtime::Handle::current(),
+    };
+    let rules = FallbackRules {
+        small_edges: config.cpu_small_edges,
+        max_wait: Duration::from_millis(config.cpu_fallback_wait_ms),
+    };
+    let scheduler = scheduler::start(gpus, config.cpu_worker_count(), rules, context);
+    for job in store.jobs_in_state(JobState::Queued).await? {
+        let bytes = std::fs::metadata(store.arena_path(&job.arena_hash))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        let (edges, memory) = match job.arena {
+            Some(a) => (a.edges, worker::memory_estimate(a.vertices, a.edges)),
+            None => (bytes / 8, worker::memory_estimate(bytes / 32, bytes / 8)),
+        };
+        scheduler.enqueue(QueuedJob {
+            id: job.id,
+            seq: job.seq,
+            priority: job.options.priority,
+            backend: job.options.backend,
+            edges_estimate: edges,
+            memory_estimate: memory,
+            enqueued: Instant::now(),
+            preparsed: None,
+        });
+    }
+    let cpu_threads = if config.cpu_threads > 0 {
+        config.cpu_threads
+    } else {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    };
+    let state = AppState(Arc::new(Shared {
+        store: store.clone(),
+        scheduler: scheduler.clone(),
+        config: config.clone(),
+        auth,
+        metrics,
+        events: events.clone(),
+        cpu_threads,
+    }));
+    let expiry = tokio::spawn(expire_forever(store.clone(), events, config.result_ttl()));
+    tracing::info!(address = %local, data_dir = %config.data_dir.display(), "egsolve service listening");
+    // No Nagle delay: small answers (a job view, the end of a result) must not wait for an ACK.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    let served = axum::serve(listener, api::router(state))
+        .with_graceful_shutdown(shutdown)
+        .await;
+    tracing::info!("shutting down: re-queueing running jobs");
+    scheduler.shutdown().await;
+    expiry.abort();
+    store.close().await;
+    served.map_err(ServiceError::Io)
+}
+
+/// The GPUs to serve: every device the driver lists when `wanted` is empty (none on a
+/// machine without a CUDA driver), else exactly the ordinals asked for.
+fn select_gpus(wanted: &[u32]) -> Result<Vec<scheduler::GpuDevice>, ServiceError> {
+    let listed: Vec<scheduler::GpuDevice> = crate::solve::gpu::list_devices()
+        .into_iter()
+        .map(|d| scheduler::GpuDevice {
+            ordinal: d.ordinal as u32,
+            name: d.name,
+            memory_bytes: d.memory_total,
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok(listed);
+    }
+    let missing: Vec<u32> = wanted
+        .iter()
+        .copied()
+        .filter(|o| !listed.iter().any(|d| d.ordinal == *o))
+        .collect();
+    if !missing.is_empty() {
+        return Err(ServiceError::NoSuchGpu(missing));
+    }
+    Ok(listed
+        .into_iter()
+        .filter(|d| wanted.contains(&d.ordinal))
+        .collect())
+}
+
+/// Removes expired jobs and files at start-up and then every ten minutes.
+async fn expire_forever(store: Store, events: Arc<JobEvents>, ttl: Duration) {
+    let mut tick =
+        tokio::time::interval(Duration::from_secs(600).min(ttl.max(Duration::from_secs(1))));
+    loop {
+        tick.tick().await;
+        let cutoff = store::now_ms() - ttl.as_millis() as i64;
+        match store.expire(cutoff).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(expired = n, "removed finished jobs past their TTL"),
+            Err(e) => tracing::error!("expiry failed: {e}"),
+        }
+        events.prune();
+    }
+}
+
+/// Completes on ctrl-c or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = terminate => {}
+    }
+}

@@ -1,0 +1,292 @@
+//! Workers: one dedicated OS thread per slot (per GPU, and per CPU-pool slot), so solving
+//! never runs on the async runtime. A worker takes an [`Assignment`], moves the job to
+//! `running` in the store, parses the stored arena (unless the submission already did),
+//! solves it under the job's [`Control`] (cancel flag, deadline, live progress), writes and
+//! syncs the result file, and only then marks the job `succeeded` — so a crash at any point
+//! leaves either no result or a complete one, and the restart re-runs the job.
+//!
+//! A job interrupted by shutdown goes back to `queued`; one cancelled by its owner is
+//! already `cancelled` in the store and is left alone.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::mpsc;
+
+use super::ServeConfig;
+use super::events::JobEvents;
+use super::job::{ArenaStats, BackendChoice, Failure, InputFormat, ResultSummary};
+use super::metrics::Metrics;
+use super::result_file;
+use super::scheduler::{Command, GpuDevice, QueuedJob, SlotKind};
+use super::store::Store;
+use crate::arena::Arena;
+use crate::format::{self, Format, FormatError, ReadOptions};
+use crate::solve::gpu::GpuOptions;
+use crate::solve::{self, Backend, Control, Interrupted, SolveError, TOP};
+
+/// An arena parsed at submission, handed to the worker so it is not parsed twice.
+pub type PreparsedArena = Arc<Arena>;
+
+/// A job handed to a worker.
+#[derive(Debug)]
+pub struct Assignment {
+    /// The job.
+    pub job: QueuedJob,
+    /// Its cancel flag, deadline holder and progress counters (the scheduler keeps a clone).
+    pub control: Control,
+}
+
+/// What every worker shares.
+#[derive(Debug, Clone)]
+pub struct WorkerContext {
+    /// The job store.
+    pub store: Store,
+    /// Metrics registry.
+    pub metrics: Arc<Metrics>,
+    /// Long-poll wake-ups.
+    pub events: Arc<JobEvents>,
+    /// The configuration.
+    pub config: Arc<ServeConfig>,
+    /// The runtime, for the store's async calls from worker threads.
+    pub runtime: tokio::runtime::Handle,
+}
+
+/// The key of a job's result: identical arena bytes read the same way give the same answer.
+pub fn result_key(arena_hash: &str, format: InputFormat) -> String {
+    hex::encode(Sha256::digest(format!("{arena_hash}:{}", format.name())))
+}
+
+/// Starts the thread serving `kind`; returns the channel feeding it.
+pub fn spawn_worker(
+    kind: SlotKind,
+    gpus: Arc<Vec<GpuDevice>>,
+    context: WorkerContext,
+    scheduler: mpsc::UnboundedSender<Command>,
+    shutting_down: Arc<AtomicBool>,
+) -> std::sync::mpsc::Sender<Assignment> {
+    let (tx, rx) = std::sync::mpsc::channel::<Assignment>();
+    let name = match kind {
+        SlotKind::Gpu(i) => format!("egsolve-gpu{i}"),
+        SlotKind::Cpu(i) => format!("egsolve-cpu{i}"),
+    };
+    std::thread::Builder::new()
+        .name(name)
+        .spawn(move || {
+            while let Ok(assignment) = rx.recv() {
+                let id = assignment.job.id;
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_job(kind, &gpus, &context, assignment, &shutting_down)
+                }));
+                if outcome.is_err() {
+                    let failure = Failure::new("internal", "the worker panicked on this job");
+                    let _ = context.runtime.block_on(context.store.fail(id, &failure));
+                }
+                context.events.publish(id);
+                let _ = scheduler.send(Command::Finished(kind, id));
+            }
+        })
+        .expect("spawning a worker thread");
+    tx
+}
+
+/// The backend a slot uses for a requested choice.
+fn backend_for(kind: SlotKind, choice: BackendChoice) -> Backend {
+    match (kind, choice) {
+        (_, BackendChoice::Reference) => Backend::Reference,
+        (SlotKind::Gpu(_), _) => Backend::Gpu,
+        (SlotKind::Cpu(_), BackendChoice::Cpu) => Backend::Cpu,
+        (SlotKind::Cpu(_), _) => Backend::Auto,
+    }
+}
+
+fn run_job(
+    kind: SlotKind,
+    gpus: &[GpuDevice],
+    context: &WorkerContext,
+    assignment: Assignment,
+    shutting_down: &AtomicBool,
+) {
+    let Assignment { job, control } = assignment;
+    let store = &context.store;
+    let backend = backend_for(kind, job.backend);
+    let device = kind.device_name(gpus);
+    let attempt = match context
+        .runtime
+        .block_on(store.start(job.id, backend.name(), &device))
+    {
+        Ok(Some(attempt)) => attempt,
+        Ok(None) => return, // cancelled while it waited for this thread
+        Err(e) => {
+            tracing::error!(job = %job.id, "cannot start job: {e}");
+            return;
+        }
+    };
+    context.events.publish(job.id);
+    let Some(record) = context.runtime.block_on(store.job(job.id)).ok().flatten() else {
+        return;
+    };
+    let fail = |failure: Failure| {
+        if let Err(e) = context.runtime.block_on(store.fail(job.id, &failure)) {
+            tracing::error!(job = %job.id, "cannot record failure: {e}");
+        }
+    };
+
+    let parse_start = Instant::now();
+    let arena = match job.preparsed.clone() {
+        Some(arena) => arena,
+        None => {
+            let path = store.arena_path(&record.arena_hash);
+            match format::read_path(&path, &read_options(record.options.format, &context.config)) {
+                Ok(game) => Arc::new(game.arena),
+                Err(e) => return fail(malformed(e)),
+            }
+        }
+    };
+    let stats = match arena_stats(&arena, &context.config) {
+        Ok(stats) => stats,
+        Err(failure) => return fail(failure),
+    };
+    let parse_seconds = parse_start.elapsed().as_secs_f64();
+    // An arena parsed at submission has its figures and parse time stored already.
+    if job.preparsed.is_none() {
+        context
+            .metrics
+            .observe_phase("parse", backend.name(), parse_seconds);
+        let _ = context
+            .runtime
+            .block_on(store.record_parse(job.id, stats, parse_seconds * 1e3));
+    }
+
+    let limit = Duration::from_secs(record.options.time_limit_secs);
+    let control = control.with_deadline(Some(Instant::now() + limit));
+    let solve_start = Instant::now();
+    let solved = match kind {
+        // A GPU slot solves on its own device.
+        SlotKind::Gpu(i) if backend == Backend::Gpu => {
+            let options = GpuOptions {
+                device: Some(gpus[i].ordinal as usize),
+                ..GpuOptions::default()
+            };
+            solve::gpu::solve(&arena, &options, &control)
+        }
+        _ => solve::solve(&arena, backend, &control),
+    };
+    let solution = match solved {
+        Ok(solution) => solution,
+        Err(SolveError::Interrupted(Interrupted::Cancelled)) => {
+            if shutting_down.load(Ordering::SeqCst) {
+                let _ = context.runtime.block_on(store.requeue(job.id));
+            }
+            return;
+        }
+        Err(SolveError::Interrupted(Interrupted::TimedOut)) => {
+            return fail(Failure::new(
+                "time-limit",
+                format!("the solve ran past its time limit of {} s", limit.as_secs()),
+            ));
+        }
+        Err(SolveError::Bound(e)) => return fail(Failure::new("bound-overflow", e.to_string())),
+        Err(e @ SolveError::Unavailable { .. }) => {
+            return fail(Failure::new("backend-unavailable", e.to_string()));
+        }
+    };
+    let solve_seconds = solve_start.elapsed().as_secs_f64();
+    context
+        .metrics
+        .observe_phase("solve", &solution.stats.backend, solve_seconds);
+
+    let key = result_key(&record.arena_hash, record.options.format);
+    if let Err(e) = result_file::write(&store.result_path(&key), &solution) {
+        return fail(Failure::new(
+            "internal",
+            format!("cannot store the result: {e}"),
+        ));
+    }
+    let credit0 = solution.credit[0];
+    let summary = ResultSummary {
+        vertices: stats.vertices,
+        edges: stats.edges,
+        bound: stats.bound,
+        w0: solution.w0_size() as u64,
+        w1: solution.w1_size() as u64,
+        vertex0_winner: solution.winner(0).index(),
+        vertex0_credit: (credit0 != TOP).then_some(credit0),
+        backend: solution.stats.backend.clone(),
+        solve_seconds,
+        lifts: solution.stats.lifts + solution.stats.strategy_lifts,
+    };
+    match context.runtime.block_on(store.succeed(
+        job.id,
+        attempt,
+        &key,
+        &summary,
+        solve_seconds * 1e3,
+    )) {
+        Ok(true) => context.metrics.count_completion(),
+        Ok(false) => {} // cancelled meanwhile; the stored result may still serve a reuse
+        Err(e) => tracing::error!(job = %job.id, "cannot record success: {e}"),
+    }
+}
+
+/// Vertex/edge counts and `M`, or the failure that stops the job.
+pub fn arena_stats(arena: &Arena, config: &ServeConfig) -> Result<ArenaStats, Failure> {
+    let (vertices, edges) = (arena.vertex_count() as u64, arena.edge_count() as u64);
+    if vertices > config.max_vertices || edges > config.max_edges {
+        return Err(Failure::new(
+            "too-large",
+            format!(
+                "the arena has {vertices} vertices and {edges} edges; this server accepts at most \
+                 {} vertices and {} edges",
+                config.max_vertices, config.max_edges
+            ),
+        ));
+    }
+    let bound =
+        solve::energy::bound(arena).map_err(|e| Failure::new("bound-overflow", e.to_string()))?;
+    Ok(ArenaStats {
+        vertices,
+        edges,
+        bound,
+    })
+}
+
+/// How to read a stored arena of a job with input format `format`.
+pub fn read_options(format: InputFormat, config: &ServeConfig) -> ReadOptions {
+    let format = match format {
+        InputFormat::Auto => None,
+        InputFormat::Mpg => Some(Format::Mpg),
+        InputFormat::Gm => Some(Format::PgSolver),
+        InputFormat::Json => Some(Format::Json),
+    };
+    ReadOptions {
+        format,
+        max_bytes: Some(config.max_body_bytes),
+        ..ReadOptions::default()
+    }
+}
+
+/// A reader error as a job failure: bad input is `malformed-arena` (with its position),
+/// anything else (a stored file gone missing) is `internal`.
+pub fn malformed(e: FormatError) -> Failure {
+    let kind = if e.is_bad_input() {
+        "malformed-arena"
+    } else {
+        "internal"
+    };
+    let position = e.position();
+    Failure {
+        kind: kind.into(),
+        message: e.to_string(),
+        line: position.map(|p| p.line),
+        column: position.map(|p| p.column),
+    }
+}
+
+/// Bytes a solve of an arena with this many vertices and edges needs on a device (CSR, CSC,
+/// two value arrays).
+pub fn memory_estimate(vertices: u64, edges: u64) -> u64 {
+    vertices * 40 + edges * 24
+}
