@@ -119,7 +119,22 @@ fn dockerfile_matches_the_binary() {
             .collect()
     };
     let config = resolve_env("Dockerfile ENV", &dockerfile_env());
-    assert_eq!(all("EXPOSE"), vec![config.bind.port().to_string()]);
+    assert_eq!(
+        all("EXPOSE"),
+        vec![config.bind.port().to_string()],
+        "EXPOSE is the bound port"
+    );
+    // The image's default tokens path is where the documented `docker run` mounts the file.
+    let tokens = config.tokens_file.clone().expect("auth on: a tokens file");
+    let mount = format!(":{}:ro", tokens.display());
+    assert!(
+        text.contains(&mount),
+        "the Dockerfile's usage mounts tokens at {mount}"
+    );
+    assert!(
+        repo_file("docs/deploy.md").contains(&mount),
+        "docs/deploy.md mounts {mount}"
+    );
     let volumes: Vec<String> = all("VOLUME")
         .iter()
         .flat_map(|v| strings(&serde_json::from_str(v).expect("VOLUME as JSON")))
@@ -201,10 +216,18 @@ fn compose_matches_the_binary() {
         .next()
         .unwrap()
         .trim_end_matches("/tcp");
-    assert_eq!(container_port, config.bind.port().to_string());
+    assert_eq!(
+        container_port,
+        config.bind.port().to_string(),
+        "the published container port is the bound port"
+    );
     let volumes = strings(&service["volumes"]);
     let (volume, target) = volumes[0].split_once(':').expect("NAME:PATH");
-    assert_eq!(target, config.data_dir.display().to_string());
+    assert_eq!(
+        target,
+        config.data_dir.display().to_string(),
+        "the volume holds the data dir"
+    );
     assert!(
         compose["volumes"].get(volume).is_some(),
         "named volume {volume} declared"
@@ -283,7 +306,11 @@ fn kubernetes_matches_the_binary() {
     assert_command_line_accepted("StatefulSet args", &strings(&container["args"]));
 
     let port = &container["ports"][0];
-    assert_eq!(port["containerPort"], config.bind.port());
+    assert_eq!(
+        port["containerPort"],
+        config.bind.port(),
+        "containerPort is the bound port"
+    );
     let port_name = port["name"].as_str().expect("a named port");
     for (probe, path) in [
         ("startupProbe", "/healthz"),
@@ -319,7 +346,11 @@ fn kubernetes_matches_the_binary() {
         .iter()
         .find(|m| m["name"] == claim)
         .expect("the PVC is mounted");
-    assert_eq!(data["mountPath"], config.data_dir.display().to_string());
+    assert_eq!(
+        data["mountPath"],
+        config.data_dir.display().to_string(),
+        "the PVC holds the data dir"
+    );
     let secret = only(&objects, "Secret");
     let volume = pod["volumes"]
         .as_array()
