@@ -2,14 +2,26 @@
 //!
 //! # Layout
 //! - [`arena`]: the validated game graph (CSR successors, CSC predecessors, owners).
+//! - [`format`]: reading games (EGSolver `.mpg`, PGSolver `.gm` through the parity
+//!   reduction, JSON; gzip/bzip2/zstd) and writing them.
 //! - [`solve`]: the backends behind [`solve::solve`], the [`solve::Solution`] they all
 //!   produce, cancellation/progress, and strategy derivation.
-//! - [`client`]: the API client behind `egsolve submit|status|result|cancel|jobs`.
+//! - [`check`]: certificates for a claimed solution.
+//! - [`output`]: solution writers (JSON, text, `paritysol`) and the JSON solution reader.
+//! - [`generate`]: seeded game generators; [`oracle`]: brute force for tiny games.
+//! - [`cli`]: the command line.
 //! - [`service`]: the HTTP job service (`egsolve serve`): API, SQLite queue, workers.
+//! - [`client`]: the API client behind `egsolve submit|status|result|cancel|jobs`.
 //!
 //! The solver core (`arena`, `solve`, `check`) does no I/O and never imports tokio or axum.
 
 pub mod arena;
+pub mod check;
+pub mod cli;
 pub mod client;
+pub mod format;
+pub mod generate;
+pub mod oracle;
+pub mod output;
 pub mod service;
 pub mod solve;

@@ -17,6 +17,7 @@ use axum::routing::{MethodRouter, get};
 use serde_json::json;
 use tower_http::compression::CompressionLayer;
 
+use super::AppState;
 use super::auth::Caller;
 use super::error::ApiError;
 use super::job::{BackendChoice, InputFormat, JobId, JobOptions, JobRecord, JobState, ReturnKind};
@@ -24,7 +25,6 @@ use super::result_file::{self, RenderRequest, ResultFormat};
 use super::scheduler::LiveStatus;
 use super::submit;
 use super::views::{devices_view, job_view};
-use super::{AppState, reader};
 
 /// Every (method, path) the API serves, as written in `openapi.yaml`.
 pub const ROUTES: &[(&str, &str)] = &[
@@ -154,7 +154,7 @@ pub fn job_options(
             "format",
             InputFormat::Auto,
             InputFormat::parse,
-            "auto, mpg or gm",
+            "auto, mpg, gm or json",
         )?,
         return_kind: param(
             params,
@@ -360,10 +360,9 @@ async fn get_result(
         vertices,
         summary,
     };
-    let chunks = result_file::render(state.store.result_path(&key), request);
-    let stream = futures::stream::unfold(chunks, |mut rx| async move {
-        rx.recv().await.map(|chunk| (chunk, rx))
-    });
+    let mut chunks = result_file::render(state.store.result_path(&key), request);
+    // `poll_fn` over the channel may be polled again after its end (compression does that).
+    let stream = futures::stream::poll_fn(move |cx| chunks.poll_recv(cx));
     let mut response = Body::from_stream(stream).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -408,11 +407,4 @@ async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
     Ok(response)
-}
-
-/// The reader's format for an input format (re-exported for the submit handler).
-pub fn reader_options(format: InputFormat) -> reader::ReadOptions {
-    reader::ReadOptions {
-        format: super::worker::reader_format(format),
-    }
 }

@@ -39,10 +39,10 @@ pub enum ApiError {
     )]
     UnsupportedContentType(String),
     /// The arena does not parse.
-    #[error("malformed arena at line {line}, column {column}: {message}")]
+    #[error("malformed arena: {message}")]
     Malformed {
-        line: u64,
-        column: u64,
+        line: Option<u64>,
+        column: Option<u64>,
         message: String,
     },
     /// The arena parses but is refused (too many vertices, bound overflow).
@@ -167,8 +167,10 @@ impl IntoResponse for ApiError {
         });
         match &self {
             ApiError::Malformed { line, column, .. } => {
-                body["line"] = (*line).into();
-                body["column"] = (*column).into();
+                if let (Some(line), Some(column)) = (line, column) {
+                    body["line"] = (*line).into();
+                    body["column"] = (*column).into();
+                }
             }
             ApiError::Upload(UploadError::TooLarge { limit }) | ApiError::TooManyJobs { limit } => {
                 body["limit"] = (*limit).into();

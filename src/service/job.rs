@@ -121,6 +121,8 @@ pub enum InputFormat {
     Mpg,
     /// PGSolver parity game.
     Gm,
+    /// egsolve JSON.
+    Json,
 }
 
 impl InputFormat {
@@ -130,6 +132,7 @@ impl InputFormat {
             InputFormat::Auto => "auto",
             InputFormat::Mpg => "mpg",
             InputFormat::Gm => "gm",
+            InputFormat::Json => "json",
         }
     }
 
@@ -139,6 +142,7 @@ impl InputFormat {
             "auto" => Some(InputFormat::Auto),
             "mpg" | "egsolver" => Some(InputFormat::Mpg),
             "gm" | "pgsolver" => Some(InputFormat::Gm),
+            "json" => Some(InputFormat::Json),
             _ => None,
         }
     }

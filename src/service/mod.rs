@@ -28,7 +28,6 @@ pub mod error;
 pub mod events;
 pub mod job;
 pub mod metrics;
-pub mod reader;
 pub mod result_file;
 pub mod scheduler;
 pub mod store;

@@ -14,13 +14,16 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::api::{caller, full_view, job_options, reader_options};
+use super::AppState;
+use super::api::{caller, full_view, job_options};
 use super::error::ApiError;
 use super::job::{ArenaStats, JobId, JobOptions};
 use super::scheduler::QueuedJob;
 use super::upload::{self, Encoding};
-use super::worker::{PreparsedArena, arena_stats, memory_estimate, result_key};
-use super::{AppState, reader};
+use super::worker::{
+    PreparsedArena, arena_stats, malformed, memory_estimate, read_options, result_key,
+};
+use crate::format;
 
 /// Content types that are certainly not a game file (`application/x-www-form-urlencoded` is
 /// allowed: it is what `curl --data-binary` sends by default).
@@ -131,13 +134,19 @@ async fn parse_now(
 ) -> Result<(PreparsedArena, ArenaStats, f64), ApiError> {
     let path = path.to_owned();
     let config = state.config.clone();
-    let read = reader_options(options.format);
+    let read = read_options(options.format, &config);
     let parsed = tokio::task::spawn_blocking(move || {
         let start = Instant::now();
-        let game = reader::read_path(&path, &read).map_err(|e| ApiError::Malformed {
-            line: e.line,
-            column: e.column,
-            message: e.message,
+        let game = format::read_path(&path, &read).map_err(|e| {
+            let failure = malformed(e);
+            if failure.kind == "internal" {
+                return ApiError::Internal(failure.message);
+            }
+            ApiError::Malformed {
+                line: failure.line,
+                column: failure.column,
+                message: failure.message,
+            }
         })?;
         let stats = arena_stats(&game.arena, &config).map_err(|f| ApiError::Refused {
             slug: refusal_slug(&f.kind),

@@ -19,11 +19,11 @@ use super::ServeConfig;
 use super::events::JobEvents;
 use super::job::{ArenaStats, BackendChoice, Failure, InputFormat, ResultSummary};
 use super::metrics::Metrics;
-use super::reader::{self, Format, ReadOptions};
 use super::result_file;
 use super::scheduler::{Command, GpuDevice, QueuedJob, SlotKind};
 use super::store::Store;
 use crate::arena::Arena;
+use crate::format::{self, Format, FormatError, ReadOptions};
 use crate::solve::{self, Backend, Control, Interrupted, SolveError, TOP};
 
 /// An arena parsed at submission, handed to the worker so it is not parsed twice.
@@ -137,10 +137,7 @@ fn run_job(
         Some(arena) => arena,
         None => {
             let path = store.arena_path(&record.arena_hash);
-            let options = ReadOptions {
-                format: reader_format(record.options.format),
-            };
-            match reader::read_path(&path, &options) {
+            match format::read_path(&path, &read_options(record.options.format, &context.config)) {
                 Ok(game) => Arc::new(game.arena),
                 Err(e) => return fail(malformed(e)),
             }
@@ -242,22 +239,35 @@ pub fn arena_stats(arena: &Arena, config: &ServeConfig) -> Result<ArenaStats, Fa
     })
 }
 
-/// The reader's format for a job's input format.
-pub fn reader_format(format: InputFormat) -> Format {
-    match format {
-        InputFormat::Auto => Format::Auto,
-        InputFormat::Mpg => Format::Mpg,
-        InputFormat::Gm => Format::Gm,
+/// How to read a stored arena of a job with input format `format`.
+pub fn read_options(format: InputFormat, config: &ServeConfig) -> ReadOptions {
+    let format = match format {
+        InputFormat::Auto => None,
+        InputFormat::Mpg => Some(Format::Mpg),
+        InputFormat::Gm => Some(Format::PgSolver),
+        InputFormat::Json => Some(Format::Json),
+    };
+    ReadOptions {
+        format,
+        max_bytes: Some(config.max_body_bytes),
+        ..ReadOptions::default()
     }
 }
 
-/// A reader error as a job failure.
-pub fn malformed(e: reader::FormatError) -> Failure {
+/// A reader error as a job failure: bad input is `malformed-arena` (with its position),
+/// anything else (a stored file gone missing) is `internal`.
+pub fn malformed(e: FormatError) -> Failure {
+    let kind = if e.is_bad_input() {
+        "malformed-arena"
+    } else {
+        "internal"
+    };
+    let position = e.position();
     Failure {
-        kind: "malformed-arena".into(),
-        message: e.message,
-        line: (e.line > 0).then_some(e.line),
-        column: (e.column > 0).then_some(e.column),
+        kind: kind.into(),
+        message: e.to_string(),
+        line: position.map(|p| p.line),
+        column: position.map(|p| p.column),
     }
 }
 

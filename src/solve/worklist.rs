@@ -70,22 +70,33 @@ pub(crate) struct Lifted<E> {
 }
 
 /// The lifting operator at `v`: min (player 0) or max (player 1) of `f(u) ⊖ w(v,u)` over
-/// active successors.
+/// active successors. For player 0 also returns how many edges reach the minimum — the
+/// edges satisfied once `f(v)` takes it — or `None` when `v` has a self-loop (whose need
+/// changes with `f(v)` itself, so the caller recounts).
 #[inline]
-fn lift<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> G::E {
+fn lift<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> (G::E, Option<u32>) {
     let bound = game.bound();
-    let mut succ = game
-        .arena()
-        .successors(v)
-        .filter(|&(u, _)| game.active(u))
-        .map(|(u, w)| G::E::minus(values[u as usize], game.weight(w), bound));
-    let first = succ
-        .next()
-        .expect("an active vertex has an active successor");
-    match game.owner(v) {
-        Player::Zero => succ.fold(first, Ord::min),
-        Player::One => succ.fold(first, Ord::max),
+    let mut best: Option<G::E> = None;
+    let mut ties = 0u32;
+    let mut self_loop = false;
+    let minimise = game.owner(v) == Player::Zero;
+    for (u, w) in game.arena().successors(v) {
+        if !game.active(u) {
+            continue;
+        }
+        self_loop |= u == v;
+        let need = G::E::minus(values[u as usize], game.weight(w), bound);
+        match best {
+            Some(b) if b == need => ties += 1,
+            Some(b) if (need < b) != minimise => {}
+            _ => {
+                best = Some(need);
+                ties = 1;
+            }
+        }
     }
+    let best = best.expect("an active vertex has an active successor");
+    (best, (minimise && !self_loop).then_some(ties))
 }
 
 /// Number of active successors `u` of `v` whose edge condition `f(v) >= f(u) ⊖ w` holds.
@@ -147,10 +158,10 @@ pub(crate) fn solve_from<G: LiftGame>(
         }
         lifts += 1;
         let old = values[v as usize];
-        let new = lift(game, &values, v);
+        let (new, satisfied) = lift(game, &values, v);
         values[v as usize] = new;
         if game.owner(v) == Player::Zero {
-            count[v as usize] = satisfied_edges(game, &values, v);
+            count[v as usize] = satisfied.unwrap_or_else(|| satisfied_edges(game, &values, v));
         }
         if new == old {
             continue;

@@ -1,0 +1,61 @@
+//! `egsolve convert`: rewrite an arena as EGSolver (.mpg) or JSON.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::{CliError, output_file};
+use crate::format::{self, Format, ReadOptions};
+
+/// Target formats of `convert` and `gen`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WriteFormat {
+    /// EGSolver arena format.
+    Mpg,
+    /// JSON (see docs/json-format.md).
+    Json,
+}
+
+/// Arguments of `egsolve convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The arena file (`-` for standard input).
+    pub file: PathBuf,
+    /// Input format (default: detected).
+    #[arg(long)]
+    pub format: Option<Format>,
+    /// Output format.
+    #[arg(long, value_enum)]
+    pub to: WriteFormat,
+    /// Write here instead of standard output.
+    #[arg(short = 'o', long = "out")]
+    pub out: Option<PathBuf>,
+}
+
+/// Runs `egsolve convert`.
+pub fn run(args: ConvertArgs) -> Result<(), CliError> {
+    let game = format::read_path(
+        &args.file,
+        &ReadOptions {
+            format: args.format,
+            ..ReadOptions::default()
+        },
+    )?;
+    let mut out = output_file(args.out.as_ref())?;
+    write_game(&mut out, &game, args.to)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes `game` in `to`.
+pub(crate) fn write_game(
+    out: &mut impl Write,
+    game: &format::Game,
+    to: WriteFormat,
+) -> std::io::Result<()> {
+    match to {
+        WriteFormat::Mpg => format::write_mpg(&game.arena, out),
+        WriteFormat::Json => format::write_json(game, out),
+    }
+}

@@ -1,0 +1,167 @@
+//! The command line: argument definitions (clap) and one function per subcommand. The
+//! binary's `main` only parses arguments, calls [`run`] and turns the error into an exit code
+//! ([`exit_code`]). Exit codes are documented in the README and on [`ExitCode`]-like
+//! constants below.
+
+mod check;
+mod convert;
+mod generate;
+mod progress;
+mod solve;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Success.
+pub const EXIT_OK: i32 = 0;
+/// `check` rejected the solution.
+pub const EXIT_REJECTED: i32 = 1;
+/// Bad command-line usage (clap's own code).
+pub const EXIT_USAGE: i32 = 2;
+/// Bad input: a malformed arena or solution file, or a game too large for 64 bits.
+pub const EXIT_BAD_INPUT: i32 = 3;
+/// The time limit ran out (or the solve was cancelled).
+pub const EXIT_TIMEOUT: i32 = 4;
+/// The requested backend cannot run here (e.g. `--backend gpu` without a GPU).
+pub const EXIT_UNAVAILABLE: i32 = 5;
+/// Reading or writing a file failed.
+pub const EXIT_IO: i32 = 74;
+/// A bug: an internal error.
+pub const EXIT_INTERNAL: i32 = 70;
+
+/// An error with the exit code it maps to.
+#[derive(Debug)]
+pub struct CliError {
+    /// The process exit code.
+    pub code: i32,
+    /// The message for stderr.
+    pub message: String,
+}
+
+impl CliError {
+    /// An error with exit code `code`.
+    pub fn new(code: i32, message: impl std::fmt::Display) -> CliError {
+        CliError {
+            code,
+            message: message.to_string(),
+        }
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> CliError {
+        CliError::new(EXIT_IO, e)
+    }
+}
+
+impl From<crate::format::FormatError> for CliError {
+    fn from(e: crate::format::FormatError) -> CliError {
+        use crate::format::FormatError;
+        let code = match e {
+            FormatError::Open { .. } | FormatError::Io(_) => EXIT_IO,
+            _ => EXIT_BAD_INPUT,
+        };
+        CliError::new(code, e)
+    }
+}
+
+impl From<crate::solve::SolveError> for CliError {
+    fn from(e: crate::solve::SolveError) -> CliError {
+        use crate::solve::{Interrupted, SolveError};
+        let code = match e {
+            SolveError::Bound(_) => EXIT_BAD_INPUT,
+            SolveError::Interrupted(Interrupted::Cancelled | Interrupted::TimedOut) => EXIT_TIMEOUT,
+            SolveError::Unavailable { .. } => EXIT_UNAVAILABLE,
+        };
+        CliError::new(code, e)
+    }
+}
+
+/// egsolve: exact solver for energy games and parity games.
+#[derive(Debug, Parser)]
+#[command(name = "egsolve", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Solve an arena file: credits, winners and strategies.
+    Solve(solve::SolveArgs),
+    /// Verify a solution (JSON from `solve --output json`) against an arena.
+    Check(check::CheckArgs),
+    /// Convert an arena to EGSolver (.mpg) or JSON.
+    Convert(convert::ConvertArgs),
+    /// Generate seeded games for tests and benchmarks.
+    #[command(subcommand)]
+    Gen(generate::GenCommand),
+    /// Run the solving service (HTTP job API).
+    Serve(crate::service::command::ServeCommand),
+    /// Manage the service's bearer tokens.
+    #[command(subcommand)]
+    Token(crate::service::command::TokenCommand),
+    /// Submit an arena file to a service.
+    Submit(crate::client::cli::SubmitArgs),
+    /// Show a job of a service.
+    Status(crate::client::cli::StatusArgs),
+    /// Fetch a job's result.
+    Result(crate::client::cli::ResultArgs),
+    /// Cancel a job.
+    Cancel(crate::client::cli::CancelArgs),
+    /// List your jobs.
+    Jobs(crate::client::cli::JobsArgs),
+    /// Exit 0 if the service answers /healthz with 200, else 1.
+    Healthcheck(crate::client::cli::HealthcheckArgs),
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Solve(args) => solve::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Convert(args) => convert::run(args),
+        Command::Gen(command) => generate::run(command),
+        Command::Token(command) => exit_with(command.run()),
+        Command::Serve(command) => exit_with(block_on(command.run())),
+        Command::Submit(args) => exit_with(block_on(args.run())),
+        Command::Status(args) => exit_with(block_on(args.run())),
+        Command::Result(args) => exit_with(block_on(args.run())),
+        Command::Cancel(args) => exit_with(block_on(args.run())),
+        Command::Jobs(args) => exit_with(block_on(args.run())),
+        Command::Healthcheck(args) => exit_with(block_on(args.run())),
+    }
+}
+
+/// Opens `path` for writing, or stdout for `None` / `-`, buffered.
+pub(crate) fn output_file(path: Option<&PathBuf>) -> Result<Box<dyn std::io::Write>, CliError> {
+    Ok(match path {
+        Some(p) if p.as_os_str() != "-" => Box::new(std::io::BufWriter::with_capacity(
+            1 << 20,
+            std::fs::File::create(p).map_err(|e| {
+                CliError::new(EXIT_IO, format!("cannot create {}: {e}", p.display()))
+            })?,
+        )),
+        _ => Box::new(std::io::BufWriter::with_capacity(
+            1 << 20,
+            std::io::stdout().lock(),
+        )),
+    })
+}
+
+/// Runs an async service or client command on a fresh tokio runtime.
+fn block_on<T>(future: impl std::future::Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
+    tokio::runtime::Runtime::new()?.block_on(future)
+}
+
+/// Maps a service/client command's outcome (an exit code or an error) to [`CliError`].
+fn exit_with(outcome: anyhow::Result<i32>) -> Result<(), CliError> {
+    match outcome {
+        Ok(EXIT_OK) => Ok(()),
+        Ok(code) => std::process::exit(code),
+        Err(e) => Err(CliError::new(EXIT_UNAVAILABLE, format!("{e:#}"))),
+    }
+}

@@ -1,0 +1,76 @@
+//! `egsolve solve`: read an arena, solve it, write the answer.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use super::progress::ProgressDisplay;
+use super::{CliError, EXIT_BAD_INPUT, output_file};
+use crate::format::{self, Format, ReadOptions};
+use crate::output::{self, OutputFormat};
+use crate::solve::{self, Backend, Control};
+
+/// Arguments of `egsolve solve`.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// The arena file (`-` for standard input); gzip, bzip2 and zstd are detected.
+    pub file: PathBuf,
+    /// Input format (default: detected from the content): mpg, gm or json.
+    #[arg(long)]
+    pub format: Option<Format>,
+    /// Backend: auto, reference, ... (see `egsolve solve --help`).
+    #[arg(long, default_value = "auto")]
+    pub backend: Backend,
+    /// Output: json, text (`ID CREDIT`, `T` for ⊤) or paritysol (parity inputs).
+    #[arg(long, default_value = "json")]
+    pub output: OutputFormat,
+    /// Write the answer here instead of standard output.
+    #[arg(short = 'o', long = "out")]
+    pub out: Option<PathBuf>,
+    /// Give up after this many seconds (exit code 4).
+    #[arg(long)]
+    pub timeout: Option<f64>,
+}
+
+/// Runs `egsolve solve`.
+pub fn run(args: SolveArgs) -> Result<(), CliError> {
+    let progress = ProgressDisplay::start(&args.file);
+    let opts = ReadOptions {
+        format: args.format,
+        bytes_read: Some(progress.bytes_read()),
+        ..ReadOptions::default()
+    };
+    let parse_start = Instant::now();
+    let game = format::read_path(&args.file, &opts)?;
+    tracing::info!(
+        vertices = game.arena.vertex_count(),
+        edges = game.arena.edge_count(),
+        seconds = parse_start.elapsed().as_secs_f64(),
+        "parsed"
+    );
+    if args.output == OutputFormat::Paritysol && game.parity.is_none() {
+        return Err(CliError::new(
+            EXIT_BAD_INPUT,
+            "--output paritysol needs a parity game (.gm) as input; use json or text",
+        ));
+    }
+    let deadline = args
+        .timeout
+        .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    let control = Control::new().with_deadline(deadline);
+    progress.solving(control.progress().clone());
+    let solution = solve::solve(&game.arena, args.backend, &control);
+    progress.finish();
+    let solution = solution?;
+    let mut out = output_file(args.out.as_ref())?;
+    let initial = game.initial.unwrap_or(0);
+    match args.output {
+        OutputFormat::Json => output::write_json(&mut out, &game.arena, &solution, initial, None)?,
+        OutputFormat::Text => output::write_text(&mut out, &solution, None)?,
+        OutputFormat::Paritysol => output::write_paritysol(&mut out, &solution, None)?,
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! Reading and writing games: EGSolver arenas (`.mpg`), PGSolver parity games (`.gm`,
+//! reduced to energy games by [`reduce_parity`]), egsolve JSON, and Oink/PGSolver
+//! `paritysol` solutions.
+//!
+//! - The compression is recognised by magic bytes (gzip with any number of members, bzip2,
+//!   zstd, else plain) and decompressed while streaming ([`source`]).
+//! - The format is given ([`ReadOptions::format`]) or recognised from the first tokens
+//!   ([`detect`]).
+//! - The text readers scan a large block buffer byte by byte with hand-written integer
+//!   parsing and never hold the whole text ([`scanner`]); JSON (for small games) is read
+//!   whole through serde_json.
+//! - Every malformed input gets a [`FormatError`] with line, column, what was found and
+//!   what was expected; no input makes a reader panic or hang (a property test feeds
+//!   arbitrary and mutated bytes).
+//!
+//! This module owns I/O formats only: it builds [`Arena`]s through `Arena::from_edges` and
+//! knows nothing about solving.
+
+mod detect;
+mod error;
+mod json;
+mod mpg;
+pub mod parity;
+mod paritysol;
+mod pgsolver;
+mod scanner;
+mod source;
+mod vertices;
+mod write;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use crate::arena::Arena;
+
+pub use error::{Compression, FormatError, Position};
+pub use json::write_json;
+pub use parity::{ReductionOverflow, reduce_parity, vertex_weights};
+pub use paritysol::{ParitySolLine, read_paritysol, read_paritysol_with};
+pub use write::write_mpg;
+
+/// The largest vertex id any reader accepts (so that `n = id + 1 < u32::MAX`).
+pub const MAX_VERTEX_ID: u64 = u32::MAX as u64 - 2;
+
+/// Vectors are pre-sized from header counts at most this far (a header cannot force a
+/// large allocation; they grow past it when the body really is larger).
+pub(crate) const PRESIZE_VERTICES: usize = 1 << 20;
+/// See [`PRESIZE_VERTICES`].
+pub(crate) const PRESIZE_EDGES: usize = 1 << 22;
+
+/// The input formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// EGSolver arena text (`.mpg`); names `mpg`, `egsolver`.
+    Mpg,
+    /// PGSolver max-parity game (`.gm`); names `gm`, `pgsolver`.
+    PgSolver,
+    /// egsolve JSON (`docs/json-format.md`); name `json`.
+    Json,
+}
+
+impl Format {
+    /// Every format, for help texts.
+    pub const ALL: &'static [Format] = &[Format::Mpg, Format::PgSolver, Format::Json];
+
+    /// The main name (`mpg`, `gm`, `json`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Mpg => "mpg",
+            Format::PgSolver => "gm",
+            Format::Json => "json",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A format name that is not one of ours.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format `{0}`: expected mpg (or egsolver), gm (or pgsolver) or json")]
+pub struct UnknownFormatName(pub String);
+
+impl FromStr for Format {
+    type Err = UnknownFormatName;
+
+    fn from_str(s: &str) -> Result<Format, UnknownFormatName> {
+        match s.to_ascii_lowercase().as_str() {
+            "mpg" | "egsolver" => Ok(Format::Mpg),
+            "gm" | "pgsolver" => Ok(Format::PgSolver),
+            "json" => Ok(Format::Json),
+            _ => Err(UnknownFormatName(s.to_string())),
+        }
+    }
+}
+
+/// How to read an input.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// The format, or `None` to recognise it from the content.
+    pub format: Option<Format>,
+    /// Fail with [`FormatError::TooLarge`] past this many *decompressed* bytes.
+    pub max_bytes: Option<u64>,
+    /// Incremented with the bytes taken from the reader as given (compressed bytes for a
+    /// compressed file, so it can be compared with the file size for a progress bar).
+    pub bytes_read: Option<Arc<AtomicU64>>,
+}
+
+/// The priorities of a parity game read from a `.gm` file (or JSON with priorities), kept so
+/// that answers can be written back as `paritysol`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParityInfo {
+    /// The priority of each vertex, by id.
+    pub priorities: Vec<u64>,
+    /// The weight `±a_i` given to each distinct priority, ascending by priority.
+    pub weights_by_priority: Vec<(u64, i64)>,
+}
+
+/// A game as read: the energy arena (reduced, for parity games), the parity data if the
+/// input was a parity game, and the initial vertex if the file named one (`start ID;` in
+/// `.gm`, `initial` in JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Game {
+    /// The energy game to solve.
+    pub arena: Arena,
+    /// The priorities, for parity inputs.
+    pub parity: Option<ParityInfo>,
+    /// The initial vertex, where the file names one.
+    pub initial: Option<u32>,
+}
+
+/// Reads a game from `reader` (compressed or not).
+pub fn read(reader: impl Read, opts: &ReadOptions) -> Result<Game, FormatError> {
+    let source = source::Source::open(reader, opts.bytes_read.clone())?;
+    let mut scanner = scanner::Scanner::new(source, opts.max_bytes);
+    let format = match opts.format {
+        Some(format) => format,
+        None => detect::detect(&mut scanner)?,
+    };
+    match format {
+        Format::Mpg => mpg::parse(&mut scanner),
+        Format::PgSolver => pgsolver::parse(&mut scanner),
+        Format::Json => json::parse(&scanner.read_to_end()?),
+    }
+}
+
+/// Reads a game from the file at `path`, or from standard input when `path` is `-`.
+pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<Game, FormatError> {
+    if path.as_os_str() == "-" {
+        return read(io::stdin().lock(), opts);
+    }
+    let file = File::open(path).map_err(|source| FormatError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    read(file, opts)
+}

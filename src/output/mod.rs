@@ -1,0 +1,198 @@
+//! Writing solutions (JSON, text, `paritysol`) and reading a JSON solution back for
+//! `egsolve check`. Writers stream: one line per vertex, no whole-document buffer.
+//!
+//! The JSON document:
+//! ```json
+//! {"summary": {"vertices": 3, "edges": 4, "w0": 2, "w1": 1,
+//!              "initial": {"vertex": 0, "winner": 0, "credit": 5},
+//!              "max_credit": 5, "bound": 9, "lifts": 7, "rounds": 0,
+//!              "solve_seconds": 0.001, "strategy_seconds": 0.0, "backend": "reference"},
+//!  "vertices": [
+//!   {"id": 0, "credit": 5, "winner": 0, "strategy": 2},
+//!   {"id": 1, "credit": null, "winner": 1, "strategy": 1},
+//!   ...]}
+//! ```
+//! `credit` is `null` for ⊤; `strategy` is the successor the owner picks where the owner
+//! wins, else `null`. The initial vertex is the file's `start` vertex if it names one, else 0.
+
+mod read;
+
+use std::io::{self, Write};
+
+use serde::{Deserialize, Serialize};
+
+use crate::arena::{Arena, VertexId};
+use crate::solve::{NO_MOVE, Solution, TOP};
+pub use read::{SolutionFileError, read_json_solution};
+
+/// The kinds of output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputFormat {
+    /// The JSON document described in the module docs.
+    Json,
+    /// `ID CREDIT` per line, `T` for ⊤.
+    Text,
+    /// PGSolver's `paritysol` (parity inputs only).
+    Paritysol,
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<OutputFormat, String> {
+        match s {
+            "json" => Ok(OutputFormat::Json),
+            "text" => Ok(OutputFormat::Text),
+            "paritysol" => Ok(OutputFormat::Paritysol),
+            _ => Err(format!(
+                "unknown output format '{s}': expected json, text or paritysol"
+            )),
+        }
+    }
+}
+
+/// The initial vertex and its outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Initial {
+    /// The vertex.
+    pub vertex: VertexId,
+    /// 0 or 1.
+    pub winner: u8,
+    /// Its credit, `None` for ⊤.
+    pub credit: Option<u64>,
+}
+
+/// The summary block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Number of vertices.
+    pub vertices: usize,
+    /// Number of edges.
+    pub edges: usize,
+    /// `|W0|`.
+    pub w0: usize,
+    /// `|W1|`.
+    pub w1: usize,
+    /// The initial vertex's outcome.
+    pub initial: Initial,
+    /// Largest finite credit.
+    pub max_credit: u64,
+    /// The bound `M`.
+    pub bound: u64,
+    /// Lifts to reach the least measure.
+    pub lifts: u64,
+    /// Rounds (parallel backends).
+    pub rounds: u64,
+    /// Seconds to compute the credits.
+    pub solve_seconds: f64,
+    /// Seconds to compute the strategies.
+    pub strategy_seconds: f64,
+    /// Backend used.
+    pub backend: String,
+}
+
+impl Summary {
+    /// The summary of `solution` for `arena`, with `initial` as the initial vertex.
+    pub fn new(arena: &Arena, solution: &Solution, initial: VertexId) -> Summary {
+        let credit = solution.credit[initial as usize];
+        Summary {
+            vertices: arena.vertex_count(),
+            edges: arena.edge_count(),
+            w0: solution.w0_size(),
+            w1: solution.w1_size(),
+            initial: Initial {
+                vertex: initial,
+                winner: solution.winner(initial).index(),
+                credit: (credit != TOP).then_some(credit),
+            },
+            max_credit: solution.max_credit(),
+            bound: solution.stats.bound,
+            lifts: solution.stats.lifts,
+            rounds: solution.stats.rounds,
+            solve_seconds: solution.stats.solve_seconds,
+            strategy_seconds: solution.stats.strategy_seconds,
+            backend: solution.stats.backend.clone(),
+        }
+    }
+}
+
+/// Which vertices to write: all, or a selection (in the given order).
+pub type Selection<'a> = Option<&'a [VertexId]>;
+
+fn selected(n: usize, selection: Selection<'_>) -> Box<dyn Iterator<Item = VertexId> + '_> {
+    match selection {
+        Some(list) => Box::new(list.iter().copied()),
+        None => Box::new(0..n as VertexId),
+    }
+}
+
+/// Writes the JSON document.
+pub fn write_json(
+    out: &mut impl Write,
+    arena: &Arena,
+    solution: &Solution,
+    initial: VertexId,
+    selection: Selection<'_>,
+) -> io::Result<()> {
+    let summary = Summary::new(arena, solution, initial);
+    write!(out, "{{\"summary\": ")?;
+    serde_json::to_writer(&mut *out, &summary)?;
+    write!(out, ",\n \"vertices\": [")?;
+    for (i, v) in selected(arena.vertex_count(), selection).enumerate() {
+        let sep = if i == 0 { "\n  " } else { ",\n  " };
+        let credit = solution.credit[v as usize];
+        let strategy = solution.strategy[v as usize];
+        write!(out, "{sep}{{\"id\": {v}, \"credit\": ")?;
+        if credit == TOP {
+            write!(out, "null")?
+        } else {
+            write!(out, "{credit}")?
+        }
+        write!(
+            out,
+            ", \"winner\": {}, \"strategy\": ",
+            solution.winner(v).index()
+        )?;
+        if strategy == NO_MOVE {
+            write!(out, "null}}")?
+        } else {
+            write!(out, "{strategy}}}")?
+        }
+    }
+    writeln!(out, "\n]}}")
+}
+
+/// Writes `ID CREDIT` lines (`T` for ⊤) in id order.
+pub fn write_text(
+    out: &mut impl Write,
+    solution: &Solution,
+    selection: Selection<'_>,
+) -> io::Result<()> {
+    for v in selected(solution.credit.len(), selection) {
+        let credit = solution.credit[v as usize];
+        if credit == TOP {
+            writeln!(out, "{v} T")?
+        } else {
+            writeln!(out, "{v} {credit}")?
+        }
+    }
+    Ok(())
+}
+
+/// Writes PGSolver's `paritysol`: `paritysol N;` then `ID WINNER [STRATEGY];` per vertex
+/// (the strategy only where the winner owns the vertex), as Oink writes it.
+pub fn write_paritysol(
+    out: &mut impl Write,
+    solution: &Solution,
+    selection: Selection<'_>,
+) -> io::Result<()> {
+    writeln!(out, "paritysol {};", solution.credit.len())?;
+    for v in selected(solution.credit.len(), selection) {
+        let winner = solution.winner(v).index();
+        match solution.strategy[v as usize] {
+            NO_MOVE => writeln!(out, "{v} {winner};")?,
+            s => writeln!(out, "{v} {winner} {s};")?,
+        }
+    }
+    Ok(())
+}

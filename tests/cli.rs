@@ -1,0 +1,168 @@
+//! The `egsolve` binary end to end: solve → check, outputs, convert round trip, gen, and the
+//! documented exit codes for bad input, rejected solutions and usage errors.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn egsolve(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_egsolve"))
+        .args(args)
+        .output()
+        .expect("run egsolve")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn solve_example_then_check_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("small.json");
+    let out = egsolve(&["solve", "examples/small.mpg", "-o", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(doc["summary"]["initial"]["credit"], 5);
+    assert_eq!(doc["summary"]["w1"], 2);
+    let out = egsolve(&["check", "examples/small.mpg", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("ok"));
+
+    // Lower vertex 0's credit: check must say where and exit 1.
+    let text = std::fs::read_to_string(&json)
+        .unwrap()
+        .replace("{\"id\": 0, \"credit\": 5", "{\"id\": 0, \"credit\": 4");
+    std::fs::write(&json, text).unwrap();
+    let out = egsolve(&["check", "examples/small.mpg", json.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("vertex 0:"), "{}", stderr(&out));
+}
+
+#[test]
+fn text_output_lists_credits_in_id_order() {
+    let out = egsolve(&["solve", "examples/small.mpg", "--output", "text"]);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "0 5\n1 8\n2 0\n3 4\n4 T\n5 T\n");
+}
+
+#[test]
+fn paritysol_output_agrees_with_oink() {
+    let game = common::shared_data()
+        .join("parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz");
+    let out = egsolve(&["solve", game.to_str().unwrap(), "--output", "paritysol"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ours = egsolve::format::read_paritysol(&out.stdout[..]).unwrap();
+    let sol = game.to_str().unwrap().replace(".gm.gz", ".sol.gz");
+    let oink = egsolve::format::read_paritysol(std::fs::File::open(sol).unwrap()).unwrap();
+    assert_eq!(ours.len(), oink.len());
+    for (a, b) in ours.iter().zip(&oink) {
+        assert_eq!((a.0, a.1), (b.0, b.1), "winner of vertex {}", a.0);
+    }
+    assert!(stdout(&out).starts_with("paritysol 119;\n"));
+}
+
+#[test]
+fn convert_round_trips_and_gen_is_reproducible() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    for (family, extra) in [
+        ("random", vec!["--vertices", "300", "--seed", "4"]),
+        ("ladder", vec!["--rungs", "50"]),
+        ("clique", vec!["--size", "20"]),
+        ("climb", vec!["--length", "30"]),
+    ] {
+        let mut args = vec!["gen", family];
+        args.extend(extra);
+        let first = egsolve(&args);
+        assert!(first.status.success(), "{family}: {}", stderr(&first));
+        assert_eq!(
+            first.stdout,
+            egsolve(&args).stdout,
+            "{family}: same seed, same game"
+        );
+        std::fs::write(p("g.mpg"), &first.stdout).unwrap();
+        assert!(
+            egsolve(&["convert", &p("g.mpg"), "--to", "json", "-o", &p("g.json")])
+                .status
+                .success()
+        );
+        assert!(
+            egsolve(&["convert", &p("g.json"), "--to", "mpg", "-o", &p("back.mpg")])
+                .status
+                .success()
+        );
+        let a = egsolve(&["solve", &p("g.mpg"), "--output", "text"]);
+        let b = egsolve(&["solve", &p("back.mpg"), "--output", "text"]);
+        assert!(
+            a.status.success() && a.stdout == b.stdout,
+            "{family}: solving the converted game differs"
+        );
+    }
+    let parity = egsolve(&[
+        "gen",
+        "parity",
+        "--vertices",
+        "50",
+        "--priorities",
+        "5",
+        "--seed",
+        "2",
+        "-o",
+        &p("g.gm"),
+    ]);
+    assert!(parity.status.success());
+    assert!(
+        egsolve(&["solve", &p("g.gm"), "--output", "paritysol"])
+            .status
+            .success()
+    );
+}
+
+#[test]
+fn bad_input_exits_3_with_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.mpg");
+    std::fs::write(&bad, "arena 1;\n0 MAX 1:2;\n1 MAXI 0:1;\n").unwrap();
+    let out = egsolve(&["solve", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("line 3"), "{}", stderr(&out));
+    let out = egsolve(&["solve", "does/not/exist.mpg"]);
+    assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
+    let out = egsolve(&["solve", "examples/small.mpg", "--output", "paritysol"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let out = egsolve(&["solve", "examples/small.mpg", "--backend", "quantum"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(Path::new("examples/small.mpg").exists());
+}
+
+#[test]
+fn timeout_exits_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let climb = dir.path().join("climb.mpg");
+    let out = egsolve(&[
+        "gen",
+        "climb",
+        "--length",
+        "2000",
+        "--exit",
+        "1000000",
+        "-o",
+        climb.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let out = egsolve(&[
+        "solve",
+        climb.to_str().unwrap(),
+        "--backend",
+        "reference",
+        "--timeout",
+        "0.2",
+    ]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+}

@@ -1,0 +1,571 @@
+//! The service end to end: a real server on 127.0.0.1:0 with a temporary data directory,
+//! every response validated against `openapi.yaml`.
+
+mod service_support;
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use service_support::*;
+
+/// Shared games the reference solver finishes in well under a few seconds here.
+const SHARED: &[(&str, &str)] = &[
+    (
+        "parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz",
+        "parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.sol.gz",
+    ),
+    (
+        "parity/ABP_ABP(BW)_(datasize=4)eq=strong-bisim.gm.gz",
+        "parity/ABP_ABP(BW)_(datasize=4)eq=strong-bisim.sol.gz",
+    ),
+    (
+        "parity/Buffer_ABP_(datasize=4)eq=branching-bisim.gm.gz",
+        "parity/Buffer_ABP_(datasize=4)eq=branching-bisim.sol.gz",
+    ),
+    (
+        "parity/Lift_(Incorrect)_nlifts=2_nodeadlock.gm.gz",
+        "parity/Lift_(Incorrect)_nlifts=2_nodeadlock.sol.gz",
+    ),
+    (
+        "parity/CABP_datasize=2_infinitely_often_receive_for_all_d.gm.gz",
+        "parity/CABP_datasize=2_infinitely_often_receive_for_all_d.sol.gz",
+    ),
+    (
+        "parity/Hanoi_ndisks=8_eventually_done.gm.gz",
+        "parity/Hanoi_ndisks=8_eventually_done.sol.gz",
+    ),
+    (
+        "parity/ABP_CABP_(datasize=2)eq=weak-bisim.gm.gz",
+        "parity/ABP_CABP_(datasize=2)eq=weak-bisim.sol.gz",
+    ),
+    (
+        "parity/ABP_CABP_(datasize=2)eq=branching-bisim.gm.gz",
+        "parity/ABP_CABP_(datasize=2)eq=branching-bisim.sol.gz",
+    ),
+    (
+        "energy/IEEE1394nparties=2_datasize=2_headersize=2_acksize=2_property4.mpg.gz",
+        "energy/IEEE1394nparties=2_datasize=2_headersize=2_acksize=2_property4.credits.gz",
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_games_plain_and_gzip_give_the_expected_answers() {
+    let server = Server::start(|_| {}).await;
+    for (game, answer) in SHARED {
+        let gz = std::fs::read(data_file(game)).unwrap();
+        let plain = gunzip(&gz);
+        let expected = expected(&data_file(answer));
+        // The same decompressed bytes: the second submission reuses the first's result.
+        for (body, reused) in [(plain, false), (gz, true)] {
+            let id = server.submit_ok(body, "", None).await;
+            let job = server
+                .wait_finished(&id, None, Duration::from_secs(120))
+                .await;
+            assert_eq!(job["state"], "succeeded", "{game}: {job}");
+            assert_eq!(job["reused"], reused, "{game}: {job}");
+            let text = server
+                .get(&format!("/v1/jobs/{id}/result?format=text"), None)
+                .await;
+            assert_eq!(text.status, 200);
+            let got = parse_text_result(&text.text());
+            assert_eq!(got.len(), expected.len(), "{game}");
+            for (v, (g, e)) in got.iter().zip(&expected).enumerate() {
+                assert_eq!(g.0, e.0, "{game}: winner of vertex {v}");
+                if e.1.is_some() {
+                    assert_eq!(g.1, e.1, "{game}: credit of vertex {v}");
+                }
+            }
+            let summary = &job["summary"];
+            let w0 = expected.iter().filter(|e| e.0 == 0).count() as u64;
+            assert_eq!(summary["w0"], w0, "{game}");
+            assert_eq!(summary["vertex0"]["winner"], expected[0].0, "{game}");
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn result_formats_vertex_selection_and_gzip() {
+    let server = Server::start(|_| {}).await;
+    let game = std::fs::read(data_file(SHARED[0].0)).unwrap();
+    let id = server.submit_ok(game, "?return=strategies", None).await;
+    server
+        .wait_finished(&id, None, Duration::from_secs(30))
+        .await;
+    let full = server
+        .get(&format!("/v1/jobs/{id}/result"), None)
+        .await
+        .json();
+    assert_eq!(full["vertices"].as_array().unwrap().len(), 119);
+    let some = server
+        .get(&format!("/v1/jobs/{id}/result?vertices=17,0"), None)
+        .await
+        .json();
+    let ids: Vec<u64> = some["vertices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [17, 0]);
+    assert_eq!(some["vertices"][1], full["vertices"][0]);
+    assert!(full["vertices"][0].get("strategy").is_some());
+    let sol = server
+        .get(&format!("/v1/jobs/{id}/result?format=paritysol"), None)
+        .await
+        .text();
+    assert!(sol.starts_with("paritysol 119;\n"), "{sol}");
+    let bad = server
+        .get(&format!("/v1/jobs/{id}/result?vertices=119"), None)
+        .await;
+    assert_eq!(
+        (bad.status, bad.problem_type().as_str()),
+        (400, "invalid-parameter")
+    );
+    let zipped = server
+        .call(
+            Method::GET,
+            &format!("/v1/jobs/{id}/result?format=text"),
+            None,
+            &[("accept-encoding", "gzip")],
+            None,
+        )
+        .await;
+    assert_eq!(zipped.headers["content-encoding"], "gzip");
+    let plain = server
+        .get(&format!("/v1/jobs/{id}/result?format=text"), None)
+        .await;
+    assert_eq!(gunzip(&zipped.body), plain.body.to_vec());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_bodies_get_the_right_problems() {
+    let server = Server::start(|c| c.max_body_bytes = 1 << 20).await;
+    let malformed = b"2;\n0 MAX 1:1;\n1 MAX 2:x;\n2 MIN 0:0;\n".to_vec();
+    let reply = server.submit(malformed, "", None).await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (422, "malformed-arena")
+    );
+    assert_eq!(
+        (
+            reply.json()["line"].as_u64(),
+            reply.json()["column"].as_u64()
+        ),
+        (Some(3), Some(9))
+    );
+
+    let oversized = vec![b' '; (1 << 20) + 1];
+    let reply = server.submit(oversized, "", None).await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (413, "too-large")
+    );
+
+    // 64 MiB of spaces compress to about 64 KiB: the limit counts decompressed bytes.
+    let bomb = gzip(&vec![b' '; 64 << 20]);
+    assert!(bomb.len() < 1 << 20);
+    let reply = server.submit(bomb, "", None).await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (413, "too-large")
+    );
+    assert_eq!(reply.json()["limit"], 1 << 20);
+
+    let game = slow_cycle(3);
+    let reply = server
+        .call(
+            Method::POST,
+            "/v1/jobs",
+            None,
+            &[("content-encoding", "br")],
+            Some(game.clone()),
+        )
+        .await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (415, "unsupported-encoding")
+    );
+    let reply = server
+        .call(
+            Method::POST,
+            "/v1/jobs",
+            None,
+            &[("content-type", "application/json")],
+            Some(game.clone()),
+        )
+        .await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (415, "wrong-content")
+    );
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    let reply = server.submit(png, "", None).await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (415, "wrong-content")
+    );
+    let reply = server
+        .call(
+            Method::POST,
+            "/v1/jobs",
+            None,
+            &[("content-encoding", "gzip")],
+            Some(game.clone()),
+        )
+        .await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (400, "bad-compression")
+    );
+    let reply = server.submit(Vec::new(), "", None).await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (400, "empty-body")
+    );
+    for query in [
+        "?backend=quantum",
+        "?priority=x",
+        "?time_limit=0",
+        "?colour=red",
+        "?backend=gpu",
+    ] {
+        let reply = server.submit(game.clone(), query, None).await;
+        assert!(
+            reply.status == 400 || reply.status == 422,
+            "{query}: {}",
+            reply.status
+        );
+        let kind = reply.problem_type();
+        assert!(
+            kind == "invalid-parameter" || kind == "backend-unavailable",
+            "{query}: {kind}"
+        );
+    }
+    // Nothing refused left a job behind.
+    let jobs = server.get("/v1/jobs", None).await.json();
+    assert_eq!(jobs["jobs"].as_array().unwrap().len(), 0);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_malformed_arenas_fail_in_the_job_with_line_and_column() {
+    let server = Server::start(|c| c.inline_parse_bytes = 0).await;
+    let id = server
+        .submit_ok(b"1;\n0 MAX 1:1;\n1 MIN 0:1,\n".to_vec(), "", None)
+        .await;
+    let job = server
+        .wait_finished(&id, None, Duration::from_secs(30))
+        .await;
+    assert_eq!(job["state"], "failed");
+    assert_eq!(job["failure"]["type"], "malformed-arena");
+    assert_eq!(job["failure"]["line"], 4);
+    let reply = server.get(&format!("/v1/jobs/{id}/result"), None).await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (409, "no-result")
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_ids_and_routes_are_404() {
+    let server = Server::start(|_| {}).await;
+    for path in [
+        "/v1/jobs/01a200f7-d182-7396-8152-480efd9f45f5",
+        "/v1/jobs/not-a-uuid",
+        "/v1/jobs/01a200f7-d182-7396-8152-480efd9f45f5/result",
+    ] {
+        let reply = server.get(path, None).await;
+        assert_eq!(
+            (reply.status, reply.problem_type().as_str()),
+            (404, "job-not-found"),
+            "{path}"
+        );
+    }
+    let reply = server
+        .call(
+            Method::DELETE,
+            "/v1/jobs/01a200f7-d182-7396-8152-480efd9f45f5",
+            None,
+            &[],
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, 404);
+    let reply = server
+        .http
+        .get(format!("{}/v2/nothing", server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 404);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_a_queued_and_a_running_job() {
+    let server = Server::start(|c| c.cpu_workers = 1).await;
+    let running = server.submit_ok(slow_cycle(200_000), "", None).await;
+    server.wait_state(&running, "running", None).await;
+    let queued = server.submit_ok(slow_cycle(5), "", None).await;
+    let job = server.get(&format!("/v1/jobs/{queued}"), None).await.json();
+    assert_eq!(
+        (job["state"].as_str(), job["queue_position"].as_u64()),
+        (Some("queued"), Some(0))
+    );
+    let progress = server
+        .get(&format!("/v1/jobs/{running}"), None)
+        .await
+        .json();
+    assert!(progress["progress"]["lifts"].is_u64(), "{progress}");
+
+    let reply = server
+        .call(
+            Method::DELETE,
+            &format!("/v1/jobs/{queued}"),
+            None,
+            &[],
+            None,
+        )
+        .await;
+    assert_eq!(
+        (reply.status, reply.json()["state"].as_str()),
+        (200, Some("cancelled"))
+    );
+    let start = Instant::now();
+    let reply = server
+        .call(
+            Method::DELETE,
+            &format!("/v1/jobs/{running}"),
+            None,
+            &[],
+            None,
+        )
+        .await;
+    assert_eq!(reply.json()["state"], "cancelled");
+    // The worker is free again within a second: a new job runs.
+    let next = server.submit_ok(slow_cycle(4), "", None).await;
+    let job = server
+        .wait_finished(&next, None, Duration::from_secs(10))
+        .await;
+    assert_eq!(job["state"], "succeeded");
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    let devices = server.get("/v1/devices", None).await.json();
+    assert_eq!(devices["cpu"]["busy"], 0);
+    // The cancelled queued job never ran.
+    let job = server.get(&format!("/v1/jobs/{queued}"), None).await.json();
+    assert_eq!(
+        (job["attempts"].as_u64(), job["started_at"].is_null()),
+        (Some(0), true)
+    );
+    let reply = server
+        .call(
+            Method::DELETE,
+            &format!("/v1/jobs/{queued}"),
+            None,
+            &[],
+            None,
+        )
+        .await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (409, "job-finished")
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn users_are_isolated_and_limited() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens");
+    let alice = egsolve::service::auth::add_token(&tokens, "alice", false).unwrap();
+    let bob = egsolve::service::auth::add_token(&tokens, "bob", false).unwrap();
+    let root = egsolve::service::auth::add_token(&tokens, "root", true).unwrap();
+    let server = Server::start(|c| {
+        c.auth = true;
+        c.tokens_file = Some(tokens.clone());
+        c.per_user_job_limit = 2;
+        c.cpu_workers = 1;
+    })
+    .await;
+    let reply = server.submit(slow_cycle(3), "", None).await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (401, "unauthorized")
+    );
+    let reply = server.submit(slow_cycle(3), "", Some("egs_forged")).await;
+    assert_eq!(reply.status, 401);
+
+    let a1 = server
+        .submit_ok(slow_cycle(200_000), "", Some(&alice))
+        .await;
+    let _a2 = server.submit_ok(slow_cycle(6), "", Some(&alice)).await;
+    let reply = server.submit(slow_cycle(7), "", Some(&alice)).await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (429, "too-many-jobs")
+    );
+    assert!(reply.headers.get("retry-after").is_some());
+    let b1 = server.submit_ok(slow_cycle(8), "", Some(&bob)).await;
+
+    // Bob cannot see or cancel Alice's job; his listing holds only his own.
+    assert_eq!(
+        server
+            .get(&format!("/v1/jobs/{a1}"), Some(&bob))
+            .await
+            .status,
+        404
+    );
+    let reply = server
+        .call(
+            Method::DELETE,
+            &format!("/v1/jobs/{a1}"),
+            Some(&bob),
+            &[],
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, 404);
+    let listed = server.get("/v1/jobs", Some(&bob)).await.json();
+    let ids: Vec<&str> = listed["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [b1.as_str()]);
+    // The admin sees everyone's jobs, newest first, and may cancel them.
+    let listed = server.get("/v1/jobs?limit=2", Some(&root)).await.json();
+    assert_eq!(listed["jobs"].as_array().unwrap().len(), 2);
+    let cursor = listed["next_cursor"].as_str().unwrap().to_string();
+    let rest = server
+        .get(&format!("/v1/jobs?limit=2&cursor={cursor}"), Some(&root))
+        .await
+        .json();
+    assert_eq!(rest["jobs"].as_array().unwrap().len(), 1);
+    assert_eq!(rest["jobs"][0]["id"], a1.as_str());
+    assert!(rest["next_cursor"].is_null());
+    let queued_only = server
+        .get("/v1/jobs?state=running", Some(&root))
+        .await
+        .json();
+    assert_eq!(queued_only["jobs"][0]["id"], a1.as_str());
+    let reply = server
+        .call(
+            Method::DELETE,
+            &format!("/v1/jobs/{a1}"),
+            Some(&root),
+            &[],
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    server
+        .wait_finished(&b1, Some(&bob), Duration::from_secs(30))
+        .await;
+    assert_eq!(server.get("/healthz", None).await.status, 200);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_small_submissions_succeed() {
+    let server = std::sync::Arc::new(Server::start(|_| {}).await);
+    let mut tasks = Vec::new();
+    for i in 0..200u64 {
+        let server = server.clone();
+        tasks.push(tokio::spawn(async move {
+            let id = server.submit_ok(small_arena(50, i), "", None).await;
+            let job = server
+                .wait_finished(&id, None, Duration::from_secs(60))
+                .await;
+            assert_eq!(job["state"], "succeeded", "{job}");
+            id
+        }));
+    }
+    let mut ids = BTreeSet::new();
+    for task in tasks {
+        ids.insert(task.await.unwrap());
+    }
+    assert_eq!(ids.len(), 200);
+    let metrics = server.get("/metrics", None).await.text();
+    assert!(
+        metrics.contains("egsolve_jobs{state=\"succeeded\"} 200"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("egsolve_phase_duration_seconds_count{phase=\"solve\""),
+        "{metrics}"
+    );
+    std::sync::Arc::into_inner(server).unwrap().stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_polling_answers_when_the_state_changes() {
+    let server = Server::start(|c| c.cpu_workers = 1).await;
+    let blocker = server.submit_ok(slow_cycle(200_000), "", None).await;
+    server.wait_state(&blocker, "running", None).await;
+    let waiting = server.submit_ok(slow_cycle(5), "", None).await;
+    let cancel = {
+        let http = server.http.clone();
+        let url = format!("{}/v1/jobs/{blocker}", server.base);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            http.delete(url).send().await.unwrap();
+        })
+    };
+    let start = Instant::now();
+    let job = server
+        .get(&format!("/v1/jobs/{waiting}?wait=30"), None)
+        .await
+        .json();
+    assert_ne!(job["state"], "queued");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    cancel.await.unwrap();
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn service_endpoints_answer_as_specified() {
+    let server = Server::start(|_| {}).await;
+    assert_eq!(server.get("/healthz", None).await.json()["status"], "ok");
+    assert_eq!(server.get("/readyz", None).await.json()["status"], "ready");
+    let devices = server.get("/v1/devices", None).await.json();
+    assert_eq!(devices["gpus"].as_array().unwrap().len(), 0);
+    assert_eq!(devices["cpu"]["workers"], 2);
+    let metrics = server.get("/metrics", None).await;
+    assert!(metrics.text().contains("egsolve_queue_depth 0"));
+    let reply = server.call(Method::PUT, "/v1/jobs", None, &[], None).await;
+    assert_eq!(
+        (reply.status, reply.problem_type().as_str()),
+        (405, "method-not-allowed")
+    );
+    server.stop().await;
+}
+
+#[test]
+fn router_routes_equal_the_spec_paths() {
+    let routes: BTreeSet<(String, String)> = egsolve::service::api::ROUTES
+        .iter()
+        .map(|(m, p)| (m.to_string(), p.to_string()))
+        .collect();
+    let mut documented = BTreeSet::new();
+    for (path, item) in spec()["paths"].as_object().unwrap() {
+        for method in ["get", "post", "put", "delete", "patch"] {
+            if item.get(method).is_some() {
+                documented.insert((method.to_string(), path.clone()));
+            }
+        }
+    }
+    assert_eq!(routes, documented);
+}

@@ -1,0 +1,135 @@
+//! Nothing accepted is lost: the real binary is killed with SIGKILL while jobs are queued and
+//! running, and stopped with SIGTERM while a job runs; after each restart every job finishes,
+//! and the store shows each reached `succeeded` exactly once.
+
+mod service_support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use egsolve::service::job::JobState;
+use egsolve::service::store::Store;
+use service_support::*;
+
+/// Starts `egsolve serve` on a free loopback port; returns the child and its base URL.
+fn spawn_server(dir: &Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_egsolve"))
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--cpu-workers",
+            "1",
+            "--data-dir",
+        ])
+        .arg(dir)
+        .env("EGSOLVE_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("egsolve binary starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("address line")
+        .to_string();
+    (child, base)
+}
+
+fn sigterm(child: &mut Child) {
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "graceful shutdown exits 0, got {status}");
+}
+
+async fn submit(http: &reqwest::Client, base: &str, body: Vec<u8>) -> String {
+    let reply = http
+        .post(format!("{base}/v1/jobs"))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 202);
+    let job: serde_json::Value = reply.json().await.unwrap();
+    job["id"].as_str().unwrap().to_string()
+}
+
+async fn job(http: &reqwest::Client, base: &str, id: &str, wait: u64) -> serde_json::Value {
+    let url = format!("{base}/v1/jobs/{id}?wait={wait}");
+    http.get(url).send().await.unwrap().json().await.unwrap()
+}
+
+async fn wait_running(http: &reqwest::Client, base: &str, id: &str) {
+    for _ in 0..100 {
+        if job(http, base, id, 1).await["state"] == "running" {
+            return;
+        }
+    }
+    panic!("job {id} never started: {}", job(http, base, id, 0).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_and_stopped_servers_lose_no_job_and_complete_each_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let http = reqwest::Client::new();
+
+    // Phase 1: a slow job running, small ones queued behind it (one CPU worker); SIGKILL.
+    let (mut child, base) = spawn_server(dir.path());
+    let slow = submit(&http, &base, slow_cycle(12_000)).await;
+    let mut queued = Vec::new();
+    for seed in 0..5 {
+        queued.push(submit(&http, &base, small_arena(40, seed)).await);
+    }
+    wait_running(&http, &base, &slow).await;
+    child.kill().unwrap(); // SIGKILL: no shutdown code runs
+    child.wait().unwrap();
+
+    // Phase 2: restart; the slow job runs again. SIGTERM while it runs.
+    let (mut child, base) = spawn_server(dir.path());
+    wait_running(&http, &base, &slow).await;
+    let second_slow = submit(&http, &base, slow_cycle(4000)).await;
+    sigterm(&mut child);
+
+    // Phase 3: restart; everything finishes.
+    let (mut child, base) = spawn_server(dir.path());
+    let mut all = queued.clone();
+    all.push(slow.clone());
+    all.push(second_slow.clone());
+    for id in &all {
+        let mut state = String::new();
+        for _ in 0..60 {
+            let view = job(&http, &base, id, 5).await;
+            state = view["state"].as_str().unwrap().to_string();
+            if state != "queued" && state != "running" {
+                break;
+            }
+        }
+        assert_eq!(state, "succeeded", "job {id}");
+    }
+    let slow_view = job(&http, &base, &slow, 0).await;
+    assert!(slow_view["attempts"].as_u64().unwrap() >= 3, "{slow_view}");
+    sigterm(&mut child);
+
+    // The store: every job succeeded exactly once.
+    let store = Store::open(dir.path()).await.unwrap();
+    let jobs = store.list_jobs(None, None, None, 100).await.unwrap();
+    assert_eq!(jobs.len(), all.len());
+    for record in jobs {
+        assert_eq!(record.state, JobState::Succeeded, "{}", record.id);
+        assert_eq!(
+            record.completions, 1,
+            "job {} completed {} times",
+            record.id, record.completions
+        );
+    }
+    store.close().await;
+}
