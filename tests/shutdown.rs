@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use egsolve::service::job::JobState;
 use egsolve::service::store::Store;
-use packaging_support::{Server, climb_mpg, get_json, http};
+use packaging_support::{Server, get_json, http, run_egsolve};
 
 /// Cycle length and exit weight of the climbing game: long enough that the solve is still
 /// running when the signal comes, short enough to finish after the restart in a few seconds.
@@ -38,14 +38,24 @@ fn job_record(data_dir: &std::path::Path, id: uuid::Uuid) -> egsolve::service::j
 #[test]
 fn sigterm_requeues_the_running_job_and_a_restart_finishes_it() {
     let data = tempfile::tempdir().expect("tempdir");
-    let mut server = Server::start(data.path(), &["--cpu-workers", "1"]);
-    let arena = climb_mpg(CLIMB_LENGTH, CLIMB_EXIT);
-    let (status, body) = http(
-        server.addr,
-        "POST",
-        "/v1/jobs?backend=reference",
-        arena.as_bytes(),
-    );
+    // A negative cycle of player-1 vertices behind a large M: every vertex climbs to ⊤ one
+    // step at a time, so the reference solver takes seconds; player 1 wins all but the sink.
+    let game = data.path().join("climb.mpg");
+    let (status, _, stderr) = run_egsolve(&[
+        "gen",
+        "climb",
+        "--length",
+        &CLIMB_LENGTH.to_string(),
+        "--exit",
+        &CLIMB_EXIT.to_string(),
+        "-o",
+        game.to_str().expect("utf-8 path"),
+    ]);
+    assert!(status.success(), "egsolve gen climb: {stderr}");
+    let arena = std::fs::read(&game).expect("read the game");
+    let data_dir = data.path().join("store");
+    let mut server = Server::start(&data_dir, &["--cpu-workers", "1"]);
+    let (status, body) = http(server.addr, "POST", "/v1/jobs?backend=reference", &arena);
     assert_eq!(status, 202, "submit: {body}");
     let job: serde_json::Value = serde_json::from_str(&body).expect("job json");
     let id: uuid::Uuid = job["id"].as_str().expect("id").parse().expect("uuid");
@@ -84,7 +94,7 @@ fn sigterm_requeues_the_running_job_and_a_restart_finishes_it() {
     );
     eprintln!("egsolve serve exited {took:?} after SIGTERM");
 
-    let stopped = job_record(data.path(), id);
+    let stopped = job_record(&data_dir, id);
     assert_eq!(
         stopped.state,
         JobState::Queued,
@@ -96,7 +106,7 @@ fn sigterm_requeues_the_running_job_and_a_restart_finishes_it() {
         "an interrupted job has not completed"
     );
 
-    let mut server = Server::start(data.path(), &["--cpu-workers", "1"]);
+    let mut server = Server::start(&data_dir, &["--cpu-workers", "1"]);
     let restarted = Instant::now();
     let done = loop {
         let job = get_json(server.addr, &format!("/v1/jobs/{id}?wait=5"));
@@ -128,7 +138,7 @@ fn sigterm_requeues_the_running_job_and_a_restart_finishes_it() {
         .wait_exit(EXIT_LIMIT)
         .expect("the restarted server exits on SIGTERM");
     assert!(exit.success(), "exit status {exit}");
-    let finished = job_record(data.path(), id);
+    let finished = job_record(&data_dir, id);
     assert_eq!(finished.state, JobState::Succeeded);
     assert_eq!(finished.completions, 1, "completed exactly once");
 }

@@ -193,17 +193,3 @@ pub fn get_json(addr: SocketAddr, target: &str) -> serde_json::Value {
     assert_eq!(status, 200, "GET {target}: {body}");
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {target}: {e}: {body}"))
 }
-
-/// The "climb" game of `egsolve gen climb --length L --exit E`, written as `.mpg`: a cycle
-/// of `length` player-1 vertices (weight −1) each with an exit of weight −`exit` to a
-/// player-0 sink with a zero self-loop. Every cycle vertex climbs to ⊤ one step at a time
-/// (the solve's length grows with both parameters); player 1 wins the cycle, player 0 the
-/// sink.
-pub fn climb_mpg(length: u32, exit: u64) -> String {
-    let mut text = format!("{length};\n");
-    for v in 0..length {
-        text += &format!("{v} MIN {}:-1,{length}:-{exit};\n", (v + 1) % length);
-    }
-    text += &format!("{length} MAX {length}:0;\n");
-    text
-}
