@@ -24,7 +24,7 @@ const FINISH_LIMIT: Duration = Duration::from_secs(40);
 fn job_record(data_dir: &std::path::Path, id: uuid::Uuid) -> egsolve::service::job::JobRecord {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
-        let store = Store::open(data_dir).await.expect("open the store");
+        let store = Store::open(data_dir, true).await.expect("open the store");
         let record = store
             .job(id)
             .await
