@@ -384,7 +384,13 @@ async fn cancel_a_queued_and_a_running_job() {
         "{:?}",
         start.elapsed()
     );
-    let devices = server.get("/v1/devices", None).await.json();
+    // The slot is released just after the job's result is published: poll briefly.
+    let mut devices = server.get("/v1/devices", None).await.json();
+    let polling = Instant::now();
+    while devices["cpu"]["busy"] != 0 && polling.elapsed() < Duration::from_secs(1) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        devices = server.get("/v1/devices", None).await.json();
+    }
     assert_eq!(devices["cpu"]["busy"], 0);
     // The cancelled queued job never ran.
     let job = server.get(&format!("/v1/jobs/{queued}"), None).await.json();

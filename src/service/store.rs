@@ -128,14 +128,19 @@ impl Store {
         self.root.join("results").join(key)
     }
 
-    /// Records an arena (idempotent: identical bytes are stored once).
+    /// Records an arena (idempotent: identical bytes are stored once). Refreshes its
+    /// timestamp, so that [`Store::expire`] never removes an arena a submission is about to
+    /// reference (it only removes arenas untouched for a whole TTL).
     pub async fn insert_arena(&self, hash: &str, bytes: u64) -> Result<(), StoreError> {
-        sqlx::query("INSERT OR IGNORE INTO arenas (hash, bytes, created_at) VALUES (?, ?, ?)")
-            .bind(hash)
-            .bind(bytes as i64)
-            .bind(now_ms())
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "INSERT INTO arenas (hash, bytes, created_at) VALUES (?, ?, ?) \
+             ON CONFLICT(hash) DO UPDATE SET created_at = excluded.created_at",
+        )
+        .bind(hash)
+        .bind(bytes as i64)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
@@ -457,8 +462,10 @@ impl Store {
             let _ = std::fs::remove_file(self.result_path(&key));
         }
         let arenas = sqlx::query(
-            "DELETE FROM arenas WHERE hash NOT IN (SELECT arena_hash FROM jobs) RETURNING hash",
+            "DELETE FROM arenas WHERE hash NOT IN (SELECT arena_hash FROM jobs) \
+             AND created_at < ? RETURNING hash",
         )
+        .bind(cutoff_ms)
         .fetch_all(&self.pool)
         .await?;
         for row in arenas {

@@ -25,7 +25,7 @@ use super::store::Store;
 use crate::arena::Arena;
 use crate::format::{self, Format, FormatError, ReadOptions};
 use crate::solve::gpu::GpuOptions;
-use crate::solve::{self, Backend, Control, Interrupted, SolveError, TOP};
+use crate::solve::{self, Backend, Control, Interrupted, SolveError, SolveOptions, TOP};
 
 /// An arena parsed at submission, handed to the worker so it is not parsed twice.
 pub type PreparsedArena = Arc<Arena>;
@@ -172,7 +172,14 @@ fn run_job(
             };
             solve::gpu::solve(&arena, &options, &control)
         }
-        _ => solve::solve(&arena, backend, &control),
+        _ => {
+            let mut options = SolveOptions {
+                backend,
+                ..SolveOptions::default()
+            };
+            options.cpu.threads = context.config.cpu_threads;
+            solve::solve_with(&arena, &options, &control)
+        }
     };
     let solution = match solved {
         Ok(solution) => solution,
