@@ -8,7 +8,8 @@
 //! of Algorithm 1) from `f` for a budget of lifts, and stop if it reports its fixpoint;
 //! otherwise derive a positional strategy σ1 of player 1 from `f` (at each player-1 vertex
 //! the edge maximising `f(u) ⊖ w`) and **evaluate** it (below), which raises `f`. The
-//! budget starts at `n` lifts; after an evaluation that changed few values it at least
+//! budget starts at `2n` lifts (so games that lifting finishes in about `n` lifts never pay
+//! for an evaluation); after an evaluation that changed few values it at least
 //! doubles and covers at least 5 times that evaluation's time, so evaluations that do not
 //! help cost at most about 20% on top of lifting (plus the first one).
 //!
@@ -158,7 +159,7 @@ pub fn solve_with(
     solve_with_budget(
         arena,
         engine,
-        arena.vertex_count().max(1024) as u64,
+        (2 * arena.vertex_count()).max(1024) as u64,
         control,
     )
 }
