@@ -499,7 +499,7 @@ async fn users_are_isolated_and_limited() {
             None,
         )
         .await;
-    assert_eq!(reply.status, 200);
+    assert_eq!(reply.status, 200, "{}", reply.text());
     server
         .wait_finished(&b1, Some(&bob), Duration::from_secs(30))
         .await;

@@ -250,7 +250,7 @@ async fn cancel_job(
 ) -> Result<Response, ApiError> {
     let caller = caller(&state, &headers)?;
     let job = visible_job(&state, &caller, &id).await?;
-    if state.store.cancel(job.id).await?.is_none() {
+    if !state.store.cancel(job.id).await? {
         return Err(ApiError::AlreadyFinished(id));
     }
     state.scheduler.cancel(job.id).await;

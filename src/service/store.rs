@@ -406,25 +406,20 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 
-    /// `queued|running → cancelled`; returns the state it left, `None` if already finished.
-    pub async fn cancel(&self, id: JobId) -> Result<Option<JobState>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let row = sqlx::query("SELECT state FROM jobs WHERE id = ?")
-            .bind(id.to_string())
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(row) = row else { return Ok(None) };
-        let state = parse_state(&row.try_get::<String, _>(0)?)?;
-        if state.is_finished() {
-            return Ok(None);
-        }
-        sqlx::query("UPDATE jobs SET state = 'cancelled', finished_at = ? WHERE id = ?")
-            .bind(now_ms())
-            .bind(id.to_string())
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(Some(state))
+    /// `queued|running → cancelled`; false if the job had already finished.
+    pub async fn cancel(&self, id: JobId) -> Result<bool, StoreError> {
+        // One guarded statement, not a read-then-write transaction: in WAL mode a deferred
+        // transaction whose read snapshot is overtaken by a worker's write cannot upgrade
+        // to a write lock (SQLITE_BUSY_SNAPSHOT, not retried by the busy timeout).
+        let done = sqlx::query(
+            "UPDATE jobs SET state = 'cancelled', finished_at = ? \
+             WHERE id = ? AND state IN ('queued', 'running')",
+        )
+        .bind(now_ms())
+        .bind(id.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
     }
 
     /// A stored result's summary, for reuse.
