@@ -37,6 +37,8 @@ RUN groupadd --system --gid 10001 egsolve \
 
 COPY --from=build /out/egsolve /usr/local/bin/egsolve
 
+# `docker stop` waits 10 s before SIGKILL: the server's own grace time for open requests is
+# below that (raise both together: `docker run --stop-timeout 90 -e EGSOLVE_SHUTDOWN_GRACE_SECS=60`).
 # The container toolkit exposes the GPUs and the driver's compute library (libcuda) and
 # nvidia-smi; the service needs nothing else from the driver.
 ENV NVIDIA_VISIBLE_DEVICES=all \
@@ -46,7 +48,8 @@ ENV NVIDIA_VISIBLE_DEVICES=all \
     EGSOLVE_AUTH=true \
     EGSOLVE_TOKENS_FILE=/run/secrets/egsolve-tokens \
     EGSOLVE_SERVER=http://127.0.0.1:8080 \
-    EGSOLVE_LOG=info
+    EGSOLVE_LOG=info \
+    EGSOLVE_SHUTDOWN_GRACE_SECS=8
 
 USER egsolve:egsolve
 WORKDIR /var/lib/egsolve

@@ -259,8 +259,9 @@ fn compose_matches_the_binary() {
             .expect("stop_grace_period"),
     );
     assert!(
-        grace >= MIN_GRACE_SECS,
-        "stop_grace_period {grace} s < {MIN_GRACE_SECS} s"
+        grace >= min_platform_grace_secs(&config),
+        "stop_grace_period {grace} s must exceed EGSOLVE_SHUTDOWN_GRACE_SECS = {} by 10 s",
+        config.shutdown_grace_secs
     );
     assert!(service["restart"].is_string());
 }
@@ -383,8 +384,9 @@ fn kubernetes_matches_the_binary() {
         .as_u64()
         .expect("grace period");
     assert!(
-        grace >= MIN_GRACE_SECS,
-        "terminationGracePeriodSeconds {grace} < {MIN_GRACE_SECS}"
+        grace >= min_platform_grace_secs(&config),
+        "terminationGracePeriodSeconds {grace} must exceed EGSOLVE_SHUTDOWN_GRACE_SECS = {} by 10 s",
+        config.shutdown_grace_secs
     );
     assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
 }
@@ -422,8 +424,9 @@ fn systemd_unit_matches_the_binary() {
     assert_eq!(one("KillSignal"), "SIGTERM");
     let grace = seconds(&one("TimeoutStopSec"));
     assert!(
-        grace >= MIN_GRACE_SECS,
-        "TimeoutStopSec {grace} s < {MIN_GRACE_SECS} s"
+        grace >= min_platform_grace_secs(&config),
+        "TimeoutStopSec {grace} s must exceed EGSOLVE_SHUTDOWN_GRACE_SECS = {} by 10 s",
+        config.shutdown_grace_secs
     );
     for (key, value) in [
         ("NoNewPrivileges", "yes"),

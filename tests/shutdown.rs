@@ -2,9 +2,14 @@
 //! `terminationGracePeriodSeconds`, `stop_grace_period`): SIGTERM during a running solve makes
 //! `egsolve serve` exit promptly, the job is put back in the queue in the store (not lost, not
 //! completed), and a server started again on the same data directory runs it to completion.
+//! Open long polls are answered at once; a request still open when the configured grace time
+//! (`--shutdown-grace-secs`) ends is dropped and the server exits anyway.
 
 mod packaging_support;
 
+use std::io::Write;
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use egsolve::service::job::JobState;
@@ -35,12 +40,11 @@ fn job_record(data_dir: &std::path::Path, id: uuid::Uuid) -> egsolve::service::j
     })
 }
 
-#[test]
-fn sigterm_requeues_the_running_job_and_a_restart_finishes_it() {
-    let data = tempfile::tempdir().expect("tempdir");
+/// Writes the climbing game into `dir` and returns its bytes.
+fn climbing_game(dir: &Path) -> Vec<u8> {
     // A negative cycle of player-1 vertices behind a large M: every vertex climbs to ⊤ one
     // step at a time, so the reference solver takes seconds; player 1 wins all but the sink.
-    let game = data.path().join("climb.mpg");
+    let game = dir.join("climb.mpg");
     let (status, _, stderr) = run_egsolve(&[
         "gen",
         "climb",
@@ -52,18 +56,22 @@ fn sigterm_requeues_the_running_job_and_a_restart_finishes_it() {
         game.to_str().expect("utf-8 path"),
     ]);
     assert!(status.success(), "egsolve gen climb: {stderr}");
-    let arena = std::fs::read(&game).expect("read the game");
-    let data_dir = data.path().join("store");
-    let mut server = Server::start(&data_dir, &["--cpu-workers", "1"]);
-    let (status, body) = http(server.addr, "POST", "/v1/jobs?backend=reference", &arena);
+    std::fs::read(&game).expect("read the game")
+}
+
+/// Submits `arena` to the reference backend; the job's id.
+fn submit(addr: SocketAddr, arena: &[u8]) -> uuid::Uuid {
+    let (status, body) = http(addr, "POST", "/v1/jobs?backend=reference", arena);
     assert_eq!(status, 202, "submit: {body}");
     let job: serde_json::Value = serde_json::from_str(&body).expect("job json");
-    let id: uuid::Uuid = job["id"].as_str().expect("id").parse().expect("uuid");
+    job["id"].as_str().expect("id").parse().expect("uuid")
+}
 
-    // Wait until the solve is under way (running, with lifts published).
+/// Waits until job `id` is running with lifts published.
+fn wait_until_solving(addr: SocketAddr, id: uuid::Uuid) {
     let started = Instant::now();
     loop {
-        let job = get_json(server.addr, &format!("/v1/jobs/{id}"));
+        let job = get_json(addr, &format!("/v1/jobs/{id}"));
         let lifts = job["progress"]["lifts"].as_u64().unwrap_or(0);
         if job["state"] == "running" && lifts > 0 {
             break;
@@ -78,6 +86,16 @@ fn sigterm_requeues_the_running_job_and_a_restart_finishes_it() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn sigterm_requeues_the_running_job_and_a_restart_finishes_it() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let arena = climbing_game(data.path());
+    let data_dir = data.path().join("store");
+    let mut server = Server::start(&data_dir, &["--cpu-workers", "1"]);
+    let id = submit(server.addr, &arena);
+    wait_until_solving(server.addr, id);
 
     server.sigterm();
     let (exit, took) = server
@@ -141,4 +159,68 @@ fn sigterm_requeues_the_running_job_and_a_restart_finishes_it() {
     let finished = job_record(&data_dir, id);
     assert_eq!(finished.state, JobState::Succeeded);
     assert_eq!(finished.completions, 1, "completed exactly once");
+}
+
+#[test]
+fn sigterm_answers_long_polls_at_once_and_drops_requests_open_past_the_grace_time() {
+    const GRACE: Duration = Duration::from_secs(2);
+    let data = tempfile::tempdir().expect("tempdir");
+    let arena = climbing_game(data.path());
+    let data_dir = data.path().join("store");
+    let grace = GRACE.as_secs().to_string();
+    let mut server = Server::start(
+        &data_dir,
+        &["--cpu-workers", "1", "--shutdown-grace-secs", &grace],
+    );
+    let addr = server.addr;
+    let running = submit(addr, &arena);
+    wait_until_solving(addr, running);
+    // One CPU worker is busy, so this one waits in the queue; nothing will change its state.
+    let queued = submit(addr, &arena);
+    let poll = std::thread::spawn(move || {
+        let answer = http(addr, "GET", &format!("/v1/jobs/{queued}?wait=60"), b"");
+        (answer, Instant::now())
+    });
+    // An upload that stalls after its first bytes keeps a request open.
+    let mut stalled = TcpStream::connect(addr).expect("connect");
+    let head = format!("POST /v1/jobs HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 1000000\r\n\r\n");
+    stalled.write_all(head.as_bytes()).expect("send head");
+    stalled.write_all(&arena[..100]).expect("send some body");
+    std::thread::sleep(Duration::from_millis(500));
+
+    server.sigterm();
+    let signalled = Instant::now();
+    let ((status, body), answered) = poll.join().expect("poll thread");
+    assert_eq!(status, 200, "{body}");
+    let view: serde_json::Value = serde_json::from_str(&body).expect("job json");
+    assert_eq!(view["state"], "queued", "{view}");
+    let poll_took = answered.duration_since(signalled);
+    assert!(
+        poll_took < Duration::from_millis(1500),
+        "the long poll took {poll_took:?} after SIGTERM; it should be answered at once"
+    );
+
+    let (exit, took) = server
+        .wait_exit(EXIT_LIMIT)
+        .unwrap_or_else(|| panic!("egsolve serve did not exit within {EXIT_LIMIT:?} of SIGTERM"));
+    let logs = server.take_logs();
+    assert!(exit.success(), "exit status {exit}; logs:\n{logs}");
+    eprintln!("long poll answered {poll_took:?} and the server exited {took:?} after SIGTERM");
+    assert!(
+        took >= GRACE - Duration::from_millis(300),
+        "the stalled upload should hold the exit for the grace time ({GRACE:?}), took {took:?}"
+    );
+    assert!(
+        took < GRACE + Duration::from_secs(6),
+        "exit {took:?} after SIGTERM with a {GRACE:?} grace time"
+    );
+    assert!(logs.contains("grace time over"), "logs:\n{logs}");
+    drop(stalled);
+
+    let interrupted = job_record(&data_dir, running);
+    assert_eq!(interrupted.state, JobState::Queued);
+    assert_eq!(interrupted.attempts, 1);
+    let waiting = job_record(&data_dir, queued);
+    assert_eq!(waiting.state, JobState::Queued);
+    assert_eq!(waiting.attempts, 0, "the queued job never started");
 }

@@ -236,6 +236,8 @@ async fn get_job(
                     if changed.is_err() { break; }
                 }
                 _ = tokio::time::sleep_until(deadline.into()) => break,
+                // Shutting down: answer now rather than hold the server open.
+                _ = state.stopping.cancelled() => break,
             }
             job = visible_job(&state, &caller, &id).await?;
         }

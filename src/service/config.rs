@@ -54,6 +54,10 @@ pub struct ServeConfig {
     /// the page cache — but a power loss may roll back the last commits. Arena and result
     /// files are fsynced either way.
     pub sync_commits: bool,
+    /// On SIGTERM or ctrl-c, how long (seconds) open requests — uploads, downloads, long
+    /// polls — may take to finish before the server exits anyway. Running jobs are stopped
+    /// and re-queued at once; a long poll is answered at once with the job's state.
+    pub shutdown_grace_secs: u64,
 }
 
 impl Default for ServeConfig {
@@ -77,6 +81,7 @@ impl Default for ServeConfig {
             tokens_file: None,
             auth: false,
             sync_commits: true,
+            shutdown_grace_secs: 30,
         }
     }
 }
@@ -169,6 +174,10 @@ pub struct ServeArgs {
     /// fsync every job-table commit (`true`/`false`; false survives kill -9, not power loss).
     #[arg(long, env = "EGSOLVE_SYNC_COMMITS")]
     pub sync_commits: Option<bool>,
+    /// On SIGTERM, seconds open requests may take before the server exits anyway; running
+    /// jobs are re-queued at once [default: 30].
+    #[arg(long, env = "EGSOLVE_SHUTDOWN_GRACE_SECS")]
+    pub shutdown_grace_secs: Option<u64>,
 }
 
 impl ServeArgs {
@@ -202,7 +211,8 @@ impl ServeArgs {
             cpu_small_edges,
             inline_parse_bytes,
             auth,
-            sync_commits
+            sync_commits,
+            shutdown_grace_secs
         );
         if self.tokens_file.is_some() {
             config.tokens_file = self.tokens_file.clone();
@@ -263,6 +273,11 @@ impl ServeConfig {
         } else {
             cores()
         }
+    }
+
+    /// How long open requests may take after a shutdown signal.
+    pub fn shutdown_grace(&self) -> Duration {
+        Duration::from_secs(self.shutdown_grace_secs)
     }
 
     /// The result TTL.

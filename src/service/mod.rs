@@ -43,6 +43,7 @@ use std::time::{Duration, Instant};
 
 pub use config::{ServeArgs, ServeConfig};
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
 use auth::Authenticator;
 use events::JobEvents;
@@ -93,6 +94,8 @@ pub struct Shared {
     pub events: Arc<JobEvents>,
     /// Threads of the parallel CPU backend.
     pub cpu_threads: usize,
+    /// Cancelled when a shutdown signal arrives: long polls answer at once.
+    pub stopping: CancellationToken,
 }
 
 impl Deref for AppState {
@@ -102,8 +105,11 @@ impl Deref for AppState {
     }
 }
 
-/// Serves on `listener` until `shutdown` completes, then stops accepting, finishes open
-/// requests, interrupts running jobs (they go back to `queued`) and closes the store.
+/// Serves on `listener` until `shutdown` completes. Then, at once, it stops accepting,
+/// answers open long polls and interrupts running jobs (they go back to `queued`); open
+/// requests get up to `shutdown_grace_secs` to finish before they are dropped; last, the
+/// store is closed. A job whose worker does not stop within the grace time stays `running`
+/// in the store and is re-queued by the next start.
 pub async fn run(
     listener: TcpListener,
     config: ServeConfig,
@@ -170,6 +176,7 @@ pub async fn run(
             .map(|n| n.get())
             .unwrap_or(1)
     };
+    let stopping = CancellationToken::new();
     let state = AppState(Arc::new(Shared {
         store: store.clone(),
         scheduler: scheduler.clone(),
@@ -178,6 +185,7 @@ pub async fn run(
         metrics,
         events: events.clone(),
         cpu_threads,
+        stopping: stopping.clone(),
     }));
     let expiry = tokio::spawn(expire_forever(store.clone(), events, config.result_ttl()));
     tracing::info!(address = %local, data_dir = %config.data_dir.display(), "egsolve service listening");
@@ -185,13 +193,54 @@ pub async fn run(
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    let served = axum::serve(listener, api::router(state))
-        .with_graceful_shutdown(shutdown)
-        .await;
-    tracing::info!("shutting down: re-queueing running jobs");
-    scheduler.shutdown().await;
+    let grace = config.shutdown_grace();
+    let signalled = {
+        let stopping = stopping.clone();
+        async move {
+            shutdown.await;
+            tracing::info!(
+                grace_secs = grace.as_secs(),
+                "shutdown signal: no new connections"
+            );
+            stopping.cancel();
+        }
+    };
+    let serve = async {
+        let served = axum::serve(listener, api::router(state))
+            .with_graceful_shutdown(signalled)
+            .await;
+        // Serving can also end with an error; stop the jobs then too.
+        stopping.cancel();
+        served
+    };
+    let stop_jobs = async {
+        stopping.cancelled().await;
+        tracing::info!("shutting down: re-queueing running jobs");
+        scheduler.shutdown().await;
+    };
+    let grace_over = async {
+        stopping.cancelled().await;
+        tokio::time::sleep(grace).await;
+    };
+    let served = tokio::select! {
+        (served, ()) = async { tokio::join!(serve, stop_jobs) } => served,
+        () = grace_over => {
+            tracing::warn!(
+                grace_secs = grace.as_secs(),
+                "grace time over: dropping open requests; jobs still running are re-queued at the next start"
+            );
+            Ok(())
+        }
+    };
     expiry.abort();
-    store.close().await;
+    if tokio::time::timeout(Duration::from_secs(5), store.close())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            "the store did not close within 5 s; exiting anyway (SQLite's WAL keeps every commit)"
+        );
+    }
     served.map_err(ServiceError::Io)
 }
 

@@ -19,9 +19,12 @@ pub struct ServeCli {
     pub args: ServeArgs,
 }
 
-/// The least grace period a deploy file may give a stopping server: open long polls
-/// (`?wait=`, at most `MAX_WAIT_SECS`) are answered before running jobs are re-queued.
-pub const MIN_GRACE_SECS: u64 = egsolve::service::api::MAX_WAIT_SECS + 10;
+/// The least grace period a platform (compose, Kubernetes, systemd) may give a stopping
+/// server with `config`: the server's own grace time for open requests, plus time to close
+/// the store (at most 5 s) and a margin, so the platform never kills it first.
+pub fn min_platform_grace_secs(config: &ServeConfig) -> u64 {
+    config.shutdown_grace_secs + 10
+}
 
 /// Every `EGSOLVE_*` word in `text` (comments included: a commented example must be valid).
 pub fn egsolve_names_in(text: &str) -> BTreeSet<String> {
