@@ -9,7 +9,8 @@
 //!
 //! Each arena is distinct (different seed, or a distinguishing comment line), so no result
 //! is reused from the cache. Everything runs twice: with `sync_commits` on (the default:
-//! every job-table commit fsynced) and off. `BREAKDOWN=1` prints per-job phase times.
+//! every job-table commit fsynced) and off. `BREAKDOWN=1` prints per-job phase times;
+//! `ONLY=overhead` runs part 3 alone.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -170,11 +171,24 @@ async fn run(sync_commits: bool) {
         std::env::var("GIT_COMMIT").unwrap_or_else(|_| "(set GIT_COMMIT)".into())
     );
 
+    let only_overhead = std::env::var("ONLY").is_ok_and(|v| v == "overhead");
     // Warm-up (connections, page cache, SQLite).
     for seed in 0..20 {
         job_roundtrip(&http, &base, arena_text(1_000_000 + seed)).await;
     }
 
+    if !only_overhead {
+        idle_latency_and_throughput(&http, &base).await;
+    }
+
+    // 3. Overhead on the largest shared file.
+    overhead_on_the_largest_file(&http, &base, &data).await;
+
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}
+
+async fn idle_latency_and_throughput(http: &reqwest::Client, base: &str) {
     // 1. Idle latency.
     let mut latencies = Vec::new();
     let mut overheads = Vec::new();
@@ -203,8 +217,9 @@ async fn run(sync_commits: bool) {
     ] {
         throughput(&http, &base, family, make).await;
     }
+}
 
-    // 3. Overhead on the largest shared file.
+async fn overhead_on_the_largest_file(http: &reqwest::Client, base: &str, data: &Path) {
     let path = data.join(IEEE);
     let plain = gunzip(&std::fs::read(&path).unwrap());
     let mut direct = Vec::new();
@@ -225,9 +240,6 @@ async fn run(sync_commits: bool) {
         ms(s),
         (s.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0
     );
-
-    let _ = stop.send(());
-    server.await.unwrap().unwrap();
 }
 
 async fn throughput(http: &reqwest::Client, base: &str, family: &str, make: fn(u64) -> Vec<u8>) {

@@ -104,7 +104,7 @@ async fn shared_games_plain_and_gzip_give_the_expected_answers() {
             let summary = &job["summary"];
             let w0 = expected.iter().filter(|e| e.0 == 0).count() as u64;
             assert_eq!(summary["w0"], w0, "{game}");
-            assert_eq!(summary["vertex0"]["winner"], expected[0].0, "{game}");
+            assert_eq!(summary["initial"]["winner"], expected[0].0, "{game}");
         }
     }
     server.stop().await;
@@ -162,6 +162,87 @@ async fn result_formats_vertex_selection_and_gzip() {
         .get(&format!("/v1/jobs/{id}/result?format=text"), None)
         .await;
     assert_eq!(gunzip(&zipped.body), plain.body.to_vec());
+    server.stop().await;
+}
+
+/// The service's JSON result is the document `egsolve solve --output json` writes (plus the
+/// job id): same summary keys and figures, byte-identical vertex records; and `egsolve check`
+/// certifies it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_result_is_the_cli_document_and_certifies() {
+    let server = Server::start(|_| {}).await;
+    for (game, _) in &SHARED[..3] {
+        let bytes = std::fs::read(data_file(game)).unwrap();
+        let id = server
+            .submit_ok(bytes.clone(), "?return=strategies&backend=reference", None)
+            .await;
+        let job = server
+            .wait_finished(&id, None, Duration::from_secs(60))
+            .await;
+        assert_eq!(job["state"], "succeeded", "{game}: {job}");
+        let served = server.get(&format!("/v1/jobs/{id}/result"), None).await;
+        assert_eq!(served.status, 200);
+        let served_text = served.text();
+
+        let parsed = egsolve::format::read(&bytes[..], &Default::default()).unwrap();
+        let solution = egsolve::solve::solve(
+            &parsed.arena,
+            egsolve::solve::Backend::Reference,
+            &egsolve::solve::Control::new(),
+        )
+        .unwrap();
+        let mut cli = Vec::new();
+        egsolve::output::write_json(
+            &mut cli,
+            &parsed.arena,
+            &solution,
+            parsed.initial.unwrap_or(0),
+            None,
+        )
+        .unwrap();
+        let cli_text = String::from_utf8(cli).unwrap();
+        // The vertex records are the same bytes.
+        let records = |text: &str| text[text.find("\n \"vertices\": [").unwrap()..].to_string();
+        assert_eq!(records(&served_text), records(&cli_text), "{game}");
+
+        let served: serde_json::Value = serde_json::from_str(&served_text).unwrap();
+        let cli: serde_json::Value = serde_json::from_str(&cli_text).unwrap();
+        assert_eq!(served["job"], id.as_str(), "{game}");
+        let keys = |v: &serde_json::Value| -> BTreeSet<String> {
+            v["summary"].as_object().unwrap().keys().cloned().collect()
+        };
+        assert_eq!(keys(&served), keys(&cli), "{game}");
+        for key in [
+            "vertices",
+            "edges",
+            "w0",
+            "w1",
+            "initial",
+            "max_credit",
+            "bound",
+        ] {
+            assert_eq!(served["summary"][key], cli["summary"][key], "{game}: {key}");
+        }
+        assert_eq!(
+            job["summary"], served["summary"],
+            "{game}: job view and result agree"
+        );
+
+        let (credit, strategy) = egsolve::output::read_json_solution(
+            served_text.as_bytes(),
+            parsed.arena.vertex_count(),
+        )
+        .unwrap();
+        let report = egsolve::check::check(
+            &parsed.arena,
+            egsolve::check::Claim {
+                credit: &credit,
+                strategy: &strategy,
+            },
+        )
+        .unwrap();
+        assert!(report.passed(), "{game}: {report:?}");
+    }
     server.stop().await;
 }
 

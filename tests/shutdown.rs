@@ -149,7 +149,7 @@ fn sigterm_requeues_the_running_job_and_a_restart_finishes_it() {
         summary["w0"], 1,
         "only the sink is won by player 0: {summary}"
     );
-    assert_eq!(summary["vertex0"]["winner"], 1, "{summary}");
+    assert_eq!(summary["initial"]["winner"], 1, "{summary}");
 
     server.sigterm();
     let (exit, _) = server

@@ -16,14 +16,16 @@
 //! wins, else `null`. The initial vertex is the file's `start` vertex if it names one, else 0.
 
 mod read;
+pub mod records;
 
 use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
 
 use crate::arena::{Arena, VertexId};
-use crate::solve::{NO_MOVE, Solution, TOP};
+use crate::solve::{Solution, TOP};
 pub use read::{SolutionFileError, read_json_solution};
+use records::{RecordBuffer, StrategyField};
 
 /// The kinds of output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,7 +128,7 @@ fn selected(n: usize, selection: Selection<'_>) -> Box<dyn Iterator<Item = Verte
     }
 }
 
-/// Writes the JSON document.
+/// Writes the JSON document of the module docs (strategies included).
 pub fn write_json(
     out: &mut impl Write,
     arena: &Arena,
@@ -134,32 +136,11 @@ pub fn write_json(
     initial: VertexId,
     selection: Selection<'_>,
 ) -> io::Result<()> {
-    let summary = Summary::new(arena, solution, initial);
-    write!(out, "{{\"summary\": ")?;
-    serde_json::to_writer(&mut *out, &summary)?;
-    write!(out, ",\n \"vertices\": [")?;
-    for (i, v) in selected(arena.vertex_count(), selection).enumerate() {
-        let sep = if i == 0 { "\n  " } else { ",\n  " };
-        let credit = solution.credit[v as usize];
-        let strategy = solution.strategy[v as usize];
-        write!(out, "{sep}{{\"id\": {v}, \"credit\": ")?;
-        if credit == TOP {
-            write!(out, "null")?
-        } else {
-            write!(out, "{credit}")?
-        }
-        write!(
-            out,
-            ", \"winner\": {}, \"strategy\": ",
-            solution.winner(v).index()
-        )?;
-        if strategy == NO_MOVE {
-            write!(out, "null}}")?
-        } else {
-            write!(out, "{strategy}}}")?
-        }
-    }
-    writeln!(out, "\n]}}")
+    records::json_head(out, None, &Summary::new(arena, solution, initial))?;
+    write_records(out, solution, selection, |buffer, v, credit, strategy| {
+        buffer.json_vertex(v, credit, strategy, StrategyField::Included)
+    })?;
+    out.write_all(records::JSON_TAIL)
 }
 
 /// Writes `ID CREDIT` lines (`T` for ⊤) in id order.
@@ -168,15 +149,9 @@ pub fn write_text(
     solution: &Solution,
     selection: Selection<'_>,
 ) -> io::Result<()> {
-    for v in selected(solution.credit.len(), selection) {
-        let credit = solution.credit[v as usize];
-        if credit == TOP {
-            writeln!(out, "{v} T")?
-        } else {
-            writeln!(out, "{v} {credit}")?
-        }
-    }
-    Ok(())
+    write_records(out, solution, selection, |buffer, v, credit, strategy| {
+        buffer.text_line(v, credit, strategy, StrategyField::Omitted)
+    })
 }
 
 /// Writes PGSolver's `paritysol`: `paritysol N;` then `ID WINNER [STRATEGY];` per vertex
@@ -186,13 +161,30 @@ pub fn write_paritysol(
     solution: &Solution,
     selection: Selection<'_>,
 ) -> io::Result<()> {
-    writeln!(out, "paritysol {};", solution.credit.len())?;
+    records::paritysol_head(out, solution.credit.len())?;
+    write_records(out, solution, selection, |buffer, v, credit, strategy| {
+        buffer.paritysol_line(v, credit, strategy)
+    })
+}
+
+/// Appends one record per selected vertex, writing every full chunk to `out`.
+fn write_records(
+    out: &mut impl Write,
+    solution: &Solution,
+    selection: Selection<'_>,
+    mut record: impl FnMut(&mut RecordBuffer, VertexId, u64, u32),
+) -> io::Result<()> {
+    let mut buffer = RecordBuffer::default();
     for v in selected(solution.credit.len(), selection) {
-        let winner = solution.winner(v).index();
-        match solution.strategy[v as usize] {
-            NO_MOVE => writeln!(out, "{v} {winner};")?,
-            s => writeln!(out, "{v} {winner} {s};")?,
+        record(
+            &mut buffer,
+            v,
+            solution.credit[v as usize],
+            solution.strategy[v as usize],
+        );
+        if buffer.is_full() {
+            buffer.drain_into(out)?;
         }
     }
-    Ok(())
+    buffer.drain_into(out)
 }

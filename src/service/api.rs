@@ -345,7 +345,7 @@ async fn get_result(
         .await?
         .ok_or_else(|| ApiError::Internal(format!("the result of job {id} is missing")))?;
     if let Some(list) = &vertices {
-        result_file::check_vertices(list, summary.vertices).map_err(|v| {
+        result_file::check_vertices(list, summary.vertices as u64).map_err(|v| {
             ApiError::InvalidParameter {
                 name: "vertices",
                 message: format!(

@@ -233,30 +233,8 @@ pub struct ArenaStats {
     pub bound: u64,
 }
 
-/// The summary block of a result (also stored for result reuse).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ResultSummary {
-    /// Vertex count.
-    pub vertices: u64,
-    /// Edge count.
-    pub edges: u64,
-    /// The bound `M`.
-    pub bound: u64,
-    /// `|W0|`.
-    pub w0: u64,
-    /// `|W1|`.
-    pub w1: u64,
-    /// Winner of vertex 0 (the initial state in mCRL2 output): 0 or 1.
-    pub vertex0_winner: u8,
-    /// Least credit of vertex 0, `None` for ⊤.
-    pub vertex0_credit: Option<u64>,
-    /// Backend that computed it.
-    pub backend: String,
-    /// Seconds spent computing credits and strategies.
-    pub solve_seconds: f64,
-    /// Lifts applied.
-    pub lifts: u64,
-}
+/// A finished job's summary block: the one `egsolve solve --output json` writes.
+pub type ResultSummary = crate::output::Summary;
 
 /// One stored job, as the store returns it.
 #[derive(Debug, Clone, PartialEq)]

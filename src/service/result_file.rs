@@ -1,7 +1,9 @@
 //! Result files: a solved game stored compactly (credit and strategy per vertex), written
-//! once, synced before the job is marked succeeded, and rendered on request as JSON (with a
-//! summary block), text (`ID CREDIT` lines, `T` for ⊤, like the shared `.credits` files) or
-//! PGSolver `paritysol`, streamed in chunks from a blocking thread.
+//! once, synced before the job is marked succeeded, and rendered on request — through the
+//! record writers of [`crate::output::records`], so the bytes are those of `egsolve solve` —
+//! as JSON (the CLI's document plus the job id), text (`ID CREDIT [STRATEGY]` lines, `T` for
+//! ⊤, like the shared `.credits` files) or PGSolver `paritysol`, streamed in chunks from a
+//! blocking thread.
 //!
 //! Layout: the magic `EGSR1\n`, `n` as u64 LE, then `n` records of (credit u64 LE, strategy
 //! u32 LE) — 12 bytes per vertex, so any vertex can be read directly.
@@ -13,7 +15,9 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 
 use super::job::{JobId, ResultSummary, ReturnKind};
-use crate::solve::{NO_MOVE, Solution, TOP};
+use crate::arena::VertexId;
+use crate::output::records::{JSON_TAIL, RecordBuffer, StrategyField, json_head, paritysol_head};
+use crate::solve::Solution;
 
 const MAGIC: &[u8; 6] = b"EGSR1\n";
 const HEADER: u64 = 14;
@@ -93,55 +97,35 @@ pub fn render(
 ) -> mpsc::Receiver<Result<Bytes, std::io::Error>> {
     let (tx, rx) = mpsc::channel(4);
     tokio::task::spawn_blocking(move || {
-        let mut sink = ChunkSink {
-            tx,
-            buffer: Vec::with_capacity(1 << 16),
-        };
-        let outcome = render_into(&path, &request, &mut sink).and_then(|_| sink.flush());
-        if let Err(e) = outcome {
+        let sink = ChunkSender { tx };
+        if let Err(e) = render_into(&path, &request, &sink) {
             let _ = sink.tx.blocking_send(Err(e));
         }
     });
     rx
 }
 
-struct ChunkSink {
+/// Hands rendered chunks to the response stream.
+struct ChunkSender {
     tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
-    buffer: Vec<u8>,
 }
 
-impl ChunkSink {
-    fn flush(&mut self) -> std::io::Result<()> {
-        if !self.buffer.is_empty() {
-            let chunk = Bytes::from(std::mem::replace(
-                &mut self.buffer,
-                Vec::with_capacity(1 << 16),
-            ));
-            self.tx
-                .blocking_send(Ok(chunk))
-                .map_err(|_| std::io::Error::other("the client went away"))?;
+impl ChunkSender {
+    fn send(&self, chunk: Vec<u8>) -> std::io::Result<()> {
+        if chunk.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        self.tx
+            .blocking_send(Ok(Bytes::from(chunk)))
+            .map_err(|_| std::io::Error::other("the client went away"))
     }
 }
 
-impl Write for ChunkSink {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.buffer.extend_from_slice(data);
-        if self.buffer.len() >= 1 << 16 {
-            self.flush()?;
-        }
-        Ok(data.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        ChunkSink::flush(self)
-    }
-}
-
-/// Reads records from a result file.
+/// Reads records from a result file, many at a time.
 struct Records {
     file: std::io::BufReader<std::fs::File>,
     n: u64,
+    block: Vec<u8>,
 }
 
 impl Records {
@@ -156,16 +140,23 @@ impl Records {
             ));
         }
         let n = u64::from_le_bytes(header[6..14].try_into().expect("8 bytes"));
-        Ok(Records { file, n })
+        Ok(Records {
+            file,
+            n,
+            block: Vec::new(),
+        })
     }
 
-    fn next(&mut self) -> std::io::Result<(u64, u32)> {
-        let mut record = [0u8; RECORD as usize];
-        self.file.read_exact(&mut record)?;
-        Ok((
-            u64::from_le_bytes(record[..8].try_into().expect("8 bytes")),
-            u32::from_le_bytes(record[8..].try_into().expect("4 bytes")),
-        ))
+    /// The `count` records from the current position, as (credit, strategy).
+    fn next_block(&mut self, count: usize) -> std::io::Result<impl Iterator<Item = (u64, u32)>> {
+        self.block.resize(count * RECORD as usize, 0);
+        self.file.read_exact(&mut self.block)?;
+        Ok(self.block.chunks_exact(RECORD as usize).map(|r| {
+            (
+                u64::from_le_bytes(r[..8].try_into().expect("8 bytes")),
+                u32::from_le_bytes(r[8..].try_into().expect("4 bytes")),
+            )
+        }))
     }
 
     fn seek(&mut self, v: u64) -> std::io::Result<()> {
@@ -175,99 +166,64 @@ impl Records {
     }
 }
 
-fn render_into(path: &Path, request: &RenderRequest, out: &mut ChunkSink) -> std::io::Result<()> {
+/// Records read per block when every vertex is rendered.
+const BLOCK: u64 = 4096;
+
+fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::io::Result<()> {
     let mut records = Records::open(path)?;
     let n = records.n;
-    let strategies = request.returns == ReturnKind::Strategies;
+    let strategies = match request.returns {
+        ReturnKind::Strategies => StrategyField::Included,
+        ReturnKind::Credits => StrategyField::Omitted,
+    };
+    let mut head = Vec::new();
     match request.format {
         ResultFormat::Json => {
-            let head = serde_json::json!({
-                "job": request.job,
-                "summary": summary_json(&request.summary),
-            });
-            let head = serde_json::to_string(&head).expect("json");
-            out.write_all(&head.as_bytes()[..head.len() - 1])?;
-            out.write_all(b",\"vertices\":[")?;
+            let job = request.job.to_string();
+            json_head(&mut head, Some(&job), &request.summary)?;
         }
-        ResultFormat::Paritysol => writeln!(out, "paritysol {n};")?,
+        ResultFormat::Paritysol => paritysol_head(&mut head, n as usize)?,
         ResultFormat::Text => {}
     }
-    let all: Box<dyn Iterator<Item = u64>> = match &request.vertices {
-        Some(list) => Box::new(list.clone().into_iter()),
-        None => Box::new(0..n),
-    };
-    let mut first = true;
-    let mut expected = 0u64;
-    for v in all {
-        if v != expected {
-            records.seek(v)?;
-        }
-        expected = v + 1;
-        let (credit, strategy) = records.next()?;
-        let winner = if credit == TOP { 1 } else { 0 };
+    let record = |buffer: &mut RecordBuffer, v: u64, credit: u64, strategy: u32| {
+        let v = v as VertexId;
         match request.format {
-            ResultFormat::Json => {
-                if !first {
-                    out.write_all(b",")?;
-                }
-                write!(out, "{{\"id\":{v},\"winner\":{winner},\"credit\":")?;
-                if credit == TOP {
-                    out.write_all(b"null")?
-                } else {
-                    write!(out, "{credit}")?
-                }
-                if strategies {
-                    if strategy == NO_MOVE {
-                        out.write_all(b",\"strategy\":null")?;
-                    } else {
-                        write!(out, ",\"strategy\":{strategy}")?;
-                    }
-                }
-                out.write_all(b"}")?;
-            }
-            ResultFormat::Text => {
-                if credit == TOP {
-                    write!(out, "{v} T")?
-                } else {
-                    write!(out, "{v} {credit}")?
-                }
-                if strategies && strategy != NO_MOVE {
-                    write!(out, " {strategy}")?;
-                }
-                out.write_all(b"\n")?;
-            }
-            ResultFormat::Paritysol => {
-                if strategy != NO_MOVE {
-                    writeln!(out, "{v} {winner} {strategy};")?;
-                } else {
-                    writeln!(out, "{v} {winner};")?;
+            ResultFormat::Json => buffer.json_vertex(v, credit, strategy, strategies),
+            ResultFormat::Text => buffer.text_line(v, credit, strategy, strategies),
+            ResultFormat::Paritysol => buffer.paritysol_line(v, credit, strategy),
+        }
+    };
+    let mut buffer = RecordBuffer::default();
+    buffer.raw(&head);
+    match &request.vertices {
+        Some(list) => {
+            for &v in list {
+                records.seek(v)?;
+                let (credit, strategy) = records.next_block(1)?.next().expect("one record");
+                record(&mut buffer, v, credit, strategy);
+                if buffer.is_full() {
+                    out.send(buffer.take())?;
                 }
             }
         }
-        first = false;
+        None => {
+            let mut v = 0;
+            while v < n {
+                let count = BLOCK.min(n - v);
+                for (credit, strategy) in records.next_block(count as usize)? {
+                    record(&mut buffer, v, credit, strategy);
+                    v += 1;
+                }
+                if buffer.is_full() {
+                    out.send(buffer.take())?;
+                }
+            }
+        }
     }
     if request.format == ResultFormat::Json {
-        out.write_all(b"]}")?;
+        buffer.raw(JSON_TAIL);
     }
-    Ok(())
-}
-
-/// The summary block as it appears in results and job views.
-pub fn summary_json(summary: &ResultSummary) -> serde_json::Value {
-    serde_json::json!({
-        "vertices": summary.vertices,
-        "edges": summary.edges,
-        "bound": summary.bound,
-        "w0": summary.w0,
-        "w1": summary.w1,
-        "vertex0": {
-            "winner": summary.vertex0_winner,
-            "credit": summary.vertex0_credit,
-        },
-        "backend": summary.backend,
-        "solve_seconds": summary.solve_seconds,
-        "lifts": summary.lifts,
-    })
+    out.send(buffer.take())
 }
 
 /// Checks that every requested vertex exists.

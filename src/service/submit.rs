@@ -153,7 +153,7 @@ async fn parse_now(
             slug: refusal_slug(&f.kind),
             message: f.message,
         })?;
-        Ok::<_, ApiError>((Arc::new(game.arena), stats, start.elapsed().as_secs_f64()))
+        Ok::<_, ApiError>((Arc::new(game), stats, start.elapsed().as_secs_f64()))
     })
     .await
     .map_err(|e| ApiError::Internal(e.to_string()))?

@@ -4,7 +4,6 @@
 use serde_json::{Value, json};
 
 use super::job::{JobRecord, JobState, ResultSummary};
-use super::result_file::summary_json;
 use super::scheduler::{GpuDevice, LiveStatus, SlotKind, SlotView};
 
 /// RFC 3339 UTC time (millisecond precision) of milliseconds since the epoch.
@@ -68,7 +67,7 @@ pub fn job_view(job: &JobRecord, live: LiveStatus, summary: Option<&ResultSummar
         },
         "reused": job.reused,
         "failure": job.failure.as_ref().map(|f| serde_json::to_value(f).expect("json")),
-        "summary": summary.map(summary_json),
+        "summary": summary.map(|s| serde_json::to_value(s).expect("json")),
         "result": (job.state == JobState::Succeeded).then(|| format!("/v1/jobs/{id}/result")),
     })
 }

@@ -17,18 +17,19 @@ use tokio::sync::mpsc;
 
 use super::ServeConfig;
 use super::events::JobEvents;
-use super::job::{ArenaStats, BackendChoice, Failure, InputFormat, ResultSummary};
+use super::job::{ArenaStats, BackendChoice, Failure, InputFormat};
 use super::metrics::Metrics;
 use super::result_file;
 use super::scheduler::{Command, GpuDevice, QueuedJob, SlotKind};
 use super::store::Store;
 use crate::arena::Arena;
-use crate::format::{self, Format, FormatError, ReadOptions};
+use crate::format::{self, Format, FormatError, Game, ReadOptions};
+use crate::output::Summary;
 use crate::solve::gpu::GpuOptions;
-use crate::solve::{self, Backend, Control, Interrupted, SolveError, SolveOptions, TOP};
+use crate::solve::{self, Backend, Control, Interrupted, SolveError, SolveOptions};
 
 /// An arena parsed at submission, handed to the worker so it is not parsed twice.
-pub type PreparsedArena = Arc<Arena>;
+pub type PreparsedArena = Arc<Game>;
 
 /// A job handed to a worker.
 #[derive(Debug)]
@@ -135,17 +136,19 @@ fn run_job(
     };
 
     let parse_start = Instant::now();
-    let arena = match job.preparsed.clone() {
-        Some(arena) => arena,
+    let game = match job.preparsed.clone() {
+        Some(game) => game,
         None => {
             let path = store.arena_path(&record.arena_hash);
             match format::read_path(&path, &read_options(record.options.format, &context.config)) {
-                Ok(game) => Arc::new(game.arena),
+                Ok(game) => Arc::new(game),
                 Err(e) => return fail(malformed(e)),
             }
         }
     };
-    let stats = match arena_stats(&arena, &context.config) {
+    let initial = game.initial.unwrap_or(0);
+    let arena = &game.arena;
+    let stats = match arena_stats(arena, &context.config) {
         Ok(stats) => stats,
         Err(failure) => return fail(failure),
     };
@@ -212,19 +215,8 @@ fn run_job(
             format!("cannot store the result: {e}"),
         ));
     }
-    let credit0 = solution.credit[0];
-    let summary = ResultSummary {
-        vertices: stats.vertices,
-        edges: stats.edges,
-        bound: stats.bound,
-        w0: solution.w0_size() as u64,
-        w1: solution.w1_size() as u64,
-        vertex0_winner: solution.winner(0).index(),
-        vertex0_credit: (credit0 != TOP).then_some(credit0),
-        backend: solution.stats.backend.clone(),
-        solve_seconds,
-        lifts: solution.stats.lifts + solution.stats.strategy_lifts,
-    };
+    let summary = Summary::new(arena, &solution, initial);
+
     match context.runtime.block_on(store.succeed(
         job.id,
         attempt,
