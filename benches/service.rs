@@ -193,7 +193,7 @@ async fn idle_latency_and_throughput(http: &reqwest::Client, base: &str) {
     let mut latencies = Vec::new();
     let mut overheads = Vec::new();
     for seed in 0..300 {
-        let (latency, solve) = job_roundtrip(&http, &base, arena_text(seed)).await;
+        let (latency, solve) = job_roundtrip(http, base, arena_text(seed)).await;
         latencies.push(latency);
         overheads.push(latency.saturating_sub(solve));
     }
@@ -215,7 +215,7 @@ async fn idle_latency_and_throughput(http: &reqwest::Client, base: &str) {
         ("random weights -10..10", arena_text as fn(u64) -> Vec<u8>),
         ("nonnegative weights (trivial solves)", easy_arena_text),
     ] {
-        throughput(&http, &base, family, make).await;
+        throughput(http, base, family, make).await;
     }
 }
 
@@ -229,7 +229,7 @@ async fn overhead_on_the_largest_file(http: &reqwest::Client, base: &str, data: 
         let mut body = plain.clone();
         body.extend_from_slice(format!("\n# benchmark repetition {rep}\n").as_bytes());
         let body = gzip(&body);
-        served.push(job_roundtrip(&http, &base, body).await.0);
+        served.push(job_roundtrip(http, base, body).await.0);
     }
     direct.sort();
     served.sort();

@@ -173,7 +173,7 @@ fn run_job(
                 device: Some(gpus[i].ordinal as usize),
                 ..GpuOptions::default()
             };
-            solve::gpu::solve(&arena, &options, &control)
+            solve::gpu::solve(arena, &options, &control)
         }
         _ => {
             let mut options = SolveOptions {
@@ -181,7 +181,7 @@ fn run_job(
                 ..SolveOptions::default()
             };
             options.cpu.threads = context.config.cpu_threads;
-            solve::solve_with(&arena, &options, &control)
+            solve::solve_with(arena, &options, &control)
         }
     };
     let solution = match solved {
