@@ -263,11 +263,18 @@ async fn bad_bodies_get_the_right_problems() {
         (Some(3), Some(9))
     );
 
-    let oversized = vec![b' '; (1 << 20) + 1];
+    // A well-formed start, cut by the limit.
+    let mut oversized = b"200000;\n".to_vec();
+    for v in 0..200_000 {
+        oversized.extend_from_slice(format!("{v} MAX {}:-1;\n", (v + 1) % 200_000).as_bytes());
+    }
+    assert!(oversized.len() > 1 << 20);
     let reply = server.submit(oversized, "", None).await;
     assert_eq!(
         (reply.status, reply.problem_type().as_str()),
-        (413, "too-large")
+        (413, "too-large"),
+        "{}",
+        reply.text()
     );
 
     // 64 MiB of spaces compress to about 64 KiB: the limit counts decompressed bytes.
@@ -374,6 +381,49 @@ async fn large_malformed_arenas_fail_in_the_job_with_line_and_column() {
         (409, "no-result")
     );
     server.stop().await;
+}
+
+/// Parsed at upload with room in the memory budget, or past it (the worker parses the stored
+/// file again): the same answer either way, and a malformed arena past the detection window
+/// is refused during the upload with its line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arenas_parsed_while_uploading_with_and_without_memory_budget() {
+    let (game, answer) = SHARED[1];
+    let bytes = std::fs::read(data_file(game)).unwrap();
+    let expected = expected(&data_file(answer));
+    for budget in [0, 1 << 30] {
+        let server = Server::start(|c| c.preparsed_memory_bytes = budget).await;
+        let id = server.submit_ok(bytes.clone(), "", None).await;
+        let job = server
+            .wait_finished(&id, None, Duration::from_secs(60))
+            .await;
+        assert_eq!(job["state"], "succeeded", "budget {budget}: {job}");
+        assert!(job["durations_ms"]["parse"].as_f64().is_some(), "{job}");
+        let text = server
+            .get(&format!("/v1/jobs/{id}/result?format=text"), None)
+            .await
+            .text();
+        let got = parse_text_result(&text);
+        assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            assert_eq!(g.0, e.0, "budget {budget}");
+        }
+
+        let mut bad = b"100000;\n".to_vec();
+        for v in 0..50_000 {
+            bad.extend_from_slice(format!("{v} MAX {}:-1;\n", v + 1).as_bytes());
+        }
+        bad.extend_from_slice(b"50000 MAX oops;\n");
+        let reply = server.submit(bad, "", None).await;
+        assert_eq!(
+            (reply.status, reply.problem_type().as_str()),
+            (422, "malformed-arena"),
+            "{}",
+            reply.text()
+        );
+        assert_eq!(reply.json()["line"], 50_002);
+        server.stop().await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -63,9 +63,14 @@ pub(crate) fn detect(scanner: &mut Scanner<'_>) -> Result<Format, FormatError> {
     if let Some(format) = format {
         return Ok(format);
     }
+    let found = if tokens.is_empty() && window.len() == WINDOW {
+        "only blanks and comments in the first 64 KiB".to_string()
+    } else {
+        describe(&window[first_at.1..])
+    };
     Err(FormatError::UnknownFormat {
         at: first_at.0,
-        found: describe(&window[first_at.1..]),
+        found,
     })
 }
 

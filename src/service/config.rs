@@ -42,9 +42,13 @@ pub struct ServeConfig {
     pub cpu_fallback_wait_ms: u64,
     /// While every GPU is busy, arenas with at most this many edges run on the CPU at once.
     pub cpu_small_edges: u64,
-    /// Bodies up to this many decompressed bytes are parsed before the 202, so malformed
-    /// small arenas are refused at once; larger ones are parsed by their worker.
+    /// Bodies up to this many decompressed bytes are parsed while they upload, before the
+    /// 202: a malformed arena is refused at once with line and column, and the worker starts
+    /// solving without parsing. Larger ones are parsed by their worker (0: always).
     pub inline_parse_bytes: u64,
+    /// Memory (bytes) that games parsed at submission may hold while their jobs wait; past
+    /// it, a parsed game is dropped and its worker parses the stored file again.
+    pub preparsed_memory_bytes: u64,
     /// The bearer tokens file (hashed tokens, users, roles).
     pub tokens_file: Option<PathBuf>,
     /// Whether requests need a bearer token. Off is allowed on loopback binds only.
@@ -77,7 +81,8 @@ impl Default for ServeConfig {
             gpu_devices: Vec::new(),
             cpu_fallback_wait_ms: 2000,
             cpu_small_edges: 100_000,
-            inline_parse_bytes: 1 << 20,
+            inline_parse_bytes: 256 << 20,
+            preparsed_memory_bytes: 2 << 30,
             tokens_file: None,
             auth: false,
             sync_commits: true,
@@ -162,9 +167,13 @@ pub struct ServeArgs {
     /// While all GPUs are busy, arenas with at most this many edges run on the CPU.
     #[arg(long, env = "EGSOLVE_CPU_SMALL_EDGES")]
     pub cpu_small_edges: Option<u64>,
-    /// Bodies up to this many decompressed bytes are parsed before answering.
+    /// Bodies up to this many decompressed bytes are parsed while they upload, before the
+    /// answer (0: never) [default: 256 MiB].
     #[arg(long, env = "EGSOLVE_INLINE_PARSE_BYTES")]
     pub inline_parse_bytes: Option<u64>,
+    /// Memory for parsed games of queued jobs, bytes [default: 2 GiB].
+    #[arg(long, env = "EGSOLVE_PREPARSED_MEMORY_BYTES")]
+    pub preparsed_memory_bytes: Option<u64>,
     /// Bearer tokens file (made by `egsolve token add`).
     #[arg(long, env = "EGSOLVE_TOKENS_FILE")]
     pub tokens_file: Option<PathBuf>,
@@ -210,6 +219,7 @@ impl ServeArgs {
             cpu_fallback_wait_ms,
             cpu_small_edges,
             inline_parse_bytes,
+            preparsed_memory_bytes,
             auth,
             sync_commits,
             shutdown_grace_secs

@@ -109,6 +109,12 @@ impl ApiError {
                     (S::BAD_REQUEST, "upload-interrupted", "Upload interrupted")
                 }
                 UploadError::Io(_) => (S::INTERNAL_SERVER_ERROR, "internal", "Internal error"),
+                // Submissions map parse failures to `Malformed`/`Refused` first.
+                UploadError::Parse(_) => (
+                    S::UNPROCESSABLE_ENTITY,
+                    "malformed-arena",
+                    "Malformed arena",
+                ),
             },
             ApiError::UnsupportedEncoding(_) => (
                 S::UNSUPPORTED_MEDIA_TYPE,

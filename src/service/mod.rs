@@ -7,6 +7,7 @@
 //!   error type mapped to RFC 9457 problem+json.
 //! - [`auth`]: bearer tokens (hashed tokens file, users, roles).
 //! - [`upload`]: streaming bodies to disk — decompress, count, hash, fsync.
+//! - [`preparse`]: parsing a body while it uploads; the memory budget of parsed games.
 //! - [`store`]: SQLite jobs/arenas/results tables and the files beside them; the truth.
 //! - [`scheduler`]: the queue actor (priority, FIFO, GPU slots and the CPU fallback).
 //! - [`worker`]: one thread per slot; parse, solve, write the result, mark succeeded.
@@ -28,6 +29,7 @@ pub mod error;
 pub mod events;
 pub mod job;
 pub mod metrics;
+pub mod preparse;
 pub mod result_file;
 pub mod scheduler;
 pub mod store;
@@ -96,6 +98,8 @@ pub struct Shared {
     pub cpu_threads: usize,
     /// Cancelled when a shutdown signal arrives: long polls answer at once.
     pub stopping: CancellationToken,
+    /// Memory for games parsed at submission and waiting in the queue.
+    pub preparse_budget: Arc<preparse::MemoryBudget>,
 }
 
 impl Deref for AppState {
@@ -186,6 +190,7 @@ pub async fn run(
         events: events.clone(),
         cpu_threads,
         stopping: stopping.clone(),
+        preparse_budget: preparse::MemoryBudget::new(config.preparsed_memory_bytes),
     }));
     let expiry = tokio::spawn(expire_forever(store.clone(), events, config.result_ttl()));
     tracing::info!(address = %local, data_dir = %config.data_dir.display(), "egsolve service listening");

@@ -1,7 +1,8 @@
 //! `POST /v1/jobs`: authenticate, read options, enforce the per-user limit, stream the body
 //! to the content-addressed arena store (see [`super::upload`]), reuse a finished identical
-//! result if there is one, parse small arenas at once (so malformed ones are refused with
-//! line and column before a job exists), then record the job and queue it. The answer is
+//! result if there is one — parsing it on the way (so a malformed arena is refused with line
+//! and column before a job exists, and the worker need not parse) — then record the job and
+//! queue it. The answer is
 //! `202 Accepted` with `Location: /v1/jobs/{id}` — sent only after the arena is fsynced and
 //! the job row committed, so an accepted job survives a crash.
 
@@ -17,13 +18,12 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::api::{caller, full_view, job_options};
 use super::error::ApiError;
-use super::job::{ArenaStats, JobId, JobOptions};
+use super::job::{Failure, JobId};
+use super::preparse::{ParseTee, PreparsedGame};
 use super::scheduler::QueuedJob;
-use super::upload::{self, Encoding};
-use super::worker::{
-    PreparsedArena, arena_stats, malformed, memory_estimate, read_options, result_key,
-};
-use crate::format;
+use super::upload::{self, Encoding, UploadError};
+use super::worker::{arena_stats, malformed, memory_estimate, read_options, result_key};
+use crate::format::FormatError;
 
 /// Content types that are certainly not a game file (`application/x-www-form-urlencoded` is
 /// allowed: it is what `curl --data-binary` sends by default).
@@ -64,14 +64,25 @@ pub(super) async fn submit(
         return Err(ApiError::TooManyJobs { limit });
     }
 
-    let stored = upload::receive(
+    let tee = (state.config.inline_parse_bytes > 0).then(|| {
+        ParseTee::start(
+            read_options(options.format, &state.config),
+            state.config.inline_parse_bytes,
+        )
+    });
+    let mut stored = upload::receive(
         body,
         encoding,
         state.config.max_body_bytes,
         state.store.tmp_dir(),
         state.store.arenas_dir(),
+        tee,
     )
-    .await?;
+    .await
+    .map_err(|e| match e {
+        UploadError::Parse(e) => format_refusal(e),
+        e => ApiError::Upload(e),
+    })?;
     state.store.insert_arena(&stored.hash, stored.bytes).await?;
     state.metrics.observe_phase("upload", "any", stored.seconds);
     let id = JobId::now_v7();
@@ -87,12 +98,18 @@ pub(super) async fn submit(
         }
     }
 
-    let (preparsed, stats) = if stored.bytes <= state.config.inline_parse_bytes {
-        let (arena, stats, parse_seconds) = parse_now(&state, &stored.path, options).await?;
-        state.metrics.observe_phase("parse", "any", parse_seconds);
-        (Some(arena), Some((stats, parse_seconds * 1e3)))
-    } else {
-        (None, None)
+    let (preparsed, stats) = match stored.parsed.take() {
+        Some((game, parse_seconds)) => {
+            let stats = arena_stats(&game.arena, &state.config).map_err(refusal)?;
+            state.metrics.observe_phase("parse", "any", parse_seconds);
+            // Kept for the worker only while the budget allows; else it parses again.
+            let preparsed = state
+                .preparse_budget
+                .try_reserve(game.arena.heap_bytes() as u64)
+                .map(|r| Arc::new(PreparsedGame::reserved(game, r)));
+            (preparsed, Some((stats, parse_seconds * 1e3)))
+        }
+        None => (None, None),
     };
     let seq = state
         .store
@@ -127,36 +144,25 @@ pub(super) async fn submit(
     accepted(&state, id).await
 }
 
-/// Parses a small arena on a blocking thread; a malformed or refused arena is the answer.
-async fn parse_now(
-    state: &AppState,
-    path: &std::path::Path,
-    options: JobOptions,
-) -> Result<(PreparsedArena, ArenaStats, f64), ApiError> {
-    let path = path.to_owned();
-    let config = state.config.clone();
-    let read = read_options(options.format, &config);
-    tokio::task::spawn_blocking(move || {
-        let start = Instant::now();
-        let game = format::read_path(&path, &read).map_err(|e| {
-            let failure = malformed(e);
-            if failure.kind == "internal" {
-                return ApiError::Internal(failure.message);
-            }
-            ApiError::Malformed {
-                line: failure.line,
-                column: failure.column,
-                message: failure.message,
-            }
-        })?;
-        let stats = arena_stats(&game.arena, &config).map_err(|f| ApiError::Refused {
-            slug: refusal_slug(&f.kind),
-            message: f.message,
-        })?;
-        Ok::<_, ApiError>((Arc::new(game), stats, start.elapsed().as_secs_f64()))
-    })
-    .await
-    .map_err(|e| ApiError::Internal(e.to_string()))?
+/// The answer to an arena the parser refused: malformed, with line and column.
+fn format_refusal(e: FormatError) -> ApiError {
+    let failure = malformed(e);
+    match failure.kind.as_str() {
+        "internal" => ApiError::Internal(failure.message),
+        _ => ApiError::Malformed {
+            line: failure.line,
+            column: failure.column,
+            message: failure.message,
+        },
+    }
+}
+
+/// An arena over a configured limit, or whose bound overflows.
+fn refusal(failure: Failure) -> ApiError {
+    ApiError::Refused {
+        slug: refusal_slug(&failure.kind),
+        message: failure.message,
+    }
 }
 
 fn refusal_slug(kind: &str) -> &'static str {

@@ -5,7 +5,9 @@
 //! content address `arenas/<sha256>`. Identical arenas are therefore stored once.
 //!
 //! The async side only forwards body chunks into a bounded channel; decompression, hashing
-//! and file writes run on a blocking thread.
+//! and file writes run on a blocking thread, which also feeds the decompressed bytes to a
+//! parser thread when asked ([`super::preparse::ParseTee`]): a malformed arena then stops
+//! the upload with its line and column, and a well-formed one is parsed when the body ends.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -16,6 +18,9 @@ use bytes::Bytes;
 use futures::StreamExt;
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
+
+use super::preparse::ParseTee;
+use crate::format::{FormatError, Game};
 
 /// How the body is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +87,9 @@ pub enum UploadError {
     /// A file operation failed on the server.
     #[error("storing the upload failed: {0}")]
     Io(#[from] std::io::Error),
+    /// The parser read while uploading found the arena malformed or too large.
+    #[error(transparent)]
+    Parse(FormatError),
 }
 
 /// A stored upload.
@@ -95,15 +103,19 @@ pub struct StoredArena {
     pub path: PathBuf,
     /// Seconds from the first byte to the fsync.
     pub seconds: f64,
+    /// The game and the parse's seconds, when it was parsed during the upload.
+    pub parsed: Option<(Game, f64)>,
 }
 
-/// Streams `body` to `arenas_dir/<sha256>` through `tmp_dir`.
+/// Streams `body` to `arenas_dir/<sha256>` through `tmp_dir`, parsing it on the way when
+/// `parse` is given (see [`ParseTee`]).
 pub async fn receive(
     body: Body,
     encoding: Encoding,
     max_bytes: u64,
     tmp_dir: PathBuf,
     arenas_dir: PathBuf,
+    parse: Option<ParseTee>,
 ) -> Result<StoredArena, UploadError> {
     let start = Instant::now();
     let (tx, rx) = mpsc::channel::<Result<Bytes, String>>(16);
@@ -116,6 +128,7 @@ pub async fn receive(
             encoding,
             max_bytes,
             &tmp_dir,
+            parse,
         )
     });
     let mut stream = body.into_data_stream();
@@ -127,7 +140,7 @@ pub async fn receive(
         }
     }
     drop(tx);
-    let (tmp_path, hash, bytes) = writer
+    let (tmp_path, hash, bytes, parsed) = writer
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))??;
     let path = arenas_dir.join(&hash);
@@ -142,6 +155,7 @@ pub async fn receive(
         bytes,
         path,
         seconds: start.elapsed().as_secs_f64(),
+        parsed,
     })
 }
 
@@ -158,13 +172,19 @@ fn place(tmp_path: &Path, path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Decompresses, counts, hashes and writes; removes the temporary file on any error.
+/// What [`store_stream`] leaves: the synced temporary file, its hash and size, and the
+/// parsed game if it was parsed.
+type Stored = (PathBuf, String, u64, Option<(Game, f64)>);
+
+/// Decompresses, counts, hashes, writes and feeds `parse`; removes the temporary file on
+/// any error.
 fn store_stream(
     mut raw: ChannelReader,
     encoding: Encoding,
     max_bytes: u64,
     tmp_dir: &Path,
-) -> Result<(PathBuf, String, u64), UploadError> {
+    mut parse: Option<ParseTee>,
+) -> Result<Stored, UploadError> {
     let tmp_path = tmp_dir.join(uuid::Uuid::now_v7().to_string());
     let result = (|| {
         let head = raw.peek()?;
@@ -200,6 +220,9 @@ fn store_stream(
             if total > max_bytes {
                 return Err(UploadError::TooLarge { limit: max_bytes });
             }
+            if let Some(tee) = &mut parse {
+                tee.feed(&buffer[..n]).map_err(UploadError::Parse)?;
+            }
             hasher.update(&buffer[..n]);
             file.write_all(&buffer[..n])?;
         }
@@ -207,10 +230,15 @@ fn store_stream(
             return Err(UploadError::Empty);
         }
         file.sync_all()?;
-        Ok((hex::encode(hasher.finalize()), total))
+        let parsed = match parse.take().and_then(ParseTee::finish) {
+            Some((Ok(game), seconds)) => Some((game, seconds)),
+            Some((Err(e), _)) => return Err(UploadError::Parse(e)),
+            None => None,
+        };
+        Ok((hex::encode(hasher.finalize()), total, parsed))
     })();
     match result {
-        Ok((hash, total)) => Ok((tmp_path, hash, total)),
+        Ok((hash, total, parsed)) => Ok((tmp_path, hash, total, parsed)),
         Err(e) => {
             let _ = std::fs::remove_file(&tmp_path);
             Err(e)

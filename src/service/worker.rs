@@ -19,17 +19,18 @@ use super::ServeConfig;
 use super::events::JobEvents;
 use super::job::{ArenaStats, BackendChoice, Failure, InputFormat};
 use super::metrics::Metrics;
+use super::preparse::PreparsedGame;
 use super::result_file;
 use super::scheduler::{Command, GpuDevice, QueuedJob, SlotKind};
 use super::store::Store;
 use crate::arena::Arena;
-use crate::format::{self, Format, FormatError, Game, ReadOptions};
+use crate::format::{self, Format, FormatError, ReadOptions};
 use crate::output::Summary;
 use crate::solve::gpu::GpuOptions;
 use crate::solve::{self, Backend, Control, Interrupted, SolveError, SolveOptions};
 
-/// An arena parsed at submission, handed to the worker so it is not parsed twice.
-pub type PreparsedArena = Arc<Game>;
+/// A game parsed at submission, handed to the worker so it is not parsed twice.
+pub type PreparsedArena = Arc<PreparsedGame>;
 
 /// A job handed to a worker.
 #[derive(Debug)]
@@ -141,13 +142,13 @@ fn run_job(
         None => {
             let path = store.arena_path(&record.arena_hash);
             match format::read_path(&path, &read_options(record.options.format, &context.config)) {
-                Ok(game) => Arc::new(game),
+                Ok(game) => Arc::new(PreparsedGame::unreserved(game)),
                 Err(e) => return fail(malformed(e)),
             }
         }
     };
-    let initial = game.initial.unwrap_or(0);
-    let arena = &game.arena;
+    let initial = game.game.initial.unwrap_or(0);
+    let arena = &game.game.arena;
     let stats = match arena_stats(arena, &context.config) {
         Ok(stats) => stats,
         Err(failure) => return fail(failure),
