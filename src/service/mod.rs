@@ -155,9 +155,7 @@ pub async fn run(
     };
     let scheduler = scheduler::start(gpus, config.cpu_worker_count(), rules, context);
     for job in store.jobs_in_state(JobState::Queued).await? {
-        let bytes = std::fs::metadata(store.arena_path(&job.arena_hash))
-            .map(|m| m.len())
-            .unwrap_or(0);
+        let bytes = store.arena_bytes(&job.arena_hash).await?.unwrap_or(0);
         let (edges, memory) = match job.arena {
             Some(a) => (a.edges, worker::memory_estimate(a.vertices, a.edges)),
             None => (bytes / 8, worker::memory_estimate(bytes / 32, bytes / 8)),

@@ -144,6 +144,18 @@ impl Store {
         Ok(())
     }
 
+    /// The decompressed size of a stored arena.
+    pub async fn arena_bytes(&self, hash: &str) -> Result<Option<u64>, StoreError> {
+        let row = sqlx::query("SELECT bytes FROM arenas WHERE hash = ?")
+            .bind(hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row
+            .map(|r| r.try_get::<i64, _>(0))
+            .transpose()?
+            .map(|b| b as u64))
+    }
+
     /// Inserts a queued job.
     pub async fn insert_job(
         &self,

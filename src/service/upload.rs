@@ -1,8 +1,10 @@
 //! Receiving an arena upload: the request body is streamed (never held whole in memory)
 //! through a decompressor chosen from `Content-Encoding` or the magic bytes, counted in
-//! *decompressed* bytes against the size limit (a gzip bomb stops at the limit), hashed
-//! (SHA-256) and written to a temporary file, which is fsynced and renamed to its
-//! content address `arenas/<sha256>`. Identical arenas are therefore stored once.
+//! *decompressed* bytes against the size limit (a gzip bomb stops at the limit) and hashed
+//! (SHA-256); the body *as received* (compressed if it came compressed — less to write and
+//! fsync) goes to a temporary file, which is fsynced and renamed to its content address
+//! `arenas/<sha256 of the decompressed bytes>`. Identical arenas are therefore stored once,
+//! whatever their compression; the readers recognise the compression by its magic bytes.
 //!
 //! The async side only forwards body chunks into a bounded channel; decompression, hashing
 //! and file writes run on a blocking thread, which also feeds the decompressed bytes to a
@@ -193,49 +195,24 @@ fn store_stream(
         } else {
             encoding
         };
-        let mut decoded: Box<dyn Read> = match encoding {
-            Encoding::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
-            Encoding::Zstd => Box::new(zstd::stream::read::Decoder::new(raw)?),
-            Encoding::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
-            Encoding::Identity | Encoding::Sniff => Box::new(raw),
+        let file = std::fs::File::create(&tmp_path)?;
+        let mut raw = RawCopy {
+            inner: raw,
+            file,
+            failed: None,
         };
-        let mut file = std::fs::File::create(&tmp_path)?;
-        let mut hasher = Sha256::new();
-        let mut buffer = vec![0u8; 1 << 16];
-        let mut total: u64 = 0;
-        loop {
-            let n = match decoded.read(&mut buffer) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == std::io::ErrorKind::ConnectionAborted => {
-                    return Err(UploadError::Interrupted(e.to_string()));
-                }
-                Err(e) => return Err(UploadError::BadCompression(e.to_string())),
-            };
-            if total == 0 {
-                check_text(&buffer[..n])?;
-            }
-            total += n as u64;
-            if total > max_bytes {
-                return Err(UploadError::TooLarge { limit: max_bytes });
-            }
-            if let Some(tee) = &mut parse {
-                tee.feed(&buffer[..n]).map_err(UploadError::Parse)?;
-            }
-            hasher.update(&buffer[..n]);
-            file.write_all(&buffer[..n])?;
+        let outcome = decode_into(&mut raw, encoding, max_bytes, parse.as_mut());
+        if let Some(e) = raw.failed.take() {
+            return Err(UploadError::Io(e));
         }
-        if total == 0 {
-            return Err(UploadError::Empty);
-        }
-        file.sync_all()?;
+        let (hash, total) = outcome?;
+        raw.file.sync_all()?;
         let parsed = match parse.take().and_then(ParseTee::finish) {
             Some((Ok(game), seconds)) => Some((game, seconds)),
             Some((Err(e), _)) => return Err(UploadError::Parse(e)),
             None => None,
         };
-        Ok((hex::encode(hasher.finalize()), total, parsed))
+        Ok((hash, total, parsed))
     })();
     match result {
         Ok((hash, total, parsed)) => Ok((tmp_path, hash, total, parsed)),
@@ -243,6 +220,72 @@ fn store_stream(
             let _ = std::fs::remove_file(&tmp_path);
             Err(e)
         }
+    }
+}
+
+/// Decompresses `raw`, counting, hashing and feeding `parse`; the hash and size.
+fn decode_into(
+    raw: &mut RawCopy,
+    encoding: Encoding,
+    max_bytes: u64,
+    mut parse: Option<&mut ParseTee>,
+) -> Result<(String, u64), UploadError> {
+    let mut decoded: Box<dyn Read + '_> = match encoding {
+        Encoding::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
+        Encoding::Zstd => Box::new(zstd::stream::read::Decoder::new(raw)?),
+        Encoding::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
+        Encoding::Identity | Encoding::Sniff => Box::new(raw),
+    };
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut total: u64 = 0;
+    loop {
+        let n = match decoded.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionAborted => {
+                return Err(UploadError::Interrupted(e.to_string()));
+            }
+            Err(e) => return Err(UploadError::BadCompression(e.to_string())),
+        };
+        if total == 0 {
+            check_text(&buffer[..n])?;
+        }
+        total += n as u64;
+        if total > max_bytes {
+            return Err(UploadError::TooLarge { limit: max_bytes });
+        }
+        if let Some(tee) = parse.as_deref_mut() {
+            tee.feed(&buffer[..n]).map_err(UploadError::Parse)?;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    if total == 0 {
+        return Err(UploadError::Empty);
+    }
+    Ok((hex::encode(hasher.finalize()), total))
+}
+
+/// The body as received, copied to the arena file as the decoder reads it. A failed write
+/// is kept in `failed` (and ends the stream), so it is not mistaken for corrupt data.
+struct RawCopy {
+    inner: ChannelReader,
+    file: std::fs::File,
+    failed: Option<std::io::Error>,
+}
+
+impl Read for RawCopy {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.failed.is_some() {
+            return Ok(0);
+        }
+        let n = self.inner.read(out)?;
+        if let Err(e) = self.file.write_all(&out[..n]) {
+            self.failed = Some(e);
+            return Ok(0);
+        }
+        Ok(n)
     }
 }
 
