@@ -261,7 +261,12 @@ async fn overhead_on_the_largest_file(http: &reqwest::Client, base: &str, data: 
     let mut served = Vec::new();
     for rep in 0..5 {
         let out = dir.path().join("direct.json");
-        direct.push(run(&["solve", path.to_str().unwrap(), "-o", out.to_str().unwrap()]));
+        direct.push(run(&[
+            "solve",
+            path.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]));
         let mut body = plain.clone();
         body.extend_from_slice(format!("\n# CLI repetition {rep}\n").as_bytes());
         let file = dir.path().join(format!("ieee-{rep}.mpg.gz"));

@@ -232,11 +232,13 @@ async fn write_result(
 ) -> anyhow::Result<()> {
     match output {
         Some(path) => {
-            let mut file = tokio::fs::File::create(path)
+            let file = tokio::fs::File::create(path)
                 .await
                 .with_context(|| format!("cannot create {}", path.display()))?;
+            // Large writes (each is a hop to a blocking thread); flushed at the end and not
+            // fsynced, like `egsolve solve -o`.
+            let mut file = tokio::io::BufWriter::with_capacity(1 << 20, file);
             client.result(id, Some(format), vertices, &mut file).await?;
-            file.sync_all().await?;
         }
         None => {
             client

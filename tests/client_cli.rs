@@ -1,0 +1,220 @@
+//! The client commands end to end, as processes against a real `egsolve serve`:
+//! `submit --wait -o` writes a result that `egsolve check` certifies; `submit` then
+//! `status --wait`, `result`, `jobs` (one line per job); `cancel` of a long job; a bearer token from the
+//! environment; clear failures for an unknown job and for no server.
+
+mod packaging_support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use packaging_support::{Server, egsolve, run_egsolve};
+
+fn shared(relative: &str) -> PathBuf {
+    let root = std::env::var_os("EGSOLVE_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
+    root.join(relative)
+}
+
+const GAME: &str = "parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz";
+
+/// Runs the client with `server`'s URL; (exit code, stdout, stderr).
+fn client(server: &Server, args: &[&str]) -> (i32, String, String) {
+    let output = egsolve()
+        .args(args)
+        .env("EGSOLVE_SERVER", server.url())
+        .output()
+        .expect("run egsolve");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn submit_wait_writes_a_result_that_check_certifies() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(&data.path().join("store"), &[]);
+    let game = shared(GAME);
+    let out = data.path().join("answer.json");
+    let (code, _, stderr) = client(
+        &server,
+        &[
+            "submit",
+            game.to_str().unwrap(),
+            "--return",
+            "strategies",
+            "--wait",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("succeeded"), "status line: {stderr}");
+    let answer = json(&std::fs::read_to_string(&out).unwrap());
+    assert!(answer["job"].is_string(), "the job id is in the result");
+    assert_eq!(answer["vertices"].as_array().unwrap().len(), 119);
+    let (status, report, stderr) =
+        run_egsolve(&["check", game.to_str().unwrap(), out.to_str().unwrap()]);
+    assert!(status.success(), "egsolve check: {report}{stderr}");
+}
+
+#[test]
+fn submit_status_result_jobs_and_cancel() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(&data.path().join("store"), &["--cpu-workers", "1"]);
+    let game = shared(GAME);
+    let (code, id, stderr) = client(&server, &["submit", game.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let id = id.trim().to_string();
+    assert_eq!(id.len(), 36, "a job id on stdout: {id}");
+
+    let started = Instant::now();
+    let job = loop {
+        let (code, out, stderr) = client(&server, &["status", &id, "--wait", "5"]);
+        assert_eq!(code, 0, "{stderr}");
+        let job = json(&out);
+        if job["state"] == "succeeded" {
+            break job;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{job}");
+    };
+    assert_eq!(job["id"], id.as_str());
+
+    let text = data.path().join("answer.txt");
+    let (code, _, stderr) = client(
+        &server,
+        &[
+            "result",
+            &id,
+            "--format",
+            "text",
+            "-o",
+            text.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(std::fs::read_to_string(&text).unwrap().lines().count(), 119);
+    let (code, some, stderr) = client(&server, &["result", &id, "--vertices", "0,17"]);
+    assert_eq!(code, 0, "{stderr}");
+    let ids: Vec<u64> = json(&some)["vertices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [0, 17]);
+
+    // A long solve, cancelled while it runs.
+    let climb = data.path().join("climb.mpg");
+    let (status, _, stderr) = run_egsolve(&[
+        "gen",
+        "climb",
+        "--length",
+        "3000",
+        "--exit",
+        "20",
+        "-o",
+        climb.to_str().unwrap(),
+    ]);
+    assert!(status.success(), "{stderr}");
+    let (code, slow, stderr) = client(
+        &server,
+        &["submit", climb.to_str().unwrap(), "--backend", "reference"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let slow = slow.trim().to_string();
+    let (code, cancelled, stderr) = client(&server, &["cancel", &slow]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(json(&cancelled)["state"], "cancelled");
+
+    // One line per job, newest first: `ID STATE …`.
+    let (code, listed, stderr) = client(&server, &["jobs"]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Vec<(&str, &str)> = listed
+        .lines()
+        .map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next().unwrap(), words.next().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [(slow.as_str(), "cancelled"), (id.as_str(), "succeeded")],
+        "{listed}"
+    );
+    let (code, only, _) = client(&server, &["jobs", "--state", "cancelled"]);
+    assert_eq!(code, 0);
+    assert_eq!(only.lines().count(), 1, "{only}");
+}
+
+#[test]
+fn tokens_come_from_the_environment_and_failures_are_clear() {
+    let data = tempfile::tempdir().unwrap();
+    let tokens = data.path().join("tokens");
+    let (status, token, stderr) = run_egsolve(&[
+        "token",
+        "add",
+        "alice",
+        "--tokens-file",
+        tokens.to_str().unwrap(),
+    ]);
+    assert!(status.success(), "{stderr}");
+    let token = token.trim().to_string();
+    let server = Server::start(
+        &data.path().join("store"),
+        &["--auth", "true", "--tokens-file", tokens.to_str().unwrap()],
+    );
+    let game = shared(GAME);
+    let (code, _, stderr) = client(&server, &["submit", game.to_str().unwrap()]);
+    assert_ne!(code, 0, "no token must be refused");
+    assert!(
+        stderr.contains("401") || stderr.to_lowercase().contains("token"),
+        "{stderr}"
+    );
+    let output = egsolve()
+        .args(["submit", game.to_str().unwrap()])
+        .env("EGSOLVE_SERVER", server.url())
+        .env("EGSOLVE_TOKEN", &token)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let unknown = "01a200f7-d182-7396-8152-480efd9f45f5";
+    let output = egsolve()
+        .args(["status", unknown])
+        .env("EGSOLVE_SERVER", server.url())
+        .env("EGSOLVE_TOKEN", &token)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("not found") || stderr.contains("404"),
+        "{stderr}"
+    );
+
+    let port = packaging_support::free_port();
+    let output = egsolve()
+        .args(["status", unknown])
+        .env("EGSOLVE_SERVER", format!("http://127.0.0.1:{port}"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains(&port.to_string()) || stderr.contains("connect"),
+        "{stderr}"
+    );
+}
