@@ -203,32 +203,26 @@ fn main() {
     if !args.iter().any(|a| a == "--no-generated") {
         let generated: Vec<(&str, MakeGame)> = vec![
             (
-                "random n=1M deg 1-3 w ±8 (2M edges)",
+                "random n=2.5M deg 4 w ±10 p1 10% (10M edges)",
                 Box::new(|| {
                     let params = RandomParams {
-                        vertices: 1_000_000,
-                        min_degree: 1,
-                        max_degree: 3,
-                        min_weight: -8,
-                        max_weight: 8,
-                        player1_percent: 50,
+                        vertices: 2_500_000,
+                        min_degree: 4,
+                        max_degree: 4,
+                        min_weight: -10,
+                        max_weight: 10,
+                        player1_percent: 10,
                     };
-                    generate::random(params, 1)
+                    generate::random(params, 3)
                 }),
             ),
             (
-                "random n=1M deg 2-8 w -3..10 (5M edges)",
-                Box::new(|| {
-                    let params = RandomParams {
-                        vertices: 1_000_000,
-                        min_degree: 2,
-                        max_degree: 8,
-                        min_weight: -3,
-                        max_weight: 10,
-                        player1_percent: 50,
-                    };
-                    generate::random(params, 2)
-                }),
+                "layered 20k wide × 100 deg 2 (4M edges)",
+                Box::new(|| generate::layered(20_000, 100, 2, 5)),
+            ),
+            (
+                "layered 100k wide × 25 deg 4 (10M edges)",
+                Box::new(|| generate::layered(100_000, 25, 4, 6)),
             ),
             (
                 "clique n=2000 ±1 (4M edges)",

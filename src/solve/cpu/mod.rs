@@ -167,7 +167,7 @@ fn lift_typed<W: Weight, V: Value>(
     } else {
         None
     };
-    let mut state = LiftState::<W, V>::new(arena, bound, values);
+    let mut state = LiftState::<W, V>::new(arena, bound, values, pool.as_ref());
     let (rounds, lifts, side_bytes) = match options.algorithm {
         CpuAlgorithm::Frontier => {
             let run = frontier::run(
@@ -185,7 +185,7 @@ fn lift_typed<W: Weight, V: Value>(
     };
     let working_set_bytes = arena.heap_bytes() + state.heap_bytes() + side_bytes;
     Ok(CpuLifted {
-        values: state.into_values(),
+        values: state.into_values(pool.as_ref()),
         rounds,
         lifts,
         working_set_bytes,

@@ -11,6 +11,8 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 
+use rayon::prelude::*;
+
 use super::queue::Queue;
 use super::values::Value;
 use crate::arena::{Arena, Player, VertexId, Weight};
@@ -89,7 +91,13 @@ pub(super) struct LiftState<'a, W: Weight, V: Value> {
 impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
     /// State for lifting `arena` from `values` (length `n`, pointwise `<= f*`). `arena`'s
     /// weights are stored as `W`, and every value fits `V`.
-    pub fn new(arena: &'a Arena, bound: u64, values: Vec<u64>) -> LiftState<'a, W, V> {
+    /// With a `pool`, the per-vertex arrays are filled on its threads.
+    pub fn new(
+        arena: &'a Arena,
+        bound: u64,
+        values: Vec<u64>,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> LiftState<'a, W, V> {
         let n = arena.vertex_count();
         assert_eq!(values.len(), n, "one starting value per vertex");
         let (succ_weights, pred_weights) = arena
@@ -100,20 +108,29 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
             bound,
             succ_weights,
             pred_weights,
-            values: values.into_iter().map(V::cell).collect(),
-            counts: (0..n).map(|_| AtomicU32::new(0)).collect(),
-            flags: (0..n).map(|_| AtomicU8::new(0)).collect(),
+            values: match pool {
+                Some(pool) => pool.install(|| values.into_par_iter().map(V::cell).collect()),
+                None => values.into_iter().map(V::cell).collect(),
+            },
+            counts: match pool {
+                Some(pool) => pool.install(|| (0..n).into_par_iter().map(|_| 0.into()).collect()),
+                None => (0..n).map(|_| AtomicU32::new(0)).collect(),
+            },
+            flags: match pool {
+                Some(pool) => pool.install(|| (0..n).into_par_iter().map(|_| 0.into()).collect()),
+                None => (0..n).map(|_| AtomicU8::new(0)).collect(),
+            },
             queue: Queue::new(n),
         }
     }
 
-    /// The final values.
-    pub fn into_values(self) -> Vec<u64> {
-        self.values
-            .into_vec()
-            .into_iter()
-            .map(V::into_inner)
-            .collect()
+    /// The final values (converted on `pool`'s threads, if given).
+    pub fn into_values(self, pool: Option<&rayon::ThreadPool>) -> Vec<u64> {
+        let values = self.values.into_vec();
+        match pool {
+            Some(pool) => pool.install(|| values.into_par_iter().map(V::into_inner).collect()),
+            None => values.into_iter().map(V::into_inner).collect(),
+        }
     }
 
     /// Bytes of the per-vertex arrays and frontiers (the arena not included).
