@@ -121,9 +121,10 @@ impl<'a> WeightSlice<'a> {
     /// The weights as `i64`, in order.
     #[inline]
     pub fn iter(self) -> WeightIter<'a> {
-        WeightIter {
-            slice: self,
-            next: 0,
+        match self {
+            WeightSlice::I16(s) => WeightIter::I16(s.iter()),
+            WeightSlice::I32(s) => WeightIter::I32(s.iter()),
+            WeightSlice::I64(s) => WeightIter::I64(s.iter()),
         }
     }
 
@@ -137,29 +138,32 @@ impl<'a> WeightSlice<'a> {
     }
 }
 
-/// Iterator of [`WeightSlice::iter`].
+/// Iterator of [`WeightSlice::iter`]: one typed slice iterator, so a step is one
+/// predictable branch plus the slice's own.
 #[derive(Debug, Clone)]
-pub struct WeightIter<'a> {
-    slice: WeightSlice<'a>,
-    next: usize,
+pub enum WeightIter<'a> {
+    I16(std::slice::Iter<'a, i16>),
+    I32(std::slice::Iter<'a, i32>),
+    I64(std::slice::Iter<'a, i64>),
 }
 
 impl Iterator for WeightIter<'_> {
     type Item = i64;
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<i64> {
-        let e = self.next;
-        if e < self.slice.len() {
-            self.next += 1;
-            Some(self.slice.get(e))
-        } else {
-            None
+        match self {
+            WeightIter::I16(it) => it.next().map(|&w| w as i64),
+            WeightIter::I32(it) => it.next().map(|&w| w as i64),
+            WeightIter::I64(it) => it.next().copied(),
         }
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.slice.len() - self.next;
-        (left, Some(left))
+        match self {
+            WeightIter::I16(it) => it.size_hint(),
+            WeightIter::I32(it) => it.size_hint(),
+            WeightIter::I64(it) => it.size_hint(),
+        }
     }
 }
 
