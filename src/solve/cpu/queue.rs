@@ -17,6 +17,9 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 
 use crate::arena::VertexId;
 
+/// Frontiers up to this many vertices are moved to the ring's start ([`Queue::advance`]).
+const RESTART_BELOW: usize = 4096;
+
 /// Current and next frontier in one ring. See the module docs.
 pub(super) struct Queue {
     slots: Box<[AtomicU32]>,
@@ -114,6 +117,16 @@ impl Queue {
         self.overflow_bytes = self.overflow_bytes.max(overflow.capacity() * 4);
         overflow.clear();
         self.current = reserved;
+        // A small frontier that does not wrap moves back to the ring's start, so that runs
+        // of small rounds keep reusing the same (cached) slots instead of walking the ring.
+        // A forward copy is safe: the destination starts at or before the source.
+        if self.head + reserved <= n && reserved <= RESTART_BELOW {
+            for k in 0..reserved {
+                let v = self.slots[self.head + k].load(Relaxed);
+                self.slots[k].store(v, Relaxed);
+            }
+            self.head = 0;
+        }
         self.tail = if n == 0 {
             0
         } else {

@@ -16,7 +16,6 @@ use rayon::prelude::*;
 use super::queue::Queue;
 use super::values::Value;
 use crate::arena::{Arena, Player, VertexId, Weight};
-use crate::solve::energy::minus;
 
 /// Vertices one thread found for the next frontier, flushed into it in cache-sized batches
 /// (and when dropped, i.e. when the thread's share of a parallel loop ends).
@@ -153,6 +152,18 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
         V::load(unsafe { self.values.get_unchecked(v as usize) })
     }
 
+    /// `f(u) ⊖ w`: what an edge of weight `w` into `u` needs.
+    #[inline(always)]
+    fn need(&self, u: VertexId, w: i64) -> u64 {
+        debug_assert!((u as usize) < self.values.len());
+        // SAFETY: as in `value`.
+        V::minus(
+            unsafe { self.values.get_unchecked(u as usize) },
+            w,
+            self.bound,
+        )
+    }
+
     /// Publishes `v`'s new value (`<= M` or ⊤).
     #[inline(always)]
     pub fn set_value(&self, v: VertexId, x: u64) {
@@ -174,14 +185,14 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
 
     /// Player 0's lift: the least `f(u) ⊖ w` over successors, and how many successors reach
     /// it (the satisfied edges once `f(v)` takes that value).
-    #[inline]
+    #[inline(always)]
     pub fn lift_min(&self, v: VertexId) -> (u64, u32) {
         let range = self.arena.succ_range(v);
         let targets = &self.arena.succ_targets()[range.clone()];
         let weights = &self.succ_weights[range];
         let (mut best, mut ties) = (u64::MAX, 0u32);
         for (&u, &w) in targets.iter().zip(weights) {
-            let need = minus(self.value(u), w.widen(), self.bound);
+            let need = self.need(u, w.widen());
             if need < best {
                 best = need;
                 ties = 1;
@@ -193,14 +204,14 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
     }
 
     /// Player 1's lift: the largest `f(u) ⊖ w` over successors.
-    #[inline]
+    #[inline(always)]
     pub fn lift_max(&self, v: VertexId) -> u64 {
         let range = self.arena.succ_range(v);
         let targets = &self.arena.succ_targets()[range.clone()];
         let weights = &self.succ_weights[range];
         let mut best = 0u64;
         for (&u, &w) in targets.iter().zip(weights) {
-            best = best.max(minus(self.value(u), w.widen(), self.bound));
+            best = best.max(self.need(u, w.widen()));
         }
         best
     }
@@ -213,7 +224,7 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
         targets
             .iter()
             .zip(weights)
-            .filter(|&(&u, &w)| value >= minus(self.value(u), w.widen(), self.bound))
+            .filter(|&(&u, &w)| value >= self.need(u, w.widen()))
             .count() as u32
     }
 

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use crate::solve::energy::TOP;
+use crate::solve::energy::{TOP, minus};
 
 /// A storage width of values. Accesses are `Relaxed` (see `state`).
 pub(super) trait Value: Send + Sync + 'static {
@@ -22,6 +22,11 @@ pub(super) trait Value: Send + Sync + 'static {
     fn store(cell: &Self::Cell, x: u64);
     /// The value of an owned cell.
     fn into_inner(cell: Self::Cell) -> u64;
+    /// `load(cell) ⊖ w` (`solve::energy::minus`), for cells that can test ⊤ before widening.
+    #[inline(always)]
+    fn minus(cell: &Self::Cell, w: i64, bound: u64) -> u64 {
+        minus(Self::load(cell), w, bound)
+    }
 }
 
 /// `u64` cells: any bound.
@@ -74,6 +79,17 @@ impl Value for Narrow {
     }
     fn into_inner(cell: AtomicU32) -> u64 {
         widen(cell.into_inner())
+    }
+    #[inline(always)]
+    fn minus(cell: &AtomicU32, w: i64, bound: u64) -> u64 {
+        // ⊤ tested on the narrow cell: the widened finite value then provably is not ⊤, so
+        // `minus` drops its own test (widening first costs a select per edge).
+        let x = cell.load(Relaxed);
+        if x == u32::MAX {
+            TOP
+        } else {
+            minus(x as u64, w, bound)
+        }
     }
 }
 
