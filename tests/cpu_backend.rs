@@ -128,6 +128,10 @@ fn shapes() -> Vec<(Shape, usize)> {
         (s(20_000, 4, 3, 2, 0.3, 0), 1),
         (s(100_000, 3, 3, 2, 0.2, 0), 1),
         (s(20_000, 2, 2, 1, 0.3, 12), 1),
+        // Weights stored as i64 and values as u64 cells (M ≥ u32::MAX), then i32 weights
+        // with u64 cells: the backend's other storage widths.
+        (s(30, 6, 3_000_000_000, 0, 0.5, 0), 10),
+        (s(2_000, 3, 40_000_000, 1, 0.4, 0), 2),
     ]
 }
 

@@ -1,6 +1,7 @@
 //! Building an [`Arena`] from an edge list: the one constructor, where the invariants are
 //! established (counting sort into CSR and CSC, every vertex has a successor, ids in range).
 
+use super::weights::{Weights, Width};
 use super::{Arena, Player, VertexId};
 
 /// Edges as parallel arrays, in any order. Readers append to it while parsing.
@@ -121,6 +122,7 @@ impl Arena {
         if let Some(v) = (0..n).find(|&v| succ_offsets[v] == succ_offsets[v + 1]) {
             return Err(ArenaError::NoSuccessor(v as VertexId));
         }
+        let width = Width::of(&succ_weights);
         let names = names
             .filter(|names| names.iter().any(Option::is_some))
             .map(Vec::into_boxed_slice);
@@ -128,10 +130,10 @@ impl Arena {
             owner: owners.into_boxed_slice(),
             succ_offsets,
             succ_targets,
-            succ_weights,
+            succ_weights: Weights::at_width(succ_weights, width),
             pred_offsets,
             pred_sources,
-            pred_weights,
+            pred_weights: Weights::at_width(pred_weights, width),
             names,
         })
     }

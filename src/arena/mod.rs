@@ -8,12 +8,18 @@
 //! - every target and source id is `< n`;
 //! - `m < u32::MAX`, so edge indices fit in `u32` (device buffers use the same layout).
 //!
+//! Weights are `i64` in meaning but stored at the narrowest width that holds all of them
+//! (`weights` module), the same width in both directions.
+//!
 //! Later code never re-checks these. This module owns the layout only: it does no I/O and
 //! knows nothing about file formats, solvers or the service.
 
 mod build;
+mod weights;
 
 pub use build::{ArenaError, EdgeList};
+use weights::Weights;
+pub use weights::{Weight, WeightIter, WeightSlice, Width};
 
 /// A vertex id, as written in the input file.
 pub type VertexId = u32;
@@ -50,10 +56,10 @@ pub struct Arena {
     owner: Box<[Player]>,
     succ_offsets: Box<[u32]>,
     succ_targets: Box<[VertexId]>,
-    succ_weights: Box<[i64]>,
+    succ_weights: Weights,
     pred_offsets: Box<[u32]>,
     pred_sources: Box<[VertexId]>,
-    pred_weights: Box<[i64]>,
+    pred_weights: Weights,
     names: Option<Box<[Option<Box<str>>]>>,
 }
 
@@ -98,7 +104,7 @@ impl Arena {
         self.succ_targets[r.clone()]
             .iter()
             .copied()
-            .zip(self.succ_weights[r].iter().copied())
+            .zip(self.succ_weights.view().slice(r).iter())
     }
 
     /// `(predecessor, weight of the edge predecessor → v)` pairs of `v`.
@@ -108,7 +114,7 @@ impl Arena {
         self.pred_sources[r.clone()]
             .iter()
             .copied()
-            .zip(self.pred_weights[r].iter().copied())
+            .zip(self.pred_weights.view().slice(r).iter())
     }
 
     /// CSR offsets (`n + 1` entries).
@@ -119,9 +125,32 @@ impl Arena {
     pub fn succ_targets(&self) -> &[VertexId] {
         &self.succ_targets
     }
-    /// CSR weights (`m` entries).
-    pub fn succ_weights(&self) -> &[i64] {
-        &self.succ_weights
+    /// CSR weights (`m` entries), read as `i64` through [`WeightSlice::get`].
+    #[inline]
+    pub fn succ_weights(&self) -> WeightSlice<'_> {
+        self.succ_weights.view()
+    }
+    /// The weight of successor edge `e` (an index in [`Arena::succ_range`] of its source).
+    #[inline]
+    pub fn weight(&self, e: usize) -> i64 {
+        self.succ_weights.view().get(e)
+    }
+    /// The width the weights are stored at (the same for successors and predecessors).
+    pub fn weight_width(&self) -> Width {
+        match self.succ_weights {
+            Weights::I16(_) => Width::I16,
+            Weights::I32(_) => Width::I32,
+            Weights::I64(_) => Width::I64,
+        }
+    }
+    /// Successor and predecessor weights as slices of `W`, if they are stored at that width:
+    /// for loops that dispatch once on [`Arena::weight_width`] and then read them directly.
+    #[inline]
+    pub fn typed_weights<W: Weight>(&self) -> Option<(&[W], &[W])> {
+        Some((
+            W::slice(self.succ_weights.view())?,
+            W::slice(self.pred_weights.view())?,
+        ))
     }
     /// CSC offsets (`n + 1` entries).
     pub fn pred_offsets(&self) -> &[u32] {
@@ -131,9 +160,10 @@ impl Arena {
     pub fn pred_sources(&self) -> &[VertexId] {
         &self.pred_sources
     }
-    /// CSC weights (`m` entries): `pred_weights[i]` is the weight of edge `pred_sources[i] → v`.
-    pub fn pred_weights(&self) -> &[i64] {
-        &self.pred_weights
+    /// CSC weights (`m` entries): entry `i` is the weight of edge `pred_sources[i] → v`.
+    #[inline]
+    pub fn pred_weights(&self) -> WeightSlice<'_> {
+        self.pred_weights.view()
     }
 
     /// The name of `v`, if the input gave one.
@@ -152,7 +182,7 @@ impl Arena {
     pub fn heap_bytes(&self) -> usize {
         let n = self.vertex_count();
         let m = self.edge_count();
-        n + 2 * 4 * (n + 1) + 2 * m * (4 + 8)
+        n + 2 * 4 * (n + 1) + 2 * m * (4 + self.weight_width().bytes())
     }
 
     /// The same arena with every weight replaced by `f(weight)` and owners by `g(owner)`.
@@ -162,14 +192,17 @@ impl Arena {
         mut weight: impl FnMut(i64) -> i64,
         mut owner: impl FnMut(Player) -> Player,
     ) -> Arena {
+        let succ: Box<[i64]> = self.succ_weights().iter().map(&mut weight).collect();
+        let pred: Box<[i64]> = self.pred_weights().iter().map(&mut weight).collect();
+        let width = Width::of(&succ).max(Width::of(&pred));
         Arena {
             owner: self.owner.iter().map(|&p| owner(p)).collect(),
             succ_offsets: self.succ_offsets.clone(),
             succ_targets: self.succ_targets.clone(),
-            succ_weights: self.succ_weights.iter().map(|&w| weight(w)).collect(),
+            succ_weights: Weights::at_width(succ, width),
             pred_offsets: self.pred_offsets.clone(),
             pred_sources: self.pred_sources.clone(),
-            pred_weights: self.pred_weights.iter().map(|&w| weight(w)).collect(),
+            pred_weights: Weights::at_width(pred, width),
             names: self.names.clone(),
         }
     }

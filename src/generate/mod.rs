@@ -7,6 +7,8 @@
 //! - [`ladder`]: a chain of rungs where player 1 can push play back down (long frontiers of
 //!   width 2, many rounds);
 //! - [`clique`]: complete graphs with ±1 weights like the paper's clique generator (dense);
+//! - [`layered`]: random edges from each layer to the next (wide frontiers over as many
+//!   rounds as layers: the parallel CPU backend's benchmark);
 //! - [`climb`]: a negative cycle through player-1 vertices behind a large `M` (every
 //!   vertex climbs to ⊤ one step at a time: the worst case of plain lifting);
 //! - [`random_parity`]: random parity games (priorities, owners, successors) for the
@@ -99,6 +101,32 @@ pub fn ladder(rungs: u32, seed: u64) -> Arena {
         edges.push(b, if i > 0 { 2 * (i - 1) } else { a }, -2);
     }
     Arena::from_edges(owners, edges, None).expect("ladder vertices have successors")
+}
+
+/// `layers` layers of `width` vertices (ids layer by layer, 30 % player 1); each vertex of a
+/// layer has `degree` random successors in the next layer, weights in −8..=4; the last
+/// layer's vertices have a zero self-loop. No other cycle, so every credit is finite (at
+/// most `8 · layers`), and lifting pushes raised credits back one layer per round: about
+/// `layers` rounds whose frontiers span whole layers.
+pub fn layered(width: u32, layers: u32, degree: u32, seed: u64) -> Arena {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (width, layers, degree) = (width.max(1), layers.max(1), degree.max(1));
+    let n = width * layers;
+    let mut owners = Vec::with_capacity(n as usize);
+    let mut edges = EdgeList::with_capacity(n as usize * degree as usize);
+    for v in 0..n {
+        owners.push(owner(&mut rng, 30));
+        let next_layer = v / width + 1;
+        if next_layer == layers {
+            edges.push(v, v, 0);
+            continue;
+        }
+        for _ in 0..degree {
+            let u = next_layer * width + rng.random_range(0..width);
+            edges.push(v, u, rng.random_range(-8..=4));
+        }
+    }
+    Arena::from_edges(owners, edges, None).expect("every layered vertex has a successor")
 }
 
 /// A complete graph on `n` vertices (no self-loops unless `n == 1`) with weights ±1, owners

@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 use super::control::{Control, Interrupted};
-use crate::arena::{Arena, Player, VertexId};
+use crate::arena::{Arena, Player, VertexId, Weight, Width};
 
 /// An energy value type: finite values up to a bound, and ⊤.
 pub(crate) trait Energy: Copy + Ord + Default + std::fmt::Debug {
@@ -73,14 +73,25 @@ pub(crate) struct Lifted<E> {
 /// active successors. For player 0 also returns how many edges reach the minimum — the
 /// edges satisfied once `f(v)` takes it — or `None` when `v` has a self-loop (whose need
 /// changes with `f(v)` itself, so the caller recounts).
+/// `weights` are the arena's successor weights at their storage width.
 #[inline]
-fn lift<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> (G::E, Option<u32>) {
+fn lift<G: LiftGame, W: Weight>(
+    game: &G,
+    weights: &[W],
+    values: &[G::E],
+    v: VertexId,
+) -> (G::E, Option<u32>) {
     let bound = game.bound();
     let mut best: Option<G::E> = None;
     let mut ties = 0u32;
     let mut self_loop = false;
     let minimise = game.owner(v) == Player::Zero;
-    for (u, w) in game.arena().successors(v) {
+    let range = game.arena().succ_range(v);
+    for (&u, &w) in game.arena().succ_targets()[range.clone()]
+        .iter()
+        .zip(&weights[range])
+    {
+        let w = w.widen();
         if !game.active(u) {
             continue;
         }
@@ -101,13 +112,20 @@ fn lift<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> (G::E, Option<u3
 
 /// Number of active successors `u` of `v` whose edge condition `f(v) >= f(u) ⊖ w` holds.
 #[inline]
-fn satisfied_edges<G: LiftGame>(game: &G, values: &[G::E], v: VertexId) -> u32 {
+fn satisfied_edges<G: LiftGame, W: Weight>(
+    game: &G,
+    weights: &[W],
+    values: &[G::E],
+    v: VertexId,
+) -> u32 {
     let bound = game.bound();
     let fv = values[v as usize];
-    game.arena()
-        .successors(v)
-        .filter(|&(u, w)| {
-            game.active(u) && fv >= G::E::minus(values[u as usize], game.weight(w), bound)
+    let range = game.arena().succ_range(v);
+    game.arena().succ_targets()[range.clone()]
+        .iter()
+        .zip(&weights[range])
+        .filter(|&(&u, &w)| {
+            game.active(u) && fv >= G::E::minus(values[u as usize], game.weight(w.widen()), bound)
         })
         .count() as u32
 }
@@ -135,11 +153,29 @@ pub(crate) fn solve_from<G: LiftGame>(
 /// the least fixpoint) and whether the fixpoint was reached (`true`: the worklist emptied).
 pub(crate) fn solve_budgeted<G: LiftGame>(
     game: &G,
+    values: Vec<G::E>,
+    budget: u64,
+    control: &Control,
+) -> Result<(Lifted<G::E>, bool), Interrupted> {
+    // One dispatch on the weights' storage width: the loops then read them directly.
+    match game.arena().weight_width() {
+        Width::I16 => solve_typed::<G, i16>(game, values, budget, control),
+        Width::I32 => solve_typed::<G, i32>(game, values, budget, control),
+        Width::I64 => solve_typed::<G, i64>(game, values, budget, control),
+    }
+}
+
+/// [`solve_budgeted`] for an arena whose weights are stored as `W`.
+fn solve_typed<G: LiftGame, W: Weight>(
+    game: &G,
     mut values: Vec<G::E>,
     budget: u64,
     control: &Control,
 ) -> Result<(Lifted<G::E>, bool), Interrupted> {
     let arena = game.arena();
+    let (succ_weights, pred_weights) = arena
+        .typed_weights::<W>()
+        .expect("dispatched on the arena's weight width");
     let n = arena.vertex_count();
     let bound = game.bound();
     let mut count = vec![0u32; n];
@@ -148,10 +184,10 @@ pub(crate) fn solve_budgeted<G: LiftGame>(
     for v in (0..n as u32).filter(|&v| game.active(v)) {
         let broken = match game.owner(v) {
             Player::Zero => {
-                count[v as usize] = satisfied_edges(game, &values, v);
+                count[v as usize] = satisfied_edges(game, succ_weights, &values, v);
                 count[v as usize] == 0
             }
-            Player::One => satisfied_edges(game, &values, v) < active_degree(game, v),
+            Player::One => satisfied_edges(game, succ_weights, &values, v) < active_degree(game, v),
         };
         if broken {
             queued[v as usize] = true;
@@ -176,20 +212,25 @@ pub(crate) fn solve_budgeted<G: LiftGame>(
         }
         lifts += 1;
         let old = values[v as usize];
-        let (new, satisfied) = lift(game, &values, v);
+        let (new, satisfied) = lift(game, succ_weights, &values, v);
         values[v as usize] = new;
         if game.owner(v) == Player::Zero {
-            count[v as usize] = satisfied.unwrap_or_else(|| satisfied_edges(game, &values, v));
+            count[v as usize] =
+                satisfied.unwrap_or_else(|| satisfied_edges(game, succ_weights, &values, v));
         }
         if new == old {
             continue;
         }
-        for (p, w) in arena.predecessors(v) {
+        let range = arena.pred_range(v);
+        for (&p, &w) in arena.pred_sources()[range.clone()]
+            .iter()
+            .zip(&pred_weights[range])
+        {
             if !game.active(p) {
                 continue;
             }
             let fp = values[p as usize];
-            let w = game.weight(w);
+            let w = game.weight(w.widen());
             if fp >= G::E::minus(new, w, bound) {
                 continue;
             }

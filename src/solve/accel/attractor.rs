@@ -32,11 +32,11 @@ pub(super) fn attract_top(
         let range = arena.succ_range(v);
         let top_edge = range
             .clone()
-            .find(|&e| minus(before[targets[e] as usize], weights[e], bound) == TOP);
+            .find(|&e| minus(before[targets[e] as usize], weights.get(e), bound) == TOP);
         match arena.owner(v) {
             Player::Zero => {
                 open[v as usize] = range
-                    .filter(|&e| minus(before[targets[e] as usize], weights[e], bound) != TOP)
+                    .filter(|&e| minus(before[targets[e] as usize], weights.get(e), bound) != TOP)
                     .count() as u32;
                 if open[v as usize] == 0 {
                     values[v as usize] = TOP;
@@ -71,7 +71,7 @@ pub(super) fn attract_top(
                 Player::One => {
                     let e = arena
                         .succ_range(p)
-                        .find(|&e| targets[e] == x && weights[e] == w)
+                        .find(|&e| targets[e] == x && weights.get(e) == w)
                         .expect("the predecessor has the edge");
                     sigma_edge[p as usize] = e as u32;
                 }

@@ -34,8 +34,8 @@ pub(super) fn choose_strategy(arena: &Arena, values: &[u64], bound: u64, sigma_e
         let mut best_key = (0u64, 0i64);
         for e in arena.succ_range(v) {
             let key = (
-                minus(values[targets[e] as usize], weights[e], bound),
-                -weights[e],
+                minus(values[targets[e] as usize], weights.get(e), bound),
+                -weights.get(e),
             );
             if best == u32::MAX || key > best_key {
                 best = e as u32;

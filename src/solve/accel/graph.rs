@@ -34,13 +34,13 @@ impl Graph {
                 if arena.owner(v as VertexId) == Player::Zero {
                     for e in offsets[v] as usize..offsets[v + 1] as usize {
                         if active[targets[e] as usize] {
-                            self.succ.push((targets[e], weights[e]));
+                            self.succ.push((targets[e], weights.get(e)));
                         }
                     }
                 } else {
                     let e = sigma_edge[v] as usize;
                     if active[targets[e] as usize] {
-                        self.succ.push((targets[e], weights[e]));
+                        self.succ.push((targets[e], weights.get(e)));
                     }
                 }
             }

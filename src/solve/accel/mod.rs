@@ -290,7 +290,7 @@ fn player1_strategy(
                     match arena
                         .succ_range(v)
                         .filter(|&e| in_w1[targets[e] as usize])
-                        .min_by_key(|&e| weights[e])
+                        .min_by_key(|&e| weights.get(e))
                     {
                         Some(e) => e,
                         None => return Ok(None),
@@ -390,6 +390,6 @@ fn lightest_edge(arena: &Arena, v: VertexId, u: VertexId) -> u32 {
     arena
         .succ_range(v)
         .filter(|&e| targets[e] == u)
-        .min_by_key(|&e| weights[e])
+        .min_by_key(|&e| weights.get(e))
         .expect("u is a successor of v") as u32
 }

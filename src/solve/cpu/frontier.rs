@@ -30,12 +30,13 @@
 //! next frontier, every player-0 counter is at most its satisfied edges — so they mix
 //! freely, and the result is the unique least fixpoint whatever the schedule.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
 use super::state::{Collector, LiftState, current_bit, next_bit};
-use crate::arena::Player;
+use super::values::Value;
+use crate::arena::{Player, Weight};
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::minus;
 
@@ -48,13 +49,14 @@ const CHECK_EVERY_EDGES: usize = 1 << 18;
 pub(super) struct FrontierRun {
     pub rounds: u64,
     pub lifts: u64,
-    /// Bytes of the parallel rounds' side buffer (8 per vertex of the largest such round).
+    /// Bytes of the parallel rounds' side buffer (one value per vertex of the largest such
+    /// round).
     pub side_buffer_bytes: usize,
 }
 
 /// Lifts `state` to the least fixpoint. `pool` is `None` for one thread.
-pub(super) fn run(
-    state: &mut LiftState<'_>,
+pub(super) fn run<W: Weight, V: Value>(
+    state: &mut LiftState<'_, W, V>,
     pool: Option<&rayon::ThreadPool>,
     sequential_below_edges: usize,
     control: &Control,
@@ -63,24 +65,22 @@ pub(super) fn run(
     initial_frontier(state, pool, control)?;
     state.advance();
     // Side buffer of parallel rounds: grown to the largest parallel frontier seen.
-    let mut side: Vec<AtomicU64> = Vec::new();
+    let mut side: Vec<V::Cell> = Vec::new();
     let (mut rounds, mut lifts) = (0u64, 0u64);
     let mut lifts_at_check = 0;
-    while state.current.len() > 0 {
+    while state.queue.current_len() > 0 {
         // Every round, except that runs of tiny rounds (a few lifts each, up to 10^5 of
         // them) check once per 64 rounds or 1024 lifts: a checkpoint may read the clock.
-        if rounds % 64 == 0 || lifts - lifts_at_check >= 1024 || state.current.len() >= 1024 {
+        let len = state.queue.current_len();
+        if rounds % 64 == 0 || lifts - lifts_at_check >= 1024 || len >= 1024 {
             control.checkpoint()?;
             lifts_at_check = lifts;
         }
-        control
-            .progress()
-            .publish(rounds, state.current.len() as u64, lifts);
+        control.progress().publish(rounds, len as u64, lifts);
         lifts += match pool {
             Some(pool) if !is_small(state, sequential_below_edges) => {
-                let len = state.current.len();
                 if side.len() < len {
-                    side.resize_with(len, || AtomicU64::new(0));
+                    side.resize_with(len, || V::cell(0));
                 }
                 parallel_round(state, &side[..len], rounds, pool, control)?
             }
@@ -93,21 +93,21 @@ pub(super) fn run(
     Ok(FrontierRun {
         rounds,
         lifts,
-        side_buffer_bytes: side.capacity() * 8,
+        side_buffer_bytes: side.capacity() * V::BYTES,
     })
 }
 
 /// Whether the current round touches fewer than `limit` edges, too few to be worth a
 /// fork/join. Stops counting at the limit (every vertex has a successor, so a frontier of
 /// `limit` vertices is never small).
-fn is_small(state: &LiftState<'_>, limit: usize) -> bool {
-    let frontier = state.current.vertices();
-    if frontier.len() >= limit {
+fn is_small<W: Weight, V: Value>(state: &LiftState<'_, W, V>, limit: usize) -> bool {
+    let len = state.queue.current_len();
+    if len >= limit {
         return false;
     }
     let mut edges = 0;
-    for v in frontier {
-        edges += state.degree(v.load(Relaxed));
+    for i in 0..len {
+        edges += state.degree(state.queue.current(i));
         if edges >= limit {
             return false;
         }
@@ -115,10 +115,10 @@ fn is_small(state: &LiftState<'_>, limit: usize) -> bool {
     true
 }
 
-/// Queues every vertex whose condition is broken by the start values into `state.next`
-/// (flag bit of round 0), and sets the player-0 counters.
-fn initial_frontier(
-    state: &LiftState<'_>,
+/// Queues every vertex whose condition is broken by the start values into the next
+/// frontier (flag bit of round 0), and sets the player-0 counters.
+fn initial_frontier<W: Weight, V: Value>(
+    state: &LiftState<'_, W, V>,
     pool: Option<&rayon::ThreadPool>,
     control: &Control,
 ) -> Result<(), Interrupted> {
@@ -136,7 +136,7 @@ fn initial_frontier(
     let n = state.arena.vertex_count();
     match pool {
         None => {
-            let mut collector = Collector::new(&state.next);
+            let mut collector = Collector::new(&state.queue);
             for first in (0..n).step_by(CHUNK * 64) {
                 control.checkpoint()?;
                 visit(&mut collector, first, (n - first).min(CHUNK * 64));
@@ -147,7 +147,7 @@ fn initial_frontier(
             let stop = Stop::default();
             pool.install(|| {
                 (0..n.div_ceil(CHUNK)).into_par_iter().for_each_init(
-                    || Collector::new(&state.next),
+                    || Collector::new(&state.queue),
                     |collector, chunk| {
                         if stop.should_stop(control) {
                             return;
@@ -163,8 +163,8 @@ fn initial_frontier(
 }
 
 /// One sequential round (Gauss–Seidel: lifts see the latest values). Returns its lifts.
-fn sequential_round(
-    state: &LiftState<'_>,
+fn sequential_round<W: Weight, V: Value>(
+    state: &LiftState<'_, W, V>,
     round: u64,
     control: &Control,
 ) -> Result<u64, Interrupted> {
@@ -176,13 +176,13 @@ fn sequential_round(
         let bits = flag.load(Relaxed);
         if bits & (current | next) == 0 {
             flag.store(bits | next, Relaxed);
-            state.next.push_single_threaded(p);
+            state.queue.push_single_threaded(p);
         }
     };
-    let frontier = state.current.vertices();
+    let len = state.queue.current_len();
     let mut edges_since_check = 0;
-    for slot in frontier {
-        let v = slot.load(Relaxed);
+    for i in 0..len {
+        let v = state.queue.current(i);
         let flag = &state.flags[v as usize];
         flag.store(flag.load(Relaxed) & !current, Relaxed);
         let old = state.value(v);
@@ -197,12 +197,13 @@ fn sequential_round(
             // recount read the same values as its lift, so it is at least 1.
             continue;
         }
-        state.values[v as usize].store(new, Relaxed);
+        state.set_value(v, new);
         let range = arena.pred_range(v);
         for (&p, &w) in arena.pred_sources()[range.clone()]
             .iter()
-            .zip(&arena.pred_weights()[range])
+            .zip(&state.pred_weights[range])
         {
+            let w = w.widen();
             let fp = state.value(p);
             if fp >= minus(new, w, bound) {
                 continue;
@@ -222,83 +223,79 @@ fn sequential_round(
             }
         }
     }
-    Ok(frontier.len() as u64)
+    Ok(len as u64)
 }
 
 /// One parallel round in two phases; `side` has one slot per frontier vertex. Returns its
 /// lifts.
-fn parallel_round(
-    state: &LiftState<'_>,
-    side: &[AtomicU64],
+fn parallel_round<W: Weight, V: Value>(
+    state: &LiftState<'_, W, V>,
+    side: &[V::Cell],
     round: u64,
     pool: &rayon::ThreadPool,
     control: &Control,
 ) -> Result<u64, Interrupted> {
     let (current, next) = (current_bit(round), next_bit(round));
-    let frontier = state.current.vertices();
+    let queue = &state.queue;
+    let len = queue.current_len();
+    let side = &side[..len];
     let stop = Stop::default();
     pool.install(|| {
         // Phase 1: lift against the live values, publish at once, keep the old values.
-        frontier
-            .par_chunks(CHUNK)
-            .zip(side.par_chunks(CHUNK))
-            .for_each_init(
-                || Collector::new(&state.next),
-                |collector, (vertices, before)| {
-                    if stop.should_stop(control) {
-                        return;
+        side.par_chunks(CHUNK).enumerate().for_each_init(
+            || Collector::new(queue),
+            |collector, (chunk, before)| {
+                if stop.should_stop(control) {
+                    return;
+                }
+                for (k, before) in before.iter().enumerate() {
+                    let v = queue.current(chunk * CHUNK + k);
+                    let flag = &state.flags[v as usize];
+                    flag.store(flag.load(Relaxed) & !current, Relaxed);
+                    let old = state.value(v);
+                    V::store(before, old);
+                    let new = state.lift(v, old);
+                    if new != old {
+                        state.set_value(v, new);
+                    } else if state.owner(v) == Player::Zero
+                        && state.counts[v as usize].load(Relaxed) == 0
+                        && claim(flag, next)
+                    {
+                        // Unbroken at its lift, broken by the time of its recount (other
+                        // threads raised successors in between): lift it again next round.
+                        collector.push(v);
                     }
-                    for (slot, before) in vertices.iter().zip(before) {
-                        let v = slot.load(Relaxed);
-                        let flag = &state.flags[v as usize];
-                        flag.store(flag.load(Relaxed) & !current, Relaxed);
-                        let old = state.value(v);
-                        before.store(old, Relaxed);
-                        let new = state.lift(v, old);
-                        if new != old {
-                            state.values[v as usize].store(new, Relaxed);
-                        } else if state.owner(v) == Player::Zero
-                            && state.counts[v as usize].load(Relaxed) == 0
-                            && claim(flag, next)
-                        {
-                            // Unbroken at its lift, broken by the time of its recount (other
-                            // threads raised successors in between): lift it again next round.
-                            collector.push(v);
-                        }
-                    }
-                },
-            );
+                }
+            },
+        );
         if stop.is_set() {
             return;
         }
         // Phase 2: predecessors of raised vertices, against the final values.
-        frontier
-            .par_chunks(CHUNK)
-            .zip(side.par_chunks(CHUNK))
-            .for_each_init(
-                || Collector::new(&state.next),
-                |collector, (vertices, before)| {
-                    if stop.should_stop(control) {
-                        return;
+        side.par_chunks(CHUNK).enumerate().for_each_init(
+            || Collector::new(queue),
+            |collector, (chunk, before)| {
+                if stop.should_stop(control) {
+                    return;
+                }
+                for (k, before) in before.iter().enumerate() {
+                    let v = queue.current(chunk * CHUNK + k);
+                    let (old, new) = (V::load(before), state.value(v));
+                    if new != old {
+                        queue_broken_predecessors(state, v, old, new, next, collector);
                     }
-                    for (slot, before) in vertices.iter().zip(before) {
-                        let v = slot.load(Relaxed);
-                        let (old, new) = (before.load(Relaxed), state.value(v));
-                        if new != old {
-                            queue_broken_predecessors(state, v, old, new, next, collector);
-                        }
-                    }
-                },
-            );
+                }
+            },
+        );
     });
     stop.result()?;
-    Ok(frontier.len() as u64)
+    Ok(len as u64)
 }
 
 /// Phase 2 for one vertex `v` raised from `old` to `new`.
 #[inline]
-fn queue_broken_predecessors(
-    state: &LiftState<'_>,
+fn queue_broken_predecessors<W: Weight, V: Value>(
+    state: &LiftState<'_, W, V>,
     v: u32,
     old: u64,
     new: u64,
@@ -310,8 +307,9 @@ fn queue_broken_predecessors(
     let range = arena.pred_range(v);
     for (&p, &w) in arena.pred_sources()[range.clone()]
         .iter()
-        .zip(&arena.pred_weights()[range])
+        .zip(&state.pred_weights[range])
     {
+        let w = w.widen();
         let fp = state.value(p);
         if fp >= minus(new, w, bound) {
             continue;

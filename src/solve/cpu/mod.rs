@@ -9,19 +9,25 @@
 //!
 //! Both compute the least energy progress measure, which is unique, so the credits equal the
 //! reference solver's for every thread count; only `rounds` and `lifts` depend on the
-//! schedule. [`lift_from`] lifts from any start below the least fixpoint (the accelerated
+//! schedule. The per-vertex arrays are as narrow as the game allows (`values`: `u32` cells
+//! when `M < u32::MAX`; the arena's weights keep their storage width), and both frontiers
+//! share one ring of `n` slots (`queue`), so the working set stays within about 32 bytes per
+//! edge. [`lift_from`] lifts from any start below the least fixpoint (the accelerated
 //! solver starts from its own estimate). This module owns the per-vertex arrays and the
 //! pool; strategies come from [`Solution::from_credits`] like every backend's.
 
 mod frontier;
+mod queue;
 mod state;
 mod sweep;
+mod values;
 
 use std::time::Instant;
 
 use super::{Control, Interrupted, Solution, SolveError, SolveStats, energy};
-use crate::arena::Arena;
+use crate::arena::{Arena, Weight, Width};
 use state::LiftState;
+use values::{Narrow, Value, Wide};
 
 /// Which lifting schedule the CPU backend runs.
 #[derive(
@@ -125,13 +131,43 @@ pub fn lift_from(
     options: &CpuOptions,
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
+    match arena.weight_width() {
+        Width::I16 => lift_weights::<i16>(arena, bound, values, options, control),
+        Width::I32 => lift_weights::<i32>(arena, bound, values, options, control),
+        Width::I64 => lift_weights::<i64>(arena, bound, values, options, control),
+    }
+}
+
+/// [`lift_from`] for an arena whose weights are stored as `W`: picks the value width.
+fn lift_weights<W: Weight>(
+    arena: &Arena,
+    bound: u64,
+    values: Vec<u64>,
+    options: &CpuOptions,
+    control: &Control,
+) -> Result<CpuLifted, Interrupted> {
+    if Narrow::fits(bound) {
+        lift_typed::<W, Narrow>(arena, bound, values, options, control)
+    } else {
+        lift_typed::<W, Wide>(arena, bound, values, options, control)
+    }
+}
+
+/// [`lift_from`] at one weight and value width.
+fn lift_typed<W: Weight, V: Value>(
+    arena: &Arena,
+    bound: u64,
+    values: Vec<u64>,
+    options: &CpuOptions,
+    control: &Control,
+) -> Result<CpuLifted, Interrupted> {
     let threads = options.effective_threads();
     let pool = if threads > 1 {
         build_pool(threads)
     } else {
         None
     };
-    let mut state = LiftState::new(arena, bound, values);
+    let mut state = LiftState::<W, V>::new(arena, bound, values, pool.as_ref());
     let (rounds, lifts, side_bytes) = match options.algorithm {
         CpuAlgorithm::Frontier => {
             let run = frontier::run(
@@ -149,7 +185,7 @@ pub fn lift_from(
     };
     let working_set_bytes = arena.heap_bytes() + state.heap_bytes() + side_bytes;
     Ok(CpuLifted {
-        values: state.into_values(),
+        values: state.into_values(pool.as_ref()),
         rounds,
         lifts,
         working_set_bytes,

@@ -1,6 +1,7 @@
-//! The shared state of one CPU solve and the per-vertex kernels every round uses: values as
-//! atomics, player-0 satisfied-edge counters, per-vertex frontier flags, and the two
-//! frontiers (the one being lifted and the one being built).
+//! The shared state of one CPU solve and the per-vertex kernels every round uses: values
+//! (atomic cells of the width `values` picks), player-0 satisfied-edge counters, per-vertex
+//! frontier flags, and the ring holding the two frontiers (`queue`). Generic over the
+//! weights' storage width `W` and the values' `V`: `lift_from` dispatches once per solve.
 //!
 //! All atomics are accessed with `Relaxed` ordering: rayon's joins between phases give the
 //! happens-before edges that matter, and inside a phase every vertex's value has one writer.
@@ -8,76 +9,18 @@
 //! sharing their arrays with the parallel ones. This module owns no scheduling: see
 //! `frontier` (rounds) and `sweep` (Algorithm 2).
 
-use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 
-use crate::arena::{Arena, Player, VertexId};
-use crate::solve::energy::minus;
+use rayon::prelude::*;
 
-/// A set of vertices as a list: `len` valid slots. Slots are atomics so that threads can fill
-/// reserved ranges without `unsafe`; a relaxed store is a plain move.
-pub(super) struct Frontier {
-    slots: Box<[AtomicU32]>,
-    len: AtomicUsize,
-}
-
-impl Frontier {
-    /// An empty frontier with room for `capacity` vertices (each vertex at most once).
-    pub fn with_capacity(capacity: usize) -> Frontier {
-        Frontier {
-            slots: (0..capacity).map(|_| AtomicU32::new(0)).collect(),
-            len: AtomicUsize::new(0),
-        }
-    }
-
-    /// Number of vertices.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len.load(Relaxed)
-    }
-
-    /// The listed vertices.
-    #[inline]
-    pub fn vertices(&self) -> &[AtomicU32] {
-        &self.slots[..self.len()]
-    }
-
-    /// Empties the frontier.
-    pub fn clear(&self) {
-        self.len.store(0, Relaxed);
-    }
-
-    /// Appends `v` from the one thread that fills this frontier (sequential rounds): no
-    /// batch, no read-modify-write.
-    #[inline]
-    pub fn push_single_threaded(&self, v: VertexId) {
-        let len = self.len.load(Relaxed);
-        self.slots[len].store(v, Relaxed);
-        self.len.store(len + 1, Relaxed);
-    }
-
-    /// Appends `batch` (any thread): reserves its slots with one `fetch_add`, no lock.
-    pub fn append(&self, batch: &[VertexId]) {
-        if batch.is_empty() {
-            return;
-        }
-        let start = self.len.fetch_add(batch.len(), Relaxed);
-        // Each vertex enters a frontier at most once per round (its flag bit), so the
-        // reservation never passes the capacity `n`; slicing panics if that ever broke.
-        for (slot, &v) in self.slots[start..start + batch.len()].iter().zip(batch) {
-            slot.store(v, Relaxed);
-        }
-    }
-
-    /// Bytes held.
-    pub fn heap_bytes(&self) -> usize {
-        self.slots.len() * 4
-    }
-}
+use super::queue::Queue;
+use super::values::Value;
+use crate::arena::{Arena, Player, VertexId, Weight};
 
 /// Vertices one thread found for the next frontier, flushed into it in cache-sized batches
 /// (and when dropped, i.e. when the thread's share of a parallel loop ends).
 pub(super) struct Collector<'a> {
-    target: &'a Frontier,
+    target: &'a Queue,
     batch: Vec<VertexId>,
 }
 
@@ -85,8 +28,8 @@ pub(super) struct Collector<'a> {
 const BATCH: usize = 4096;
 
 impl<'a> Collector<'a> {
-    /// An empty batch for `target`.
-    pub fn new(target: &'a Frontier) -> Collector<'a> {
+    /// An empty batch for `target`'s next frontier.
+    pub fn new(target: &'a Queue) -> Collector<'a> {
         Collector {
             target,
             batch: Vec::with_capacity(BATCH),
@@ -125,58 +68,79 @@ pub(super) fn next_bit(round: u64) -> u8 {
 }
 
 /// Everything one solve lifts: the arena's arrays plus the backend's per-vertex arrays.
-pub(super) struct LiftState<'a> {
+pub(super) struct LiftState<'a, W: Weight, V: Value> {
     pub arena: &'a Arena,
     pub bound: u64,
+    /// The arena's successor weights at their storage width.
+    succ_weights: &'a [W],
+    /// The arena's predecessor weights at their storage width.
+    pub pred_weights: &'a [W],
     /// The current progress measure (only ever increases; always `<= f*`).
-    pub values: Box<[AtomicU64]>,
+    values: Box<[V::Cell]>,
     /// Player-0 vertices: successors whose edge condition held at the last recount, adjusted
     /// by every later raise of a successor. Exact at round boundaries.
     pub counts: Box<[AtomicU32]>,
     /// Bit [`current_bit`]: in the frontier being lifted (and not yet lifted, in sequential
     /// rounds); bit [`next_bit`]: already in the frontier being built.
     pub flags: Box<[AtomicU8]>,
-    /// The frontier lifted this round.
-    pub current: Frontier,
-    /// The frontier built this round.
-    pub next: Frontier,
+    /// The frontier lifted this round, followed by the one built this round.
+    pub queue: Queue,
 }
 
-impl<'a> LiftState<'a> {
-    /// State for lifting `arena` from `values` (length `n`, pointwise `<= f*`).
-    pub fn new(arena: &'a Arena, bound: u64, values: Vec<u64>) -> LiftState<'a> {
+impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
+    /// State for lifting `arena` from `values` (length `n`, pointwise `<= f*`). `arena`'s
+    /// weights are stored as `W`, and every value fits `V`.
+    /// With a `pool`, the per-vertex arrays are filled on its threads.
+    pub fn new(
+        arena: &'a Arena,
+        bound: u64,
+        values: Vec<u64>,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> LiftState<'a, W, V> {
         let n = arena.vertex_count();
         assert_eq!(values.len(), n, "one starting value per vertex");
+        let (succ_weights, pred_weights) = arena
+            .typed_weights::<W>()
+            .expect("lift_from dispatches on the arena's weight width");
         LiftState {
             arena,
             bound,
-            values: values.into_iter().map(AtomicU64::new).collect(),
-            counts: (0..n).map(|_| AtomicU32::new(0)).collect(),
-            flags: (0..n).map(|_| AtomicU8::new(0)).collect(),
-            current: Frontier::with_capacity(n),
-            next: Frontier::with_capacity(n),
+            succ_weights,
+            pred_weights,
+            values: match pool {
+                Some(pool) => pool.install(|| values.into_par_iter().map(V::cell).collect()),
+                None => values.into_iter().map(V::cell).collect(),
+            },
+            counts: match pool {
+                Some(pool) => pool.install(|| (0..n).into_par_iter().map(|_| 0.into()).collect()),
+                None => (0..n).map(|_| AtomicU32::new(0)).collect(),
+            },
+            flags: match pool {
+                Some(pool) => pool.install(|| (0..n).into_par_iter().map(|_| 0.into()).collect()),
+                None => (0..n).map(|_| AtomicU8::new(0)).collect(),
+            },
+            queue: Queue::new(n),
         }
     }
 
-    /// The final values.
-    pub fn into_values(self) -> Vec<u64> {
-        self.values
-            .into_vec()
-            .into_iter()
-            .map(AtomicU64::into_inner)
-            .collect()
+    /// The final values (converted on `pool`'s threads, if given).
+    pub fn into_values(self, pool: Option<&rayon::ThreadPool>) -> Vec<u64> {
+        let values = self.values.into_vec();
+        match pool {
+            Some(pool) => pool.install(|| values.into_par_iter().map(V::into_inner).collect()),
+            None => values.into_iter().map(V::into_inner).collect(),
+        }
     }
 
     /// Bytes of the per-vertex arrays and frontiers (the arena not included).
     pub fn heap_bytes(&self) -> usize {
         let n = self.values.len();
-        n * (8 + 4 + 1) + self.current.heap_bytes() + self.next.heap_bytes()
+        n * (V::BYTES + 4 + 1) + self.queue.heap_bytes()
     }
 
-    /// Swaps the frontiers after a round: the built one becomes the one to lift.
+    /// Ends a round: the built frontier becomes the one to lift.
     pub fn advance(&mut self) {
-        std::mem::swap(&mut self.current, &mut self.next);
-        self.next.clear();
+        self.queue.advance();
     }
 
     #[inline(always)]
@@ -185,7 +149,25 @@ impl<'a> LiftState<'a> {
         // SAFETY: every id this backend reads comes from the arena (frontier entries,
         // successor targets, predecessor sources), and the arena guarantees ids `< n`
         // (module docs of `arena`); `values` has exactly `n` entries (`LiftState::new`).
-        unsafe { self.values.get_unchecked(v as usize) }.load(Relaxed)
+        V::load(unsafe { self.values.get_unchecked(v as usize) })
+    }
+
+    /// `f(u) ⊖ w`: what an edge of weight `w` into `u` needs.
+    #[inline(always)]
+    fn need(&self, u: VertexId, w: i64) -> u64 {
+        debug_assert!((u as usize) < self.values.len());
+        // SAFETY: as in `value`.
+        V::minus(
+            unsafe { self.values.get_unchecked(u as usize) },
+            w,
+            self.bound,
+        )
+    }
+
+    /// Publishes `v`'s new value (`<= M` or ⊤).
+    #[inline(always)]
+    pub fn set_value(&self, v: VertexId, x: u64) {
+        V::store(&self.values[v as usize], x)
     }
 
     #[inline(always)]
@@ -203,14 +185,14 @@ impl<'a> LiftState<'a> {
 
     /// Player 0's lift: the least `f(u) ⊖ w` over successors, and how many successors reach
     /// it (the satisfied edges once `f(v)` takes that value).
-    #[inline]
+    #[inline(always)]
     pub fn lift_min(&self, v: VertexId) -> (u64, u32) {
         let range = self.arena.succ_range(v);
         let targets = &self.arena.succ_targets()[range.clone()];
-        let weights = &self.arena.succ_weights()[range];
+        let weights = &self.succ_weights[range];
         let (mut best, mut ties) = (u64::MAX, 0u32);
         for (&u, &w) in targets.iter().zip(weights) {
-            let need = minus(self.value(u), w, self.bound);
+            let need = self.need(u, w.widen());
             if need < best {
                 best = need;
                 ties = 1;
@@ -222,23 +204,27 @@ impl<'a> LiftState<'a> {
     }
 
     /// Player 1's lift: the largest `f(u) ⊖ w` over successors.
-    #[inline]
+    #[inline(always)]
     pub fn lift_max(&self, v: VertexId) -> u64 {
         let range = self.arena.succ_range(v);
         let targets = &self.arena.succ_targets()[range.clone()];
-        let weights = &self.arena.succ_weights()[range];
+        let weights = &self.succ_weights[range];
         let mut best = 0u64;
         for (&u, &w) in targets.iter().zip(weights) {
-            best = best.max(minus(self.value(u), w, self.bound));
+            best = best.max(self.need(u, w.widen()));
         }
         best
     }
 
     /// Successors `u` of `v` whose edge condition `value >= f(u) ⊖ w` holds.
     pub fn satisfied_edges(&self, v: VertexId, value: u64) -> u32 {
-        self.arena
-            .successors(v)
-            .filter(|&(u, w)| value >= minus(self.value(u), w, self.bound))
+        let range = self.arena.succ_range(v);
+        let targets = &self.arena.succ_targets()[range.clone()];
+        let weights = &self.succ_weights[range];
+        targets
+            .iter()
+            .zip(weights)
+            .filter(|&(&u, &w)| value >= self.need(u, w.widen()))
             .count() as u32
     }
 

@@ -11,7 +11,8 @@ use rayon::prelude::*;
 
 use super::frontier::Stop;
 use super::state::LiftState;
-use crate::arena::Player;
+use super::values::Value;
+use crate::arena::{Player, Weight};
 use crate::solve::control::{Control, Interrupted};
 
 /// Vertices per parallel task (and between checkpoints of a one-thread round).
@@ -24,8 +25,8 @@ pub(super) struct SweepRun {
 }
 
 /// Sweeps `state` to the least fixpoint. `pool` is `None` for one thread.
-pub(super) fn run(
-    state: &LiftState<'_>,
+pub(super) fn run<W: Weight, V: Value>(
+    state: &LiftState<'_, W, V>,
     pool: Option<&rayon::ThreadPool>,
     control: &Control,
 ) -> Result<SweepRun, Interrupted> {
@@ -46,7 +47,7 @@ pub(super) fn run(
                     Player::One => state.lift_max(v).max(old),
                 };
                 if new != old {
-                    state.values[v as usize].store(new, Relaxed);
+                    state.set_value(v, new);
                     any = true;
                 }
             }

@@ -84,10 +84,10 @@ impl<'a> DeviceLayout<'a> {
                 old_of_new,
                 succ_offsets: Cow::Borrowed(arena.succ_offsets()),
                 succ_targets: Cow::Borrowed(arena.succ_targets()),
-                succ_weights: Cow::Borrowed(arena.succ_weights()),
+                succ_weights: arena.succ_weights().to_i64(),
                 pred_offsets: Cow::Borrowed(arena.pred_offsets()),
                 pred_sources: Cow::Borrowed(arena.pred_sources()),
-                pred_weights: Cow::Borrowed(arena.pred_weights()),
+                pred_weights: arena.pred_weights().to_i64(),
             };
         }
         let (succ_offsets, succ_targets, succ_weights) = permute(
@@ -95,14 +95,14 @@ impl<'a> DeviceLayout<'a> {
             &new_of_old,
             arena.succ_offsets(),
             arena.succ_targets(),
-            arena.succ_weights(),
+            &arena.succ_weights().to_i64(),
         );
         let (pred_offsets, pred_sources, pred_weights) = permute(
             &old_of_new,
             &new_of_old,
             arena.pred_offsets(),
             arena.pred_sources(),
-            arena.pred_weights(),
+            &arena.pred_weights().to_i64(),
         );
         DeviceLayout {
             n: n as u32,
