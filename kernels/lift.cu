@@ -50,17 +50,27 @@ struct LiftParams {
     u32 max_rounds;
     u32 shrink_below;  // leave when the next frontier is smaller (0: never)
     u32 grow_above;    // leave when the next frontier is larger
+    u64 max_ns;        // leave after a round that ends this long after the launch (0: never)
 };
 
 // state words: [0..3) frontier counts, [3] round, [4] barrier arrivals, [5] barrier
 // generation, [6..8) lifts (u64, little-endian words), [8] whether round `round`'s frontier
-// is dense.
+// is dense, [9] whether the launch's time is up (written by the leader before each barrier
+// when max_ns != 0).
 #define ST_COUNT 0
 #define ST_ROUND 3
 #define ST_BAR_COUNT 4
 #define ST_BAR_GEN 5
 #define ST_LIFTS 6
 #define ST_DENSE 8
+#define ST_STOP 9
+
+// The device's nanosecond clock (the same on every SM).
+__device__ __forceinline__ u64 global_ns() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
 
 __device__ __forceinline__ u64 energy_minus(u64 a, i64 w, u64 bound) {
     if (a == TOP) return TOP;
@@ -176,6 +186,7 @@ __device__ void run_rounds(const LiftParams& p) {
     const u32 group = (blockIdx.x * blockDim.x + threadIdx.x) / H;
     const u32 groups = gridDim.x * blockDim.x / H;
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+    const u64 started = (leader && p.max_ns != 0) ? global_ns() : 0ULL;
 
     u32 round = load_volatile(p.state + ST_ROUND);
     bool dense = load_volatile(p.state + ST_DENSE) != 0;
@@ -221,13 +232,16 @@ __device__ void run_rounds(const LiftParams& p) {
             for (int off = 16; off > 0; off >>= 1) pushed += __shfl_down_sync(0xffffffffu, pushed, off);
             if (lane == 0 && pushed != 0) atomicAdd(next_count, pushed);
         }
+        // The leader alone reads the clock; everyone reads its verdict after the barrier.
+        if (leader && p.max_ns != 0) p.state[ST_STOP] = global_ns() - started >= p.max_ns ? 1u : 0u;
         grid_barrier(p.state);
         round += 1;
         done += 1;
         dense = dense_push;
         const u32 next_size = load_volatile(next_count);
+        const bool time_up = p.max_ns != 0 && load_volatile(p.state + ST_STOP) != 0;
         const bool leave = next_size == 0 || next_size > p.grow_above ||
-                           next_size < p.shrink_below || done >= p.max_rounds;
+                           next_size < p.shrink_below || done >= p.max_rounds || time_up;
         if (leave) {
             if (leader) {
                 p.state[ST_ROUND] = round;

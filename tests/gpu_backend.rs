@@ -2,14 +2,16 @@
 //! - every kernel compiles with NVRTC for sm_90 when NVRTC is there (the PyPI wheel
 //!   `nvidia-cuda-nvrtc`); when `EGSOLVE_NVRTC_LIB` is set, NVRTC must be there and every
 //!   kernel must compile, else the test fails;
-//! - with no GPU, solving with the gpu backend is a clear `Unavailable` error (no panic),
-//!   and `auto` still solves; with a GPU, the gpu backend matches the reference.
+//! - with no GPU, solving with the gpu backend (accelerated or plain) is a clear
+//!   `Unavailable` error (no panic), and `auto` still solves; with a GPU, both match the
+//!   reference and their strategies pass `check`.
 
 use egsolve::arena::{Arena, EdgeList, Player};
+use egsolve::check::{Claim, check};
 use egsolve::solve::gpu::compile::{SOURCES, compile_cubin, nvrtc_version};
 use egsolve::solve::gpu::devices::{driver_ready, nvrtc_ready};
 use egsolve::solve::gpu::{GpuOptions, list_devices};
-use egsolve::solve::{Backend, Control, SolveError, solve};
+use egsolve::solve::{Backend, Control, SolveError, SolveOptions, solve, solve_with};
 
 fn small_game() -> Arena {
     // 0 (P0) -> 1 (-2), 0 -> 2 (+1); 1 (P1) -> 0 (+1), 1 -> 1 (-1); 2 (P0) -> 0 (-1), 3 (P1) -> 3 (+1), 3 -> 0 (-3)
@@ -89,20 +91,41 @@ fn gpu_backend_is_unavailable_without_a_gpu_and_auto_still_solves() {
     match driver_ready() {
         Err(no_gpu) => {
             assert!(list_devices().is_empty());
-            match solve(&arena, Backend::Gpu, &control) {
-                Err(SolveError::Unavailable { backend, reason }) => {
-                    assert_eq!(backend, "gpu");
-                    assert_eq!(reason, no_gpu.to_string());
+            for plain in [false, true] {
+                let options = SolveOptions {
+                    backend: Backend::Gpu,
+                    gpu: GpuOptions {
+                        plain,
+                        ..GpuOptions::default()
+                    },
+                    ..SolveOptions::default()
+                };
+                match solve_with(&arena, &options, &control) {
+                    Err(SolveError::Unavailable { backend, reason }) => {
+                        assert_eq!(backend, "gpu");
+                        assert_eq!(reason, no_gpu.to_string());
+                    }
+                    other => panic!("expected Unavailable without a GPU, got {other:?}"),
                 }
-                other => panic!("expected Unavailable without a GPU, got {other:?}"),
             }
         }
         Ok(count) => {
             assert_eq!(list_devices().len(), count);
-            let gpu = egsolve::solve::gpu::solve(&arena, &GpuOptions::default(), &control)
-                .expect("gpu solves");
-            assert_eq!(gpu.credit, reference.credit);
-            assert_eq!(gpu.strategy, reference.strategy);
+            for plain in [false, true] {
+                let options = GpuOptions {
+                    plain,
+                    ..GpuOptions::default()
+                };
+                let gpu =
+                    egsolve::solve::gpu::solve(&arena, &options, &control).expect("gpu solves");
+                assert_eq!(gpu.credit, reference.credit);
+                assert_eq!(gpu.stats.backend, "gpu");
+                let claim = Claim {
+                    credit: &gpu.credit,
+                    strategy: &gpu.strategy,
+                };
+                assert!(check(&arena, claim).expect("checkable").passed());
+            }
         }
     }
 }

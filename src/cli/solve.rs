@@ -47,6 +47,14 @@ pub struct SolveArgs {
     /// gpu backend: device ordinal (default: the one with most free memory that fits).
     #[arg(long)]
     pub device: Option<usize>,
+    /// gpu backend: plain frontier lifting to the fixpoint, without the accelerated
+    /// driver's strategy evaluations (for comparison; can take very long).
+    #[arg(long)]
+    pub gpu_plain: bool,
+    /// gpu backend: length of each lifting phase in percent of the last evaluation's time
+    /// (0: the CPU driver's lift budgets). Default: 25.
+    #[arg(long)]
+    pub gpu_lift_percent: Option<u32>,
 }
 
 fn parse_algorithm(s: &str) -> Result<CpuAlgorithm, String> {
@@ -94,6 +102,8 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     options.cpu.algorithm = args.algorithm;
     options.gpu.lanes = args.lanes;
     options.gpu.device = args.device;
+    options.gpu.plain = args.gpu_plain;
+    options.gpu.lift_percent = args.gpu_lift_percent;
     let solution = solve::solve_with(&game.arena, &options, &control);
     progress.finish();
     let solution = solution?;

@@ -3,13 +3,17 @@
 //!
 //! - `gpu_check check [--seed S] [--data DIR]`: random games of many shapes and the shared
 //!   data; every GPU variant (lanes 1..32, single-block tier off, host-driven rounds,
-//!   `lift_from` a point below the fixpoint) must give exactly the reference credits (and
-//!   the expected answers shipped with the data). Prints a pass/fail table; exits 1 on any
-//!   failure.
+//!   `lift_from` a point below the fixpoint, the accelerated driver) must give exactly the
+//!   reference credits (and the expected answers shipped with the data); the accelerated
+//!   rows' strategies must pass `check`. Prints a pass/fail table; exits 1 on any failure.
+//! - `gpu_check sweep [--data DIR] [--edges M]`: the accelerated driver on the device with
+//!   several lifting-phase lengths, against plain device lifting and the CPU `auto` solver,
+//!   on the shared data and generated games (see [`accel`]).
 //! - `gpu_check bench [--max-edges M]`: copy bandwidth, per-round overhead on tiny
 //!   frontiers, full-frontier round throughput, and end-to-end solves against the reference
 //!   solver, all in one run.
 
+mod accel;
 mod bench;
 mod games;
 
@@ -64,8 +68,15 @@ fn main() {
             );
             true
         }
+        "sweep" => {
+            let edges = arg(&args, "--edges")
+                .map(|s| s.parse().expect("number"))
+                .unwrap_or(10_000_000u64);
+            accel::sweep(arg(&args, "--data").map(PathBuf::from), edges);
+            true
+        }
         other => {
-            eprintln!("unknown mode {other}: expected check or bench");
+            eprintln!("unknown mode {other}: expected check, sweep or bench");
             false
         }
     };
@@ -357,8 +368,14 @@ fn check_case(case: &Case, rows: &mut Vec<Row>) {
         }
     }
     let _ = engine.set_lanes(auto_lanes);
+    drop(engine);
+    // The accelerated driver on the device (the backend's default), and the same driver
+    // evaluating after nearly every launch (many value round trips).
+    let accelerated = accel::rows(case, &truth, ref_ms, &mut *rows);
     // lift_from: start halfway below the fixpoint (⊤ vertices from M/2) and at the fixpoint.
-    let Some(answer) = gpu_answer else { return };
+    let Some(answer) = gpu_answer.or(accelerated) else {
+        return;
+    };
     if timed_out {
         return;
     }
@@ -366,6 +383,10 @@ fn check_case(case: &Case, rows: &mut Vec<Row>) {
         answer.clone()
     } else {
         truth.clone()
+    };
+    let mut engine = match GpuEngine::upload(arena, bound, &GpuOptions::default()) {
+        Ok(e) => e,
+        Err(e) => return rows.push(row("upload", 0, 0, 0.0, ref_ms, format!("FAIL: {e}"))),
     };
     for (name, start) in [
         (

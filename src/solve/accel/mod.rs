@@ -86,6 +86,7 @@ pub struct LiftRun {
 /// A lifting engine: raises `values` (pointwise below the least fixpoint `f*` on entry) by
 /// lifting, for about `budget` lifts or until no vertex can be lifted. It must keep
 /// `values <= f*` (any sequence of lifts does) and set `finished` only at the fixpoint.
+/// Errors other than interruptions (a device failing, say) end the solve with that error.
 pub trait LiftEngine {
     /// Name for statistics.
     fn name(&self) -> &'static str;
@@ -97,7 +98,7 @@ pub trait LiftEngine {
         values: &mut Vec<u64>,
         budget: u64,
         control: &Control,
-    ) -> Result<LiftRun, Interrupted>;
+    ) -> Result<LiftRun, SolveError>;
 }
 
 /// The sequential worklist of Algorithm 1 as an engine.
@@ -115,7 +116,7 @@ impl LiftEngine for WorklistEngine {
         values: &mut Vec<u64>,
         budget: u64,
         control: &Control,
-    ) -> Result<LiftRun, Interrupted> {
+    ) -> Result<LiftRun, SolveError> {
         let start = std::mem::take(values);
         let (lifted, finished) =
             worklist::solve_budgeted(&Primal { arena, bound }, start, budget, control)?;

@@ -39,6 +39,16 @@ pub struct GpuOptions {
     pub no_small_tier: bool,
     /// Keep every frontier as a list (no dense rounds for large frontiers).
     pub no_dense: bool,
+    /// Plain frontier lifting to the fixpoint, without the accelerated driver's strategy
+    /// evaluations (for benchmarks and comparison).
+    #[serde(default)]
+    pub plain: bool,
+    /// Accelerated driver: each lifting phase on the device runs for this percentage of
+    /// the last evaluation's time (the first for an estimate from the game's size); `None`
+    /// = [`super::accel::LIFT_PERCENT`]. `Some(0)`: the driver's own lift budgets instead
+    /// (as on the CPU: `2n` lifts first, then at least doubling).
+    #[serde(default)]
+    pub lift_percent: Option<u32>,
 }
 
 /// Wall-clock seconds of each phase.
@@ -54,11 +64,13 @@ pub struct GpuTimings {
     pub download: f64,
 }
 
-/// What one [`GpuEngine::lift_from`] produced.
+/// What one [`GpuEngine::lift_from`] or [`GpuEngine::lift_budgeted`] produced.
 #[derive(Debug, Clone)]
 pub struct LiftRun {
-    /// The least progress measure, in input ids.
+    /// The values reached, in input ids: the least progress measure when `finished`.
     pub credit: Vec<u64>,
+    /// Whether the frontier emptied (no vertex can be lifted: the least fixpoint).
+    pub finished: bool,
     /// Rounds run.
     pub rounds: u64,
     /// Vertex lifts (sum of frontier sizes).
@@ -91,6 +103,7 @@ struct LiftParams {
     max_rounds: u32,
     shrink_below: u32,
     grow_above: u32,
+    max_ns: u64,
 }
 
 // SAFETY: plain `repr(C)` data (device addresses and integers) with the C struct's layout.
@@ -108,6 +121,8 @@ pub struct GpuEngine {
     lanes: u32,
     full_blocks: u32,
     dense_above: u32,
+    /// Rounds per launch the adaptive loop last settled on (kept between lift calls).
+    rounds_per_launch: u32,
     new_of_old: Vec<u32>,
     old_of_new: Vec<u32>,
     prepare_seconds: f64,
@@ -220,6 +235,7 @@ impl GpuEngine {
             max_rounds: 1,
             shrink_below: 0,
             grow_above: u32::MAX,
+            max_ns: 0,
         };
         let mut engine = GpuEngine {
             stream,
@@ -231,6 +247,7 @@ impl GpuEngine {
             lanes,
             full_blocks: 1,
             dense_above: u32::MAX,
+            rounds_per_launch: 64,
             new_of_old: layout.new_of_old,
             old_of_new: layout.old_of_new,
             prepare_seconds,
@@ -341,7 +358,8 @@ impl GpuEngine {
     }
 
     /// Runs up to `max_rounds` rounds in one launch on `blocks` blocks, leaving early when
-    /// the frontier leaves `[shrink_below, grow_above]` or empties.
+    /// the frontier leaves `[shrink_below, grow_above]` or empties (or, inside
+    /// [`GpuEngine::lift_budgeted`] with a time limit, when the phase's time is up).
     pub fn launch_rounds(
         &mut self,
         blocks: u32,
@@ -383,19 +401,44 @@ impl GpuEngine {
         options: &GpuOptions,
         control: &Control,
     ) -> Result<LiftRun, GpuSolveError> {
+        self.lift_budgeted(start, u64::MAX, f64::INFINITY, options, control)
+    }
+
+    /// Lifts from `start` (as in [`GpuEngine::lift_from`]) until the fixpoint, or until at
+    /// least `max_lifts` lifts were applied or `max_seconds` passed, and downloads the
+    /// values. The lift limit is checked between launches (each a few milliseconds at
+    /// most), so a run may overshoot it by one launch; the time limit also inside a launch
+    /// after every round (the device's clock). `finished` says whether it was the fixpoint.
+    pub fn lift_budgeted(
+        &mut self,
+        start: Option<&[u64]>,
+        max_lifts: u64,
+        max_seconds: f64,
+        options: &GpuOptions,
+        control: &Control,
+    ) -> Result<LiftRun, GpuSolveError> {
         let begin = Instant::now();
         self.reset(start)?;
+        self.params.max_ns = 0;
         // Dense rounds once a frontier holds a sixteenth of the vertices.
         self.set_dense(!options.no_dense);
         let groups_per_block = BLOCK / self.lanes;
         let small_tier = !options.no_small_tier;
-        let mut budget = options.rounds_per_launch.unwrap_or(64).max(1);
+        let mut budget = options
+            .rounds_per_launch
+            .unwrap_or(self.rounds_per_launch)
+            .max(1);
         let mut launches = 0u64;
         let (mut size, mut round, mut lifts, mut dense) = (self.n, 0u32, 0u64, true);
         while size > 0 {
             control.checkpoint()?;
             // A dense round scans every vertex: never on a single block.
             let small = small_tier && !dense && size <= 2 * groups_per_block;
+            if max_seconds.is_finite() {
+                // The launch itself leaves once the phase's time is up (device clock).
+                let left = max_seconds - begin.elapsed().as_secs_f64();
+                self.params.max_ns = (left.max(1e-6) * 1e9) as u64;
+            }
             let launch_start = Instant::now();
             if small {
                 self.launch_rounds(1, budget, 0, 4 * groups_per_block)?;
@@ -417,7 +460,14 @@ impl GpuEngine {
                 }
             }
             control.progress().publish(round as u64, size as u64, lifts);
+            if options.rounds_per_launch.is_none() {
+                self.rounds_per_launch = budget;
+            }
+            if lifts >= max_lifts || begin.elapsed().as_secs_f64() >= max_seconds {
+                break;
+            }
         }
+        self.params.max_ns = 0;
         let solve = begin.elapsed().as_secs_f64();
         let start = Instant::now();
         let device = self
@@ -428,6 +478,7 @@ impl GpuEngine {
         let download = start.elapsed().as_secs_f64();
         Ok(LiftRun {
             credit,
+            finished: size == 0,
             rounds: round as u64,
             lifts,
             launches,

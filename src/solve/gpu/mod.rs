@@ -1,6 +1,10 @@
 //! The CUDA backend: the paper's Algorithm 3 (frontier lifting with CSR and CSC resident on
-//! the device, vertex-parallel or warp-centric), with the round loop kept on the device.
+//! the device, vertex-parallel or warp-centric), with the round loop kept on the device,
+//! driven by the accelerated exact solver (lifting phases on the device, evaluations of
+//! player 1's strategies on the host; [`accel`]); `GpuOptions::plain` lifts to the fixpoint
+//! without evaluations.
 //!
+//! - [`accel`]: the device as the accelerated driver's lifting engine.
 //! - [`devices`]: probing for the driver and listing GPUs, never panicking.
 //! - [`compile`]: the embedded kernels, NVRTC to CUBIN per device, cached.
 //! - [`layout`]: renumbering (player 0 first) and the memory estimate.
@@ -10,6 +14,7 @@
 //! [`SolveError::Unavailable`](crate::solve::SolveError) so callers can fall back to a CPU
 //! backend.
 
+pub mod accel;
 pub mod bench;
 pub mod compile;
 pub mod devices;
@@ -26,7 +31,9 @@ pub use error::{GpuError, GpuSolveError};
 use super::{Control, Solution, SolveError, SolveStats, energy};
 use crate::arena::Arena;
 
-/// Solves `arena` on a GPU and derives both strategies.
+/// Solves `arena` on a GPU and derives both strategies: with the accelerated driver (as
+/// `auto`: player 1's strategy from the evaluations where certified), or, with
+/// `options.plain`, by plain lifting (strategies from the credits).
 pub fn solve(
     arena: &Arena,
     options: &GpuOptions,
@@ -35,6 +42,12 @@ pub fn solve(
     let bound = energy::bound(arena)?;
     let start = Instant::now();
     let mut engine = GpuEngine::upload(arena, bound, options)?;
+    if !options.plain {
+        let (mut solution, _, _) = accel::solve(arena, engine, options, control)?;
+        solution.stats.backend = "gpu".into();
+        solution.stats.solve_seconds = start.elapsed().as_secs_f64();
+        return Ok(solution);
+    }
     let run = engine.lift_from(None, options, control)?;
     let stats = SolveStats {
         backend: "gpu".into(),

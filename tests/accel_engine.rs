@@ -1,0 +1,161 @@
+//! The accelerated driver with lifting engines other than the worklist, as the GPU backend
+//! plugs in its device (which cannot run here): an engine that lifts in synchronous rounds
+//! grouped into "launches", restarts each call with every vertex in the frontier, checks its
+//! budget only between launches (so it overshoots it) and stops early on a time limit must
+//! still give the reference credits; an engine error ends the solve with that error.
+
+use egsolve::arena::{Arena, EdgeList, Player};
+use egsolve::solve::accel::{self, LiftEngine, LiftRun};
+use egsolve::solve::energy::{bound, minus};
+use egsolve::solve::{Control, SolveError, reference};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Synchronous frontier rounds (the GPU kernel's order of lifts, sequentially): each round
+/// lifts its frontier from the values before the round; `rounds_per_launch` rounds per
+/// "launch", the budget checked after each.
+struct RoundsEngine {
+    rounds_per_launch: u64,
+    calls: u64,
+}
+
+fn lifted(arena: &Arena, values: &[u64], v: u32, m: u64) -> u64 {
+    let options = arena
+        .successors(v)
+        .map(|(u, w)| minus(values[u as usize], w, m));
+    match arena.owner(v) {
+        Player::Zero => options.min().expect("a successor"),
+        Player::One => options.max().expect("a successor"),
+    }
+}
+
+impl LiftEngine for RoundsEngine {
+    fn name(&self) -> &'static str {
+        "rounds"
+    }
+
+    fn lift(
+        &mut self,
+        arena: &Arena,
+        m: u64,
+        values: &mut Vec<u64>,
+        budget: u64,
+        control: &Control,
+    ) -> Result<LiftRun, SolveError> {
+        self.calls += 1;
+        let n = arena.vertex_count();
+        let mut frontier: Vec<u32> = (0..n as u32).collect();
+        let mut run = LiftRun::default();
+        let mut queued = vec![false; n];
+        while !frontier.is_empty() {
+            control.checkpoint()?;
+            for _ in 0..self.rounds_per_launch {
+                let before = values.clone();
+                let mut next = Vec::new();
+                run.lifts += frontier.len() as u64;
+                run.rounds += 1;
+                for &v in &frontier {
+                    let new = lifted(arena, &before, v, m);
+                    if new <= values[v as usize] {
+                        continue;
+                    }
+                    values[v as usize] = new;
+                    for (p, w) in arena.predecessors(v) {
+                        if !queued[p as usize] && values[p as usize] < minus(new, w, m) {
+                            queued[p as usize] = true;
+                            next.push(p);
+                        }
+                    }
+                }
+                for &p in &next {
+                    queued[p as usize] = false;
+                }
+                frontier = next;
+                if frontier.is_empty() {
+                    break;
+                }
+            }
+            if run.lifts >= budget {
+                break;
+            }
+        }
+        run.finished = frontier.is_empty();
+        Ok(run)
+    }
+}
+
+fn random_game(rng: &mut ChaCha8Rng, n: u32, max_degree: u32, w: i64) -> Arena {
+    let owners = (0..n)
+        .map(|_| {
+            if rng.random_bool(0.5) {
+                Player::One
+            } else {
+                Player::Zero
+            }
+        })
+        .collect();
+    let mut edges = EdgeList::default();
+    for v in 0..n {
+        for _ in 0..rng.random_range(1..=max_degree) {
+            edges.push(v, rng.random_range(0..n), rng.random_range(-w..=w));
+        }
+    }
+    Arena::from_edges(owners, edges, None).expect("valid arena")
+}
+
+#[test]
+fn a_round_engine_that_overshoots_its_budget_gives_the_reference_credits() {
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let mut evaluations = 0;
+    for i in 0..150u64 {
+        let n = rng.random_range(1..=60);
+        let arena = random_game(&mut rng, n, 3, 6);
+        let want = reference::solve(&arena, &Control::new()).expect("solves");
+        for (budget, per_launch) in [(1, 1), (2, 7), (1000, 3)] {
+            let mut engine = RoundsEngine {
+                rounds_per_launch: per_launch,
+                calls: 0,
+            };
+            let (got, stats) =
+                accel::solve_with_budget(&arena, &mut engine, budget, &Control::new())
+                    .expect("solves");
+            assert_eq!(got.credit, want.credit, "game {i}, budget {budget}");
+            assert_eq!(engine.calls, stats.evaluations + 1, "one call per phase");
+            evaluations += stats.evaluations;
+        }
+    }
+    assert!(evaluations > 100, "the driver evaluated ({evaluations})");
+}
+
+#[test]
+fn an_engine_error_ends_the_solve_with_that_error() {
+    struct Failing;
+    impl LiftEngine for Failing {
+        fn name(&self) -> &'static str {
+            "failing"
+        }
+        fn lift(
+            &mut self,
+            _: &Arena,
+            _: u64,
+            _: &mut Vec<u64>,
+            _: u64,
+            _: &Control,
+        ) -> Result<LiftRun, SolveError> {
+            Err(SolveError::Unavailable {
+                backend: "gpu",
+                reason: "the device fell off the bus".into(),
+            })
+        }
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let arena = random_game(&mut rng, 20, 3, 4);
+    assert!(bound(&arena).is_ok());
+    match accel::solve_with(&arena, &mut Failing, &Control::new()) {
+        Err(SolveError::Unavailable { backend, reason }) => {
+            assert_eq!(backend, "gpu");
+            assert!(reason.contains("fell off"));
+        }
+        other => panic!("expected the engine's error, got {:?}", other.map(|_| ())),
+    }
+}
