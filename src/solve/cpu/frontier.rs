@@ -186,8 +186,8 @@ fn sequential_round<W: Weight, V: Value>(
         let flag = &state.flags[v as usize];
         flag.store(flag.load(Relaxed) & !current, Relaxed);
         let old = state.value(v);
-        let new = state.lift(v, old);
-        edges_since_check += state.degree(v);
+        let (new, scanned) = state.lift_scanning(v, old);
+        edges_since_check += scanned;
         if edges_since_check >= CHECK_EVERY_EDGES {
             edges_since_check = 0;
             control.checkpoint()?;
@@ -199,6 +199,7 @@ fn sequential_round<W: Weight, V: Value>(
         }
         state.set_value(v, new);
         let range = arena.pred_range(v);
+        edges_since_check += range.len();
         for (&p, &w) in arena.pred_sources()[range.clone()]
             .iter()
             .zip(&state.pred_weights[range])

@@ -187,7 +187,12 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
     /// it (the satisfied edges once `f(v)` takes that value).
     #[inline(always)]
     pub fn lift_min(&self, v: VertexId) -> (u64, u32) {
-        let range = self.arena.succ_range(v);
+        self.lift_min_over(self.arena.succ_range(v))
+    }
+
+    /// [`Self::lift_min`] over the successor edges `range`.
+    #[inline(always)]
+    fn lift_min_over(&self, range: std::ops::Range<usize>) -> (u64, u32) {
         let targets = &self.arena.succ_targets()[range.clone()];
         let weights = &self.succ_weights[range];
         let (mut best, mut ties) = (u64::MAX, 0u32);
@@ -206,7 +211,12 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
     /// Player 1's lift: the largest `f(u) ⊖ w` over successors.
     #[inline(always)]
     pub fn lift_max(&self, v: VertexId) -> u64 {
-        let range = self.arena.succ_range(v);
+        self.lift_max_over(self.arena.succ_range(v))
+    }
+
+    /// [`Self::lift_max`] over the successor edges `range`.
+    #[inline(always)]
+    fn lift_max_over(&self, range: std::ops::Range<usize>) -> u64 {
         let targets = &self.arena.succ_targets()[range.clone()];
         let weights = &self.succ_weights[range];
         let mut best = 0u64;
@@ -245,9 +255,17 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
     /// one) and, for player 0, stores its satisfied-edge count relative to the values read.
     #[inline]
     pub fn lift(&self, v: VertexId, old: u64) -> u64 {
-        match self.owner(v) {
+        self.lift_scanning(v, old).0
+    }
+
+    /// [`Self::lift`], also returning how many successors it read (the work it cost).
+    #[inline(always)]
+    pub fn lift_scanning(&self, v: VertexId, old: u64) -> (u64, usize) {
+        let range = self.arena.succ_range(v);
+        let scanned = range.len();
+        let new = match self.owner(v) {
             Player::Zero => {
-                let (least, ties) = self.lift_min(v);
+                let (least, ties) = self.lift_min_over(range);
                 if least > old {
                     self.counts[v as usize].store(ties, Relaxed);
                     least
@@ -258,7 +276,8 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
                     old
                 }
             }
-            Player::One => self.lift_max(v).max(old),
-        }
+            Player::One => self.lift_max_over(range).max(old),
+        };
+        (new, scanned)
     }
 }
