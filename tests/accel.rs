@@ -4,8 +4,9 @@
 
 mod accel_support;
 
-use egsolve::arena::{Arena, EdgeList, Player};
+use egsolve::arena::{Arena, Player};
 use egsolve::check::{Claim, check};
+use egsolve::generate::RandomParams;
 use egsolve::generate::climbing as families;
 use egsolve::solve::accel::{self, WorklistEngine};
 use egsolve::solve::{Control, TOP, reference};
@@ -20,28 +21,22 @@ fn seed_count(default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// A uniform random game through the library's generator (seeded from `rng`).
 fn random_game(
     rng: &mut ChaCha8Rng,
     n: u32,
     max_degree: u32,
     weights: std::ops::RangeInclusive<i64>,
 ) -> Arena {
-    let owners = (0..n)
-        .map(|_| {
-            if rng.random_bool(0.5) {
-                Player::One
-            } else {
-                Player::Zero
-            }
-        })
-        .collect();
-    let mut edges = EdgeList::default();
-    for v in 0..n {
-        for _ in 0..rng.random_range(1..=max_degree) {
-            edges.push(v, rng.random_range(0..n), rng.random_range(weights.clone()));
-        }
-    }
-    Arena::from_edges(owners, edges, None).expect("valid arena")
+    let params = RandomParams {
+        vertices: n,
+        min_degree: 1,
+        max_degree,
+        min_weight: *weights.start(),
+        max_weight: *weights.end(),
+        player1_percent: 50,
+    };
+    egsolve::generate::random(params, rng.random())
 }
 
 fn describe(arena: &Arena) -> String {

@@ -4,7 +4,8 @@
 //! budget only between launches (so it overshoots it) and stops early on a time limit must
 //! still give the reference credits; an engine error ends the solve with that error.
 
-use egsolve::arena::{Arena, EdgeList, Player};
+use egsolve::arena::{Arena, Player};
+use egsolve::generate::RandomParams;
 use egsolve::solve::accel::{self, LiftEngine, LiftRun};
 use egsolve::solve::energy::{bound, minus};
 use egsolve::solve::{Control, SolveError, reference};
@@ -84,23 +85,22 @@ impl LiftEngine for RoundsEngine {
     }
 }
 
-fn random_game(rng: &mut ChaCha8Rng, n: u32, max_degree: u32, w: i64) -> Arena {
-    let owners = (0..n)
-        .map(|_| {
-            if rng.random_bool(0.5) {
-                Player::One
-            } else {
-                Player::Zero
-            }
-        })
-        .collect();
-    let mut edges = EdgeList::default();
-    for v in 0..n {
-        for _ in 0..rng.random_range(1..=max_degree) {
-            edges.push(v, rng.random_range(0..n), rng.random_range(-w..=w));
-        }
-    }
-    Arena::from_edges(owners, edges, None).expect("valid arena")
+/// A uniform random game through the library's generator (seeded from `rng`).
+fn random_game(
+    rng: &mut ChaCha8Rng,
+    n: u32,
+    max_degree: u32,
+    weights: std::ops::RangeInclusive<i64>,
+) -> Arena {
+    let params = RandomParams {
+        vertices: n,
+        min_degree: 1,
+        max_degree,
+        min_weight: *weights.start(),
+        max_weight: *weights.end(),
+        player1_percent: 50,
+    };
+    egsolve::generate::random(params, rng.random())
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn a_round_engine_that_overshoots_its_budget_gives_the_reference_credits() {
     let mut evaluations = 0;
     for i in 0..150u64 {
         let n = rng.random_range(1..=60);
-        let arena = random_game(&mut rng, n, 3, 6);
+        let arena = random_game(&mut rng, n, 3, -6..=6);
         let want = reference::solve(&arena, &Control::new()).expect("solves");
         for (budget, per_launch) in [(1, 1), (2, 7), (1000, 3)] {
             let mut engine = RoundsEngine {
@@ -149,7 +149,7 @@ fn an_engine_error_ends_the_solve_with_that_error() {
         }
     }
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let arena = random_game(&mut rng, 20, 3, 4);
+    let arena = random_game(&mut rng, 20, 3, -4..=4);
     assert!(bound(&arena).is_ok());
     match accel::solve_with(&arena, &mut Failing, &Control::new()) {
         Err(SolveError::Unavailable { backend, reason }) => {
