@@ -52,6 +52,26 @@ pub struct Store {
     root: PathBuf,
 }
 
+/// Binds the columns every inserted job starts with, in the order both inserts list them:
+/// id, owner, priority, backend, time limit, input format, return kind, arena hash.
+fn bind_job_columns<'q>(
+    query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
+    id: JobId,
+    owner: &'q str,
+    options: &JobOptions,
+    arena_hash: &'q str,
+) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+    query
+        .bind(id.to_string())
+        .bind(owner)
+        .bind(options.priority)
+        .bind(options.backend.name())
+        .bind(options.time_limit_secs as i64)
+        .bind(options.format.name())
+        .bind(options.return_kind.name())
+        .bind(arena_hash)
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -167,27 +187,20 @@ impl Store {
         parsed: Option<(ArenaStats, f64)>,
     ) -> Result<i64, StoreError> {
         let arena = parsed.map(|(a, _)| a);
-        let row = sqlx::query(
+        let query = sqlx::query(
             "INSERT INTO jobs (id, owner, state, priority, backend, time_limit_secs, format, \
              return_kind, arena_hash, created_at, upload_ms, vertices, edges, bound, parse_ms) \
              VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-        )
-        .bind(id.to_string())
-        .bind(owner)
-        .bind(options.priority)
-        .bind(options.backend.name())
-        .bind(options.time_limit_secs as i64)
-        .bind(options.format.name())
-        .bind(options.return_kind.name())
-        .bind(arena_hash)
-        .bind(now_ms())
-        .bind(upload_ms)
-        .bind(arena.map(|a| a.vertices as i64))
-        .bind(arena.map(|a| a.edges as i64))
-        .bind(arena.map(|a| a.bound.to_string()))
-        .bind(parsed.map(|(_, ms)| ms))
-        .fetch_one(&self.pool)
-        .await?;
+        );
+        let row = bind_job_columns(query, id, owner, options, arena_hash)
+            .bind(now_ms())
+            .bind(upload_ms)
+            .bind(arena.map(|a| a.vertices as i64))
+            .bind(arena.map(|a| a.edges as i64))
+            .bind(arena.map(|a| a.bound.to_string()))
+            .bind(parsed.map(|(_, ms)| ms))
+            .fetch_one(&self.pool)
+            .await?;
         Ok(row.try_get(0)?)
     }
 
@@ -202,30 +215,23 @@ impl Store {
         summary: &ResultSummary,
     ) -> Result<(), StoreError> {
         let now = now_ms();
-        sqlx::query(
+        let query = sqlx::query(
             "INSERT INTO jobs (id, owner, state, priority, backend, time_limit_secs, format, \
              return_kind, arena_hash, created_at, started_at, finished_at, completions, \
              backend_used, device, vertices, edges, bound, result_key, reused) \
              VALUES (?, ?, 'succeeded', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 'cache', ?, ?, ?, ?, 1)",
-        )
-        .bind(id.to_string())
-        .bind(owner)
-        .bind(options.priority)
-        .bind(options.backend.name())
-        .bind(options.time_limit_secs as i64)
-        .bind(options.format.name())
-        .bind(options.return_kind.name())
-        .bind(arena_hash)
-        .bind(now)
-        .bind(now)
-        .bind(now)
-        .bind(&summary.backend)
-        .bind(summary.vertices as i64)
-        .bind(summary.edges as i64)
-        .bind(summary.bound.to_string())
-        .bind(result_key)
-        .execute(&self.pool)
-        .await?;
+        );
+        bind_job_columns(query, id, owner, options, arena_hash)
+            .bind(now)
+            .bind(now)
+            .bind(now)
+            .bind(&summary.backend)
+            .bind(summary.vertices as i64)
+            .bind(summary.edges as i64)
+            .bind(summary.bound.to_string())
+            .bind(result_key)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
