@@ -38,7 +38,6 @@ use super::state::{Collector, LiftState, current_bit, next_bit};
 use super::values::Value;
 use crate::arena::{Player, Weight};
 use crate::solve::control::{Control, Interrupted};
-use crate::solve::energy::minus;
 
 /// Frontier vertices per parallel task.
 const CHUNK: usize = 512;
@@ -169,8 +168,6 @@ fn sequential_round<W: Weight, V: Value>(
     control: &Control,
 ) -> Result<u64, Interrupted> {
     let (current, next) = (current_bit(round), next_bit(round));
-    let bound = state.bound;
-    let arena = state.arena;
     let enqueue = |p: u32| {
         let flag = &state.flags[p as usize];
         let bits = flag.load(Relaxed);
@@ -198,31 +195,17 @@ fn sequential_round<W: Weight, V: Value>(
             continue;
         }
         state.set_value(v, new);
-        let range = arena.pred_range(v);
-        edges_since_check += range.len();
-        for (&p, &w) in arena.pred_sources()[range.clone()]
-            .iter()
-            .zip(&state.pred_weights[range])
-        {
-            let w = w.widen();
-            let fp = state.value(p);
-            if fp >= minus(new, w, bound) {
-                continue;
-            }
-            match state.owner(p) {
-                Player::Zero => {
-                    if fp >= minus(old, w, bound) {
-                        let count = &state.counts[p as usize];
-                        let left = count.load(Relaxed);
-                        count.store(left.saturating_sub(1), Relaxed);
-                        if left <= 1 {
-                            enqueue(p);
-                        }
-                    }
+        edges_since_check += state.for_broken_predecessors(v, old, new, |p, owner| match owner {
+            Player::Zero => {
+                let count = &state.counts[p as usize];
+                let left = count.load(Relaxed);
+                count.store(left.saturating_sub(1), Relaxed);
+                if left <= 1 {
+                    enqueue(p);
                 }
-                Player::One => enqueue(p),
             }
-        }
+            Player::One => enqueue(p),
+        });
     }
     Ok(len as u64)
 }
@@ -303,26 +286,15 @@ fn queue_broken_predecessors<W: Weight, V: Value>(
     next: u8,
     collector: &mut Collector<'_>,
 ) {
-    let bound = state.bound;
-    let arena = state.arena;
-    let range = arena.pred_range(v);
-    for (&p, &w) in arena.pred_sources()[range.clone()]
-        .iter()
-        .zip(&state.pred_weights[range])
-    {
-        let w = w.widen();
-        let fp = state.value(p);
-        if fp >= minus(new, w, bound) {
-            continue;
-        }
-        let queue = match state.owner(p) {
-            Player::Zero => fp >= minus(old, w, bound) && decrement(&state.counts[p as usize]) <= 1,
+    state.for_broken_predecessors(v, old, new, |p, owner| {
+        let queue = match owner {
+            Player::Zero => decrement(&state.counts[p as usize]) <= 1,
             Player::One => true,
         };
         if queue && claim(&state.flags[p as usize], next) {
             collector.push(p);
         }
-    }
+    });
 }
 
 /// Decrements a counter, saturating at zero; returns its previous value.

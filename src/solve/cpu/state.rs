@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use super::queue::Queue;
 use super::values::Value;
 use crate::arena::{Arena, Player, VertexId, Weight};
+use crate::solve::energy::minus;
 
 /// Vertices one thread found for the next frontier, flushed into it in cache-sized batches
 /// (and when dropped, i.e. when the thread's share of a parallel loop ends).
@@ -224,6 +225,38 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
             best = best.max(self.need(u, w.widen()));
         }
         best
+    }
+
+    /// After `v` rose from `old` to `new`: calls `broke(p, owner)` for each predecessor `p`
+    /// whose edge into `v` no longer holds and must be acted on — a player-1 predecessor
+    /// whose edge is now unsatisfied (it is broken), a player-0 predecessor whose edge held
+    /// before and not now (its satisfied-edge count drops by one). Returns the predecessors
+    /// visited.
+    #[inline(always)]
+    pub fn for_broken_predecessors(
+        &self,
+        v: VertexId,
+        old: u64,
+        new: u64,
+        mut broke: impl FnMut(VertexId, Player),
+    ) -> usize {
+        let range = self.arena.pred_range(v);
+        let visited = range.len();
+        for (&p, &w) in self.arena.pred_sources()[range.clone()]
+            .iter()
+            .zip(&self.pred_weights[range])
+        {
+            let w = w.widen();
+            let fp = self.value(p);
+            if fp >= minus(new, w, self.bound) {
+                continue;
+            }
+            match self.owner(p) {
+                Player::Zero if fp < minus(old, w, self.bound) => {}
+                owner => broke(p, owner),
+            }
+        }
+        visited
     }
 
     /// Successors `u` of `v` whose edge condition `value >= f(u) ⊖ w` holds.
