@@ -144,10 +144,7 @@ async fn result_formats_vertex_selection_and_gzip() {
     let bad = server
         .get(&format!("/v1/jobs/{id}/result?vertices=119"), None)
         .await;
-    assert_eq!(
-        (bad.status, bad.problem_type().as_str()),
-        (400, "invalid-parameter")
-    );
+    bad.assert_problem(400, "invalid-parameter");
     let zipped = server
         .call(
             Method::GET,
@@ -251,10 +248,7 @@ async fn bad_bodies_get_the_right_problems() {
     let server = Server::start(|c| c.max_body_bytes = 1 << 20).await;
     let malformed = b"2;\n0 MAX 1:1;\n1 MAX 2:x;\n2 MIN 0:0;\n".to_vec();
     let reply = server.submit(malformed, "", None).await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (422, "malformed-arena")
-    );
+    reply.assert_problem(422, "malformed-arena");
     assert_eq!(
         (
             reply.json()["line"].as_u64(),
@@ -270,12 +264,7 @@ async fn bad_bodies_get_the_right_problems() {
     }
     assert!(oversized.len() > 1 << 20);
     let reply = server.submit(oversized, "", None).await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (413, "too-large"),
-        "{}",
-        reply.text()
-    );
+    reply.assert_problem(413, "too-large");
 
     // A game whose 64 MiB comment compresses to about 64 KiB: the limit counts decompressed
     // bytes (the parser accepts a comment, so only the limit can stop it).
@@ -284,10 +273,7 @@ async fn bad_bodies_get_the_right_problems() {
     let bomb = gzip(&text);
     assert!(bomb.len() < 1 << 20);
     let reply = server.submit(bomb, "", None).await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (413, "too-large")
-    );
+    reply.assert_problem(413, "too-large");
     assert_eq!(reply.json()["limit"], 1 << 20);
 
     let game = slow_cycle(3);
@@ -300,10 +286,7 @@ async fn bad_bodies_get_the_right_problems() {
             Some(game.clone()),
         )
         .await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (415, "unsupported-encoding")
-    );
+    reply.assert_problem(415, "unsupported-encoding");
     let reply = server
         .call(
             Method::POST,
@@ -313,16 +296,10 @@ async fn bad_bodies_get_the_right_problems() {
             Some(game.clone()),
         )
         .await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (415, "wrong-content")
-    );
+    reply.assert_problem(415, "wrong-content");
     let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
     let reply = server.submit(png, "", None).await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (415, "wrong-content")
-    );
+    reply.assert_problem(415, "wrong-content");
     let reply = server
         .call(
             Method::POST,
@@ -332,15 +309,9 @@ async fn bad_bodies_get_the_right_problems() {
             Some(game.clone()),
         )
         .await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (400, "bad-compression")
-    );
+    reply.assert_problem(400, "bad-compression");
     let reply = server.submit(Vec::new(), "", None).await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (400, "empty-body")
-    );
+    reply.assert_problem(400, "empty-body");
     for query in [
         "?backend=quantum",
         "?priority=x",
@@ -379,10 +350,7 @@ async fn large_malformed_arenas_fail_in_the_job_with_line_and_column() {
     assert_eq!(job["failure"]["type"], "malformed-arena");
     assert_eq!(job["failure"]["line"], 4);
     let reply = server.get(&format!("/v1/jobs/{id}/result"), None).await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (409, "no-result")
-    );
+    reply.assert_problem(409, "no-result");
     server.stop().await;
 }
 
@@ -418,12 +386,7 @@ async fn arenas_parsed_while_uploading_with_and_without_memory_budget() {
         }
         bad.extend_from_slice(b"50000 MAX oops;\n");
         let reply = server.submit(bad, "", None).await;
-        assert_eq!(
-            (reply.status, reply.problem_type().as_str()),
-            (422, "malformed-arena"),
-            "{}",
-            reply.text()
-        );
+        reply.assert_problem(422, "malformed-arena");
         assert_eq!(reply.json()["line"], 50_002);
         server.stop().await;
     }
@@ -541,10 +504,7 @@ async fn cancel_a_queued_and_a_running_job() {
             None,
         )
         .await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (409, "job-finished")
-    );
+    reply.assert_problem(409, "job-finished");
     server.stop().await;
 }
 
@@ -563,10 +523,7 @@ async fn users_are_isolated_and_limited() {
     })
     .await;
     let reply = server.submit(slow_cycle(3), "", None).await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (401, "unauthorized")
-    );
+    reply.assert_problem(401, "unauthorized");
     let reply = server.submit(slow_cycle(3), "", Some("egs_forged")).await;
     assert_eq!(reply.status, 401);
 
@@ -575,10 +532,7 @@ async fn users_are_isolated_and_limited() {
         .await;
     let _a2 = server.submit_ok(slow_cycle(6), "", Some(&alice)).await;
     let reply = server.submit(slow_cycle(7), "", Some(&alice)).await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (429, "too-many-jobs")
-    );
+    reply.assert_problem(429, "too-many-jobs");
     assert!(reply.headers.get("retry-after").is_some());
     let b1 = server.submit_ok(slow_cycle(8), "", Some(&bob)).await;
 
@@ -715,10 +669,7 @@ async fn service_endpoints_answer_as_specified() {
     let metrics = server.get("/metrics", None).await;
     assert!(metrics.text().contains("egsolve_queue_depth 0"));
     let reply = server.call(Method::PUT, "/v1/jobs", None, &[], None).await;
-    assert_eq!(
-        (reply.status, reply.problem_type().as_str()),
-        (405, "method-not-allowed")
-    );
+    reply.assert_problem(405, "method-not-allowed");
     server.stop().await;
 }
 

@@ -132,6 +132,16 @@ impl Reply {
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
+    /// Asserts the status and the problem type (the `urn:egsolve:problem:` suffix).
+    pub fn assert_problem(&self, status: u16, kind: &str) {
+        assert_eq!(
+            (self.status, self.problem_type().as_str()),
+            (status, kind),
+            "{}",
+            self.text()
+        );
+    }
+
     pub fn problem_type(&self) -> String {
         assert_eq!(
             self.headers
