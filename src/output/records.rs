@@ -39,11 +39,6 @@ impl Default for RecordBuffer {
 }
 
 impl RecordBuffer {
-    /// The bytes gathered so far.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
     /// Whether the buffer holds a full chunk.
     pub fn is_full(&self) -> bool {
         self.bytes.len() >= CHUNK

@@ -136,33 +136,37 @@ fn run_job(
         }
     };
 
-    let parse_start = Instant::now();
+    // An arena parsed at submission has its figures and parse time stored already; one
+    // parsed here (after a restart, or past the parse-while-uploading limit) records them.
     let game = match job.preparsed.clone() {
         Some(game) => game,
         None => {
+            let parse_start = Instant::now();
             let path = store.arena_path(&record.arena_hash);
-            match format::read_path(&path, &read_options(record.options.format, &context.config)) {
-                Ok(game) => Arc::new(PreparsedGame::unreserved(game)),
+            let game = match format::read_path(
+                &path,
+                &read_options(record.options.format, &context.config),
+            ) {
+                Ok(game) => game,
                 Err(e) => return fail(malformed(e)),
-            }
+            };
+            let stats = match arena_stats(&game.arena, &context.config) {
+                Ok(stats) => stats,
+                Err(failure) => return fail(failure),
+            };
+            let parse_seconds = parse_start.elapsed().as_secs_f64();
+            context
+                .metrics
+                .observe_phase("parse", backend.name(), parse_seconds);
+            let _ =
+                context
+                    .runtime
+                    .block_on(store.record_parse(job.id, stats, parse_seconds * 1e3));
+            Arc::new(PreparsedGame::unreserved(game))
         }
     };
     let initial = game.game.initial.unwrap_or(0);
     let arena = &game.game.arena;
-    let stats = match arena_stats(arena, &context.config) {
-        Ok(stats) => stats,
-        Err(failure) => return fail(failure),
-    };
-    let parse_seconds = parse_start.elapsed().as_secs_f64();
-    // An arena parsed at submission has its figures and parse time stored already.
-    if job.preparsed.is_none() {
-        context
-            .metrics
-            .observe_phase("parse", backend.name(), parse_seconds);
-        let _ = context
-            .runtime
-            .block_on(store.record_parse(job.id, stats, parse_seconds * 1e3));
-    }
 
     let limit = Duration::from_secs(record.options.time_limit_secs);
     let control = control.with_deadline(Some(Instant::now() + limit));
