@@ -14,6 +14,9 @@
 //! every job-table commit fsynced) and off. `BREAKDOWN=1` prints per-job phase times;
 //! `ONLY=overhead` runs part 3 alone.
 
+#[path = "../tests/common/data.rs"]
+mod data;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -146,12 +149,7 @@ async fn main() {
 }
 
 async fn run(sync_commits: bool) {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    let data = if data.exists() {
-        data
-    } else {
-        Path::new("/work/shared/data").to_owned()
-    };
+    let data = data::shared_data();
     let dir = tempfile::tempdir().unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());

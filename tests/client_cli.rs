@@ -3,18 +3,16 @@
 //! `status --wait`, `result`, `jobs` (one line per job); `cancel` of a long job; a bearer token from the
 //! environment; clear failures for an unknown job and for no server.
 
+mod common;
 mod packaging_support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use packaging_support::{Server, egsolve, run_egsolve};
 
 fn shared(relative: &str) -> PathBuf {
-    let root = std::env::var_os("EGSOLVE_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    root.join(relative)
+    common::shared_data().join(relative)
 }
 
 const GAME: &str = "parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz";

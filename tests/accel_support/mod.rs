@@ -2,6 +2,9 @@
 //! `shared/data` (read with the project's readers) and their independent answers.
 #![allow(dead_code)]
 
+#[path = "../common/data.rs"]
+mod data;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -9,17 +12,9 @@ use egsolve::arena::Arena;
 use egsolve::format::{ReadOptions, read_paritysol, read_path};
 use egsolve::solve::TOP;
 
-/// `shared/data`: `$EGSOLVE_DATA` if set, else the first `shared/data` beside the crate
-/// root or one of its parents.
+/// `shared/data` (see `tests/common/data.rs`).
 pub fn data_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("EGSOLVE_DATA") {
-        return PathBuf::from(dir);
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    root.ancestors()
-        .map(|dir| dir.join("shared").join("data"))
-        .find(|candidate| candidate.join("README.md").is_file())
-        .unwrap_or_else(|| panic!("no shared/data near {}; set EGSOLVE_DATA", root.display()))
+    data::shared_data()
 }
 
 /// The independent answer to a shared game.

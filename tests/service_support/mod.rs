@@ -3,6 +3,9 @@
 //! answers from `../shared/data`, and generated arenas.
 #![allow(dead_code)]
 
+#[path = "../common/data.rs"]
+mod data;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -316,21 +319,9 @@ impl Server {
     }
 }
 
-/// Path of a shared data file.
-pub fn data(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(relative)
-}
-
-/// Shared data may sit beside the worktree or beside the main checkout.
+/// Path of a shared data file (see `tests/common/data.rs`).
 pub fn data_file(relative: &str) -> PathBuf {
-    let near = data(relative);
-    if near.exists() {
-        near
-    } else {
-        PathBuf::from("/work/shared/data").join(relative)
-    }
+    data::shared_data().join(relative)
 }
 
 pub fn gunzip(bytes: &[u8]) -> Vec<u8> {
