@@ -100,7 +100,14 @@ pub(super) async fn submit(
 
     let (preparsed, stats) = match stored.parsed.take() {
         Some((game, parse_seconds)) => {
-            let stats = arena_stats(&game.arena, &state.config).map_err(refusal)?;
+            // The bound is a pass over every edge: off the runtime, like the parse.
+            let config = state.config.clone();
+            let (game, stats) = tokio::task::spawn_blocking(move || {
+                arena_stats(&game.arena, &config).map(|stats| (game, stats))
+            })
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?
+            .map_err(refusal)?;
             state.metrics.observe_phase("parse", "any", parse_seconds);
             // Kept for the worker only while the budget allows; else it parses again.
             let preparsed = state
