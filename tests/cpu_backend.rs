@@ -136,7 +136,8 @@ fn shapes() -> Vec<(Shape, usize)> {
 }
 
 /// Every configuration compared with the reference: threads 1, 2, 4, with parallel rounds
-/// left automatic or forced for every round; the sweep on small games.
+/// left automatic, forced for every round, or taking over from runs of sequential rounds
+/// at tiny frontiers (so the two kinds alternate often); the sweep on small games.
 fn configurations(arena: &Arena) -> Vec<CpuOptions> {
     let mut all = Vec::new();
     for threads in [1, 2, 4] {
@@ -145,11 +146,13 @@ fn configurations(arena: &Arena) -> Vec<CpuOptions> {
             ..CpuOptions::default()
         });
         if threads > 1 {
-            all.push(CpuOptions {
-                threads,
-                sequential_below_edges: 0,
-                ..CpuOptions::default()
-            });
+            for sequential_below_edges in [0, 64] {
+                all.push(CpuOptions {
+                    threads,
+                    sequential_below_edges,
+                    ..CpuOptions::default()
+                });
+            }
         }
     }
     if small_enough_to_sweep(arena) {

@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::state::{Collector, LiftState, current_bit, next_bit};
+use super::state::{Collector, LiftState, Lifter, current_bit, next_bit};
 use super::values::Value;
 use crate::arena::{Player, Weight};
 use crate::solve::control::{Control, Interrupted};
@@ -66,27 +66,32 @@ pub(super) fn run<W: Weight, V: Value>(
     // Side buffer of parallel rounds: grown to the largest parallel frontier seen.
     let mut side: Vec<V::Cell> = Vec::new();
     let (mut rounds, mut lifts) = (0u64, 0u64);
-    let mut lifts_at_check = 0;
+    // A round is worth a fork/join when its frontier times the game's average
+    // successor-plus-predecessor degree reaches the limit: an estimate in O(1) (counting
+    // the frontier's true degrees every round cost a tenth of IEEE1394's 5,730 tiny rounds).
+    // Any answer is correct; only the speed depends on it.
+    let degree = (2 * state.arena.edge_count() / state.arena.vertex_count().max(1)).max(1);
+    let large = |len: usize| pool.is_some() && len.saturating_mul(degree) >= sequential_below_edges;
     while state.queue.current_len() > 0 {
-        // Every round, except that runs of tiny rounds (a few lifts each, up to 10^5 of
-        // them) check once per 64 rounds or 1024 lifts: a checkpoint may read the clock.
         let len = state.queue.current_len();
-        if rounds % 64 == 0 || lifts - lifts_at_check >= 1024 || len >= 1024 {
-            control.checkpoint()?;
-            lifts_at_check = lifts;
-        }
         control.progress().publish(rounds, len as u64, lifts);
-        lifts += match pool {
-            Some(pool) if !is_small(state, sequential_below_edges) => {
+        match pool {
+            Some(pool) if large(len) => {
+                control.checkpoint()?;
                 if side.len() < len {
                     side.resize_with(len, || V::cell(0));
                 }
-                parallel_round(state, &side[..len], rounds, pool, control)?
+                lifts += parallel_round(state, &side[..len], rounds, pool, control)?;
+                rounds += 1;
+                state.advance();
             }
-            _ => sequential_round(state, rounds, control)?,
-        };
-        rounds += 1;
-        state.advance();
+            _ => {
+                let run = sequential_rounds(state, rounds, lifts, large, control)?;
+                rounds += run.rounds;
+                lifts += run.lifts;
+                state.queue.set_current(run.head, run.len);
+            }
+        }
     }
     control.progress().publish(rounds, 0, lifts);
     Ok(FrontierRun {
@@ -94,24 +99,6 @@ pub(super) fn run<W: Weight, V: Value>(
         lifts,
         side_buffer_bytes: side.capacity() * V::BYTES,
     })
-}
-
-/// Whether the current round touches fewer than `limit` edges, too few to be worth a
-/// fork/join. Stops counting at the limit (every vertex has a successor, so a frontier of
-/// `limit` vertices is never small).
-fn is_small<W: Weight, V: Value>(state: &LiftState<'_, W, V>, limit: usize) -> bool {
-    let len = state.queue.current_len();
-    if len >= limit {
-        return false;
-    }
-    let mut edges = 0;
-    for i in 0..len {
-        edges += state.degree(state.queue.current(i));
-        if edges >= limit {
-            return false;
-        }
-    }
-    true
 }
 
 /// Queues every vertex whose condition is broken by the start values into the next
@@ -122,12 +109,13 @@ fn initial_frontier<W: Weight, V: Value>(
     control: &Control,
 ) -> Result<(), Interrupted> {
     let bit = current_bit(0);
+    let k = state.lifter();
     let visit = |collector: &mut Collector<'_>, first: usize, count: usize| {
         for v in first as u32..(first + count) as u32 {
-            let (broken, satisfied) = state.broken(v);
-            state.counts[v as usize].store(satisfied, Relaxed);
+            let (broken, satisfied) = k.broken(v);
+            k.count(v).store(satisfied, Relaxed);
             if broken {
-                state.flags[v as usize].store(bit, Relaxed);
+                k.flag(v).store(bit, Relaxed);
                 collector.push(v);
             }
         }
@@ -161,53 +149,112 @@ fn initial_frontier<W: Weight, V: Value>(
     }
 }
 
-/// One sequential round (Gauss–Seidel: lifts see the latest values). Returns its lifts.
-fn sequential_round<W: Weight, V: Value>(
+/// Where a run of sequential rounds stopped.
+struct SequentialRun {
+    rounds: u64,
+    lifts: u64,
+    /// The frontier left: ring index of its first vertex and its length (0: fixpoint).
+    head: usize,
+    len: usize,
+}
+
+/// Sequential rounds (Gauss–Seidel: lifts see the latest values) from round `round` on,
+/// back to back, until the frontier empties or a round ends with a frontier that `large`
+/// calls large (parallel rounds take over). The ring is one FIFO worklist: each round's
+/// frontier is the stretch appended while the previous round was lifted, so a round
+/// boundary is just a position, and with one thread this is the reference worklist
+/// exactly, without a call per round. `lifts_before` only feeds the progress reports.
+fn sequential_rounds<W: Weight, V: Value>(
     state: &LiftState<'_, W, V>,
     round: u64,
+    lifts_before: u64,
+    large: impl Fn(usize) -> bool,
     control: &Control,
-) -> Result<u64, Interrupted> {
-    let (current, next) = (current_bit(round), next_bit(round));
-    let enqueue = |p: u32| {
-        let flag = &state.flags[p as usize];
-        let bits = flag.load(Relaxed);
-        if bits & (current | next) == 0 {
-            flag.store(bits | next, Relaxed);
-            state.queue.push_single_threaded(p);
-        }
+) -> Result<SequentialRun, Interrupted> {
+    let k = state.lifter();
+    let (slots, head, len) = state.queue.ring();
+    let n = slots.len();
+    let step = |i: usize| if i + 1 == n { 0 } else { i + 1 };
+    // Ring indices: the next vertex to lift and the next free slot.
+    let mut read = head;
+    let mut write = if head + len >= n {
+        head + len - n
+    } else {
+        head + len
     };
-    let len = state.queue.current_len();
+    // Left to lift in this round; queued for the next.
+    let (mut remaining, mut queued) = (len, 0usize);
+    let (mut rounds, mut lifts) = (0u64, 0u64);
+    let (mut current, mut next) = (current_bit(round), next_bit(round));
     let mut edges_since_check = 0;
-    for i in 0..len {
-        let v = state.queue.current(i);
-        let flag = &state.flags[v as usize];
+    loop {
+        if remaining == 0 {
+            // A round boundary: what was queued is the next round's frontier, and it
+            // starts at `read` (it was appended right behind this round's).
+            rounds += 1;
+            remaining = std::mem::take(&mut queued);
+            (current, next) = (next, current);
+            if remaining == 0 || large(remaining) {
+                return Ok(SequentialRun {
+                    rounds,
+                    lifts,
+                    head: read,
+                    len: remaining,
+                });
+            }
+            if rounds % 64 == 0 {
+                control.checkpoint()?;
+                control
+                    .progress()
+                    .publish(round + rounds, remaining as u64, lifts_before + lifts);
+            }
+        }
+        let v = slots[read].load(Relaxed);
+        read = step(read);
+        remaining -= 1;
+        lifts += 1;
+        let flag = k.flag(v);
         flag.store(flag.load(Relaxed) & !current, Relaxed);
-        let old = state.value(v);
-        let (new, scanned) = state.lift_scanning(v, old);
+        let old = k.value(v);
+        let (new, scanned) = k.lift_scanning(v, old);
         edges_since_check += scanned;
+        if new != old {
+            k.set_value(v, new);
+            let mut enqueue = |p: u32| {
+                let flag = k.flag(p);
+                let bits = flag.load(Relaxed);
+                // Not again while it waits in this round (the sequential rule of `queue`).
+                if bits & (current | next) == 0 {
+                    flag.store(bits | next, Relaxed);
+                    slots[write].store(p, Relaxed);
+                    write = step(write);
+                    queued += 1;
+                }
+            };
+            edges_since_check += k.for_broken_predecessors(v, old, new, |p, owner| match owner {
+                Player::Zero => {
+                    let count = k.count(p);
+                    let left = count.load(Relaxed);
+                    count.store(left.saturating_sub(1), Relaxed);
+                    if left <= 1 {
+                        enqueue(p);
+                    }
+                }
+                Player::One => enqueue(p),
+            });
+        }
+        // (`new == old`: an undercounted vertex, see the module docs, that turned out
+        // unbroken; its recount read the same values as its lift, so it is at least 1.)
         if edges_since_check >= CHECK_EVERY_EDGES {
             edges_since_check = 0;
             control.checkpoint()?;
+            control.progress().publish(
+                round + rounds,
+                (remaining + queued) as u64,
+                lifts_before + lifts,
+            );
         }
-        if new == old {
-            // An undercounted vertex (see the module docs) that turned out unbroken; its
-            // recount read the same values as its lift, so it is at least 1.
-            continue;
-        }
-        state.set_value(v, new);
-        edges_since_check += state.for_broken_predecessors(v, old, new, |p, owner| match owner {
-            Player::Zero => {
-                let count = &state.counts[p as usize];
-                let left = count.load(Relaxed);
-                count.store(left.saturating_sub(1), Relaxed);
-                if left <= 1 {
-                    enqueue(p);
-                }
-            }
-            Player::One => enqueue(p),
-        });
     }
-    Ok(len as u64)
 }
 
 /// One parallel round in two phases; `side` has one slot per frontier vertex. Returns its
@@ -221,6 +268,7 @@ fn parallel_round<W: Weight, V: Value>(
 ) -> Result<u64, Interrupted> {
     let (current, next) = (current_bit(round), next_bit(round));
     let queue = &state.queue;
+    let lifter = state.lifter();
     let len = queue.current_len();
     let side = &side[..len];
     let stop = Stop::default();
@@ -234,15 +282,15 @@ fn parallel_round<W: Weight, V: Value>(
                 }
                 for (k, before) in before.iter().enumerate() {
                     let v = queue.current(chunk * CHUNK + k);
-                    let flag = &state.flags[v as usize];
+                    let flag = lifter.flag(v);
                     flag.store(flag.load(Relaxed) & !current, Relaxed);
-                    let old = state.value(v);
+                    let old = lifter.value(v);
                     V::store(before, old);
-                    let new = state.lift(v, old);
+                    let new = lifter.lift(v, old);
                     if new != old {
-                        state.set_value(v, new);
-                    } else if state.owner(v) == Player::Zero
-                        && state.counts[v as usize].load(Relaxed) == 0
+                        lifter.set_value(v, new);
+                    } else if lifter.owner(v) == Player::Zero
+                        && lifter.count(v).load(Relaxed) == 0
                         && claim(flag, next)
                     {
                         // Unbroken at its lift, broken by the time of its recount (other
@@ -264,9 +312,9 @@ fn parallel_round<W: Weight, V: Value>(
                 }
                 for (k, before) in before.iter().enumerate() {
                     let v = queue.current(chunk * CHUNK + k);
-                    let (old, new) = (V::load(before), state.value(v));
+                    let (old, new) = (V::load(before), lifter.value(v));
                     if new != old {
-                        queue_broken_predecessors(state, v, old, new, next, collector);
+                        queue_broken_predecessors(lifter, v, old, new, next, collector);
                     }
                 }
             },
@@ -279,19 +327,19 @@ fn parallel_round<W: Weight, V: Value>(
 /// Phase 2 for one vertex `v` raised from `old` to `new`.
 #[inline]
 fn queue_broken_predecessors<W: Weight, V: Value>(
-    state: &LiftState<'_, W, V>,
+    k: Lifter<'_, W, V>,
     v: u32,
     old: u64,
     new: u64,
     next: u8,
     collector: &mut Collector<'_>,
 ) {
-    state.for_broken_predecessors(v, old, new, |p, owner| {
+    k.for_broken_predecessors(v, old, new, |p, owner| {
         let queue = match owner {
-            Player::Zero => decrement(&state.counts[p as usize]) <= 1,
+            Player::Zero => decrement(k.count(p)) <= 1,
             Player::One => true,
         };
-        if queue && claim(&state.flags[p as usize], next) {
+        if queue && claim(k.flag(p), next) {
             collector.push(p);
         }
     });

@@ -75,7 +75,7 @@ pub(super) struct LiftState<'a, W: Weight, V: Value> {
     /// The arena's successor weights at their storage width.
     succ_weights: &'a [W],
     /// The arena's predecessor weights at their storage width.
-    pub pred_weights: &'a [W],
+    pred_weights: &'a [W],
     /// The current progress measure (only ever increases; always `<= f*`).
     values: Box<[V::Cell]>,
     /// Player-0 vertices: successors whose edge condition held at the last recount, adjusted
@@ -144,6 +144,82 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
         self.queue.advance();
     }
 
+    /// The arrays lifts read and write, as a `Copy` value of plain slices. Rounds take it
+    /// once: `LiftState` holds the queue's interior-mutable fields, so the compiler cannot
+    /// keep its base pointers in registers across the atomic stores of a lift, while a
+    /// `Lifter`'s slices are locals.
+    #[inline]
+    pub fn lifter(&self) -> Lifter<'_, W, V> {
+        Lifter {
+            values: &self.values,
+            owners: self.arena.owners(),
+            succ_offsets: self.arena.succ_offsets(),
+            succ_targets: self.arena.succ_targets(),
+            succ_weights: self.succ_weights,
+            pred_offsets: self.arena.pred_offsets(),
+            pred_sources: self.arena.pred_sources(),
+            pred_weights: self.pred_weights,
+            counts: &self.counts,
+            flags: &self.flags,
+            bound: self.bound,
+        }
+    }
+}
+
+/// The per-vertex kernels over one solve's arrays (see [`LiftState::lifter`]).
+pub(super) struct Lifter<'s, W: Weight, V: Value> {
+    values: &'s [V::Cell],
+    owners: &'s [Player],
+    succ_offsets: &'s [u32],
+    succ_targets: &'s [VertexId],
+    succ_weights: &'s [W],
+    pred_offsets: &'s [u32],
+    pred_sources: &'s [VertexId],
+    pred_weights: &'s [W],
+    /// See [`LiftState::counts`].
+    counts: &'s [AtomicU32],
+    /// See [`LiftState::flags`].
+    flags: &'s [AtomicU8],
+    bound: u64,
+}
+
+impl<W: Weight, V: Value> Clone for Lifter<'_, W, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<W: Weight, V: Value> Copy for Lifter<'_, W, V> {}
+
+impl<'s, W: Weight, V: Value> Lifter<'s, W, V> {
+    /// `v`'s player-0 counter (see [`LiftState::counts`]).
+    #[inline(always)]
+    pub fn count(&self, v: VertexId) -> &'s AtomicU32 {
+        debug_assert!((v as usize) < self.counts.len());
+        // SAFETY: as in `value`: ids from the arena are `< n`, and `counts` has `n` entries.
+        unsafe { self.counts.get_unchecked(v as usize) }
+    }
+
+    /// `v`'s frontier flags (see [`LiftState::flags`]).
+    #[inline(always)]
+    pub fn flag(&self, v: VertexId) -> &'s AtomicU8 {
+        debug_assert!((v as usize) < self.flags.len());
+        // SAFETY: as in `value`: ids from the arena are `< n`, and `flags` has `n` entries.
+        unsafe { self.flags.get_unchecked(v as usize) }
+    }
+
+    /// `v`'s successor edges (indices into the successor arrays).
+    #[inline(always)]
+    fn succ_range(&self, v: VertexId) -> std::ops::Range<usize> {
+        self.succ_offsets[v as usize] as usize..self.succ_offsets[v as usize + 1] as usize
+    }
+
+    /// `v`'s predecessor edges (indices into the predecessor arrays).
+    #[inline(always)]
+    fn pred_range(&self, v: VertexId) -> std::ops::Range<usize> {
+        self.pred_offsets[v as usize] as usize..self.pred_offsets[v as usize + 1] as usize
+    }
+
     #[inline(always)]
     pub fn value(&self, v: VertexId) -> u64 {
         debug_assert!((v as usize) < self.values.len());
@@ -173,28 +249,22 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
 
     #[inline(always)]
     pub fn owner(&self, v: VertexId) -> Player {
-        debug_assert!((v as usize) < self.arena.vertex_count());
+        debug_assert!((v as usize) < self.owners.len());
         // SAFETY: as in `value`: ids from the arena are `< n`, and `owners()` has `n` entries.
-        *unsafe { self.arena.owners().get_unchecked(v as usize) }
-    }
-
-    /// Successor and predecessor count of `v` (the work a lift of `v` may cost).
-    #[inline]
-    pub fn degree(&self, v: VertexId) -> usize {
-        self.arena.succ_range(v).len() + self.arena.pred_range(v).len()
+        *unsafe { self.owners.get_unchecked(v as usize) }
     }
 
     /// Player 0's lift: the least `f(u) ⊖ w` over successors, and how many successors reach
     /// it (the satisfied edges once `f(v)` takes that value).
     #[inline(always)]
     pub fn lift_min(&self, v: VertexId) -> (u64, u32) {
-        self.lift_min_over(self.arena.succ_range(v))
+        self.lift_min_over(self.succ_range(v))
     }
 
     /// [`Self::lift_min`] over the successor edges `range`.
     #[inline(always)]
     fn lift_min_over(&self, range: std::ops::Range<usize>) -> (u64, u32) {
-        let targets = &self.arena.succ_targets()[range.clone()];
+        let targets = &self.succ_targets[range.clone()];
         let weights = &self.succ_weights[range];
         let (mut best, mut ties) = (u64::MAX, 0u32);
         for (&u, &w) in targets.iter().zip(weights) {
@@ -212,13 +282,13 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
     /// Player 1's lift: the largest `f(u) ⊖ w` over successors.
     #[inline(always)]
     pub fn lift_max(&self, v: VertexId) -> u64 {
-        self.lift_max_over(self.arena.succ_range(v))
+        self.lift_max_over(self.succ_range(v))
     }
 
     /// [`Self::lift_max`] over the successor edges `range`.
     #[inline(always)]
     fn lift_max_over(&self, range: std::ops::Range<usize>) -> u64 {
-        let targets = &self.arena.succ_targets()[range.clone()];
+        let targets = &self.succ_targets[range.clone()];
         let weights = &self.succ_weights[range];
         let mut best = 0u64;
         for (&u, &w) in targets.iter().zip(weights) {
@@ -240,9 +310,9 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
         new: u64,
         mut broke: impl FnMut(VertexId, Player),
     ) -> usize {
-        let range = self.arena.pred_range(v);
+        let range = self.pred_range(v);
         let visited = range.len();
-        for (&p, &w) in self.arena.pred_sources()[range.clone()]
+        for (&p, &w) in self.pred_sources[range.clone()]
             .iter()
             .zip(&self.pred_weights[range])
         {
@@ -261,8 +331,8 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
 
     /// Successors `u` of `v` whose edge condition `value >= f(u) ⊖ w` holds.
     pub fn satisfied_edges(&self, v: VertexId, value: u64) -> u32 {
-        let range = self.arena.succ_range(v);
-        let targets = &self.arena.succ_targets()[range.clone()];
+        let range = self.succ_range(v);
+        let targets = &self.succ_targets[range.clone()];
         let weights = &self.succ_weights[range];
         targets
             .iter()
@@ -294,18 +364,18 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
     /// [`Self::lift`], also returning how many successors it read (the work it cost).
     #[inline(always)]
     pub fn lift_scanning(&self, v: VertexId, old: u64) -> (u64, usize) {
-        let range = self.arena.succ_range(v);
+        let range = self.succ_range(v);
         let scanned = range.len();
         let new = match self.owner(v) {
             Player::Zero => {
                 let (least, ties) = self.lift_min_over(range);
                 if least > old {
-                    self.counts[v as usize].store(ties, Relaxed);
+                    self.count(v).store(ties, Relaxed);
                     least
                 } else {
                     // Not broken after all (only possible for a vertex queued by a caller's
                     // start vector): keep the value, recount against it.
-                    self.counts[v as usize].store(self.satisfied_edges(v, old), Relaxed);
+                    self.count(v).store(self.satisfied_edges(v, old), Relaxed);
                     old
                 }
             }

@@ -31,6 +31,7 @@ pub(super) fn run<W: Weight, V: Value>(
     control: &Control,
 ) -> Result<SweepRun, Interrupted> {
     let n = state.arena.vertex_count();
+    let k = state.lifter();
     let (mut rounds, mut lifts) = (0u64, 0u64);
     loop {
         control.checkpoint()?;
@@ -40,14 +41,14 @@ pub(super) fn run<W: Weight, V: Value>(
             let first = chunk * CHUNK;
             let mut any = false;
             for v in first as u32..(first + CHUNK).min(n) as u32 {
-                let old = state.value(v);
+                let old = k.value(v);
                 // No counters here: the sweep never asks which edges are satisfied.
-                let new = match state.owner(v) {
-                    Player::Zero => state.lift_min(v).0.max(old),
-                    Player::One => state.lift_max(v).max(old),
+                let new = match k.owner(v) {
+                    Player::Zero => k.lift_min(v).0.max(old),
+                    Player::One => k.lift_max(v).max(old),
                 };
                 if new != old {
-                    state.set_value(v, new);
+                    k.set_value(v, new);
                     any = true;
                 }
             }
