@@ -2,8 +2,11 @@
 // the device. Include-free: NVRTC compiles this at start-up for the device's own arch.
 //
 // Layout (renumbered on the host): vertices [0, n0) belong to player 0 (min), [n0, n) to
-// player 1 (max). CSR successors and CSC predecessors with 64-bit weights; energies are u64
-// with TOP = u64::MAX; `energy_minus` is src/solve/energy.rs `minus`, bit for bit.
+// player 1 (max). CSR successors and CSC predecessors; weights at the arena's storage width
+// W (16, 32 or 64 bits), energies V = u32 when the bound M < u32::MAX, else u64, with TOP
+// = all ones; `energy_minus` is src/solve/energy.rs `minus`, bit for bit, at either width.
+// Kernels: lift_rounds_h{H}_w{16,32,64}_v{32,64}, one per lane count; one width pair per
+// compilation (the LIFT_* macros at the end).
 //
 // One launch runs rounds until the frontier empties, leaves the size window
 // [shrink_below, grow_above] that suits the launch's grid, or `max_rounds` pass. Every
@@ -27,18 +30,19 @@
 typedef unsigned long long u64;
 typedef long long i64;
 typedef unsigned int u32;
+typedef int i32;
+typedef short i16;
 
-#define TOP 0xffffffffffffffffULL
 #define BLOCK 512
 
 struct LiftParams {
     const u32* succ_offsets;
     const u32* succ_targets;
-    const i64* succ_weights;
+    const void* succ_weights;  // W[m]
     const u32* pred_offsets;
     const u32* pred_sources;
-    const i64* pred_weights;
-    u64* credit;
+    const void* pred_weights;  // W[m]
+    void* credit;              // V[n]
     u32* frontier0;
     u32* frontier1;
     u32* stamp;
@@ -72,19 +76,29 @@ __device__ __forceinline__ u64 global_ns() {
     return t;
 }
 
-__device__ __forceinline__ u64 energy_minus(u64 a, i64 w, u64 bound) {
-    if (a == TOP) return TOP;
-    if (w >= 0) {
-        u64 uw = (u64)w;
-        return a > uw ? a - uw : 0ULL;
-    }
-    u64 need = (u64)(-(w + 1)) + 1ULL;  // |w|, also for i64::MIN
-    u64 sum = a + need;
-    if (sum < a) return TOP;            // wrapped: certainly above bound
-    return sum > bound ? TOP : sum;
+// ⊤ at width V.
+template <typename V>
+__device__ __forceinline__ V top() {
+    return (V)~(V)0;
 }
 
-__device__ __forceinline__ u64 pick(bool is_min, u64 a, u64 b) {
+// a ⊖ w at width V: for V = u32 the bound is below u32::MAX, so a finite result fits and
+// differs from ⊤.
+template <typename V>
+__device__ __forceinline__ V energy_minus(V a, i64 w, u64 bound) {
+    if (a == top<V>()) return top<V>();
+    if (w >= 0) {
+        u64 uw = (u64)w;
+        return (u64)a > uw ? (V)((u64)a - uw) : (V)0;
+    }
+    u64 need = (u64)(-(w + 1)) + 1ULL;  // |w|, also for i64::MIN
+    u64 sum = (u64)a + need;
+    if (sum < (u64)a) return top<V>();  // wrapped: certainly above bound
+    return sum > bound ? top<V>() : (V)sum;
+}
+
+template <typename V>
+__device__ __forceinline__ V pick(bool is_min, V a, V b) {
     return is_min ? (a < b ? a : b) : (a > b ? a : b);
 }
 
@@ -131,38 +145,41 @@ __device__ __forceinline__ void push(bool want, u32 v, u32* list, u32* count) {
 
 // Lifts vertex v (all H lanes of its group together) and pushes the predecessors whose
 // edge into v it breaks. Returns how many it pushed in dense mode (this lane's share).
-template <int H>
+template <int H, typename W, typename V>
 __device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, unsigned group_mask,
                                            u32 stamp, bool dense_push, u32* next, u32* next_count) {
     const bool is_min = v < p.n0;
+    V* credit = (V*)p.credit;
+    const W* succ_weights = (const W*)p.succ_weights;
+    const W* pred_weights = (const W*)p.pred_weights;
     // Lane 0's view of f(v), shared below: a lane that read f(v) after lane 0 stored the
     // new value would wrongly see no change and skip its share of the predecessors.
-    u64 old = __ldcg(p.credit + v);
+    V old = __ldcg(credit + v);
     const u32 begin = __ldg(p.succ_offsets + v);
     const u32 end = __ldg(p.succ_offsets + v + 1);
-    u64 acc = is_min ? TOP : 0ULL;
+    V acc = is_min ? top<V>() : (V)0;
     for (u32 k = begin + sub; k < end; k += H) {
-        u64 c = energy_minus(__ldcg(p.credit + __ldg(p.succ_targets + k)), __ldg(p.succ_weights + k),
-                             p.bound);
-        acc = pick(is_min, acc, c);
+        V c = energy_minus<V>(__ldcg(credit + __ldg(p.succ_targets + k)), (i64)__ldg(succ_weights + k),
+                              p.bound);
+        acc = pick<V>(is_min, acc, c);
     }
     if (H > 1) {
 #pragma unroll
         for (int off = H / 2; off > 0; off >>= 1) {
-            u64 other = __shfl_down_sync(group_mask, acc, off, H);
-            acc = pick(is_min, acc, other);
+            V other = __shfl_down_sync(group_mask, acc, off, H);
+            acc = pick<V>(is_min, acc, other);
         }
         acc = __shfl_sync(group_mask, acc, 0, H);
         old = __shfl_sync(group_mask, old, 0, H);
     }
     if (acc <= old) return 0;
-    if (sub == 0) __stcg(p.credit + v, acc);
+    if (sub == 0) __stcg(credit + v, acc);
     const u32 pbegin = __ldg(p.pred_offsets + v);
     const u32 pend = __ldg(p.pred_offsets + v + 1);
     u32 pushed = 0;
     for (u32 k = pbegin + sub; k < pend; k += H) {
         const u32 u = __ldg(p.pred_sources + k);
-        bool want = __ldcg(p.credit + u) < energy_minus(acc, __ldg(p.pred_weights + k), p.bound) &&
+        bool want = __ldcg(credit + u) < energy_minus<V>(acc, (i64)__ldg(pred_weights + k), p.bound) &&
                     __ldcg(p.stamp + u) != stamp;
         if (dense_push) {
             if (want) {
@@ -177,7 +194,7 @@ __device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, 
     return pushed;
 }
 
-template <int H>
+template <int H, typename W, typename V>
 __device__ void run_rounds(const LiftParams& p) {
     const u32 lane = threadIdx.x & 31;
     const u32 sub = lane & (H - 1);
@@ -214,7 +231,7 @@ __device__ void run_rounds(const LiftParams& p) {
                 if (H > 1) mark = __shfl_sync(group_mask, mark, 0, H);
                 if (mark != round) continue;
                 lifted += sub == 0;
-                pushed += lift_vertex<H>(p, v, sub, group_mask, stamp, dense_push, next, next_count);
+                pushed += lift_vertex<H, W, V>(p, v, sub, group_mask, stamp, dense_push, next, next_count);
             }
 #pragma unroll
             for (int off = 16; off > 0; off >>= 1) lifted += __shfl_down_sync(0xffffffffu, lifted, off);
@@ -224,7 +241,7 @@ __device__ void run_rounds(const LiftParams& p) {
         } else {
             for (u32 i = group; i < size; i += groups) {
                 const u32 v = __ldcg(frontier + i);
-                pushed += lift_vertex<H>(p, v, sub, group_mask, stamp, dense_push, next, next_count);
+                pushed += lift_vertex<H, W, V>(p, v, sub, group_mask, stamp, dense_push, next, next_count);
             }
         }
         if (dense_push) {
@@ -254,14 +271,24 @@ __device__ void run_rounds(const LiftParams& p) {
     }
 }
 
-#define LIFT_KERNEL(H)                                                                  \
-    extern "C" __global__ void __launch_bounds__(BLOCK) lift_rounds_h##H(LiftParams p) { \
-        run_rounds<H>(p);                                                               \
+#define LIFT_KERNEL(H, WB, W, VB, V)                                                   \
+    extern "C" __global__ void __launch_bounds__(BLOCK)                               \
+        lift_rounds_h##H##_w##WB##_v##VB(LiftParams p) {                              \
+        run_rounds<H, W, V>(p);                                                       \
     }
 
-LIFT_KERNEL(1)
-LIFT_KERNEL(2)
-LIFT_KERNEL(4)
-LIFT_KERNEL(8)
-LIFT_KERNEL(16)
-LIFT_KERNEL(32)
+#define LIFT_KERNELS(WB, W, VB, V)       \
+    LIFT_KERNEL(1, WB, W, VB, V)         \
+    LIFT_KERNEL(2, WB, W, VB, V)         \
+    LIFT_KERNEL(4, WB, W, VB, V)         \
+    LIFT_KERNEL(8, WB, W, VB, V)         \
+    LIFT_KERNEL(16, WB, W, VB, V)        \
+    LIFT_KERNEL(32, WB, W, VB, V)
+
+// The host defines the width pair to compile (src/solve/gpu/compile.rs `lift_source`);
+// EXPAND_KERNELS expands those macros before LIFT_KERNELS pastes them into names.
+#ifndef LIFT_WB
+#error "define LIFT_WB, LIFT_W, LIFT_VB and LIFT_V (see lift_source in compile.rs)"
+#endif
+#define EXPAND_KERNELS(WB, W, VB, V) LIFT_KERNELS(WB, W, VB, V)
+EXPAND_KERNELS(LIFT_WB, LIFT_W, LIFT_VB, LIFT_V)

@@ -8,7 +8,7 @@
 
 use egsolve::arena::{Arena, EdgeList, Player};
 use egsolve::check::{Claim, check};
-use egsolve::solve::gpu::compile::{SOURCES, compile_cubin, nvrtc_version};
+use egsolve::solve::gpu::compile::{compile_cubin, nvrtc_version, sources};
 use egsolve::solve::gpu::devices::{driver_ready, nvrtc_ready};
 use egsolve::solve::gpu::{GpuOptions, list_devices};
 use egsolve::solve::{Backend, Control, SolveError, SolveOptions, solve, solve_with};
@@ -47,13 +47,21 @@ fn every_kernel_compiles_for_sm90_with_nvrtc() {
     }
     let version = nvrtc_version().expect("NVRTC reports its version");
     eprintln!("NVRTC {}.{}", version.0, version.1);
-    for (name, source, entries) in SOURCES {
-        let cubin = compile_cubin(name, source, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
+    for (name, source, entries) in sources() {
+        let start = std::time::Instant::now();
+        let cubin =
+            compile_cubin(&name, &source, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
+        eprintln!(
+            "{name}: {} entry points, {} bytes of CUBIN, compiled in {:.0} ms",
+            entries.len(),
+            cubin.len(),
+            start.elapsed().as_secs_f64() * 1e3
+        );
         assert!(
             cubin.starts_with(b"\x7fELF"),
             "{name}: NVRTC did not return an ELF CUBIN"
         );
-        for entry in *entries {
+        for entry in &entries {
             let found = cubin.windows(entry.len()).any(|w| w == entry.as_bytes());
             assert!(found, "{name}: entry point {entry} missing from the CUBIN");
         }

@@ -51,6 +51,15 @@ pub enum Width {
 }
 
 impl Width {
+    /// Bits per weight.
+    pub fn bits(self) -> u32 {
+        match self {
+            Width::I16 => 16,
+            Width::I32 => 32,
+            Width::I64 => 64,
+        }
+    }
+
     /// The narrowest width holding every weight of `weights`.
     pub fn of(weights: &[i64]) -> Width {
         let (lo, hi) = weights

@@ -1,10 +1,11 @@
 //! The benchmark half of `gpu_check`: every figure is measured in this run, on this
-//! machine, next to its baseline (copy bandwidth for rounds, the reference solver for
-//! solves).
+//! machine, next to its baseline (copy bandwidth for rounds; the CPU backend on all of the
+//! machine's cores and the reference solver for solves).
 
 use std::time::{Duration, Instant};
 
 use egsolve::arena::Arena;
+use egsolve::solve::cpu::{CpuOptions, lift_from};
 use egsolve::solve::gpu::bench::copy_bandwidth;
 use egsolve::solve::gpu::{GpuEngine, GpuOptions};
 use egsolve::solve::{Backend, Control, energy, solve};
@@ -123,40 +124,53 @@ fn tiny_rounds(arena: &Arena, label: &str, options: GpuOptions) {
 
 fn full_rounds(arena: &Arena, bandwidth: f64) {
     let bound = energy::bound(arena).expect("bound fits");
-    let mut engine = match GpuEngine::upload(arena, bound, &GpuOptions::default()) {
-        Ok(e) => e,
-        Err(e) => return println!("upload: {e}"),
-    };
-    let (n, m) = (arena.vertex_count() as f64, arena.edge_count() as f64);
-    // Bytes a lift round over every vertex must move at least: per edge the target (4),
-    // weight (8) and the successor's credit (8); per vertex its frontier entry (4), two
-    // offsets (8) and its credit read and written (16).
-    let bytes = 20.0 * m + 28.0 * n;
-    let auto = engine.lanes();
-    for dense in [true, false] {
-        for h in [1u32, 2, 4, 8, 16, 32] {
-            if engine.set_lanes(h).is_err() {
-                continue;
-            }
-            let blocks = engine.full_blocks();
-            let mut times = Vec::new();
-            for _ in 0..6 {
-                match engine.time_launch(blocks, 1, dense) {
-                    Ok(ms) => times.push(ms),
-                    Err(e) => return println!("round: {e}"),
+    for wide in [false, true] {
+        let options = GpuOptions {
+            wide,
+            ..GpuOptions::default()
+        };
+        let mut engine = match GpuEngine::upload(arena, bound, &options) {
+            Ok(e) => e,
+            Err(e) => return println!("upload: {e}"),
+        };
+        let (n, m) = (arena.vertex_count() as f64, arena.edge_count() as f64);
+        // Bytes a lift round over every vertex must move at least: per edge the target
+        // (4), the weight and the successor's energy; per vertex its frontier entry or
+        // stamp (4), two offsets (8) and its energy read and written.
+        let (weight_bits, value_bits) = engine.widths();
+        let (wb, vb) = (weight_bits as f64 / 8.0, value_bits as f64 / 8.0);
+        let bytes = (4.0 + wb + vb) * m + (12.0 + 2.0 * vb) * n;
+        println!(
+            "layout: {weight_bits}-bit weights, {value_bits}-bit energies ({:.0} bytes per edge + {:.0} per vertex counted)",
+            4.0 + wb + vb,
+            12.0 + 2.0 * vb
+        );
+        let auto = engine.lanes();
+        for dense in [true, false] {
+            for h in [1u32, 2, 4, 8, 16, 32] {
+                if engine.set_lanes(h).is_err() {
+                    continue;
                 }
+                let blocks = engine.full_blocks();
+                let mut times = Vec::new();
+                for _ in 0..6 {
+                    match engine.time_launch(blocks, 1, dense) {
+                        Ok(ms) => times.push(ms),
+                        Err(e) => return println!("round: {e}"),
+                    }
+                }
+                times.remove(0);
+                let ms = median(times);
+                println!(
+                    "full round w{weight_bits}/v{value_bits} {} h={h:<2}{} {blocks:>4} blocks {:>8.3} ms  {:>6.2} Gedges/s  {:>6.0} GB/s = {:>5.1}% of copy bandwidth",
+                    if dense { "dense " } else { "lists " },
+                    if h == auto { "*" } else { " " },
+                    ms,
+                    m / ms / 1e6,
+                    bytes / ms / 1e6,
+                    100.0 * bytes / (ms / 1e3) / bandwidth
+                );
             }
-            times.remove(0);
-            let ms = median(times);
-            println!(
-                "full round {} h={h:<2}{} {:>8.3} ms  {:>6.2} Gedges/s  {:>6.0} GB/s = {:>5.1}% of copy bandwidth",
-                if dense { "dense " } else { "lists " },
-                if h == auto { "*" } else { " " },
-                ms,
-                m / ms / 1e6,
-                bytes / ms / 1e6,
-                100.0 * bytes / (ms / 1e3) / bandwidth
-            );
         }
     }
 }
@@ -169,9 +183,14 @@ fn end_to_end(arena: &Arena, cpu_limit: f64) {
     let mut gpu_credit = None;
     let mut gpu_total = f64::NAN;
     let mut gpu_solve = f64::NAN;
-    for (label, lanes) in [("gpu auto", None), ("gpu vertex-parallel h=1", Some(1u32))] {
+    for (label, lanes, wide) in [
+        ("gpu auto", None, false),
+        ("gpu vertex-parallel h=1", Some(1u32), false),
+        ("gpu 64-bit layout", None, true),
+    ] {
         let options = GpuOptions {
             lanes,
+            wide,
             ..GpuOptions::default()
         };
         let t = Instant::now();
@@ -211,6 +230,50 @@ fn end_to_end(arena: &Arena, cpu_limit: f64) {
             }
             Err(e) => println!("{label}: {e}"),
         }
+    }
+    // The CPU backend on every core of this machine: the same work as the GPU's solve
+    // (lifting from 0 to the least fixpoint, credits only).
+    let cpu = CpuOptions::default();
+    let threads = cpu.effective_threads();
+    let control =
+        Control::new().with_deadline(Some(Instant::now() + Duration::from_secs_f64(cpu_limit)));
+    let mut best: Option<(f64, egsolve::solve::cpu::CpuLifted)> = None;
+    for _ in 0..3 {
+        let t = Instant::now();
+        match lift_from(arena, bound, vec![0; arena.vertex_count()], &cpu, &control) {
+            Ok(lifted) => {
+                let seconds = t.elapsed().as_secs_f64();
+                if best.as_ref().is_none_or(|(b, _)| seconds < *b) {
+                    best = Some((seconds, lifted));
+                }
+                if seconds > 1.0 {
+                    break;
+                }
+            }
+            Err(e) => {
+                println!(
+                    "cpu backend ({threads} threads) stopped after {:.1} s ({e}) → gpu auto: > {:.1}× faster solve only",
+                    t.elapsed().as_secs_f64(),
+                    t.elapsed().as_secs_f64() / gpu_solve
+                );
+                break;
+            }
+        }
+    }
+    if let Some((seconds, lifted)) = best {
+        println!(
+            "cpu backend ({threads} threads) solve {:>9.1} ms  rounds {:>7}  lifts {:>11}  (best of up to 3) → gpu auto: {:.1}× faster solve only, {:.1}× counting prepare+upload+download; answers {}",
+            seconds * 1e3,
+            lifted.rounds,
+            lifted.lifts,
+            seconds / gpu_solve,
+            seconds / gpu_total,
+            match &gpu_credit {
+                None => "not compared (no GPU answer)",
+                Some(g) if *g == lifted.values => "identical",
+                Some(_) => "DIFFER",
+            }
+        );
     }
     let control =
         Control::new().with_deadline(Some(Instant::now() + Duration::from_secs_f64(cpu_limit)));

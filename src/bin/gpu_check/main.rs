@@ -44,12 +44,18 @@ fn main() {
         Err(e) => println!("nvrtc: {e}"),
     }
     match kernels(0) {
-        Ok(k) => println!(
-            "kernels: {} compiled in {:.1} ms, {} SMs",
-            k.arch,
-            k.compile_seconds * 1e3,
-            k.multiprocessors
-        ),
+        Ok(k) => {
+            println!("device 0: {}, {} SMs", k.arch, k.multiprocessors);
+            for (w, v) in [(16, 32), (64, 64)] {
+                match k.lift(w, v) {
+                    Ok(l) => println!(
+                        "kernels w{w} v{v}: compiled in {:.1} ms",
+                        l.compile_seconds * 1e3
+                    ),
+                    Err(e) => println!("kernels w{w} v{v}: {e}"),
+                }
+            }
+        }
         Err(e) => println!("kernels: {e}"),
     }
     let ok = match mode {
@@ -176,6 +182,14 @@ fn variants(m: usize) -> Vec<(String, u32, GpuOptions)> {
         0,
         GpuOptions {
             no_dense: true,
+            ..GpuOptions::default()
+        },
+    ));
+    out.push((
+        "64-bit layout".into(),
+        0,
+        GpuOptions {
+            wide: true,
             ..GpuOptions::default()
         },
     ));

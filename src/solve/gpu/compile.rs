@@ -1,5 +1,8 @@
 //! Kernels: the `.cu` sources embedded in the binary, compiled by NVRTC to CUBIN for the
 //! device's own architecture (`sm_XY`), loaded once per device and cached for the process.
+//! The lifting kernels come in one module per pair of weight and energy widths, each
+//! compiled the first time a game of that pair runs on the device (six kernels, one per
+//! lane count, a fraction of a second), so start-up never pays for all six pairs.
 //!
 //! CUBIN rather than PTX skips the driver's JIT and avoids a PTX-version clash when NVRTC
 //! is newer than the driver. [`compile_cubin`] needs no GPU, only NVRTC: the tests compile
@@ -18,22 +21,40 @@ use super::error::{DuringExt, GpuError};
 /// The frontier-lifting kernels (`kernels/lift.cu`).
 pub const LIFT_SOURCE: &str = include_str!("../../../kernels/lift.cu");
 
-/// Every kernel source, with the entry points it must define.
-pub const SOURCES: &[(&str, &str, &[&str])] = &[(
-    "lift.cu",
-    LIFT_SOURCE,
-    &[
-        "lift_rounds_h1",
-        "lift_rounds_h2",
-        "lift_rounds_h4",
-        "lift_rounds_h8",
-        "lift_rounds_h16",
-        "lift_rounds_h32",
-    ],
-)];
-
-/// Lanes per vertex that have a kernel, in the order of [`Kernels::lift`].
+/// Lanes per vertex that have a kernel.
 pub const LANES: [u32; 6] = [1, 2, 4, 8, 16, 32];
+/// Weight widths (bits) that have a kernel: the arena's storage widths.
+pub const WEIGHT_BITS: [u32; 3] = [16, 32, 64];
+/// Energy widths (bits) that have a kernel: u32 when the bound fits below `u32::MAX`.
+pub const VALUE_BITS: [u32; 2] = [32, 64];
+
+/// The lifting kernel for `lanes` lanes per vertex, weights of `weight_bits` and energies
+/// of `value_bits` (`kernels/lift.cu`, compiled by [`lift_source`] for that pair).
+pub fn lift_kernel_name(lanes: u32, weight_bits: u32, value_bits: u32) -> String {
+    format!("lift_rounds_h{lanes}_w{weight_bits}_v{value_bits}")
+}
+
+/// `kernels/lift.cu` for one pair of widths: the macros that select its kernels, then the
+/// source.
+pub fn lift_source(weight_bits: u32, value_bits: u32) -> String {
+    format!(
+        "#define LIFT_WB {weight_bits}\n#define LIFT_W i{weight_bits}\n\
+         #define LIFT_VB {value_bits}\n#define LIFT_V u{value_bits}\n{LIFT_SOURCE}"
+    )
+}
+
+/// Every kernel source (one per width pair), with a name and the entry points it must
+/// define.
+pub fn sources() -> Vec<(String, String, Vec<String>)> {
+    let mut all = Vec::new();
+    for &v in &VALUE_BITS {
+        for &w in &WEIGHT_BITS {
+            let entries = LANES.iter().map(|&h| lift_kernel_name(h, w, v)).collect();
+            all.push((format!("lift_w{w}_v{v}.cu"), lift_source(w, v), entries));
+        }
+    }
+    all
+}
 
 /// Compiles `source` to CUBIN for `arch` (e.g. `sm_90`). Fails with the compiler's log.
 pub fn compile_cubin(name: &str, source: &str, arch: &str) -> Result<Vec<u8>, GpuError> {
@@ -90,7 +111,8 @@ pub fn nvrtc_version() -> Result<(i32, i32), GpuError> {
     Ok((major, minor))
 }
 
-/// A device's context with its loaded kernels.
+/// A device's context; its lifting kernels are compiled per width pair on first use
+/// ([`Kernels::lift`]).
 pub struct Kernels {
     /// The device's primary context.
     pub ctx: Arc<CudaContext>,
@@ -98,14 +120,54 @@ pub struct Kernels {
     pub arch: String,
     /// Streaming multiprocessors.
     pub multiprocessors: u32,
-    /// `lift_rounds_h{1,2,4,8,16,32}`, indexed like [`LANES`].
-    pub lift: Vec<CudaFunction>,
-    /// Seconds NVRTC took.
+    /// Modules compiled so far, by (weight bits, energy bits).
+    lift: Mutex<HashMap<(u32, u32), Arc<LiftKernels>>>,
+}
+
+/// The lifting kernels of one width pair, loaded on one device.
+pub struct LiftKernels {
+    /// `lift_rounds_h{H}_w.._v..`, indexed like [`LANES`].
+    pub functions: Vec<CudaFunction>,
+    /// Seconds NVRTC took for this module.
     pub compile_seconds: f64,
     _module: Arc<CudaModule>,
 }
 
-/// The kernels of device `ordinal`, compiled on first use.
+impl Kernels {
+    /// The lifting kernels for weights of `weight_bits` and energies of `value_bits`,
+    /// compiled and loaded on first use.
+    pub fn lift(&self, weight_bits: u32, value_bits: u32) -> Result<Arc<LiftKernels>, GpuError> {
+        let mut modules = self
+            .lift
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(k) = modules.get(&(weight_bits, value_bits)) {
+            return Ok(k.clone());
+        }
+        let name = format!("lift_w{weight_bits}_v{value_bits}.cu");
+        let start = std::time::Instant::now();
+        let cubin = compile_cubin(&name, &lift_source(weight_bits, value_bits), &self.arch)?;
+        let compile_seconds = start.elapsed().as_secs_f64();
+        let module = self
+            .ctx
+            .load_module(Ptx::from_binary(cubin))
+            .during("loading the kernel module")?;
+        let functions = LANES
+            .iter()
+            .map(|&h| module.load_function(&lift_kernel_name(h, weight_bits, value_bits)))
+            .collect::<Result<Vec<_>, _>>()
+            .during("loading the lifting kernels")?;
+        let k = Arc::new(LiftKernels {
+            functions,
+            compile_seconds,
+            _module: module,
+        });
+        modules.insert((weight_bits, value_bits), k.clone());
+        Ok(k)
+    }
+}
+
+/// The context of device `ordinal`, opened on first use.
 pub fn kernels(ordinal: usize) -> Result<Arc<Kernels>, GpuError> {
     static CACHE: OnceLock<Mutex<HashMap<usize, Arc<Kernels>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
@@ -124,17 +186,6 @@ pub fn kernels(ordinal: usize) -> Result<Arc<Kernels>, GpuError> {
         .compute_capability()
         .during("reading the compute capability")?;
     let arch = format!("sm_{major}{minor}");
-    let start = std::time::Instant::now();
-    let cubin = compile_cubin("lift.cu", LIFT_SOURCE, &arch)?;
-    let compile_seconds = start.elapsed().as_secs_f64();
-    let module = ctx
-        .load_module(Ptx::from_binary(cubin))
-        .during("loading the kernel module")?;
-    let lift = LANES
-        .iter()
-        .map(|h| module.load_function(&format!("lift_rounds_h{h}")))
-        .collect::<Result<Vec<_>, _>>()
-        .during("loading the lifting kernels")?;
     let multiprocessors = ctx
         .attribute(
             cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
@@ -145,9 +196,7 @@ pub fn kernels(ordinal: usize) -> Result<Arc<Kernels>, GpuError> {
         ctx,
         arch,
         multiprocessors,
-        lift,
-        compile_seconds,
-        _module: module,
+        lift: Mutex::new(HashMap::new()),
     });
     cache.insert(ordinal, k.clone());
     Ok(k)

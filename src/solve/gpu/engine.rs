@@ -11,11 +11,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
 
-use super::compile::{Kernels, LANES, kernels};
+use super::compile::{LANES, LiftKernels, kernels};
 use super::devices::device_info;
 use super::error::{DuringExt, GpuError, GpuSolveError};
-use super::layout::{DeviceLayout, device_bytes, lanes_for_degree};
+use super::layout::{DeviceLayout, WeightColumn, device_bytes, lanes_for_degree, value_bits};
 use crate::arena::Arena;
 use crate::solve::Control;
 
@@ -43,6 +44,11 @@ pub struct GpuOptions {
     /// evaluations (for benchmarks and comparison).
     #[serde(default)]
     pub plain: bool,
+    /// 64-bit weights and energies whatever the game (the layout before narrowing, for
+    /// comparison); by default weights keep the arena's width and energies are 32-bit when
+    /// the bound allows.
+    #[serde(default)]
+    pub wide: bool,
     /// Accelerated driver: each lifting phase on the device runs for this percentage of
     /// the last evaluation's time (the first for an estimate from the game's size); `None`
     /// = [`super::accel::LIFT_PERCENT`]. `Some(0)`: the driver's own lift budgets instead
@@ -109,9 +115,130 @@ struct LiftParams {
 // SAFETY: plain `repr(C)` data (device addresses and integers) with the C struct's layout.
 unsafe impl DeviceRepr for LiftParams {}
 
+/// Both weight columns on the device, at the arena's storage width.
+enum DeviceWeights {
+    I16([CudaSlice<i16>; 2]),
+    I32([CudaSlice<i32>; 2]),
+    I64([CudaSlice<i64>; 2]),
+}
+
+impl DeviceWeights {
+    fn upload(
+        stream: &Arc<CudaStream>,
+        succ: &WeightColumn<'_>,
+        pred: &WeightColumn<'_>,
+    ) -> Result<DeviceWeights, GpuError> {
+        let during = "uploading the game";
+        Ok(match (succ, pred) {
+            (WeightColumn::I16(s), WeightColumn::I16(p)) => DeviceWeights::I16([
+                stream.clone_htod(&s[..]).during(during)?,
+                stream.clone_htod(&p[..]).during(during)?,
+            ]),
+            (WeightColumn::I32(s), WeightColumn::I32(p)) => DeviceWeights::I32([
+                stream.clone_htod(&s[..]).during(during)?,
+                stream.clone_htod(&p[..]).during(during)?,
+            ]),
+            (WeightColumn::I64(s), WeightColumn::I64(p)) => DeviceWeights::I64([
+                stream.clone_htod(&s[..]).during(during)?,
+                stream.clone_htod(&p[..]).during(during)?,
+            ]),
+            _ => unreachable!("an arena stores both columns at one width"),
+        })
+    }
+
+    /// Device addresses of the successor and predecessor columns.
+    fn pointers(&self, stream: &Arc<CudaStream>) -> (u64, u64) {
+        match self {
+            DeviceWeights::I16([s, p]) => (s.device_ptr(stream).0, p.device_ptr(stream).0),
+            DeviceWeights::I32([s, p]) => (s.device_ptr(stream).0, p.device_ptr(stream).0),
+            DeviceWeights::I64([s, p]) => (s.device_ptr(stream).0, p.device_ptr(stream).0),
+        }
+    }
+}
+
+/// The energies on the device: 32-bit when the bound allows (⊤ = `u32::MAX`), else 64-bit.
+enum DeviceCredit {
+    Narrow(CudaSlice<u32>),
+    Wide(CudaSlice<u64>),
+}
+
+impl DeviceCredit {
+    fn alloc(stream: &Arc<CudaStream>, n: usize, bits: u32) -> Result<DeviceCredit, GpuError> {
+        let during = "allocating credits";
+        Ok(if bits == 32 {
+            DeviceCredit::Narrow(stream.alloc_zeros::<u32>(n.max(1)).during(during)?)
+        } else {
+            DeviceCredit::Wide(stream.alloc_zeros::<u64>(n.max(1)).during(during)?)
+        })
+    }
+
+    fn pointer(&self, stream: &Arc<CudaStream>) -> u64 {
+        match self {
+            DeviceCredit::Narrow(c) => c.device_ptr(stream).0,
+            DeviceCredit::Wide(c) => c.device_ptr(stream).0,
+        }
+    }
+
+    fn zero(&mut self, stream: &Arc<CudaStream>) -> Result<(), GpuError> {
+        match self {
+            DeviceCredit::Narrow(c) => stream.memset_zeros(c),
+            DeviceCredit::Wide(c) => stream.memset_zeros(c),
+        }
+        .during("resetting credits")
+    }
+
+    /// Uploads device-ordered `values` (⊤ = `u64::MAX`, finite values below the bound).
+    fn upload(&mut self, stream: &Arc<CudaStream>, values: &[u64]) -> Result<(), GpuError> {
+        let during = "uploading start values";
+        match self {
+            DeviceCredit::Narrow(c) => {
+                let narrow: Vec<u32> = values.par_iter().map(|&x| narrow(x)).collect();
+                stream.memcpy_htod(&narrow, c).during(during)
+            }
+            DeviceCredit::Wide(c) => stream.memcpy_htod(values, c).during(during),
+        }
+    }
+
+    /// The energies (device order, `n` of them) as `u64` with ⊤ = `u64::MAX`.
+    fn download(&self, stream: &Arc<CudaStream>, n: usize) -> Result<Vec<u64>, GpuError> {
+        let during = "downloading credits";
+        Ok(match self {
+            DeviceCredit::Narrow(c) => {
+                let narrow = stream.clone_dtoh(c).during(during)?;
+                narrow[..n].par_iter().map(|&x| widen(x)).collect()
+            }
+            DeviceCredit::Wide(c) => {
+                let mut wide = stream.clone_dtoh(c).during(during)?;
+                wide.truncate(n);
+                wide
+            }
+        })
+    }
+}
+
+/// A `u64` energy (finite below `u32::MAX`, or ⊤) as a 32-bit device energy.
+fn narrow(x: u64) -> u32 {
+    if x == crate::solve::TOP {
+        u32::MAX
+    } else {
+        debug_assert!(x < u32::MAX as u64);
+        x as u32
+    }
+}
+
+/// A 32-bit device energy as `u64`.
+fn widen(x: u32) -> u64 {
+    if x == u32::MAX {
+        crate::solve::TOP
+    } else {
+        x as u64
+    }
+}
+
 /// A game resident on one device.
 pub struct GpuEngine {
-    kernels: Arc<Kernels>,
+    kernels: Arc<LiftKernels>,
+    multiprocessors: u32,
     stream: Arc<CudaStream>,
     ordinal: usize,
     n: u32,
@@ -127,10 +254,13 @@ pub struct GpuEngine {
     old_of_new: Vec<u32>,
     prepare_seconds: f64,
     upload_seconds: f64,
+    /// Bits per weight and per energy on the device (which kernels run).
+    weight_bits: u32,
+    value_bits: u32,
     // Device buffers (kept alive for the kernels' raw pointers in `params`).
     _adjacency: [CudaSlice<u32>; 4],
-    _weights: [CudaSlice<i64>; 2],
-    credit: CudaSlice<u64>,
+    _weights: DeviceWeights,
+    credit: DeviceCredit,
     _frontier0: CudaSlice<u32>,
     _frontier1: CudaSlice<u32>,
     stamp: CudaSlice<u32>,
@@ -182,12 +312,18 @@ impl GpuEngine {
                 return Err(GpuError::BadLanes(h));
             }
         }
-        let ordinal = choose_device(options.device, device_bytes(n, m))?;
-        let kernels = kernels(ordinal)?;
-        let ctx = &kernels.ctx;
+        let (weight_bits, value_bits) = if options.wide {
+            (64, 64)
+        } else {
+            (arena.weight_width().bits(), value_bits(bound))
+        };
+        let ordinal = choose_device(options.device, device_bytes(n, m, weight_bits, value_bits))?;
+        let device = kernels(ordinal)?;
+        let ctx = &device.ctx;
+        let lift_kernels = device.lift(weight_bits, value_bits)?;
 
         let start = Instant::now();
-        let layout = DeviceLayout::new(arena);
+        let layout = DeviceLayout::new(arena, options.wide);
         let prepare_seconds = start.elapsed().as_secs_f64();
         let lanes = options
             .lanes
@@ -196,18 +332,15 @@ impl GpuEngine {
         let start = Instant::now();
         let stream = ctx.new_stream().during("creating a stream")?;
         let up = |v: &[u32]| stream.clone_htod(v).during("uploading the game");
-        let upw = |v: &[i64]| stream.clone_htod(v).during("uploading the game");
         let adjacency = [
             up(&layout.succ_offsets)?,
             up(&layout.succ_targets)?,
             up(&layout.pred_offsets)?,
             up(&layout.pred_sources)?,
         ];
-        let weights = [upw(&layout.succ_weights)?, upw(&layout.pred_weights)?];
+        let weights = DeviceWeights::upload(&stream, &layout.succ_weights, &layout.pred_weights)?;
         let alloc_u32 = |len: usize| stream.alloc_zeros::<u32>(len.max(1)).during("allocating");
-        let credit = stream
-            .alloc_zeros::<u64>(n as usize)
-            .during("allocating credits")?;
+        let credit = DeviceCredit::alloc(&stream, n as usize, value_bits)?;
         let frontier0 = alloc_u32(n as usize)?;
         let frontier1 = alloc_u32(n as usize)?;
         let stamp = alloc_u32(n as usize)?;
@@ -216,14 +349,15 @@ impl GpuEngine {
         let upload_seconds = start.elapsed().as_secs_f64();
 
         let ptr_u32 = |s: &CudaSlice<u32>| s.device_ptr(&stream).0;
+        let (succ_weights, pred_weights) = weights.pointers(&stream);
         let params = LiftParams {
             succ_offsets: ptr_u32(&adjacency[0]),
             succ_targets: ptr_u32(&adjacency[1]),
-            succ_weights: weights[0].device_ptr(&stream).0,
+            succ_weights,
             pred_offsets: ptr_u32(&adjacency[2]),
             pred_sources: ptr_u32(&adjacency[3]),
-            pred_weights: weights[1].device_ptr(&stream).0,
-            credit: credit.device_ptr(&stream).0,
+            pred_weights,
+            credit: credit.pointer(&stream),
             frontier0: ptr_u32(&frontier0),
             frontier1: ptr_u32(&frontier1),
             stamp: ptr_u32(&stamp),
@@ -252,6 +386,8 @@ impl GpuEngine {
             old_of_new: layout.old_of_new,
             prepare_seconds,
             upload_seconds,
+            weight_bits,
+            value_bits,
             _adjacency: adjacency,
             _weights: weights,
             credit,
@@ -260,7 +396,8 @@ impl GpuEngine {
             stamp,
             state,
             params,
-            kernels,
+            kernels: lift_kernels,
+            multiprocessors: device.multiprocessors,
         };
         engine.set_lanes(lanes)?;
         Ok(engine)
@@ -278,17 +415,28 @@ impl GpuEngine {
 
     /// Switches to `lanes` lanes per vertex (and that kernel's full grid).
     pub fn set_lanes(&mut self, lanes: u32) -> Result<(), GpuError> {
+        let per_sm = self
+            .kernel(lanes)?
+            .occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None)
+            .during("reading the kernel's occupancy")?
+            .max(1);
+        self.full_blocks = per_sm * self.multiprocessors;
+        self.lanes = lanes;
+        Ok(())
+    }
+
+    /// The lifting kernel for `lanes` lanes per vertex at this game's widths.
+    fn kernel(&self, lanes: u32) -> Result<&cudarc::driver::CudaFunction, GpuError> {
         let index = LANES
             .iter()
             .position(|&h| h == lanes)
             .ok_or(GpuError::BadLanes(lanes))?;
-        let per_sm = self.kernels.lift[index]
-            .occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None)
-            .during("reading the kernel's occupancy")?
-            .max(1);
-        self.full_blocks = per_sm * self.kernels.multiprocessors;
-        self.lanes = lanes;
-        Ok(())
+        Ok(&self.kernels.functions[index])
+    }
+
+    /// Bits per weight and per energy on the device.
+    pub fn widths(&self) -> (u32, u32) {
+        (self.weight_bits, self.value_bits)
     }
 
     /// Blocks of the full grid.
@@ -311,16 +459,11 @@ impl GpuEngine {
     pub fn reset(&mut self, start: Option<&[u64]>) -> Result<(), GpuError> {
         let n = self.n as usize;
         match start {
-            None => self
-                .stream
-                .memset_zeros(&mut self.credit)
-                .during("resetting credits")?,
+            None => self.credit.zero(&self.stream)?,
             Some(values) => {
                 assert_eq!(values.len(), n, "one start value per vertex");
                 let device_order = super::layout::gather(&self.old_of_new, values);
-                self.stream
-                    .memcpy_htod(&device_order, &mut self.credit)
-                    .during("uploading start values")?;
+                self.credit.upload(&self.stream, &device_order)?;
             }
         }
         // Stamps 0 and a dense first round: every vertex is in frontier 0.
@@ -374,16 +517,13 @@ impl GpuEngine {
             dense_above: self.dense_above,
             ..self.params
         };
-        let index = LANES
-            .iter()
-            .position(|&h| h == self.lanes)
-            .expect("lanes were checked");
+        let kernel = self.kernel(self.lanes)?;
         let cfg = LaunchConfig {
             grid_dim: (blocks, 1, 1),
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut launch = self.stream.launch_builder(&self.kernels.lift[index]);
+        let mut launch = self.stream.launch_builder(kernel);
         launch.arg(&params);
         // SAFETY: every pointer in `params` is a live allocation of this engine with the
         // lengths the kernel assumes (offsets n+1, adjacency m, per-vertex arrays n, state
@@ -470,10 +610,7 @@ impl GpuEngine {
         self.params.max_ns = 0;
         let solve = begin.elapsed().as_secs_f64();
         let start = Instant::now();
-        let device = self
-            .stream
-            .clone_dtoh(&self.credit)
-            .during("downloading credits")?;
+        let device = self.credit.download(&self.stream, self.n as usize)?;
         let credit = super::layout::gather(&self.new_of_old, &device);
         let download = start.elapsed().as_secs_f64();
         Ok(LiftRun {
