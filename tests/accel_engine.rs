@@ -2,7 +2,9 @@
 //! plugs in its device (which cannot run here): an engine that lifts in synchronous rounds
 //! grouped into "launches", restarts each call with every vertex in the frontier, checks its
 //! budget only between launches (so it overshoots it) and stops early on a time limit must
-//! still give the reference credits; an engine error ends the solve with that error.
+//! still give the reference credits; an engine error ends the solve with that error. The
+//! CPU backend as engine (what `auto` uses on several threads) at every budget, thread
+//! count and round size, and `auto` itself on a game large enough to use it.
 
 use egsolve::arena::{Arena, Player};
 use egsolve::generate::RandomParams;
@@ -157,5 +159,117 @@ fn an_engine_error_ends_the_solve_with_that_error() {
             assert!(reason.contains("fell off"));
         }
         other => panic!("expected the engine's error, got {:?}", other.map(|_| ())),
+    }
+}
+
+/// Seeds for the random tests: fixed ones, plus one fresh seed per run (printed, so a
+/// failure can be replayed).
+fn seeds(fixed: &[u64]) -> Vec<u64> {
+    let fresh = rand::rng().random::<u64>();
+    eprintln!("fresh seed: {fresh}");
+    fixed.iter().copied().chain([fresh]).collect()
+}
+
+#[test]
+fn the_cpu_backend_as_engine_gives_the_reference_credits_at_every_budget() {
+    use egsolve::solve::cpu::CpuOptions;
+    use egsolve::solve::cpu::accel::CpuLift;
+    for seed in seeds(&[5, 77]) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut evaluations = 0;
+        for i in 0..60u64 {
+            let n = rng.random_range(1..=80);
+            let arena = random_game(&mut rng, n, 4, -6..=6);
+            let want = reference::solve(&arena, &Control::new()).expect("solves");
+            for threads in [1, 2, 4] {
+                for sequential_below_edges in [0, 1 << 15] {
+                    let options = CpuOptions {
+                        threads,
+                        sequential_below_edges,
+                        ..CpuOptions::default()
+                    };
+                    for budget in [1, 3, 1000] {
+                        let mut engine = CpuLift::new(&options);
+                        let (got, stats) =
+                            accel::solve_with_budget(&arena, &mut engine, budget, &Control::new())
+                                .expect("solves");
+                        assert_eq!(
+                            got.credit, want.credit,
+                            "seed {seed} game {i}: {threads} threads, budget {budget}"
+                        );
+                        evaluations += stats.evaluations;
+                    }
+                }
+            }
+        }
+        assert!(
+            evaluations > 50,
+            "seed {seed}: the driver evaluated ({evaluations})"
+        );
+    }
+}
+
+#[test]
+fn a_budgeted_cpu_lift_stops_below_the_fixpoint_and_resumes_to_it() {
+    use egsolve::solve::cpu::{CpuOptions, lift_budgeted, lift_from};
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    // Uniform weights: W1 vertices climb to ⊤ one step at a time, so lifting takes long.
+    let arena = random_game(&mut rng, 300, 3, -9..=9);
+    let m = bound(&arena).expect("bound");
+    let n = arena.vertex_count();
+    for threads in [1, 2] {
+        let options = CpuOptions {
+            threads,
+            ..CpuOptions::default()
+        };
+        let full = lift_from(&arena, m, vec![0; n], &options, &Control::new()).expect("lifts");
+        assert!(full.finished && full.lifts > 2 * n as u64, "a long climb");
+        let part = lift_budgeted(&arena, m, vec![0; n], n as u64, &options, &Control::new())
+            .expect("lifts");
+        assert!(!part.finished, "{threads} threads: stopped at the budget");
+        assert!(part.lifts >= n as u64 && part.lifts < full.lifts);
+        assert!(part.values.iter().zip(&full.values).all(|(a, b)| a <= b));
+        let rest = lift_from(&arena, m, part.values, &options, &Control::new()).expect("lifts");
+        assert_eq!(
+            rest.values, full.values,
+            "{threads} threads: resumed to the fixpoint"
+        );
+    }
+}
+
+#[test]
+fn auto_on_several_threads_solves_large_games_like_the_reference_and_certifies() {
+    use egsolve::solve::accel::{PARALLEL_FROM_EDGES, solve_auto};
+    use egsolve::solve::cpu::CpuOptions;
+    for seed in seeds(&[21]) {
+        let params = RandomParams {
+            vertices: 30_000,
+            min_degree: 2,
+            max_degree: 4,
+            min_weight: -8,
+            max_weight: 8,
+            player1_percent: 30,
+        };
+        let arena = egsolve::generate::random(params, seed);
+        assert!(
+            arena.edge_count() >= PARALLEL_FROM_EDGES,
+            "the parallel engine runs"
+        );
+        let want = reference::solve(&arena, &Control::new()).expect("solves");
+        let options = CpuOptions {
+            threads: 2,
+            ..CpuOptions::default()
+        };
+        let got = solve_auto(&arena, &options, &Control::new()).expect("solves");
+        assert_eq!(got.credit, want.credit, "seed {seed}");
+        let report = egsolve::check::check(
+            &arena,
+            egsolve::check::Claim {
+                credit: &got.credit,
+                strategy: &got.strategy,
+            },
+        )
+        .expect("one entry per vertex");
+        assert!(report.passed(), "seed {seed}: {report:?}");
     }
 }

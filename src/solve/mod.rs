@@ -243,7 +243,7 @@ pub fn solve_with(
     control: &Control,
 ) -> Result<Solution, SolveError> {
     match options.backend {
-        Backend::Auto => accel::solve(arena, control),
+        Backend::Auto => accel::solve_auto(arena, &options.cpu, control),
         Backend::Reference => reference::solve(arena, control),
         Backend::Cpu => cpu::solve(arena, &options.cpu, control),
         Backend::Gpu => gpu::solve(arena, &options.gpu, control),

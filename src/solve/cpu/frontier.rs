@@ -44,20 +44,24 @@ const CHUNK: usize = 512;
 /// Edges a sequential round visits between two checkpoints (~1 ms of work).
 const CHECK_EVERY_EDGES: usize = 1 << 18;
 
-/// Counters of a finished run.
+/// Counters of a run.
 pub(super) struct FrontierRun {
     pub rounds: u64,
     pub lifts: u64,
+    /// Whether the frontier emptied (the least fixpoint), not the budget ran out.
+    pub finished: bool,
     /// Bytes of the parallel rounds' side buffer (one value per vertex of the largest such
     /// round).
     pub side_buffer_bytes: usize,
 }
 
-/// Lifts `state` to the least fixpoint. `pool` is `None` for one thread.
+/// Lifts `state` to the least fixpoint, or until the first round boundary after `budget`
+/// lifts. `pool` is `None` for one thread.
 pub(super) fn run<W: Weight, V: Value>(
     state: &mut LiftState<'_, W, V>,
     pool: Option<&rayon::ThreadPool>,
     sequential_below_edges: usize,
+    budget: u64,
     control: &Control,
 ) -> Result<FrontierRun, Interrupted> {
     control.checkpoint()?;
@@ -72,7 +76,7 @@ pub(super) fn run<W: Weight, V: Value>(
     // Any answer is correct; only the speed depends on it.
     let degree = (2 * state.arena.edge_count() / state.arena.vertex_count().max(1)).max(1);
     let large = |len: usize| pool.is_some() && len.saturating_mul(degree) >= sequential_below_edges;
-    while state.queue.current_len() > 0 {
+    while state.queue.current_len() > 0 && lifts < budget {
         let len = state.queue.current_len();
         control.progress().publish(rounds, len as u64, lifts);
         match pool {
@@ -86,17 +90,19 @@ pub(super) fn run<W: Weight, V: Value>(
                 state.advance();
             }
             _ => {
-                let run = sequential_rounds(state, rounds, lifts, large, control)?;
+                let run = sequential_rounds(state, rounds, lifts, budget, large, control)?;
                 rounds += run.rounds;
                 lifts += run.lifts;
                 state.queue.set_current(run.head, run.len);
             }
         }
     }
-    control.progress().publish(rounds, 0, lifts);
+    let left = state.queue.current_len();
+    control.progress().publish(rounds, left as u64, lifts);
     Ok(FrontierRun {
         rounds,
         lifts,
+        finished: left == 0,
         side_buffer_bytes: side.capacity() * V::BYTES,
     })
 }
@@ -159,15 +165,17 @@ struct SequentialRun {
 }
 
 /// Sequential rounds (Gauss–Seidel: lifts see the latest values) from round `round` on,
-/// back to back, until the frontier empties or a round ends with a frontier that `large`
-/// calls large (parallel rounds take over). The ring is one FIFO worklist: each round's
-/// frontier is the stretch appended while the previous round was lifted, so a round
-/// boundary is just a position, and with one thread this is the reference worklist
-/// exactly, without a call per round. `lifts_before` only feeds the progress reports.
+/// back to back, until the frontier empties, a round ends with a frontier that `large`
+/// calls large (parallel rounds take over), or a round ends with `budget` lifts done in
+/// all (`lifts_before` of them before this call). The ring is one FIFO worklist: each
+/// round's frontier is the stretch appended while the previous round was lifted, so a
+/// round boundary is just a position, and with one thread this is the reference worklist
+/// exactly, without a call per round.
 fn sequential_rounds<W: Weight, V: Value>(
     state: &LiftState<'_, W, V>,
     round: u64,
     lifts_before: u64,
+    budget: u64,
     large: impl Fn(usize) -> bool,
     control: &Control,
 ) -> Result<SequentialRun, Interrupted> {
@@ -194,7 +202,7 @@ fn sequential_rounds<W: Weight, V: Value>(
             rounds += 1;
             remaining = std::mem::take(&mut queued);
             (current, next) = (next, current);
-            if remaining == 0 || large(remaining) {
+            if remaining == 0 || large(remaining) || lifts_before + lifts >= budget {
                 return Ok(SequentialRun {
                     rounds,
                     lifts,

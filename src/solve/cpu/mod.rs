@@ -16,6 +16,7 @@
 //! solver starts from its own estimate). This module owns the per-vertex arrays and the
 //! pool; strategies come from [`Solution::from_credits`] like every backend's.
 
+pub mod accel;
 mod frontier;
 mod queue;
 mod state;
@@ -112,8 +113,10 @@ impl CpuOptions {
 /// Result of [`lift_from`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct CpuLifted {
-    /// The least energy progress measure.
+    /// The least energy progress measure (or, when not `finished`, values below it).
     pub values: Vec<u64>,
+    /// Whether `values` is the least fixpoint (a budgeted run may stop before it).
+    pub finished: bool,
     /// Rounds run.
     pub rounds: u64,
     /// Lifts applied (frontier vertices lifted, or `n` per sweep round).
@@ -131,10 +134,24 @@ pub fn lift_from(
     options: &CpuOptions,
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
+    lift_budgeted(arena, bound, values, u64::MAX, options, control)
+}
+
+/// [`lift_from`] that stops at the first round boundary after `budget` lifts (the frontier
+/// algorithm; the sweep always runs to the fixpoint): `finished` says whether the values
+/// reached the least fixpoint. The values stay below it either way.
+pub fn lift_budgeted(
+    arena: &Arena,
+    bound: u64,
+    values: Vec<u64>,
+    budget: u64,
+    options: &CpuOptions,
+    control: &Control,
+) -> Result<CpuLifted, Interrupted> {
     match arena.weight_width() {
-        Width::I16 => lift_weights::<i16>(arena, bound, values, options, control),
-        Width::I32 => lift_weights::<i32>(arena, bound, values, options, control),
-        Width::I64 => lift_weights::<i64>(arena, bound, values, options, control),
+        Width::I16 => lift_weights::<i16>(arena, bound, values, budget, options, control),
+        Width::I32 => lift_weights::<i32>(arena, bound, values, budget, options, control),
+        Width::I64 => lift_weights::<i64>(arena, bound, values, budget, options, control),
     }
 }
 
@@ -143,13 +160,14 @@ fn lift_weights<W: Weight>(
     arena: &Arena,
     bound: u64,
     values: Vec<u64>,
+    budget: u64,
     options: &CpuOptions,
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
     if Narrow::fits(bound) {
-        lift_typed::<W, Narrow>(arena, bound, values, options, control)
+        lift_typed::<W, Narrow>(arena, bound, values, budget, options, control)
     } else {
-        lift_typed::<W, Wide>(arena, bound, values, options, control)
+        lift_typed::<W, Wide>(arena, bound, values, budget, options, control)
     }
 }
 
@@ -158,6 +176,7 @@ fn lift_typed<W: Weight, V: Value>(
     arena: &Arena,
     bound: u64,
     values: Vec<u64>,
+    budget: u64,
     options: &CpuOptions,
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
@@ -168,24 +187,26 @@ fn lift_typed<W: Weight, V: Value>(
         None
     };
     let mut state = LiftState::<W, V>::new(arena, bound, values, pool.as_ref());
-    let (rounds, lifts, side_bytes) = match options.algorithm {
+    let (rounds, lifts, side_bytes, finished) = match options.algorithm {
         CpuAlgorithm::Frontier => {
             let run = frontier::run(
                 &mut state,
                 pool.as_ref(),
                 options.sequential_below_edges,
+                budget,
                 control,
             )?;
-            (run.rounds, run.lifts, run.side_buffer_bytes)
+            (run.rounds, run.lifts, run.side_buffer_bytes, run.finished)
         }
         CpuAlgorithm::Sweep => {
             let run = sweep::run(&state, pool.as_ref(), control)?;
-            (run.rounds, run.lifts, 0)
+            (run.rounds, run.lifts, 0, true)
         }
     };
     let working_set_bytes = arena.heap_bytes() + state.heap_bytes() + side_bytes;
     Ok(CpuLifted {
         values: state.into_values(pool.as_ref()),
+        finished,
         rounds,
         lifts,
         working_set_bytes,

@@ -1,0 +1,52 @@
+//! The CPU backend as the accelerated solver's lifting engine: [`CpuLift`] implements
+//! [`accel::LiftEngine`] with the parallel frontier rounds, so `auto` lifts on every core
+//! between its evaluations (the sequential worklist stays the engine for one thread and for
+//! small games, see [`crate::solve::accel::solve_auto`]).
+
+use super::{CpuAlgorithm, CpuOptions, lift_budgeted};
+use crate::arena::Arena;
+use crate::solve::accel::{LiftEngine, LiftRun};
+use crate::solve::{Control, SolveError};
+
+/// Frontier lifting on the CPU backend's threads, for the accelerated driver.
+#[derive(Debug, Clone)]
+pub struct CpuLift {
+    options: CpuOptions,
+}
+
+impl CpuLift {
+    /// An engine with `options`' threads and round sizes (always the frontier algorithm:
+    /// the sweep cannot stop at a budget).
+    pub fn new(options: &CpuOptions) -> CpuLift {
+        CpuLift {
+            options: CpuOptions {
+                algorithm: CpuAlgorithm::Frontier,
+                ..*options
+            },
+        }
+    }
+}
+
+impl LiftEngine for CpuLift {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn lift(
+        &mut self,
+        arena: &Arena,
+        bound: u64,
+        values: &mut Vec<u64>,
+        budget: u64,
+        control: &Control,
+    ) -> Result<LiftRun, SolveError> {
+        let start = std::mem::take(values);
+        let lifted = lift_budgeted(arena, bound, start, budget, &self.options, control)?;
+        *values = lifted.values;
+        Ok(LiftRun {
+            lifts: lifted.lifts,
+            rounds: lifted.rounds,
+            finished: lifted.finished,
+        })
+    }
+}
