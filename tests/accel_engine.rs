@@ -243,7 +243,7 @@ fn auto_on_several_threads_solves_large_games_like_the_reference_and_certifies()
     use egsolve::solve::cpu::CpuOptions;
     for seed in seeds(&[21]) {
         let params = RandomParams {
-            vertices: 30_000,
+            vertices: 180_000,
             min_degree: 2,
             max_degree: 4,
             min_weight: -8,

@@ -34,7 +34,7 @@ pub struct SolveArgs {
     /// Give up after this many seconds (exit code 4).
     #[arg(long)]
     pub timeout: Option<f64>,
-    /// cpu backend, and auto's lifting on games of 2^16 edges or more: worker threads
+    /// cpu backend, and auto's lifting on games of 2^19 edges or more: worker threads
     /// (default: one per core; 1 = auto lifts with the sequential worklist).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,

@@ -156,7 +156,7 @@ pub struct ServeArgs {
     /// Jobs the CPU pool runs at once [default: one per core].
     #[arg(long, env = "EGSOLVE_CPU_WORKERS")]
     pub cpu_workers: Option<usize>,
-    /// Threads of the parallel CPU backend, and of `auto`'s lifting on games of 2^16+ edges
+    /// Threads of the parallel CPU backend, and of `auto`'s lifting on games of 2^19+ edges
     /// [default: one per core].
     #[arg(long, env = "EGSOLVE_CPU_THREADS")]
     pub cpu_threads: Option<usize>,

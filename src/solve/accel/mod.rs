@@ -151,9 +151,11 @@ pub fn solve(arena: &Arena, control: &Control) -> Result<Solution, SolveError> {
     solve_with(arena, &mut WorklistEngine, control).map(|(solution, _)| solution)
 }
 
-/// Games with at least this many edges lift on the CPU backend's threads in `auto` (below,
-/// starting a thread pool for every lifting phase costs more than the rounds save).
-pub const PARALLEL_FROM_EDGES: usize = 1 << 16;
+/// Games with at least this many edges lift on the CPU backend's threads in `auto`. Measured
+/// on 16 cores (BENCHMARKS.md): from about 10^6 edges all cores win (IEEE1394 1.09×,
+/// Onebit 1.13×, 10^7-edge random games 1.17× and 1.53× end to end), while games of
+/// 1.5–2.4·10^5 edges lost 7–15 % (a thread pool and per-phase setup for a few ms of work).
+pub const PARALLEL_FROM_EDGES: usize = 1 << 19;
 
 /// `auto`: the accelerated solver lifting with the CPU backend's parallel rounds on
 /// `cpu.threads` threads ([`CpuLift`](crate::solve::cpu::accel::CpuLift)) when there are
