@@ -638,3 +638,18 @@ impl GpuEngine {
         self.n0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::TOP;
+
+    #[test]
+    fn narrow_energies_round_trip_with_top() {
+        for x in [0, 1, 17, u32::MAX as u64 - 1, TOP] {
+            assert_eq!(widen(narrow(x)), x, "{x}");
+        }
+        assert_eq!(narrow(TOP), u32::MAX);
+        assert_eq!(widen(u32::MAX), TOP);
+    }
+}
