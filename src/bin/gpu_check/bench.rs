@@ -122,6 +122,34 @@ fn tiny_rounds(arena: &Arena, label: &str, options: GpuOptions) {
     }
 }
 
+/// Three full rounds (one launch each) of the "gains, 3% losses" game of `edges` edges at
+/// degree 4, for a profiler (`ncu --launch-skip 1 --launch-count 1`): nothing else runs a
+/// kernel in this mode.
+pub fn full_rounds_only(edges: u64, lanes: Option<u32>, wide: bool) {
+    let arena = games::mostly_gains(1000 + edges + 4, (edges / 4) as u32, 4, 0.03, 3, 10);
+    let bound = energy::bound(&arena).expect("bound fits");
+    let options = GpuOptions {
+        lanes,
+        wide,
+        ..GpuOptions::default()
+    };
+    let mut engine = match GpuEngine::upload(&arena, bound, &options) {
+        Ok(e) => e,
+        Err(e) => return println!("upload: {e}"),
+    };
+    let blocks = engine.full_blocks();
+    for _ in 0..3 {
+        match engine.time_launch(blocks, 1, true) {
+            Ok(ms) => println!(
+                "full round h={} widths {:?}: {ms:.3} ms",
+                engine.lanes(),
+                engine.widths()
+            ),
+            Err(e) => return println!("round: {e}"),
+        }
+    }
+}
+
 fn full_rounds(arena: &Arena, bandwidth: f64) {
     let bound = energy::bound(arena).expect("bound fits");
     for wide in [false, true] {

@@ -81,8 +81,16 @@ fn main() {
             accel::sweep(arg(&args, "--data").map(PathBuf::from), edges);
             true
         }
+        "rounds" => {
+            let edges = arg(&args, "--edges")
+                .map(|s| s.parse().expect("number"))
+                .unwrap_or(10_000_000u64);
+            let lanes = arg(&args, "--lanes").map(|s| s.parse().expect("lanes"));
+            bench::full_rounds_only(edges, lanes, args.iter().any(|a| a == "--wide"));
+            true
+        }
         other => {
-            eprintln!("unknown mode {other}: expected check, sweep or bench");
+            eprintln!("unknown mode {other}: expected check, sweep, bench or rounds");
             false
         }
     };

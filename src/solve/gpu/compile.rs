@@ -67,10 +67,15 @@ pub fn compile_cubin(name: &str, source: &str, arch: &str) -> Result<Vec<u8>, Gp
     let src = CString::new(source).expect("kernel sources contain no NUL byte");
     let cname = CString::new(name).expect("kernel names contain no NUL byte");
     let prog = nvrtc::create_program(&src, Some(&cname)).map_err(|e| fail(e, String::new()))?;
-    let options = [
+    let mut options = vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".to_string(),
     ];
+    // For kernel experiments on a device (e.g. `--maxrregcount=64`): extra NVRTC options,
+    // separated by spaces. Not for production settings.
+    if let Ok(extra) = std::env::var("EGSOLVE_NVRTC_EXTRA_OPTIONS") {
+        options.extend(extra.split_whitespace().map(String::from));
+    }
     // SAFETY: `prog` was just created and is destroyed exactly once below.
     let compiled = unsafe { nvrtc::compile_program(prog, &options) };
     let log = unsafe { nvrtc::get_program_log(prog) }
