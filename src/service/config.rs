@@ -34,8 +34,8 @@ pub struct ServeConfig {
     pub per_user_job_limit: u64,
     /// Jobs the CPU pool runs at once (0: one per core).
     pub cpu_workers: usize,
-    /// Threads of the parallel CPU backend and of `auto`'s lifting on large games (0: one
-    /// per core).
+    /// Threads of each CPU solve: the parallel CPU backend and `auto`'s lifting on large
+    /// games (0: the cores divided by the CPU solves running when it starts, at least one).
     pub cpu_threads: usize,
     /// GPU ordinals to serve jobs on (empty: every GPU the driver lists, none without one).
     pub gpu_devices: Vec<u32>,
@@ -156,8 +156,8 @@ pub struct ServeArgs {
     /// Jobs the CPU pool runs at once [default: one per core].
     #[arg(long, env = "EGSOLVE_CPU_WORKERS")]
     pub cpu_workers: Option<usize>,
-    /// Threads of the parallel CPU backend, and of `auto`'s lifting on games of 2^19+ edges
-    /// [default: one per core].
+    /// Threads of each CPU solve (the parallel CPU backend, and `auto`'s lifting on games of
+    /// 2^19+ edges) [default: the cores divided by the CPU solves running when it starts].
     #[arg(long, env = "EGSOLVE_CPU_THREADS")]
     pub cpu_threads: Option<usize>,
     /// GPU ordinals to use, comma-separated (e.g. `0,1`) [default: every GPU listed].

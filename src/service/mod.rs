@@ -148,6 +148,7 @@ pub async fn run(
         events: events.clone(),
         config: config.clone(),
         runtime: tokio::runtime::Handle::current(),
+        cpu_solves: Arc::default(),
     };
     let rules = FallbackRules {
         small_edges: config.cpu_small_edges,

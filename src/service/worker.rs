@@ -9,7 +9,7 @@
 //! already `cancelled` in the store and is left alone.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -54,6 +54,57 @@ pub struct WorkerContext {
     pub config: Arc<ServeConfig>,
     /// The runtime, for the store's async calls from worker threads.
     pub runtime: tokio::runtime::Handle,
+    /// CPU-slot solves running now (sets each new solve's thread count).
+    pub cpu_solves: Arc<CpuSolves>,
+}
+
+/// The CPU-slot solves running at once. With `cpu_threads` = 0 a solve that starts while
+/// `k` solves run (itself included) gets `cores / k` threads (at least one): a lone job
+/// uses the whole machine, and concurrent jobs together start about `cores · ln k`
+/// threads rather than `cores · k`.
+#[derive(Debug, Default)]
+pub struct CpuSolves {
+    running: AtomicUsize,
+}
+
+/// One running CPU-slot solve; dropping it ends it.
+#[derive(Debug)]
+pub struct CpuSolveTicket<'a> {
+    solves: &'a CpuSolves,
+    /// Threads this solve may use.
+    pub threads: usize,
+}
+
+impl CpuSolves {
+    /// Counts a starting solve in and gives it its thread count: `configured` when
+    /// positive, else its share of `cores`.
+    pub fn start(&self, configured: usize, cores: usize) -> CpuSolveTicket<'_> {
+        let running = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+        CpuSolveTicket {
+            solves: self,
+            threads: share_of_cores(configured, cores, running),
+        }
+    }
+
+    /// Solves running now.
+    pub fn running(&self) -> usize {
+        self.running.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for CpuSolveTicket<'_> {
+    fn drop(&mut self) {
+        self.solves.running.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Threads for a CPU solve that starts while `running` solves run (itself included).
+pub fn share_of_cores(configured: usize, cores: usize, running: usize) -> usize {
+    if configured > 0 {
+        configured
+    } else {
+        (cores / running.max(1)).max(1)
+    }
 }
 
 /// The key of a job's result: identical arena bytes read the same way give the same answer.
@@ -181,11 +232,14 @@ fn run_job(
             solve::gpu::solve(arena, &options, &control)
         }
         _ => {
+            let ticket = context
+                .cpu_solves
+                .start(context.config.cpu_threads, std::thread::available_parallelism().map_or(1, usize::from));
             let mut options = SolveOptions {
                 backend,
                 ..SolveOptions::default()
             };
-            options.cpu.threads = context.config.cpu_threads;
+            options.cpu.threads = ticket.threads;
             solve::solve_with(arena, &options, &control)
         }
     };
@@ -293,4 +347,30 @@ pub fn malformed(e: FormatError) -> Failure {
 /// two value arrays).
 pub fn memory_estimate(vertices: u64, edges: u64) -> u64 {
     vertices * 40 + edges * 24
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concurrent_cpu_solves_share_the_cores() {
+        let solves = CpuSolves::default();
+        let first = solves.start(0, 16);
+        assert_eq!(first.threads, 16, "a lone solve uses every core");
+        let second = solves.start(0, 16);
+        assert_eq!(second.threads, 8);
+        let third = solves.start(0, 16);
+        assert_eq!(third.threads, 5);
+        assert_eq!(solves.running(), 3);
+        drop(second);
+        drop(third);
+        assert_eq!(solves.running(), 1);
+        assert_eq!(solves.start(0, 16).threads, 8);
+        assert_eq!(solves.running(), 1, "the ticket ended with its statement");
+        drop(first);
+        assert_eq!(solves.running(), 0);
+        assert_eq!(solves.start(3, 16).threads, 3, "a configured count wins");
+        assert_eq!(share_of_cores(0, 2, 40), 1, "never fewer than one thread");
+    }
 }
