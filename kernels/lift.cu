@@ -1,8 +1,8 @@
 // Frontier lifting for energy games (the paper's Algorithm 3), with the round loop kept on
 // the device. Include-free: NVRTC compiles this at start-up for the device's own arch.
 //
-// Layout (renumbered on the host): vertices [0, n0) belong to player 0 (min), [n0, n) to
-// player 1 (max). CSR successors and CSC predecessors; weights at the arena's storage width
+// Layout: either renumbered on the host so that vertices [0, n0) belong to player 0 (min)
+// and [n0, n) to player 1 (max), or in the input's order with owners[v] the player of v. CSR successors and CSC predecessors; weights at the arena's storage width
 // W (16, 32 or 64 bits), energies V = u32 when the bound M < u32::MAX, else u64, with TOP
 // = all ones; `energy_minus` is src/solve/energy.rs `minus`, bit for bit, at either width.
 // Kernels: lift_rounds_h{H}_w{16,32,64}_v{32,64}, one per lane count; one width pair per
@@ -35,6 +35,12 @@ typedef short i16;
 
 #define BLOCK 512
 
+// Successors each thread reads per step of its gather loop (an experiment knob:
+// EGSOLVE_NVRTC_EXTRA_OPTIONS=-DLIFT_BATCH=4).
+#ifndef LIFT_BATCH
+#define LIFT_BATCH 1
+#endif
+
 struct LiftParams {
     const u32* succ_offsets;
     const u32* succ_targets;
@@ -55,6 +61,7 @@ struct LiftParams {
     u32 shrink_below;  // leave when the next frontier is smaller (0: never)
     u32 grow_above;    // leave when the next frontier is larger
     u64 max_ns;        // leave after a round that ends this long after the launch (0: never)
+    const unsigned char* owners;  // each vertex's player (input order), or null: v < n0
 };
 
 // state words: [0..3) frontier counts, [3] round, [4] barrier arrivals, [5] barrier
@@ -148,7 +155,7 @@ __device__ __forceinline__ void push(bool want, u32 v, u32* list, u32* count) {
 template <int H, typename W, typename V>
 __device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, unsigned group_mask,
                                            u32 stamp, bool dense_push, u32* next, u32* next_count) {
-    const bool is_min = v < p.n0;
+    const bool is_min = p.owners == nullptr ? v < p.n0 : __ldg(p.owners + v) == 0;
     V* credit = (V*)p.credit;
     const W* succ_weights = (const W*)p.succ_weights;
     const W* pred_weights = (const W*)p.pred_weights;
@@ -158,7 +165,26 @@ __device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, 
     const u32 begin = __ldg(p.succ_offsets + v);
     const u32 end = __ldg(p.succ_offsets + v + 1);
     V acc = is_min ? top<V>() : (V)0;
-    for (u32 k = begin + sub; k < end; k += H) {
+    u32 k = begin + sub;
+#if LIFT_BATCH > 1
+    // LIFT_BATCH successors at a time: their targets first, then their energies, so that
+    // a thread has that many gathers in flight.
+    for (; k + (LIFT_BATCH - 1) * H < end; k += LIFT_BATCH * H) {
+        u32 t[LIFT_BATCH];
+        i64 w[LIFT_BATCH];
+#pragma unroll
+        for (int j = 0; j < LIFT_BATCH; j++) {
+            t[j] = __ldg(p.succ_targets + k + j * H);
+            w[j] = (i64)__ldg(succ_weights + k + j * H);
+        }
+        V c[LIFT_BATCH];
+#pragma unroll
+        for (int j = 0; j < LIFT_BATCH; j++) c[j] = __ldcg(credit + t[j]);
+#pragma unroll
+        for (int j = 0; j < LIFT_BATCH; j++) acc = pick<V>(is_min, acc, energy_minus<V>(c[j], w[j], p.bound));
+    }
+#endif
+    for (; k < end; k += H) {
         V c = energy_minus<V>(__ldcg(credit + __ldg(p.succ_targets + k)), (i64)__ldg(succ_weights + k),
                               p.bound);
         acc = pick<V>(is_min, acc, c);

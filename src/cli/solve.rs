@@ -11,6 +11,7 @@ use super::{CliError, EXIT_BAD_INPUT, output_file};
 use crate::format::{self, Format, ReadOptions};
 use crate::output::{self, OutputFormat};
 use crate::solve::cpu::CpuAlgorithm;
+use crate::solve::gpu::layout::VertexOrder;
 use crate::solve::{self, Backend, Control, SolveOptions};
 
 /// Arguments of `egsolve solve`.
@@ -45,6 +46,10 @@ pub struct SolveArgs {
     /// Default: chosen from the degree distribution.
     #[arg(long)]
     pub lanes: Option<u32>,
+    /// gpu backend: vertex order on the device: `players-first` (renumbered on the host, the
+    /// paper's layout) or `input` (no renumbering; players read from a byte array).
+    #[arg(long, value_enum, default_value_t = VertexOrder::default())]
+    pub vertex_order: VertexOrder,
     /// gpu backend: device ordinal (default: the one with most free memory that fits).
     #[arg(long)]
     pub device: Option<usize>,
@@ -103,6 +108,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     options.cpu.algorithm = args.algorithm;
     options.gpu.lanes = args.lanes;
     options.gpu.device = args.device;
+    options.gpu.order = args.vertex_order;
     options.gpu.plain = args.gpu_plain;
     options.gpu.lift_percent = args.gpu_lift_percent;
     let solution = solve::solve_with(&game.arena, &options, &control);

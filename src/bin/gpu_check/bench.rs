@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use egsolve::arena::Arena;
 use egsolve::solve::cpu::{CpuOptions, lift_from};
 use egsolve::solve::gpu::bench::copy_bandwidth;
+use egsolve::solve::gpu::layout::VertexOrder;
 use egsolve::solve::gpu::{GpuEngine, GpuOptions};
 use egsolve::solve::{Backend, Control, energy, solve};
 
@@ -125,12 +126,13 @@ fn tiny_rounds(arena: &Arena, label: &str, options: GpuOptions) {
 /// Three full rounds (one launch each) of the "gains, 3% losses" game of `edges` edges at
 /// degree 4, for a profiler (`ncu --launch-skip 1 --launch-count 1`): nothing else runs a
 /// kernel in this mode.
-pub fn full_rounds_only(edges: u64, lanes: Option<u32>, wide: bool) {
+pub fn full_rounds_only(edges: u64, lanes: Option<u32>, wide: bool, order: VertexOrder) {
     let arena = games::mostly_gains(1000 + edges + 4, (edges / 4) as u32, 4, 0.03, 3, 10);
     let bound = energy::bound(&arena).expect("bound fits");
     let options = GpuOptions {
         lanes,
         wide,
+        order,
         ..GpuOptions::default()
     };
     let mut engine = match GpuEngine::upload(&arena, bound, &options) {
@@ -152,9 +154,14 @@ pub fn full_rounds_only(edges: u64, lanes: Option<u32>, wide: bool) {
 
 fn full_rounds(arena: &Arena, bandwidth: f64) {
     let bound = energy::bound(arena).expect("bound fits");
-    for wide in [false, true] {
+    for (wide, order) in [
+        (false, VertexOrder::PlayersFirst),
+        (false, VertexOrder::Input),
+        (true, VertexOrder::PlayersFirst),
+    ] {
         let options = GpuOptions {
             wide,
+            order,
             ..GpuOptions::default()
         };
         let mut engine = match GpuEngine::upload(arena, bound, &options) {
@@ -168,8 +175,12 @@ fn full_rounds(arena: &Arena, bandwidth: f64) {
         let (weight_bits, value_bits) = engine.widths();
         let (wb, vb) = (weight_bits as f64 / 8.0, value_bits as f64 / 8.0);
         let bytes = (4.0 + wb + vb) * m + (12.0 + 2.0 * vb) * n;
+        let order_name = match order {
+            VertexOrder::PlayersFirst => "players first",
+            VertexOrder::Input => "input order",
+        };
         println!(
-            "layout: {weight_bits}-bit weights, {value_bits}-bit energies ({:.0} bytes per edge + {:.0} per vertex counted)",
+            "layout: {weight_bits}-bit weights, {value_bits}-bit energies, {order_name} ({:.0} bytes per edge + {:.0} per vertex counted)",
             4.0 + wb + vb,
             12.0 + 2.0 * vb
         );
@@ -190,7 +201,8 @@ fn full_rounds(arena: &Arena, bandwidth: f64) {
                 times.remove(0);
                 let ms = median(times);
                 println!(
-                    "full round w{weight_bits}/v{value_bits} {} h={h:<2}{} {blocks:>4} blocks {:>8.3} ms  {:>6.2} Gedges/s  {:>6.0} GB/s = {:>5.1}% of copy bandwidth",
+                    "full round w{weight_bits}/v{value_bits} {} {} h={h:<2}{} {blocks:>4} blocks {:>8.3} ms  {:>6.2} Gedges/s  {:>6.0} GB/s = {:>5.1}% of copy bandwidth",
+                    if order == VertexOrder::Input { "input" } else { "p0-1 " },
                     if dense { "dense " } else { "lists " },
                     if h == auto { "*" } else { " " },
                     ms,
@@ -211,14 +223,18 @@ fn end_to_end(arena: &Arena, cpu_limit: f64) {
     let mut gpu_credit = None;
     let mut gpu_total = f64::NAN;
     let mut gpu_solve = f64::NAN;
-    for (label, lanes, wide) in [
-        ("gpu auto", None, false),
-        ("gpu vertex-parallel h=1", Some(1u32), false),
-        ("gpu 64-bit layout", None, true),
+    for (label, lanes, wide, order) in [
+        ("gpu auto", None, false, GpuOptions::default().order),
+        ("gpu vertex-parallel h=1", Some(1u32), false, GpuOptions::default().order),
+        ("gpu players first", None, false, VertexOrder::PlayersFirst),
+        ("gpu input order", None, false, VertexOrder::Input),
+        ("gpu input order h=1", Some(1u32), false, VertexOrder::Input),
+        ("gpu 64-bit layout", None, true, GpuOptions::default().order),
     ] {
         let options = GpuOptions {
             lanes,
             wide,
+            order,
             ..GpuOptions::default()
         };
         let t = Instant::now();

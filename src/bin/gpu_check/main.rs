@@ -86,7 +86,16 @@ fn main() {
                 .map(|s| s.parse().expect("number"))
                 .unwrap_or(10_000_000u64);
             let lanes = arg(&args, "--lanes").map(|s| s.parse().expect("lanes"));
-            bench::full_rounds_only(edges, lanes, args.iter().any(|a| a == "--wide"));
+            bench::full_rounds_only(
+                edges,
+                lanes,
+                args.iter().any(|a| a == "--wide"),
+                if args.iter().any(|a| a == "--input-order") {
+                    egsolve::solve::gpu::layout::VertexOrder::Input
+                } else {
+                    egsolve::solve::gpu::layout::VertexOrder::PlayersFirst
+                },
+            );
             true
         }
         other => {
@@ -198,6 +207,22 @@ fn variants(m: usize) -> Vec<(String, u32, GpuOptions)> {
         0,
         GpuOptions {
             wide: true,
+            ..GpuOptions::default()
+        },
+    ));
+    out.push((
+        "input order".into(),
+        0,
+        GpuOptions {
+            order: egsolve::solve::gpu::layout::VertexOrder::Input,
+            ..GpuOptions::default()
+        },
+    ));
+    out.push((
+        "input order h=1".into(),
+        1,
+        GpuOptions {
+            order: egsolve::solve::gpu::layout::VertexOrder::Input,
             ..GpuOptions::default()
         },
     ));

@@ -16,7 +16,9 @@ use rayon::prelude::*;
 use super::compile::{LANES, LiftKernels, kernels};
 use super::devices::device_info;
 use super::error::{DuringExt, GpuError, GpuSolveError};
-use super::layout::{DeviceLayout, WeightColumn, device_bytes, lanes_for_degree, value_bits};
+use super::layout::{
+    DeviceLayout, Numbering, VertexOrder, WeightColumn, device_bytes, lanes_for_degree, value_bits,
+};
 use crate::arena::Arena;
 use crate::solve::Control;
 
@@ -49,6 +51,10 @@ pub struct GpuOptions {
     /// the bound allows.
     #[serde(default)]
     pub wide: bool,
+    /// How the device numbers the vertices: player 0 first (renumbered on the host), or
+    /// the input's order with the players in a byte array.
+    #[serde(default)]
+    pub order: VertexOrder,
     /// Accelerated driver: each lifting phase on the device runs for this percentage of
     /// the last evaluation's time (the first for an estimate from the game's size); `None`
     /// = [`super::accel::LIFT_PERCENT`]. `Some(0)`: the driver's own lift budgets instead
@@ -60,7 +66,7 @@ pub struct GpuOptions {
 /// Wall-clock seconds of each phase.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct GpuTimings {
-    /// Renumbering the game on the host.
+    /// Laying the game out on the host (renumbering, unless the order is the input's).
     pub prepare: f64,
     /// Allocating and copying to the device.
     pub upload: f64,
@@ -110,6 +116,7 @@ struct LiftParams {
     shrink_below: u32,
     grow_above: u32,
     max_ns: u64,
+    owners: u64,
 }
 
 // SAFETY: plain `repr(C)` data (device addresses and integers) with the C struct's layout.
@@ -250,8 +257,7 @@ pub struct GpuEngine {
     dense_above: u32,
     /// Rounds per launch the adaptive loop last settled on (kept between lift calls).
     rounds_per_launch: u32,
-    new_of_old: Vec<u32>,
-    old_of_new: Vec<u32>,
+    numbering: Option<Numbering>,
     prepare_seconds: f64,
     upload_seconds: f64,
     /// Bits per weight and per energy on the device (which kernels run).
@@ -260,6 +266,7 @@ pub struct GpuEngine {
     // Device buffers (kept alive for the kernels' raw pointers in `params`).
     _adjacency: [CudaSlice<u32>; 4],
     _weights: DeviceWeights,
+    _owners: Option<CudaSlice<u8>>,
     credit: DeviceCredit,
     _frontier0: CudaSlice<u32>,
     _frontier1: CudaSlice<u32>,
@@ -323,7 +330,7 @@ impl GpuEngine {
         let lift_kernels = device.lift(weight_bits, value_bits)?;
 
         let start = Instant::now();
-        let layout = DeviceLayout::new(arena, options.wide);
+        let layout = DeviceLayout::new(arena, options.wide, options.order);
         let prepare_seconds = start.elapsed().as_secs_f64();
         let lanes = options
             .lanes
@@ -339,6 +346,14 @@ impl GpuEngine {
             up(&layout.pred_sources)?,
         ];
         let weights = DeviceWeights::upload(&stream, &layout.succ_weights, &layout.pred_weights)?;
+        let owners = match &layout.owners {
+            Some(owners) => Some(
+                stream
+                    .clone_htod(owners)
+                    .during("uploading the players")?,
+            ),
+            None => None,
+        };
         let alloc_u32 = |len: usize| stream.alloc_zeros::<u32>(len.max(1)).during("allocating");
         let credit = DeviceCredit::alloc(&stream, n as usize, value_bits)?;
         let frontier0 = alloc_u32(n as usize)?;
@@ -370,6 +385,7 @@ impl GpuEngine {
             shrink_below: 0,
             grow_above: u32::MAX,
             max_ns: 0,
+            owners: owners.as_ref().map_or(0, |o| o.device_ptr(&stream).0),
         };
         let mut engine = GpuEngine {
             stream,
@@ -382,14 +398,14 @@ impl GpuEngine {
             full_blocks: 1,
             dense_above: u32::MAX,
             rounds_per_launch: 64,
-            new_of_old: layout.new_of_old,
-            old_of_new: layout.old_of_new,
+            numbering: layout.numbering,
             prepare_seconds,
             upload_seconds,
             weight_bits,
             value_bits,
             _adjacency: adjacency,
             _weights: weights,
+            _owners: owners,
             credit,
             _frontier0: frontier0,
             _frontier1: frontier1,
@@ -462,7 +478,7 @@ impl GpuEngine {
             None => self.credit.zero(&self.stream)?,
             Some(values) => {
                 assert_eq!(values.len(), n, "one start value per vertex");
-                let device_order = super::layout::gather(&self.old_of_new, values);
+                let device_order = Numbering::to_device_order(self.numbering.as_ref(), values);
                 self.credit.upload(&self.stream, &device_order)?;
             }
         }
@@ -611,7 +627,7 @@ impl GpuEngine {
         let solve = begin.elapsed().as_secs_f64();
         let start = Instant::now();
         let device = self.credit.download(&self.stream, self.n as usize)?;
-        let credit = super::layout::gather(&self.new_of_old, &device);
+        let credit = Numbering::to_input_order(self.numbering.as_ref(), device);
         let download = start.elapsed().as_secs_f64();
         Ok(LiftRun {
             credit,

@@ -1,6 +1,8 @@
-//! The game as the device holds it: vertices renumbered so that player-0 vertices come
-//! first (a warp lifting consecutive vertices then takes only minima or only maxima), CSR
-//! successors and CSC predecessors in the new numbering, and the memory that needs.
+//! The game as the device holds it: CSR successors and CSC predecessors, in one of two
+//! vertex orders ([`VertexOrder`]): renumbered so that player-0 vertices come first (the
+//! paper's layout: a warp lifting consecutive vertices takes only minima or only maxima), or
+//! the input's own order with each vertex's player in a byte array (nothing to renumber:
+//! the arena's arrays upload as they are). Also the memory a game needs.
 //!
 //! Weights keep the arena's storage width (16, 32 or 64 bits) and energies are 32 bits
 //! wide when the bound allows ([`value_bits`]): the kernels are instantiated for each pair,
@@ -57,19 +59,42 @@ pub fn value_bits(bound: u64) -> u32 {
     if bound < u32::MAX as u64 { 32 } else { 64 }
 }
 
-/// Host-side arrays in device order, ready to upload: borrowed from the arena when its
-/// player-0 vertices already come first, renumbered copies (built in parallel) otherwise.
+/// How the device numbers the vertices.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum VertexOrder {
+    /// Player-0 vertices first (the paper's layout); the kernels tell the players apart
+    /// by id. Renumbering costs two random gathers per edge on the host.
+    #[default]
+    PlayersFirst,
+    /// The input's order; the kernels read each vertex's player from a byte array.
+    Input,
+}
+
+/// A renumbering of the vertices, both ways.
+#[derive(Debug, Clone)]
+pub struct Numbering {
+    /// `new_of_old[v]`: the device id of input vertex `v`.
+    pub new_of_old: Vec<u32>,
+    /// `old_of_new[d]`: the input id of device vertex `d`.
+    pub old_of_new: Vec<u32>,
+}
+
+/// Host-side arrays in device order, ready to upload: borrowed from the arena when the
+/// device order is the input's, renumbered copies (built in parallel) otherwise.
 pub struct DeviceLayout<'a> {
     /// Vertices.
     pub n: u32,
     /// Edges.
     pub m: u32,
-    /// Player-0 vertices: new ids `0..n0`.
+    /// Player-0 vertices (with [`VertexOrder::PlayersFirst`] the device ids `0..n0`).
     pub n0: u32,
-    /// `new_of_old[v]`: the device id of input vertex `v`.
-    pub new_of_old: Vec<u32>,
-    /// `old_of_new[d]`: the input id of device vertex `d`.
-    pub old_of_new: Vec<u32>,
+    /// The renumbering; `None` when device ids are input ids.
+    pub numbering: Option<Numbering>,
+    /// Each vertex's player (0 or 1) when the order is the input's: the kernels' `owners`.
+    pub owners: Option<Vec<u8>>,
     /// CSR offsets (`n + 1`).
     pub succ_offsets: Cow<'a, [u32]>,
     /// CSR targets (`m`).
@@ -85,11 +110,11 @@ pub struct DeviceLayout<'a> {
 }
 
 /// Bytes of device memory a game of `n` vertices and `m` edges needs, with weights and
-/// energies of the given widths: both adjacency copies, credits, two frontiers, stamps and
-/// the round state.
+/// energies of the given widths: both adjacency copies, credits, two frontiers, stamps, the
+/// players' bytes (input order) and the round state.
 pub fn device_bytes(n: u64, m: u64, weight_bits: u32, value_bits: u32) -> u64 {
     let adjacency = 2 * (4 * (n + 1) + m * (4 + weight_bits as u64 / 8));
-    let per_vertex = n * (value_bits as u64 / 8 + 4 + 4 + 4);
+    let per_vertex = n * (value_bits as u64 / 8 + 4 + 4 + 4 + 1);
     adjacency + per_vertex + 64
 }
 
@@ -109,33 +134,67 @@ pub fn lanes_for_degree(average_degree: f64) -> u32 {
 }
 
 impl<'a> DeviceLayout<'a> {
-    /// Renumbers `arena`; the arena guarantees `m < u32::MAX`. `wide`: weights as `i64`
-    /// whatever the arena's storage width.
-    pub fn new(arena: &'a Arena, wide: bool) -> DeviceLayout<'a> {
+    /// Lays `arena` out in `order`; the arena guarantees `m < u32::MAX`. `wide`: weights
+    /// as `i64` whatever the arena's storage width.
+    pub fn new(arena: &'a Arena, wide: bool, order: VertexOrder) -> DeviceLayout<'a> {
         let n = arena.vertex_count();
         let m = arena.edge_count();
-        let owners = arena.owners();
-        let mut old_of_new: Vec<u32> = Vec::with_capacity(n);
-        old_of_new.extend((0..n as u32).filter(|&v| owners[v as usize] == Player::Zero));
-        let n0 = old_of_new.len() as u32;
-        old_of_new.extend((0..n as u32).filter(|&v| owners[v as usize] == Player::One));
-        let identity = old_of_new.iter().enumerate().all(|(d, &v)| d as u32 == v);
-        let mut new_of_old = vec![0u32; n];
-        for (d, &v) in old_of_new.iter().enumerate() {
-            new_of_old[v as usize] = d as u32;
-        }
-        let (succ_weights, pred_weights) = match arena.weight_width() {
+        let (n0, new_of_old, old_of_new) = match order {
+            VertexOrder::PlayersFirst => {
+                let (n0, numbering) = Numbering::player_zero_first(arena.owners());
+                (n0, numbering.new_of_old, numbering.old_of_new)
+            }
+            VertexOrder::Input => {
+                let n0 = arena.owners().par_iter().filter(|&&p| p == Player::Zero).count();
+                (n0 as u32, Vec::new(), Vec::new())
+            }
+        };
+        let identity = order == VertexOrder::Input
+            || old_of_new
+                .par_iter()
+                .enumerate()
+                .all(|(d, &v)| d as u32 == v);
+        let (succ_offsets, pred_offsets) = if identity {
+            (
+                Cow::Borrowed(arena.succ_offsets()),
+                Cow::Borrowed(arena.pred_offsets()),
+            )
+        } else {
+            (
+                Cow::Owned(permute_offsets(&old_of_new, arena.succ_offsets())),
+                Cow::Owned(permute_offsets(&old_of_new, arena.pred_offsets())),
+            )
+        };
+        let succ = Adjacency {
+            old_offsets: arena.succ_offsets(),
+            new_offsets: &succ_offsets,
+            neighbours: arena.succ_targets(),
+        };
+        let pred = Adjacency {
+            old_offsets: arena.pred_offsets(),
+            new_offsets: &pred_offsets,
+            neighbours: arena.pred_sources(),
+        };
+        let renumber = Renumber {
+            identity,
+            old_of_new: &old_of_new,
+            new_of_old: &new_of_old,
+        };
+        let ((succ_targets, succ_weights), (pred_sources, pred_weights)) = match arena.weight_width() {
             Width::I16 => {
-                let (s, p) = weight_columns::<i16>(arena, identity, &old_of_new);
-                (WeightColumn::I16(s), WeightColumn::I16(p))
+                let (s, p) = arena.typed_weights::<i16>().expect("dispatched on the width");
+                let (a, b) = rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
+                ((a.0, WeightColumn::I16(a.1)), (b.0, WeightColumn::I16(b.1)))
             }
             Width::I32 => {
-                let (s, p) = weight_columns::<i32>(arena, identity, &old_of_new);
-                (WeightColumn::I32(s), WeightColumn::I32(p))
+                let (s, p) = arena.typed_weights::<i32>().expect("dispatched on the width");
+                let (a, b) = rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
+                ((a.0, WeightColumn::I32(a.1)), (b.0, WeightColumn::I32(b.1)))
             }
             Width::I64 => {
-                let (s, p) = weight_columns::<i64>(arena, identity, &old_of_new);
-                (WeightColumn::I64(s), WeightColumn::I64(p))
+                let (s, p) = arena.typed_weights::<i64>().expect("dispatched on the width");
+                let (a, b) = rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
+                ((a.0, WeightColumn::I64(a.1)), (b.0, WeightColumn::I64(b.1)))
             }
         };
         let (succ_weights, pred_weights) = if wide {
@@ -143,39 +202,17 @@ impl<'a> DeviceLayout<'a> {
         } else {
             (succ_weights, pred_weights)
         };
-        let (succ_offsets, succ_targets, pred_offsets, pred_sources) = if identity {
-            (
-                Cow::Borrowed(arena.succ_offsets()),
-                Cow::Borrowed(arena.succ_targets()),
-                Cow::Borrowed(arena.pred_offsets()),
-                Cow::Borrowed(arena.pred_sources()),
-            )
-        } else {
-            let (so, st) = permute_ids(
-                &old_of_new,
-                &new_of_old,
-                arena.succ_offsets(),
-                arena.succ_targets(),
-            );
-            let (po, ps) = permute_ids(
-                &old_of_new,
-                &new_of_old,
-                arena.pred_offsets(),
-                arena.pred_sources(),
-            );
-            (
-                Cow::Owned(so),
-                Cow::Owned(st),
-                Cow::Owned(po),
-                Cow::Owned(ps),
-            )
-        };
+        let owners = (order == VertexOrder::Input)
+            .then(|| arena.owners().par_iter().map(|&p| p as u8).collect());
         DeviceLayout {
             n: n as u32,
             m: m as u32,
             n0,
-            new_of_old,
-            old_of_new,
+            numbering: (!identity).then_some(Numbering {
+                new_of_old,
+                old_of_new,
+            }),
+            owners,
             succ_offsets,
             succ_targets,
             succ_weights,
@@ -186,13 +223,13 @@ impl<'a> DeviceLayout<'a> {
     }
 
     /// Device-ordered values back in input order.
-    pub fn to_input_order(&self, device_values: &[u64]) -> Vec<u64> {
-        gather(&self.new_of_old, device_values)
+    pub fn to_input_order(&self, device_values: Vec<u64>) -> Vec<u64> {
+        Numbering::to_input_order(self.numbering.as_ref(), device_values)
     }
 
     /// Input-ordered values in device order.
     pub fn to_device_order(&self, input_values: &[u64]) -> Vec<u64> {
-        gather(&self.old_of_new, input_values)
+        Numbering::to_device_order(self.numbering.as_ref(), input_values)
     }
 
     /// Average out-degree.
@@ -213,83 +250,181 @@ pub fn gather(index: &[u32], values: &[u64]) -> Vec<u64> {
 /// Vertices per parallel task when renumbering.
 const CHUNK: usize = 1 << 14;
 
-/// Both weight columns of `arena` (stored as `W`) in device order: borrowed when the
-/// numbering is the identity.
-fn weight_columns<'a, W: Weight + Default>(
-    arena: &'a Arena,
-    identity: bool,
-    old_of_new: &[u32],
-) -> (Cow<'a, [W]>, Cow<'a, [W]>) {
-    let (succ, pred) = arena
-        .typed_weights::<W>()
-        .expect("dispatched on the arena's weight width");
-    if identity {
-        return (Cow::Borrowed(succ), Cow::Borrowed(pred));
-    }
-    (
-        Cow::Owned(permute_edges(old_of_new, arena.succ_offsets(), succ, |w| w)),
-        Cow::Owned(permute_edges(old_of_new, arena.pred_offsets(), pred, |w| w)),
-    )
-}
-
-/// One adjacency's offsets and neighbours in the new numbering.
-fn permute_ids(
-    old_of_new: &[u32],
-    new_of_old: &[u32],
-    offsets: &[u32],
-    neighbours: &[u32],
-) -> (Vec<u32>, Vec<u32>) {
-    let new_offsets = permute_offsets(old_of_new, offsets);
-    let new_neighbours = permute_edges(old_of_new, offsets, neighbours, |u| new_of_old[u as usize]);
-    (new_offsets, new_neighbours)
-}
-
-/// Offsets of an adjacency whose vertices are listed in `old_of_new` order.
-fn permute_offsets(old_of_new: &[u32], offsets: &[u32]) -> Vec<u32> {
-    let mut new_offsets = Vec::with_capacity(offsets.len());
-    new_offsets.push(0u32);
-    let mut total = 0u32;
-    for &v in old_of_new {
-        total += offsets[v as usize + 1] - offsets[v as usize];
-        new_offsets.push(total);
-    }
-    new_offsets
-}
-
-/// One per-edge column (`offsets` delimit each vertex's edges) with the vertices in
-/// `old_of_new` order and every entry mapped by `map`, filled in parallel over chunks of
-/// new vertex ids.
-fn permute_edges<T: Copy + Send + Sync, U: Copy + Send + Sync + Default>(
-    old_of_new: &[u32],
-    offsets: &[u32],
-    column: &[T],
-    map: impl Fn(T) -> U + Sync,
-) -> Vec<U> {
-    let mut out = vec![U::default(); column.len()];
-    // Cut the output at chunk boundaries so that every task owns its slice.
-    let mut tasks = Vec::new();
-    let mut rest = &mut out[..];
-    for ids in old_of_new.chunks(CHUNK) {
-        let len: usize = ids
-            .iter()
-            .map(|&v| (offsets[v as usize + 1] - offsets[v as usize]) as usize)
-            .sum();
-        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(len);
-        rest = tail;
-        tasks.push((ids, mine));
-    }
-    tasks.into_par_iter().for_each(|(ids, mine)| {
-        let mut at = 0;
-        for &v in ids {
-            let range = offsets[v as usize] as usize..offsets[v as usize + 1] as usize;
-            let len = range.len();
-            for (slot, &x) in mine[at..at + len].iter_mut().zip(&column[range]) {
-                *slot = map(x);
-            }
-            at += len;
+impl Numbering {
+    /// Device-ordered values in input order (`None`: the orders are the same).
+    pub fn to_input_order(numbering: Option<&Numbering>, device_values: Vec<u64>) -> Vec<u64> {
+        match numbering {
+            Some(numbering) => gather(&numbering.new_of_old, &device_values),
+            None => device_values,
         }
-    });
-    out
+    }
+
+    /// Input-ordered values in device order (`None`: the orders are the same).
+    pub fn to_device_order(numbering: Option<&Numbering>, input_values: &[u64]) -> Vec<u64> {
+        match numbering {
+            Some(numbering) => gather(&numbering.old_of_new, input_values),
+            None => input_values.to_vec(),
+        }
+    }
+
+    /// Player-0 vertices first, each player's in input order; also their count. Built in
+    /// parallel over chunks of input ids: each chunk counts its player-0 vertices, a prefix
+    /// sum over the chunks gives each chunk's first new id per player, and every chunk then
+    /// writes its own slice of `new_of_old` and its two runs of `old_of_new`.
+    fn player_zero_first(owners: &[Player]) -> (u32, Numbering) {
+        let n = owners.len();
+        let zeros: Vec<u32> = owners
+            .par_chunks(CHUNK)
+            .map(|c| c.iter().filter(|&&p| p == Player::Zero).count() as u32)
+            .collect();
+        let n0: u32 = zeros.iter().sum();
+        let mut firsts = Vec::with_capacity(zeros.len());
+        let (mut zero_at, mut one_at) = (0u32, n0);
+        for (c, &z) in zeros.iter().enumerate() {
+            firsts.push((zero_at, one_at));
+            zero_at += z;
+            one_at += (CHUNK.min(n - c * CHUNK)) as u32 - z;
+        }
+        let mut new_of_old = vec![0u32; n];
+        new_of_old
+            .par_chunks_mut(CHUNK)
+            .zip(owners.par_chunks(CHUNK))
+            .zip(firsts.par_iter())
+            .for_each(|((ids, owners), &(mut zero_at, mut one_at))| {
+                for (id, &owner) in ids.iter_mut().zip(owners) {
+                    let next = if owner == Player::Zero { &mut zero_at } else { &mut one_at };
+                    *id = *next;
+                    *next += 1;
+                }
+            });
+        let mut old_of_new = vec![0u32; n];
+        {
+            // Every chunk's vertices land in two runs of `old_of_new`, one per player; the
+            // runs of different chunks are disjoint, so hand each chunk its two slices.
+            let (mut zero_rest, mut one_rest) = old_of_new.split_at_mut(n0 as usize);
+            let mut tasks = Vec::with_capacity(zeros.len());
+            for (c, &z) in zeros.iter().enumerate() {
+                let ones = CHUNK.min(n - c * CHUNK) - z as usize;
+                let (zero_run, zero_tail) = std::mem::take(&mut zero_rest).split_at_mut(z as usize);
+                let (one_run, one_tail) = std::mem::take(&mut one_rest).split_at_mut(ones);
+                zero_rest = zero_tail;
+                one_rest = one_tail;
+                tasks.push((c, zero_run, one_run));
+            }
+            tasks.into_par_iter().for_each(|(c, zero_run, one_run)| {
+                let first = c * CHUNK;
+                let owners = &owners[first..(first + CHUNK).min(n)];
+                let (mut z, mut o) = (0, 0);
+                for (i, &owner) in owners.iter().enumerate() {
+                    let v = (first + i) as u32;
+                    if owner == Player::Zero {
+                        zero_run[z] = v;
+                        z += 1;
+                    } else {
+                        one_run[o] = v;
+                        o += 1;
+                    }
+                }
+            });
+        }
+        (
+            n0,
+            Numbering {
+                new_of_old,
+                old_of_new,
+            },
+        )
+    }
+}
+
+/// One adjacency (successors or predecessors) before and after renumbering.
+struct Adjacency<'a, 'o> {
+    old_offsets: &'a [u32],
+    new_offsets: &'o [u32],
+    neighbours: &'a [u32],
+}
+
+/// Applies a numbering to per-edge columns.
+struct Renumber<'x> {
+    identity: bool,
+    old_of_new: &'x [u32],
+    new_of_old: &'x [u32],
+}
+
+impl Renumber<'_> {
+    /// An adjacency's neighbours (renumbered) and its weights, with the vertices in
+    /// device order: borrowed when the numbering is the identity, else filled in one
+    /// parallel pass over chunks of new ids, cut where the new offsets say.
+    fn column<'a, W: Copy + Default + Send + Sync>(
+        &self,
+        adjacency: &Adjacency<'a, '_>,
+        weights: &'a [W],
+    ) -> (Cow<'a, [u32]>, Cow<'a, [W]>) {
+        if self.identity {
+            return (Cow::Borrowed(adjacency.neighbours), Cow::Borrowed(weights));
+        }
+        let m = adjacency.neighbours.len();
+        let mut ids = vec![0u32; m];
+        let mut ws = vec![W::default(); m];
+        let mut tasks = Vec::with_capacity(self.old_of_new.len() / CHUNK + 1);
+        let (mut ids_rest, mut ws_rest) = (&mut ids[..], &mut ws[..]);
+        for (c, vertices) in self.old_of_new.chunks(CHUNK).enumerate() {
+            let first = c * CHUNK;
+            let len = (adjacency.new_offsets[first + vertices.len()] - adjacency.new_offsets[first]) as usize;
+            let (ids_run, ids_tail) = std::mem::take(&mut ids_rest).split_at_mut(len);
+            let (ws_run, ws_tail) = std::mem::take(&mut ws_rest).split_at_mut(len);
+            ids_rest = ids_tail;
+            ws_rest = ws_tail;
+            tasks.push((vertices, ids_run, ws_run));
+        }
+        let old_offsets = adjacency.old_offsets;
+        let (neighbours, new_of_old) = (adjacency.neighbours, self.new_of_old);
+        tasks.into_par_iter().for_each(|(vertices, ids_run, ws_run)| {
+            let mut at = 0;
+            for &v in vertices {
+                let range = old_offsets[v as usize] as usize..old_offsets[v as usize + 1] as usize;
+                let next = at + range.len();
+                for (slot, &u) in ids_run[at..next].iter_mut().zip(&neighbours[range.clone()]) {
+                    *slot = new_of_old[u as usize];
+                }
+                ws_run[at..next].copy_from_slice(&weights[range]);
+                at = next;
+            }
+        });
+        (Cow::Owned(ids), Cow::Owned(ws))
+    }
+}
+
+/// Offsets of an adjacency whose vertices are listed in `old_of_new` order: the degrees in
+/// parallel, then a prefix sum (per chunk in parallel, after one pass over chunk totals).
+fn permute_offsets(old_of_new: &[u32], offsets: &[u32]) -> Vec<u32> {
+    let mut new_offsets = vec![0u32; old_of_new.len() + 1];
+    let totals: Vec<u32> = old_of_new
+        .par_chunks(CHUNK)
+        .zip(new_offsets[1..].par_chunks_mut(CHUNK))
+        .map(|(vertices, out)| {
+            let mut total = 0u32;
+            for (slot, &v) in out.iter_mut().zip(vertices) {
+                total += offsets[v as usize + 1] - offsets[v as usize];
+                *slot = total;
+            }
+            total
+        })
+        .collect();
+    let mut base = 0u32;
+    let bases: Vec<u32> = totals
+        .iter()
+        .map(|&t| {
+            let b = base;
+            base += t;
+            b
+        })
+        .collect();
+    new_offsets[1..]
+        .par_chunks_mut(CHUNK)
+        .zip(bases.par_iter())
+        .for_each(|(out, &b)| out.iter_mut().for_each(|x| *x += b));
+    new_offsets
 }
 
 #[cfg(test)]
@@ -312,10 +447,11 @@ mod tests {
             edges.push(s, t, w);
         }
         let arena = Arena::from_edges(owners, edges, None).unwrap();
-        let wide = DeviceLayout::new(&arena, true);
+        let wide = DeviceLayout::new(&arena, true, VertexOrder::PlayersFirst);
         assert_eq!(wide.succ_weights.bits(), 64);
-        let layout = DeviceLayout::new(&arena, false);
+        let layout = DeviceLayout::new(&arena, false, VertexOrder::PlayersFirst);
         assert_eq!(layout.n0, 2);
+        assert!(layout.owners.is_none(), "the kernels tell players apart by id");
         assert_eq!(
             layout.succ_weights.bits(),
             16,
@@ -326,16 +462,17 @@ mod tests {
             assert_eq!(wide.succ_weights.get(k), layout.succ_weights.get(k));
             assert_eq!(wide.pred_weights.get(k), layout.pred_weights.get(k));
         }
-        assert_eq!(layout.old_of_new, vec![1, 3, 0, 2]);
+        let old_of_new = &layout.numbering.as_ref().expect("renumbered").old_of_new;
+        assert_eq!(old_of_new, &vec![1, 3, 0, 2]);
         for d in 0..4u32 {
-            let v = layout.old_of_new[d as usize];
+            let v = old_of_new[d as usize];
             assert_eq!(d < layout.n0, arena.owner(v) == Player::Zero);
             let range = layout.succ_offsets[d as usize] as usize
                 ..layout.succ_offsets[d as usize + 1] as usize;
             let got: Vec<(u32, i64)> = range
                 .map(|k| {
                     (
-                        layout.old_of_new[layout.succ_targets[k] as usize],
+                        old_of_new[layout.succ_targets[k] as usize],
                         layout.succ_weights.get(k),
                     )
                 })
@@ -346,7 +483,7 @@ mod tests {
             let got: Vec<(u32, i64)> = range
                 .map(|k| {
                     (
-                        layout.old_of_new[layout.pred_sources[k] as usize],
+                        old_of_new[layout.pred_sources[k] as usize],
                         layout.pred_weights.get(k),
                     )
                 })
@@ -355,9 +492,51 @@ mod tests {
         }
         let values = vec![10, 11, 12, 13];
         assert_eq!(
-            layout.to_input_order(&layout.to_device_order(&values)),
+            layout.to_input_order(layout.to_device_order(&values)),
             values
         );
+        assert_eq!(layout.to_device_order(&values), vec![11, 13, 10, 12]);
+
+        let input = DeviceLayout::new(&arena, false, VertexOrder::Input);
+        assert!(input.numbering.is_none());
+        assert_eq!(input.n0, 2);
+        assert_eq!(input.owners.as_deref(), Some(&[1u8, 0, 1, 0][..]));
+        assert!(matches!(input.succ_targets, Cow::Borrowed(_)), "nothing is copied");
+        assert_eq!(&input.succ_targets[..], arena.succ_targets());
+        assert_eq!(&input.pred_sources[..], arena.pred_sources());
+        assert_eq!(&input.succ_offsets[..], arena.succ_offsets());
+        assert_eq!(input.to_device_order(&values), values);
+    }
+
+    #[test]
+    fn parallel_renumbering_matches_a_sequential_one_across_chunks() {
+        // Several chunks of ids, players in runs and alone, so chunk boundaries split runs.
+        let params = crate::generate::RandomParams {
+            vertices: 3 * CHUNK as u32 + 77,
+            player1_percent: 30,
+            ..Default::default()
+        };
+        let arena = crate::generate::random(params, 9);
+        let layout = DeviceLayout::new(&arena, false, VertexOrder::PlayersFirst);
+        let numbering = layout.numbering.as_ref().expect("renumbered");
+        let expected: Vec<u32> = (0..arena.vertex_count() as u32)
+            .filter(|&v| arena.owner(v) == Player::Zero)
+            .chain((0..arena.vertex_count() as u32).filter(|&v| arena.owner(v) == Player::One))
+            .collect();
+        assert_eq!(numbering.old_of_new, expected);
+        for (d, &v) in numbering.old_of_new.iter().enumerate() {
+            assert_eq!(numbering.new_of_old[v as usize], d as u32);
+        }
+        let mut k = 0usize;
+        for &v in &numbering.old_of_new {
+            for (target, weight) in arena.successors(v) {
+                assert_eq!(layout.succ_targets[k], numbering.new_of_old[target as usize]);
+                assert_eq!(layout.succ_weights.get(k), weight);
+                k += 1;
+            }
+        }
+        assert_eq!(k, arena.edge_count());
+        assert_eq!(layout.succ_offsets.last(), Some(&(k as u32)));
     }
 
     #[test]
