@@ -75,7 +75,9 @@ fn main() {
             .expect("a thread pool");
         let (layout, copy) = pool.install(|| {
             (
-                best_of(5, || DeviceLayout::new(&arena, false, VertexOrder::PlayersFirst).m),
+                best_of(5, || {
+                    DeviceLayout::new(&arena, false, VertexOrder::PlayersFirst).m
+                }),
                 best_of(5, || copy_arrays(&arena)),
             )
         });

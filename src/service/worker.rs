@@ -232,9 +232,10 @@ fn run_job(
             solve::gpu::solve(arena, &options, &control)
         }
         _ => {
-            let ticket = context
-                .cpu_solves
-                .start(context.config.cpu_threads, std::thread::available_parallelism().map_or(1, usize::from));
+            let ticket = context.cpu_solves.start(
+                context.config.cpu_threads,
+                std::thread::available_parallelism().map_or(1, usize::from),
+            );
             let mut options = SolveOptions {
                 backend,
                 ..SolveOptions::default()

@@ -202,7 +202,11 @@ fn full_rounds(arena: &Arena, bandwidth: f64) {
                 let ms = median(times);
                 println!(
                     "full round w{weight_bits}/v{value_bits} {} {} h={h:<2}{} {blocks:>4} blocks {:>8.3} ms  {:>6.2} Gedges/s  {:>6.0} GB/s = {:>5.1}% of copy bandwidth",
-                    if order == VertexOrder::Input { "input" } else { "p0-1 " },
+                    if order == VertexOrder::Input {
+                        "input"
+                    } else {
+                        "p0-1 "
+                    },
                     if dense { "dense " } else { "lists " },
                     if h == auto { "*" } else { " " },
                     ms,
@@ -225,7 +229,12 @@ fn end_to_end(arena: &Arena, cpu_limit: f64) {
     let mut gpu_solve = f64::NAN;
     for (label, lanes, wide, order) in [
         ("gpu auto", None, false, GpuOptions::default().order),
-        ("gpu vertex-parallel h=1", Some(1u32), false, GpuOptions::default().order),
+        (
+            "gpu vertex-parallel h=1",
+            Some(1u32),
+            false,
+            GpuOptions::default().order,
+        ),
         ("gpu players first", None, false, VertexOrder::PlayersFirst),
         ("gpu input order", None, false, VertexOrder::Input),
         ("gpu input order h=1", Some(1u32), false, VertexOrder::Input),

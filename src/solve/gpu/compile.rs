@@ -10,13 +10,14 @@
 
 use std::collections::HashMap;
 use std::ffi::CString;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::{Ptx, result as nvrtc, sys as nvrtc_sys};
 
 use super::devices::{nvrtc_ready, open};
 use super::error::{DuringExt, GpuError};
+use super::staging::Staging;
 
 /// The frontier-lifting kernels (`kernels/lift.cu`).
 pub const LIFT_SOURCE: &str = include_str!("../../../kernels/lift.cu");
@@ -127,6 +128,8 @@ pub struct Kernels {
     pub multiprocessors: u32,
     /// Modules compiled so far, by (weight bits, energy bits).
     lift: Mutex<HashMap<(u32, u32), Arc<LiftKernels>>>,
+    /// Page-locked buffers for large copies, allocated on first use.
+    staging: Mutex<Option<Staging>>,
 }
 
 /// The lifting kernels of one width pair, loaded on one device.
@@ -139,6 +142,22 @@ pub struct LiftKernels {
 }
 
 impl Kernels {
+    /// The device's staging buffers for large copies, allocated on first use; `None` when
+    /// that failed (copies then go directly from pageable memory). Held while copying.
+    pub fn staging(&self) -> MutexGuard<'_, Option<Staging>> {
+        let mut staging = self
+            .staging
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if staging.is_none() {
+            match Staging::new(&self.ctx) {
+                Ok(buffers) => *staging = Some(buffers),
+                Err(e) => tracing::warn!("no staging buffers, copying directly: {e}"),
+            }
+        }
+        staging
+    }
+
     /// The lifting kernels for weights of `weight_bits` and energies of `value_bits`,
     /// compiled and loaded on first use.
     pub fn lift(&self, weight_bits: u32, value_bits: u32) -> Result<Arc<LiftKernels>, GpuError> {
@@ -202,6 +221,7 @@ pub fn kernels(ordinal: usize) -> Result<Arc<Kernels>, GpuError> {
         arch,
         multiprocessors,
         lift: Mutex::new(HashMap::new()),
+        staging: Mutex::new(None),
     });
     cache.insert(ordinal, k.clone());
     Ok(k)

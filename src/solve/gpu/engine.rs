@@ -10,15 +10,18 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg,
+};
 use rayon::prelude::*;
 
-use super::compile::{LANES, LiftKernels, kernels};
+use super::compile::{Kernels, LANES, LiftKernels, kernels};
 use super::devices::device_info;
 use super::error::{DuringExt, GpuError, GpuSolveError};
 use super::layout::{
     DeviceLayout, Numbering, VertexOrder, WeightColumn, device_bytes, lanes_for_degree, value_bits,
 };
+use super::staging::{STAGED_FROM, Staging};
 use crate::arena::Arena;
 use crate::solve::Control;
 
@@ -132,22 +135,22 @@ enum DeviceWeights {
 impl DeviceWeights {
     fn upload(
         stream: &Arc<CudaStream>,
+        staging: &mut Option<Staging>,
         succ: &WeightColumn<'_>,
         pred: &WeightColumn<'_>,
     ) -> Result<DeviceWeights, GpuError> {
-        let during = "uploading the game";
         Ok(match (succ, pred) {
             (WeightColumn::I16(s), WeightColumn::I16(p)) => DeviceWeights::I16([
-                stream.clone_htod(&s[..]).during(during)?,
-                stream.clone_htod(&p[..]).during(during)?,
+                upload_array(stream, staging, s)?,
+                upload_array(stream, staging, p)?,
             ]),
             (WeightColumn::I32(s), WeightColumn::I32(p)) => DeviceWeights::I32([
-                stream.clone_htod(&s[..]).during(during)?,
-                stream.clone_htod(&p[..]).during(during)?,
+                upload_array(stream, staging, s)?,
+                upload_array(stream, staging, p)?,
             ]),
             (WeightColumn::I64(s), WeightColumn::I64(p)) => DeviceWeights::I64([
-                stream.clone_htod(&s[..]).during(during)?,
-                stream.clone_htod(&p[..]).during(during)?,
+                upload_array(stream, staging, s)?,
+                upload_array(stream, staging, p)?,
             ]),
             _ => unreachable!("an arena stores both columns at one width"),
         })
@@ -159,6 +162,52 @@ impl DeviceWeights {
             DeviceWeights::I16([s, p]) => (s.device_ptr(stream).0, p.device_ptr(stream).0),
             DeviceWeights::I32([s, p]) => (s.device_ptr(stream).0, p.device_ptr(stream).0),
             DeviceWeights::I64([s, p]) => (s.device_ptr(stream).0, p.device_ptr(stream).0),
+        }
+    }
+}
+
+/// `src` in a new device array on `stream`: through the staging buffers when it is large
+/// and they exist, else directly. The copy may still run when this returns.
+fn upload_array<T: DeviceRepr + bytemuck::Pod>(
+    stream: &Arc<CudaStream>,
+    staging: &mut Option<Staging>,
+    src: &[T],
+) -> Result<CudaSlice<T>, GpuError> {
+    let during = "uploading the game";
+    let bytes: &[u8] = bytemuck::cast_slice(src);
+    match staging {
+        Some(staging) if bytes.len() >= STAGED_FROM => {
+            // SAFETY: every element is written by the copy queued below before any
+            // kernel on this stream reads it.
+            let mut dst = unsafe { stream.alloc::<T>(src.len()) }.during(during)?;
+            let (ptr, _record) = dst.device_ptr_mut(stream);
+            staging.upload(stream, bytes, ptr)?;
+            drop(_record);
+            Ok(dst)
+        }
+        _ => stream.clone_htod(src).during(during),
+    }
+}
+
+/// `n` elements of `src` in host memory: through the staging buffers when large.
+fn download_array<T: DeviceRepr + bytemuck::Pod>(
+    stream: &Arc<CudaStream>,
+    staging: &mut Option<Staging>,
+    src: &CudaSlice<T>,
+    n: usize,
+) -> Result<Vec<T>, GpuError> {
+    let during = "downloading credits";
+    match staging {
+        Some(staging) if n * std::mem::size_of::<T>() >= STAGED_FROM => {
+            let mut host = vec![T::zeroed(); n];
+            let (ptr, _record) = src.device_ptr(stream);
+            staging.download(stream, ptr, bytemuck::cast_slice_mut(&mut host))?;
+            Ok(host)
+        }
+        _ => {
+            let mut host = stream.clone_dtoh(src).during(during)?;
+            host.truncate(n);
+            Ok(host)
         }
     }
 }
@@ -207,18 +256,18 @@ impl DeviceCredit {
     }
 
     /// The energies (device order, `n` of them) as `u64` with ⊤ = `u64::MAX`.
-    fn download(&self, stream: &Arc<CudaStream>, n: usize) -> Result<Vec<u64>, GpuError> {
-        let during = "downloading credits";
+    fn download(
+        &self,
+        stream: &Arc<CudaStream>,
+        staging: &mut Option<Staging>,
+        n: usize,
+    ) -> Result<Vec<u64>, GpuError> {
         Ok(match self {
-            DeviceCredit::Narrow(c) => {
-                let narrow = stream.clone_dtoh(c).during(during)?;
-                narrow[..n].par_iter().map(|&x| widen(x)).collect()
-            }
-            DeviceCredit::Wide(c) => {
-                let mut wide = stream.clone_dtoh(c).during(during)?;
-                wide.truncate(n);
-                wide
-            }
+            DeviceCredit::Narrow(c) => download_array(stream, staging, c, n)?
+                .par_iter()
+                .map(|&x| widen(x))
+                .collect(),
+            DeviceCredit::Wide(c) => download_array(stream, staging, c, n)?,
         })
     }
 }
@@ -245,6 +294,8 @@ fn widen(x: u32) -> u64 {
 /// A game resident on one device.
 pub struct GpuEngine {
     kernels: Arc<LiftKernels>,
+    /// The device's context and staging buffers.
+    device: Arc<Kernels>,
     multiprocessors: u32,
     stream: Arc<CudaStream>,
     ordinal: usize,
@@ -338,20 +389,21 @@ impl GpuEngine {
 
         let start = Instant::now();
         let stream = ctx.new_stream().during("creating a stream")?;
-        let up = |v: &[u32]| stream.clone_htod(v).during("uploading the game");
+        let mut staging = device.staging();
         let adjacency = [
-            up(&layout.succ_offsets)?,
-            up(&layout.succ_targets)?,
-            up(&layout.pred_offsets)?,
-            up(&layout.pred_sources)?,
+            upload_array(&stream, &mut staging, &layout.succ_offsets)?,
+            upload_array(&stream, &mut staging, &layout.succ_targets)?,
+            upload_array(&stream, &mut staging, &layout.pred_offsets)?,
+            upload_array(&stream, &mut staging, &layout.pred_sources)?,
         ];
-        let weights = DeviceWeights::upload(&stream, &layout.succ_weights, &layout.pred_weights)?;
+        let weights = DeviceWeights::upload(
+            &stream,
+            &mut staging,
+            &layout.succ_weights,
+            &layout.pred_weights,
+        )?;
         let owners = match &layout.owners {
-            Some(owners) => Some(
-                stream
-                    .clone_htod(owners)
-                    .during("uploading the players")?,
-            ),
+            Some(owners) => Some(upload_array(&stream, &mut staging, owners)?),
             None => None,
         };
         let alloc_u32 = |len: usize| stream.alloc_zeros::<u32>(len.max(1)).during("allocating");
@@ -361,6 +413,7 @@ impl GpuEngine {
         let stamp = alloc_u32(n as usize)?;
         let state = alloc_u32(16)?;
         stream.synchronize().during("uploading the game")?;
+        drop(staging);
         let upload_seconds = start.elapsed().as_secs_f64();
 
         let ptr_u32 = |s: &CudaSlice<u32>| s.device_ptr(&stream).0;
@@ -414,6 +467,7 @@ impl GpuEngine {
             params,
             kernels: lift_kernels,
             multiprocessors: device.multiprocessors,
+            device: device.clone(),
         };
         engine.set_lanes(lanes)?;
         Ok(engine)
@@ -626,7 +680,9 @@ impl GpuEngine {
         self.params.max_ns = 0;
         let solve = begin.elapsed().as_secs_f64();
         let start = Instant::now();
-        let device = self.credit.download(&self.stream, self.n as usize)?;
+        let device =
+            self.credit
+                .download(&self.stream, &mut self.device.staging(), self.n as usize)?;
         let credit = Numbering::to_input_order(self.numbering.as_ref(), device);
         let download = start.elapsed().as_secs_f64();
         Ok(LiftRun {

@@ -61,7 +61,15 @@ pub fn value_bits(bound: u64) -> u32 {
 
 /// How the device numbers the vertices.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum VertexOrder {
@@ -145,7 +153,11 @@ impl<'a> DeviceLayout<'a> {
                 (n0, numbering.new_of_old, numbering.old_of_new)
             }
             VertexOrder::Input => {
-                let n0 = arena.owners().par_iter().filter(|&&p| p == Player::Zero).count();
+                let n0 = arena
+                    .owners()
+                    .par_iter()
+                    .filter(|&&p| p == Player::Zero)
+                    .count();
                 (n0 as u32, Vec::new(), Vec::new())
             }
         };
@@ -180,23 +192,33 @@ impl<'a> DeviceLayout<'a> {
             old_of_new: &old_of_new,
             new_of_old: &new_of_old,
         };
-        let ((succ_targets, succ_weights), (pred_sources, pred_weights)) = match arena.weight_width() {
-            Width::I16 => {
-                let (s, p) = arena.typed_weights::<i16>().expect("dispatched on the width");
-                let (a, b) = rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
-                ((a.0, WeightColumn::I16(a.1)), (b.0, WeightColumn::I16(b.1)))
-            }
-            Width::I32 => {
-                let (s, p) = arena.typed_weights::<i32>().expect("dispatched on the width");
-                let (a, b) = rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
-                ((a.0, WeightColumn::I32(a.1)), (b.0, WeightColumn::I32(b.1)))
-            }
-            Width::I64 => {
-                let (s, p) = arena.typed_weights::<i64>().expect("dispatched on the width");
-                let (a, b) = rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
-                ((a.0, WeightColumn::I64(a.1)), (b.0, WeightColumn::I64(b.1)))
-            }
-        };
+        let ((succ_targets, succ_weights), (pred_sources, pred_weights)) =
+            match arena.weight_width() {
+                Width::I16 => {
+                    let (s, p) = arena
+                        .typed_weights::<i16>()
+                        .expect("dispatched on the width");
+                    let (a, b) =
+                        rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
+                    ((a.0, WeightColumn::I16(a.1)), (b.0, WeightColumn::I16(b.1)))
+                }
+                Width::I32 => {
+                    let (s, p) = arena
+                        .typed_weights::<i32>()
+                        .expect("dispatched on the width");
+                    let (a, b) =
+                        rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
+                    ((a.0, WeightColumn::I32(a.1)), (b.0, WeightColumn::I32(b.1)))
+                }
+                Width::I64 => {
+                    let (s, p) = arena
+                        .typed_weights::<i64>()
+                        .expect("dispatched on the width");
+                    let (a, b) =
+                        rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
+                    ((a.0, WeightColumn::I64(a.1)), (b.0, WeightColumn::I64(b.1)))
+                }
+            };
         let (succ_weights, pred_weights) = if wide {
             (succ_weights.widened(), pred_weights.widened())
         } else {
@@ -292,7 +314,11 @@ impl Numbering {
             .zip(firsts.par_iter())
             .for_each(|((ids, owners), &(mut zero_at, mut one_at))| {
                 for (id, &owner) in ids.iter_mut().zip(owners) {
-                    let next = if owner == Player::Zero { &mut zero_at } else { &mut one_at };
+                    let next = if owner == Player::Zero {
+                        &mut zero_at
+                    } else {
+                        &mut one_at
+                    };
                     *id = *next;
                     *next += 1;
                 }
@@ -370,7 +396,8 @@ impl Renumber<'_> {
         let (mut ids_rest, mut ws_rest) = (&mut ids[..], &mut ws[..]);
         for (c, vertices) in self.old_of_new.chunks(CHUNK).enumerate() {
             let first = c * CHUNK;
-            let len = (adjacency.new_offsets[first + vertices.len()] - adjacency.new_offsets[first]) as usize;
+            let len = (adjacency.new_offsets[first + vertices.len()] - adjacency.new_offsets[first])
+                as usize;
             let (ids_run, ids_tail) = std::mem::take(&mut ids_rest).split_at_mut(len);
             let (ws_run, ws_tail) = std::mem::take(&mut ws_rest).split_at_mut(len);
             ids_rest = ids_tail;
@@ -379,18 +406,21 @@ impl Renumber<'_> {
         }
         let old_offsets = adjacency.old_offsets;
         let (neighbours, new_of_old) = (adjacency.neighbours, self.new_of_old);
-        tasks.into_par_iter().for_each(|(vertices, ids_run, ws_run)| {
-            let mut at = 0;
-            for &v in vertices {
-                let range = old_offsets[v as usize] as usize..old_offsets[v as usize + 1] as usize;
-                let next = at + range.len();
-                for (slot, &u) in ids_run[at..next].iter_mut().zip(&neighbours[range.clone()]) {
-                    *slot = new_of_old[u as usize];
+        tasks
+            .into_par_iter()
+            .for_each(|(vertices, ids_run, ws_run)| {
+                let mut at = 0;
+                for &v in vertices {
+                    let range =
+                        old_offsets[v as usize] as usize..old_offsets[v as usize + 1] as usize;
+                    let next = at + range.len();
+                    for (slot, &u) in ids_run[at..next].iter_mut().zip(&neighbours[range.clone()]) {
+                        *slot = new_of_old[u as usize];
+                    }
+                    ws_run[at..next].copy_from_slice(&weights[range]);
+                    at = next;
                 }
-                ws_run[at..next].copy_from_slice(&weights[range]);
-                at = next;
-            }
-        });
+            });
         (Cow::Owned(ids), Cow::Owned(ws))
     }
 }
@@ -451,7 +481,10 @@ mod tests {
         assert_eq!(wide.succ_weights.bits(), 64);
         let layout = DeviceLayout::new(&arena, false, VertexOrder::PlayersFirst);
         assert_eq!(layout.n0, 2);
-        assert!(layout.owners.is_none(), "the kernels tell players apart by id");
+        assert!(
+            layout.owners.is_none(),
+            "the kernels tell players apart by id"
+        );
         assert_eq!(
             layout.succ_weights.bits(),
             16,
@@ -501,7 +534,10 @@ mod tests {
         assert!(input.numbering.is_none());
         assert_eq!(input.n0, 2);
         assert_eq!(input.owners.as_deref(), Some(&[1u8, 0, 1, 0][..]));
-        assert!(matches!(input.succ_targets, Cow::Borrowed(_)), "nothing is copied");
+        assert!(
+            matches!(input.succ_targets, Cow::Borrowed(_)),
+            "nothing is copied"
+        );
         assert_eq!(&input.succ_targets[..], arena.succ_targets());
         assert_eq!(&input.pred_sources[..], arena.pred_sources());
         assert_eq!(&input.succ_offsets[..], arena.succ_offsets());
@@ -530,7 +566,10 @@ mod tests {
         let mut k = 0usize;
         for &v in &numbering.old_of_new {
             for (target, weight) in arena.successors(v) {
-                assert_eq!(layout.succ_targets[k], numbering.new_of_old[target as usize]);
+                assert_eq!(
+                    layout.succ_targets[k],
+                    numbering.new_of_old[target as usize]
+                );
                 assert_eq!(layout.succ_weights.get(k), weight);
                 k += 1;
             }

@@ -7,8 +7,10 @@
 //! - [`accel`]: the device as the accelerated driver's lifting engine.
 //! - [`devices`]: probing for the driver and listing GPUs, never panicking.
 //! - [`compile`]: the embedded kernels, NVRTC to CUBIN per device, cached.
-//! - [`layout`]: renumbering (player 0 first) and the memory estimate.
+//! - [`layout`]: the vertex order (player 0 first, or the input's) and the memory estimate.
 //! - [`engine`]: upload once, lift from 0 or from any point below the fixpoint.
+//! - [`staging`]: large copies through page-locked buffers, host copy and transfer
+//!   overlapped.
 //!
 //! Everything that can fail is a [`GpuError`]; at the backend's edge it becomes
 //! [`SolveError::Unavailable`](crate::solve::SolveError) so callers can fall back to a CPU
@@ -21,6 +23,7 @@ pub mod devices;
 pub mod engine;
 pub mod error;
 pub mod layout;
+pub mod staging;
 
 use std::time::Instant;
 
