@@ -26,6 +26,12 @@
 //   at least `dense_above`; the next round is dense exactly when this one pushed densely.
 // A vertex pushed into round r + 1 before a dense round r reached it is lifted in round
 // r + 1 instead: lifting later, from newer values, is never wrong (lifts are monotone).
+//
+// Early exit (LIFT_EARLY_EXIT, on by default): a lift stops reading successors once the
+// outcome is decided: a min vertex whose running minimum is already at most f(v) is not
+// lifted, a max vertex that reached ⊤ goes to ⊤ (10-15 % faster full rounds on an H100).
+// Experiment knobs, set through EGSOLVE_NVRTC_EXTRA_OPTIONS: LIFT_EARLY_EXIT=0,
+// LIFT_BATCH, LIFT_MIN_BLOCKS (scripts/gpu-session.sh `variants`, BENCHMARKS.md).
 
 typedef unsigned long long u64;
 typedef long long i64;
@@ -39,6 +45,18 @@ typedef short i16;
 // EGSOLVE_NVRTC_EXTRA_OPTIONS=-DLIFT_BATCH=4).
 #ifndef LIFT_BATCH
 #define LIFT_BATCH 1
+#endif
+
+// Stop reading a vertex's successors once the result cannot lift it: a min vertex whose
+// running minimum is at most its value, a max vertex that reached ⊤ (set to 0 to read
+// every successor, e.g. to measure a full round's bytes).
+#ifndef LIFT_EARLY_EXIT
+#define LIFT_EARLY_EXIT 1
+#endif
+
+// Blocks per SM the compiler must fit (register cap); 0 leaves it to the compiler.
+#ifndef LIFT_MIN_BLOCKS
+#define LIFT_MIN_BLOCKS 0
 #endif
 
 struct LiftParams {
@@ -109,6 +127,15 @@ __device__ __forceinline__ V pick(bool is_min, V a, V b) {
     return is_min ? (a < b ? a : b) : (a > b ? a : b);
 }
 
+// Whether the successors read so far decide that v is not lifted (min: the minimum is
+// already at most f(v)) or is lifted to ⊤ (max): either way the rest cannot change that.
+// With several lanes per vertex, a lane that stops leaves a partial result that decides
+// the group's the same way (the group's min is at most it; max with ⊤ is ⊤).
+template <typename V>
+__device__ __forceinline__ bool settled(bool is_min, V acc, V old) {
+    return is_min ? acc <= old : acc == top<V>();
+}
+
 __device__ __forceinline__ u32 load_volatile(const u32* p) {
     return *(const volatile u32*)p;
 }
@@ -159,9 +186,11 @@ __device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, 
     V* credit = (V*)p.credit;
     const W* succ_weights = (const W*)p.succ_weights;
     const W* pred_weights = (const W*)p.pred_weights;
-    // Lane 0's view of f(v), shared below: a lane that read f(v) after lane 0 stored the
-    // new value would wrongly see no change and skip its share of the predecessors.
+    // Lane 0's view of f(v), shared with the group before the successors are read (the early
+    // exit compares against it): a lane that read f(v) after lane 0 stored the new value
+    // would wrongly see no change and skip its share of the predecessors.
     V old = __ldcg(credit + v);
+    if (H > 1) old = __shfl_sync(group_mask, old, 0, H);
     const u32 begin = __ldg(p.succ_offsets + v);
     const u32 end = __ldg(p.succ_offsets + v + 1);
     V acc = is_min ? top<V>() : (V)0;
@@ -182,12 +211,14 @@ __device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, 
         for (int j = 0; j < LIFT_BATCH; j++) c[j] = __ldcg(credit + t[j]);
 #pragma unroll
         for (int j = 0; j < LIFT_BATCH; j++) acc = pick<V>(is_min, acc, energy_minus<V>(c[j], w[j], p.bound));
+        if (LIFT_EARLY_EXIT && settled<V>(is_min, acc, old)) break;
     }
 #endif
     for (; k < end; k += H) {
         V c = energy_minus<V>(__ldcg(credit + __ldg(p.succ_targets + k)), (i64)__ldg(succ_weights + k),
                               p.bound);
         acc = pick<V>(is_min, acc, c);
+        if (LIFT_EARLY_EXIT && settled<V>(is_min, acc, old)) break;
     }
     if (H > 1) {
 #pragma unroll
@@ -196,7 +227,6 @@ __device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, 
             acc = pick<V>(is_min, acc, other);
         }
         acc = __shfl_sync(group_mask, acc, 0, H);
-        old = __shfl_sync(group_mask, old, 0, H);
     }
     if (acc <= old) return 0;
     if (sub == 0) __stcg(credit + v, acc);
@@ -297,8 +327,14 @@ __device__ void run_rounds(const LiftParams& p) {
     }
 }
 
+#if LIFT_MIN_BLOCKS > 0
+#define LIFT_BOUNDS __launch_bounds__(BLOCK, LIFT_MIN_BLOCKS)
+#else
+#define LIFT_BOUNDS __launch_bounds__(BLOCK)
+#endif
+
 #define LIFT_KERNEL(H, WB, W, VB, V)                                                   \
-    extern "C" __global__ void __launch_bounds__(BLOCK)                               \
+    extern "C" __global__ void LIFT_BOUNDS                                            \
         lift_rounds_h##H##_w##WB##_v##VB(LiftParams p) {                              \
         run_rounds<H, W, V>(p);                                                       \
     }

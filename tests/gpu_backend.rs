@@ -68,6 +68,39 @@ fn every_kernel_compiles_for_sm90_with_nvrtc() {
     }
 }
 
+/// The experiment knobs of `kernels/lift.cu` (set on a device through
+/// `EGSOLVE_NVRTC_EXTRA_OPTIONS`, see scripts/gpu-session.sh) compile too, at both extreme
+/// width pairs: a knob whose code path rots would otherwise fail only on the device.
+#[test]
+fn the_kernel_knobs_compile_for_sm90() {
+    if nvrtc_ready().is_err() {
+        assert!(
+            std::env::var_os("EGSOLVE_NVRTC_LIB").is_none(),
+            "EGSOLVE_NVRTC_LIB is set but NVRTC does not load"
+        );
+        return;
+    }
+    let knobs = [
+        "#define LIFT_EARLY_EXIT 0\n",
+        "#define LIFT_BATCH 4\n",
+        "#define LIFT_BATCH 2\n#define LIFT_EARLY_EXIT 0\n",
+        "#define LIFT_MIN_BLOCKS 2\n",
+    ];
+    for (w, v) in [(16, 32), (64, 64)] {
+        let source = egsolve::solve::gpu::compile::lift_source(w, v);
+        for knob in knobs {
+            let name = format!("lift_w{w}_v{v}.cu with {}", knob.replace('\n', "; "));
+            let cubin = compile_cubin("lift.cu", &format!("{knob}{source}"), "sm_90")
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let entry = egsolve::solve::gpu::compile::lift_kernel_name(1, w, v);
+            assert!(
+                cubin.windows(entry.len()).any(|x| x == entry.as_bytes()),
+                "{name}: {entry} missing"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_broken_kernel_is_a_compile_error_with_the_log() {
     if nvrtc_ready().is_err() {

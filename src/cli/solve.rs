@@ -46,8 +46,8 @@ pub struct SolveArgs {
     /// Default: chosen from the degree distribution.
     #[arg(long)]
     pub lanes: Option<u32>,
-    /// gpu backend: vertex order on the device: `players-first` (renumbered on the host, the
-    /// paper's layout) or `input` (no renumbering; players read from a byte array).
+    /// gpu backend: vertex order on the device: `input` (default: no renumbering, players
+    /// read from a byte array) or `players-first` (the paper's layout, renumbered on the host).
     #[arg(long, value_enum, default_value_t = VertexOrder::default())]
     pub vertex_order: VertexOrder,
     /// gpu backend: device ordinal (default: the one with most free memory that fits).

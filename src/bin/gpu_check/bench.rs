@@ -123,6 +123,20 @@ fn tiny_rounds(arena: &Arena, label: &str, options: GpuOptions) {
     }
 }
 
+/// The full-round table (every lane count, dense and list frontiers, each layout) of the
+/// "gains, 3% losses" game of `edges` edges at average degree `degree`, against the copy
+/// bandwidth measured first: one kernel variant per process (`EGSOLVE_NVRTC_EXTRA_OPTIONS`).
+pub fn full_rounds_table(edges: u64, degree: u32) {
+    let bandwidth = match copy_bandwidth(0, 1 << 30, 10) {
+        Ok(b) => b,
+        Err(e) => return println!("bench: {e}"),
+    };
+    println!("copy bandwidth {:.0} GB/s", bandwidth / 1e9);
+    let n = (edges / degree as u64) as u32;
+    let arena = games::mostly_gains(1000 + edges + degree as u64, n, degree, 0.03, 3, 10);
+    full_rounds(&arena, bandwidth);
+}
+
 /// Three full rounds (one launch each) of the "gains, 3% losses" game of `edges` edges at
 /// degree 4, for a profiler (`ncu --launch-skip 1 --launch-count 1`): nothing else runs a
 /// kernel in this mode.
@@ -175,6 +189,9 @@ fn full_rounds(arena: &Arena, bandwidth: f64) {
         let (weight_bits, value_bits) = engine.widths();
         let (wb, vb) = (weight_bits as f64 / 8.0, value_bits as f64 / 8.0);
         let bytes = (4.0 + wb + vb) * m + (12.0 + 2.0 * vb) * n;
+        // The same with each successor-energy gather charged the 32-byte sector it moves
+        // (random targets: one sector per gather), the traffic the caches really serve.
+        let sector_bytes = (4.0 + wb + 32.0) * m + (12.0 + 2.0 * vb) * n;
         let order_name = match order {
             VertexOrder::PlayersFirst => "players first",
             VertexOrder::Input => "input order",
@@ -201,7 +218,7 @@ fn full_rounds(arena: &Arena, bandwidth: f64) {
                 times.remove(0);
                 let ms = median(times);
                 println!(
-                    "full round w{weight_bits}/v{value_bits} {} {} h={h:<2}{} {blocks:>4} blocks {:>8.3} ms  {:>6.2} Gedges/s  {:>6.0} GB/s = {:>5.1}% of copy bandwidth",
+                    "full round w{weight_bits}/v{value_bits} {} {} h={h:<2}{} {blocks:>4} blocks {:>8.3} ms  {:>6.2} Gedges/s  {:>6.0} GB/s (with sectors {:>5.1}%) = {:>5.1}% of copy bandwidth",
                     if order == VertexOrder::Input {
                         "input"
                     } else {
@@ -212,6 +229,7 @@ fn full_rounds(arena: &Arena, bandwidth: f64) {
                     ms,
                     m / ms / 1e6,
                     bytes / ms / 1e6,
+                    100.0 * sector_bytes / (ms / 1e3) / bandwidth,
                     100.0 * bytes / (ms / 1e3) / bandwidth
                 );
             }

@@ -9,6 +9,9 @@
 //! - `gpu_check sweep [--data DIR] [--edges M]`: the accelerated driver on the device with
 //!   several lifting-phase lengths, against plain device lifting and the CPU `auto` solver,
 //!   on the shared data and generated games (see [`accel`]).
+//! - `gpu_check full [--edges M] [--degree D]`: the full-round table alone (every lane
+//!   count and layout) for one generated game, to compare kernel builds
+//!   (`EGSOLVE_NVRTC_EXTRA_OPTIONS`) one process each.
 //! - `gpu_check bench [--max-edges M]`: copy bandwidth, per-round overhead on tiny
 //!   frontiers, full-frontier round throughput, and end-to-end solves against the reference
 //!   solver, all in one run.
@@ -81,6 +84,16 @@ fn main() {
             accel::sweep(arg(&args, "--data").map(PathBuf::from), edges);
             true
         }
+        "full" => {
+            let edges = arg(&args, "--edges")
+                .map(|s| s.parse().expect("number"))
+                .unwrap_or(10_000_000u64);
+            let degree = arg(&args, "--degree")
+                .map(|s| s.parse().expect("degree"))
+                .unwrap_or(4);
+            bench::full_rounds_table(edges, degree);
+            true
+        }
         "rounds" => {
             let edges = arg(&args, "--edges")
                 .map(|s| s.parse().expect("number"))
@@ -99,7 +112,7 @@ fn main() {
             true
         }
         other => {
-            eprintln!("unknown mode {other}: expected check, sweep, bench or rounds");
+            eprintln!("unknown mode {other}: expected check, sweep, bench, full or rounds");
             false
         }
     };
@@ -211,18 +224,18 @@ fn variants(m: usize) -> Vec<(String, u32, GpuOptions)> {
         },
     ));
     out.push((
-        "input order".into(),
+        "players first".into(),
         0,
         GpuOptions {
-            order: egsolve::solve::gpu::layout::VertexOrder::Input,
+            order: egsolve::solve::gpu::layout::VertexOrder::PlayersFirst,
             ..GpuOptions::default()
         },
     ));
     out.push((
-        "input order h=1".into(),
+        "players first h=1".into(),
         1,
         GpuOptions {
-            order: egsolve::solve::gpu::layout::VertexOrder::Input,
+            order: egsolve::solve::gpu::layout::VertexOrder::PlayersFirst,
             ..GpuOptions::default()
         },
     ));
