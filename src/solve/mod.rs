@@ -127,16 +127,18 @@ pub struct Solution {
 }
 
 impl Solution {
-    /// Completes credits computed by a backend with both players' strategies.
+    /// Completes credits computed by a backend with both players' strategies; player 0's
+    /// on up to `threads` threads (the backend's own budget, see [`strategy::player0`]).
     pub fn from_credits(
         arena: &Arena,
         credit: Vec<u64>,
         mut stats: SolveStats,
+        threads: usize,
         control: &Control,
     ) -> Result<Solution, SolveError> {
         let start = Instant::now();
         let mut strategy = vec![NO_MOVE; arena.vertex_count()];
-        strategy::player0(arena, &credit, stats.bound, &mut strategy);
+        strategy::player0(arena, &credit, stats.bound, &mut strategy, threads);
         stats.strategy_lifts = strategy::player1(arena, &credit, &mut strategy, control)?;
         stats.strategy_seconds = start.elapsed().as_secs_f64();
         Ok(Solution {
@@ -149,16 +151,18 @@ impl Solution {
     /// Completes credits with player 0's strategy (derived as in [`Solution::from_credits`])
     /// and a player-1 strategy computed by the backend itself: `player1[v]` is read at the
     /// player-1 vertices of `W1` (credit ⊤), other entries are ignored. The caller vouches
-    /// that it keeps every play in `W1` and makes every cycle there negative.
+    /// that it keeps every play in `W1` and makes every cycle there negative. `threads` as
+    /// in [`Solution::from_credits`].
     pub fn from_parts(
         arena: &Arena,
         credit: Vec<u64>,
         player1: &[VertexId],
         mut stats: SolveStats,
+        threads: usize,
     ) -> Solution {
         let start = Instant::now();
         let mut strategy = vec![NO_MOVE; arena.vertex_count()];
-        strategy::player0(arena, &credit, stats.bound, &mut strategy);
+        strategy::player0(arena, &credit, stats.bound, &mut strategy, threads);
         for v in 0..arena.vertex_count() as VertexId {
             if arena.owner(v) == Player::One && credit[v as usize] == TOP {
                 strategy[v as usize] = player1[v as usize];

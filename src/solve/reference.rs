@@ -20,5 +20,5 @@ pub fn solve(arena: &Arena, control: &Control) -> Result<Solution, SolveError> {
         solve_seconds: start.elapsed().as_secs_f64(),
         ..SolveStats::default()
     };
-    Solution::from_credits(arena, lifted.values, stats, control)
+    Solution::from_credits(arena, lifted.values, stats, 1, control)
 }

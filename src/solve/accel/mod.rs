@@ -90,6 +90,11 @@ pub struct LiftRun {
 pub trait LiftEngine {
     /// Name for statistics.
     fn name(&self) -> &'static str;
+    /// Threads the solution's strategies may use on the host (the engine's own budget; the
+    /// sequential worklist: one).
+    fn threads(&self) -> usize {
+        1
+    }
     /// Lifts `values` for about `budget` lifts.
     fn lift(
         &mut self,
@@ -263,12 +268,13 @@ pub fn solve_with_budget(
     )? {
         Some(player1) => {
             accel.strategy_from_evaluations = true;
-            let mut solution = Solution::from_parts(arena, values, &player1, stats);
+            let threads = engine.threads();
+            let mut solution = Solution::from_parts(arena, values, &player1, stats, threads);
             solution.stats.strategy_seconds = strategy_start.elapsed().as_secs_f64();
             Ok((solution, accel))
         }
         None => Ok((
-            Solution::from_credits(arena, values, stats, control)?,
+            Solution::from_credits(arena, values, stats, engine.threads(), control)?,
             accel,
         )),
     }
@@ -292,6 +298,10 @@ fn player1_strategy(
 ) -> Result<Option<Vec<VertexId>>, Interrupted> {
     let n = arena.vertex_count();
     let in_w1: Vec<bool> = credit.iter().map(|&c| c == TOP).collect();
+    if !in_w1.contains(&true) {
+        // Player 1 wins nowhere: no moves to choose, nothing to check.
+        return Ok(Some(vec![NO_MOVE; n]));
+    }
     let targets = arena.succ_targets();
     let weights = arena.succ_weights();
     let mut edge = vec![u32::MAX; n];

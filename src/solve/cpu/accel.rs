@@ -32,6 +32,10 @@ impl LiftEngine for CpuLift {
         "cpu"
     }
 
+    fn threads(&self) -> usize {
+        self.options.effective_threads()
+    }
+
     fn lift(
         &mut self,
         arena: &Arena,

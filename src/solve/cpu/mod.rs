@@ -236,7 +236,13 @@ pub fn solve(
         solve_seconds: start.elapsed().as_secs_f64(),
         ..SolveStats::default()
     };
-    Solution::from_credits(arena, lifted.values, stats, control)
+    Solution::from_credits(
+        arena,
+        lifted.values,
+        stats,
+        options.effective_threads(),
+        control,
+    )
 }
 
 /// A pool of `threads` workers, or `None` (run on the calling thread) if the system

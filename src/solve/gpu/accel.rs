@@ -89,6 +89,10 @@ impl LiftEngine for GpuLift {
         "gpu"
     }
 
+    fn threads(&self) -> usize {
+        super::host_threads()
+    }
+
     fn lift(
         &mut self,
         arena: &Arena,

@@ -60,7 +60,13 @@ pub fn solve(
         solve_seconds: start.elapsed().as_secs_f64(),
         ..SolveStats::default()
     };
-    Solution::from_credits(arena, run.credit, stats, control)
+    Solution::from_credits(arena, run.credit, stats, host_threads(), control)
+}
+
+/// Host threads for the parts of a GPU solve that run on the CPU (strategies): every core,
+/// as the host side of an upload (renumbering, staging copies) uses.
+pub fn host_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Lifts `arena` on a GPU from `start` (input order, pointwise at most the least progress
