@@ -46,7 +46,7 @@ fi
 if part sweep; then
 echo "== gpu_check sweep: the accelerated driver (--backend gpu) against cpu auto, warm process =="
 timeout "${SWEEP_TIMEOUT:-200}" "$c/gpu_check" sweep --data "$d" --edges 10000000 > "$out/sweep.log" 2>&1; echo "sweep rc=$?"
-grep -E "cpu auto|gpu 25%|gpu plain" "$out/sweep.log" | cut -c1-150
+grep -E "auto 1t|auto all|gpu 25%|gpu plain" "$out/sweep.log" | cut -c1-150
 fi
 if part variants; then
 echo "== kernel variants: full rounds of 10^7-edge games, fastest row per layout and frontier form =="

@@ -1,7 +1,8 @@
 //! The accelerated driver with the device as lifting engine, in `gpu_check`:
 //! - [`rows`]: differential rows for `check` (the backend's default, certified with
 //!   `check`; and lift budgets of 2, an evaluation after nearly every launch);
-//! - [`sweep`]: times lifting-phase lengths against plain device lifting and CPU `auto`.
+//! - [`sweep`]: times lifting-phase lengths against plain device lifting and CPU `auto`
+//!   (on one thread, the worklist, and as shipped: every core).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -9,6 +10,7 @@ use std::time::{Duration, Instant};
 use egsolve::arena::Arena;
 use egsolve::check::{Claim, check};
 use egsolve::generate::{self, RandomParams};
+use egsolve::solve::cpu::CpuOptions;
 use egsolve::solve::gpu::accel::GpuLift;
 use egsolve::solve::gpu::{self, GpuEngine, GpuOptions};
 use egsolve::solve::{Control, SolveError, accel, energy};
@@ -183,7 +185,7 @@ fn sweep_case(case: &Case) {
     let Ok(bound) = energy::bound(arena) else {
         return print("-", 0.0, 0, 0, 0.0, 0.0, "FAIL: bound");
     };
-    // CPU auto: the answer every variant is compared with.
+    // auto on the worklist (one thread): the answer every variant is compared with.
     let mut times = Vec::new();
     let mut cpu = None;
     while times.len() < 3 {
@@ -193,7 +195,7 @@ fn sweep_case(case: &Case) {
                 times.push(t.elapsed().as_secs_f64());
                 cpu = Some((solution.credit, stats));
             }
-            Err(e) => return print("cpu auto", 0.0, 0, 0, 0.0, 0.0, &format!("FAIL: {e}")),
+            Err(e) => return print("auto 1t", 0.0, 0, 0, 0.0, 0.0, &format!("FAIL: {e}")),
         }
         if times[0] > 1.0 {
             break;
@@ -205,7 +207,7 @@ fn sweep_case(case: &Case) {
         None => "pass".into(),
     };
     print(
-        "cpu auto",
+        "auto 1t",
         median_ms(times),
         stats.evaluations,
         0,
@@ -213,6 +215,34 @@ fn sweep_case(case: &Case) {
         stats.evaluation_seconds * 1e3,
         &judged,
     );
+    // `--backend auto` as shipped: lifting on every core from 2^19 edges, strategies on
+    // every core (the worklist above is `--threads 1`).
+    let mut times = Vec::new();
+    let all_cores = CpuOptions::default();
+    loop {
+        let t = Instant::now();
+        match accel::solve_auto(arena, &all_cores, &limit(60)) {
+            Ok(solution) => {
+                times.push(t.elapsed().as_secs_f64());
+                if times.len() == 3 || times[0] > 1.0 {
+                    print(
+                        "auto all",
+                        median_ms(times),
+                        0,
+                        0,
+                        0.0,
+                        0.0,
+                        &compare(&solution.credit, &want),
+                    );
+                    break;
+                }
+            }
+            Err(e) => {
+                print("auto all", 0.0, 0, 0, 0.0, 0.0, &format!("FAIL: {e}"));
+                break;
+            }
+        }
+    }
     for percent in [10u32, 25, 100, 0] {
         let options = GpuOptions {
             lift_percent: Some(percent),

@@ -54,8 +54,8 @@ pub struct GpuOptions {
     /// the bound allows.
     #[serde(default)]
     pub wide: bool,
-    /// How the device numbers the vertices: player 0 first (renumbered on the host), or
-    /// the input's order with the players in a byte array.
+    /// How the device numbers the vertices: the input's order with the players in a byte
+    /// array (the default), or player 0 first (renumbered on the host).
     #[serde(default)]
     pub order: VertexOrder,
     /// Accelerated driver: each lifting phase on the device runs for this percentage of
@@ -359,7 +359,8 @@ fn choose_device(requested: Option<usize>, needed: u64) -> Result<usize, GpuErro
 }
 
 impl GpuEngine {
-    /// Renumbers and uploads `arena` (with ⊤ bound `bound`) to a device where it fits.
+    /// Lays `arena` out (renumbering it when `options.order` asks) and uploads it, with ⊤
+    /// bound `bound`, to a device where it fits.
     pub fn upload(arena: &Arena, bound: u64, options: &GpuOptions) -> Result<GpuEngine, GpuError> {
         let (n, m) = (arena.vertex_count() as u64, arena.edge_count() as u64);
         if n >= u32::MAX as u64 / 2 {

@@ -2,7 +2,8 @@
 //! vertex orders ([`VertexOrder`]): renumbered so that player-0 vertices come first (the
 //! paper's layout: a warp lifting consecutive vertices takes only minima or only maxima), or
 //! the input's own order with each vertex's player in a byte array (nothing to renumber:
-//! the arena's arrays upload as they are). Also the memory a game needs.
+//! the arena's arrays upload as they are; the default, since the host-side renumbering cost
+//! more end to end than the layout saved on the device). Also the memory a game needs.
 //!
 //! Weights keep the arena's storage width (16, 32 or 64 bits) and energies are 32 bits
 //! wide when the bound allows ([`value_bits`]): the kernels are instantiated for each pair,
