@@ -29,7 +29,8 @@
 //
 // Early exit (LIFT_EARLY_EXIT, on by default): a lift stops reading successors once the
 // outcome is decided: a min vertex whose running minimum is already at most f(v) is not
-// lifted, a max vertex that reached ⊤ goes to ⊤ (10-15 % faster full rounds on an H100).
+// lifted, a max vertex that reached ⊤ goes to ⊤ (full rounds 7-15 % faster on three of
+// four 10^7-edge games on an H100, BENCHMARKS.md session 4).
 // Experiment knobs, set through EGSOLVE_NVRTC_EXTRA_OPTIONS: LIFT_EARLY_EXIT=0,
 // LIFT_BATCH, LIFT_MIN_BLOCKS (scripts/gpu-session.sh `variants`, BENCHMARKS.md).
 
