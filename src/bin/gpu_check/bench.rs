@@ -282,8 +282,14 @@ fn end_to_end(arena: &Arena, cpu_limit: f64) {
         match run {
             Ok((h, run)) => {
                 let t = run.timings;
+                // Every variant against the first (compared with the CPU below).
+                let same = match &gpu_credit {
+                    None => "",
+                    Some(first) if *first == run.credit => "  = first",
+                    Some(_) => "  DIFFERS from the first",
+                };
                 println!(
-                    "{label:<24} h={h:<2} prepare {:>7.1} ms  upload {:>7.1} ms  solve {:>9.1} ms  download {:>6.1} ms  total {:>9.1} ms  rounds {:>7}  lifts {:>11}  launches {:>5}",
+                    "{label:<24} h={h:<2} prepare {:>7.1} ms  upload {:>7.1} ms  solve {:>9.1} ms  download {:>6.1} ms  total {:>9.1} ms  rounds {:>7}  lifts {:>11}  launches {:>5}{same}",
                     t.prepare * 1e3,
                     t.upload * 1e3,
                     t.solve * 1e3,

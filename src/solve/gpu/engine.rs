@@ -262,15 +262,35 @@ impl DeviceCredit {
         staging: &mut Option<Staging>,
         n: usize,
     ) -> Result<Vec<u64>, GpuError> {
-        Ok(match self {
-            DeviceCredit::Narrow(c) => download_array(stream, staging, c, n)?
+        Ok(match (self, staging) {
+            // Widened straight out of the staging buffers, while the next piece copies.
+            (DeviceCredit::Narrow(c), Some(staging)) if n * 4 >= STAGED_FROM => {
+                let mut out = vec![0u64; n];
+                let (ptr, _record) = c.device_ptr(stream);
+                staging.download_with(stream, ptr, n * 4, |offset, piece| {
+                    let words: &[u32] = bytemuck::cast_slice(piece);
+                    out[offset / 4..offset / 4 + words.len()]
+                        .par_chunks_mut(WIDEN_PIECE)
+                        .zip(words.par_chunks(WIDEN_PIECE))
+                        .for_each(|(to, from)| {
+                            for (t, &x) in to.iter_mut().zip(from) {
+                                *t = widen(x);
+                            }
+                        });
+                })?;
+                out
+            }
+            (DeviceCredit::Narrow(c), staging) => download_array(stream, staging, c, n)?
                 .par_iter()
                 .map(|&x| widen(x))
                 .collect(),
-            DeviceCredit::Wide(c) => download_array(stream, staging, c, n)?,
+            (DeviceCredit::Wide(c), staging) => download_array(stream, staging, c, n)?,
         })
     }
 }
+
+/// Energies per parallel task when widening a downloaded piece.
+const WIDEN_PIECE: usize = 1 << 16;
 
 /// A `u64` energy (finite below `u32::MAX`, or ⊤) as a 32-bit device energy.
 fn narrow(x: u64) -> u32 {

@@ -4,7 +4,8 @@
 //! buffer, one piece at a time: about 6 GB/s on the H100 machine, which made the upload of a
 //! 10^8-edge game (1.4 GB) take 20 times its solve. Here the host fills one page-locked
 //! buffer (in parallel) while the device copies the other, so the host copy and the PCIe
-//! transfer overlap. The buffers are allocated once per device and kept
+//! transfer overlap (downloads the same way round: the host drains one buffer while the
+//! device fills the other). The buffers are allocated once per device and kept
 //! ([`super::compile::Kernels::staging`]); arrays below [`STAGED_FROM`] bytes are copied
 //! directly, where allocating or waiting would cost more than it saves.
 
@@ -56,14 +57,25 @@ impl Staging {
     fn take_buffer(&mut self) -> Result<&mut [u8], GpuError> {
         let b = self.next;
         self.next ^= 1;
+        self.wait(b)?;
+        self.buffer(b)
+    }
+
+    /// Waits for the last copy that used buffer `b`.
+    fn wait(&mut self, b: usize) -> Result<(), GpuError> {
         if let Some(event) = self.pending[b].take() {
             event.synchronize().during("waiting for a staged copy")?;
         }
+        Ok(())
+    }
+
+    /// Buffer `b`; the caller has waited for its last copy ([`Staging::wait`]).
+    fn buffer(&mut self, b: usize) -> Result<&mut [u8], GpuError> {
         let ptr = self.buffers[b]
             .as_mut_ptr()
             .during("reading a staging buffer")?;
         // SAFETY: `ptr` points at STAGE_BYTES bytes of page-locked memory owned by
-        // `self.buffers[b]`, which no pending copy uses any more (waited for above).
+        // `self.buffers[b]`, which no pending copy uses any more (the caller waited).
         Ok(unsafe { std::slice::from_raw_parts_mut(ptr, STAGE_BYTES) })
     }
 
@@ -106,17 +118,48 @@ impl Staging {
         src: CUdeviceptr,
         dst: &mut [u8],
     ) -> Result<(), GpuError> {
-        for (i, chunk) in dst.chunks_mut(STAGE_BYTES).enumerate() {
-            let buffer = &mut self.take_buffer()?[..chunk.len()];
-            let at = src + (i * STAGE_BYTES) as CUdeviceptr;
-            // SAFETY: the buffer is ours until the copy is waited for just below.
-            unsafe { result::memcpy_dtoh_async(&mut *buffer, at, stream.cu_stream()) }
-                .during("copying from the device")?;
-            stream.synchronize().during("copying from the device")?;
-            chunk
+        self.download_with(stream, src, dst.len(), |offset, piece| {
+            dst[offset..offset + piece.len()]
                 .par_chunks_mut(PIECE)
-                .zip(buffer.par_chunks(PIECE))
+                .zip(piece.par_chunks(PIECE))
                 .for_each(|(to, from)| to.copy_from_slice(from));
+        })
+    }
+
+    /// Copies `len` bytes from device address `src` on `stream`, one buffer-sized piece at a
+    /// time, and hands each piece to `drain(offset, bytes)` while the device copies the next
+    /// one into the other buffer. Every piece starts at a multiple of [`STAGE_BYTES`] (page
+    /// aligned); returns once all are drained.
+    pub fn download_with(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        src: CUdeviceptr,
+        len: usize,
+        mut drain: impl FnMut(usize, &[u8]),
+    ) -> Result<(), GpuError> {
+        let pieces = len.div_ceil(STAGE_BYTES);
+        // The piece copied but not yet drained: (buffer, offset, bytes).
+        let mut in_flight: Option<(usize, usize, usize)> = None;
+        for i in 0..=pieces {
+            let queued = if i < pieces {
+                let (b, offset) = (self.next, i * STAGE_BYTES);
+                let bytes = STAGE_BYTES.min(len - offset);
+                let buffer = &mut self.take_buffer()?[..bytes];
+                let at = src + offset as CUdeviceptr;
+                // SAFETY: the buffer is ours until the event recorded next has passed; it
+                // is drained only after that (`wait` below), and refilled only after that.
+                unsafe { result::memcpy_dtoh_async(&mut *buffer, at, stream.cu_stream()) }
+                    .during("copying from the device")?;
+                self.mark_used(stream)?;
+                Some((b, offset, bytes))
+            } else {
+                None
+            };
+            if let Some((b, offset, bytes)) = in_flight {
+                self.wait(b)?;
+                drain(offset, &self.buffer(b)?[..bytes]);
+            }
+            in_flight = queued;
         }
         Ok(())
     }
