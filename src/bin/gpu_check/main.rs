@@ -35,6 +35,15 @@ fn arg(args: &[String], name: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
+/// The value of `--name` parsed, or `default` when absent; a value that does not parse stops
+/// the program with the flag named.
+fn parsed<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
+    arg(args, name).map_or(default, |s| {
+        s.parse()
+            .unwrap_or_else(|_| panic!("{name}: cannot read {s:?}"))
+    })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("check");
@@ -64,12 +73,8 @@ fn main() {
     let ok = match mode {
         "check" => check(&args),
         "bench" => {
-            let max_edges = arg(&args, "--max-edges")
-                .map(|s| s.parse().expect("number"))
-                .unwrap_or(100_000_000u64);
-            let cpu_limit = arg(&args, "--cpu-limit")
-                .map(|s| s.parse().expect("seconds"))
-                .unwrap_or(60.0);
+            let max_edges = parsed(&args, "--max-edges", 100_000_000u64);
+            let cpu_limit = parsed(&args, "--cpu-limit", 60.0);
             bench::run(
                 max_edges,
                 cpu_limit,
@@ -78,26 +83,18 @@ fn main() {
             true
         }
         "sweep" => {
-            let edges = arg(&args, "--edges")
-                .map(|s| s.parse().expect("number"))
-                .unwrap_or(10_000_000u64);
+            let edges = parsed(&args, "--edges", 10_000_000u64);
             accel::sweep(arg(&args, "--data").map(PathBuf::from), edges);
             true
         }
         "full" => {
-            let edges = arg(&args, "--edges")
-                .map(|s| s.parse().expect("number"))
-                .unwrap_or(10_000_000u64);
-            let degree = arg(&args, "--degree")
-                .map(|s| s.parse().expect("degree"))
-                .unwrap_or(4);
+            let edges = parsed(&args, "--edges", 10_000_000u64);
+            let degree = parsed(&args, "--degree", 4);
             bench::full_rounds_table(edges, degree);
             true
         }
         "rounds" => {
-            let edges = arg(&args, "--edges")
-                .map(|s| s.parse().expect("number"))
-                .unwrap_or(10_000_000u64);
+            let edges = parsed(&args, "--edges", 10_000_000u64);
             let lanes = arg(&args, "--lanes").map(|s| s.parse().expect("lanes"));
             bench::full_rounds_only(
                 edges,
