@@ -4,7 +4,8 @@
 # variants (LIFT_EARLY_EXIT, LIFT_BATCH, LIFT_MIN_BLOCKS; VARIANTS overrides the list); sweep:
 # the accelerated driver on the device against cpu auto (gpu_check sweep). Logs under $OUT.
 # Run from a carried folder (git-ignored, e.g. .carry/) holding stripped release builds of
-# `egsolve` and `gpu_check`, this script, and data/{energy,parity} copied from ../shared/data:
+# `egsolve` and `gpu_check` (`cargo build --release --bin egsolve -p egsolve -p gpu_check`; gpu_check is
+# the workspace package tools/gpu_check), this script, and data/{energy,parity} copied from ../shared/data:
 #   run(command="bash .carry/gpu-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
 # PARTS picks the sections (default: check cli bench variants; sweep on request; a device call may run 10 minutes at most):
 #   PARTS="check cli" bash .carry/gpu-session.sh; PARTS="bench variants" bash .carry/gpu-session.sh

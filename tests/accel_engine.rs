@@ -239,7 +239,7 @@ fn a_budgeted_cpu_lift_stops_below_the_fixpoint_and_resumes_to_it() {
 
 #[test]
 fn auto_on_several_threads_solves_large_games_like_the_reference_and_certifies() {
-    use egsolve::solve::accel::{PARALLEL_FROM_EDGES, solve_auto};
+    use egsolve::solve::auto::{PARALLEL_FROM_EDGES, solve as solve_auto};
     use egsolve::solve::cpu::CpuOptions;
     for seed in seeds(&[21]) {
         let params = RandomParams {

@@ -5,7 +5,6 @@
 //! The route table [`ROUTES`] is the single list of (method, path) pairs; the router is built
 //! from it and the tests compare it with `openapi.yaml`.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -20,7 +19,8 @@ use tower_http::compression::CompressionLayer;
 use super::AppState;
 use super::auth::Caller;
 use super::error::ApiError;
-use super::job::{BackendChoice, InputFormat, JobId, JobOptions, JobRecord, JobState, ReturnKind};
+use super::job::{JobId, JobRecord, JobState};
+use super::request::{Params, caller, full_view, only_params, param};
 use super::result_file::{self, RenderRequest, ResultFormat};
 use super::scheduler::LiveStatus;
 use super::submit;
@@ -72,117 +72,6 @@ fn handler(method: &str, path: &str) -> MethodRouter<AppState> {
     }
 }
 
-/// Query parameters as given (parsed by hand so every mistake is a problem+json answer).
-pub type Params = Query<HashMap<String, String>>;
-
-/// Rejects parameters this endpoint does not know.
-pub fn only_params(params: &HashMap<String, String>, known: &[&str]) -> Result<(), ApiError> {
-    match params.keys().find(|k| !known.contains(&k.as_str())) {
-        Some(_) => Err(ApiError::InvalidParameter {
-            name: "query",
-            message: format!(
-                "unknown parameter(s) {:?}; this endpoint takes {}",
-                params
-                    .keys()
-                    .filter(|k| !known.contains(&k.as_str()))
-                    .collect::<Vec<_>>(),
-                known.join(", ")
-            ),
-        }),
-        None => Ok(()),
-    }
-}
-
-/// Parses `name` with `parse`, or returns `default` if absent.
-pub fn param<T>(
-    params: &HashMap<String, String>,
-    name: &'static str,
-    default: T,
-    parse: impl Fn(&str) -> Option<T>,
-    expected: &str,
-) -> Result<T, ApiError> {
-    match params.get(name) {
-        None => Ok(default),
-        Some(value) => parse(value).ok_or_else(|| ApiError::InvalidParameter {
-            name,
-            message: format!("'{value}' is not {expected}"),
-        }),
-    }
-}
-
-/// The submission options from the query string.
-pub fn job_options(
-    params: &HashMap<String, String>,
-    state: &AppState,
-) -> Result<JobOptions, ApiError> {
-    let config = &state.config;
-    only_params(
-        params,
-        &["backend", "priority", "time_limit", "format", "return"],
-    )?;
-    let options = JobOptions {
-        backend: param(
-            params,
-            "backend",
-            BackendChoice::Auto,
-            BackendChoice::parse,
-            "auto, gpu, cpu or reference",
-        )?,
-        priority: param(
-            params,
-            "priority",
-            0,
-            |s| s.parse().ok().filter(|p: &i64| p.abs() <= 1000),
-            "an integer from -1000 to 1000",
-        )?,
-        time_limit_secs: param(
-            params,
-            "time_limit",
-            config.default_time_limit_secs,
-            |s| {
-                s.parse()
-                    .ok()
-                    .filter(|&t: &u64| t > 0 && t <= config.max_time_limit_secs)
-            },
-            &format!(
-                "a number of seconds from 1 to {}",
-                config.max_time_limit_secs
-            ),
-        )?,
-        format: param(
-            params,
-            "format",
-            InputFormat::Auto,
-            InputFormat::parse,
-            "auto, mpg, gm or json",
-        )?,
-        return_kind: param(
-            params,
-            "return",
-            ReturnKind::Credits,
-            ReturnKind::parse,
-            "credits or strategies",
-        )?,
-    };
-    if options.backend == BackendChoice::Gpu && state.scheduler.gpus.is_empty() {
-        return Err(ApiError::BackendUnavailable(
-            "backend=gpu needs a GPU and this server has none: use backend=auto or cpu".into(),
-        ));
-    }
-    Ok(options)
-}
-
-/// The caller, from the `Authorization` header.
-pub fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
-    let header = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok());
-    state
-        .auth
-        .authenticate(header)
-        .ok_or(ApiError::Unauthorized)
-}
-
 /// A job the caller may see, or 404 (other users' jobs do not exist for them).
 async fn visible_job(state: &AppState, caller: &Caller, id: &str) -> Result<JobRecord, ApiError> {
     let not_found = || ApiError::JobNotFound(id.to_string());
@@ -191,19 +80,6 @@ async fn visible_job(state: &AppState, caller: &Caller, id: &str) -> Result<JobR
         Some(job) if caller.may_access(&job.owner) => Ok(job),
         _ => Err(not_found()),
     }
-}
-
-/// The JSON view of `job`, with live status and summary filled in.
-pub async fn full_view(state: &AppState, job: &JobRecord) -> Result<serde_json::Value, ApiError> {
-    let live = match job.state {
-        JobState::Queued | JobState::Running => state.scheduler.status(job.id).await,
-        _ => LiveStatus::default(),
-    };
-    let summary = match (&job.result_key, job.state) {
-        (Some(key), JobState::Succeeded) => state.store.result_summary(key).await?,
-        _ => None,
-    };
-    Ok(job_view(job, live, summary.as_ref()))
 }
 
 async fn get_job(

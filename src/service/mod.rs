@@ -30,8 +30,10 @@ pub mod events;
 pub mod job;
 pub mod metrics;
 pub mod preparse;
+pub mod request;
 pub mod result_file;
 pub mod scheduler;
+pub mod slots;
 pub mod store;
 pub mod submit;
 pub mod upload;
@@ -51,7 +53,8 @@ use auth::Authenticator;
 use events::JobEvents;
 use job::JobState;
 use metrics::Metrics;
-use scheduler::{FallbackRules, QueuedJob, SchedulerHandle};
+use scheduler::{FallbackRules, SchedulerHandle};
+use slots::QueuedJob;
 use store::Store;
 use worker::WorkerContext;
 
@@ -250,10 +253,10 @@ pub async fn run(
 
 /// The GPUs to serve: every device the driver lists when `wanted` is empty (none on a
 /// machine without a CUDA driver), else exactly the ordinals asked for.
-fn select_gpus(wanted: &[u32]) -> Result<Vec<scheduler::GpuDevice>, ServiceError> {
-    let listed: Vec<scheduler::GpuDevice> = crate::solve::gpu::list_devices()
+fn select_gpus(wanted: &[u32]) -> Result<Vec<slots::GpuDevice>, ServiceError> {
+    let listed: Vec<slots::GpuDevice> = crate::solve::gpu::list_devices()
         .into_iter()
-        .map(|d| scheduler::GpuDevice {
+        .map(|d| slots::GpuDevice {
             ordinal: d.ordinal as u32,
             name: d.name,
             memory_bytes: d.memory_total,

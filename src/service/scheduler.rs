@@ -19,59 +19,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
 use super::job::{BackendChoice, JobId};
-use super::worker::{Assignment, PreparsedArena, WorkerContext};
+use super::slots::{Assignment, GpuDevice, QueuedJob, SlotKind};
+use super::worker::WorkerContext;
 use crate::solve::{Control, ProgressSnapshot};
-
-/// A GPU the service may use.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GpuDevice {
-    /// CUDA ordinal.
-    pub ordinal: u32,
-    /// Marketing name.
-    pub name: String,
-    /// Device memory in bytes (`u64::MAX` when unknown).
-    pub memory_bytes: u64,
-}
-
-/// Where a job runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SlotKind {
-    /// GPU with this index into the device list.
-    Gpu(usize),
-    /// One of the CPU pool's slots.
-    Cpu(usize),
-}
-
-impl SlotKind {
-    /// The device name shown in job views (`gpu:0`, `cpu`).
-    pub fn device_name(self, gpus: &[GpuDevice]) -> String {
-        match self {
-            SlotKind::Gpu(i) => format!("gpu:{}", gpus[i].ordinal),
-            SlotKind::Cpu(_) => "cpu".to_string(),
-        }
-    }
-}
-
-/// A job waiting in the queue.
-#[derive(Debug, Clone)]
-pub struct QueuedJob {
-    /// The id.
-    pub id: JobId,
-    /// Submission sequence (FIFO key).
-    pub seq: i64,
-    /// Higher first.
-    pub priority: i64,
-    /// Requested backend.
-    pub backend: BackendChoice,
-    /// Edge count when known, else an estimate from the arena size.
-    pub edges_estimate: u64,
-    /// Bytes the solve needs on a device (estimate).
-    pub memory_estimate: u64,
-    /// When it entered the queue (this process's clock).
-    pub enqueued: Instant,
-    /// The arena if it was already parsed at submission.
-    pub preparsed: Option<PreparsedArena>,
-}
 
 /// Fallback rules, from the configuration.
 #[derive(Debug, Clone, Copy)]
@@ -230,11 +180,14 @@ pub fn start(
         .chain((0..cpu_workers.max(1)).map(SlotKind::Cpu));
     let slots = kinds
         .map(|kind| {
+            let finished = tx.clone();
             let sender = super::worker::spawn_worker(
                 kind,
                 gpus.clone(),
                 context.clone(),
-                tx.clone(),
+                move |id| {
+                    let _ = finished.send(Command::Finished(kind, id));
+                },
                 shutting_down.clone(),
             );
             Slot {

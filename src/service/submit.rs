@@ -16,11 +16,11 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use super::api::{caller, full_view, job_options};
 use super::error::ApiError;
 use super::job::{Failure, JobId};
 use super::preparse::{ParseTee, PreparsedGame};
-use super::scheduler::QueuedJob;
+use super::request::{caller, full_view, job_options};
+use super::slots::QueuedJob;
 use super::upload::{self, Encoding, UploadError};
 use super::worker::{arena_stats, malformed, memory_estimate, read_options, result_key};
 use crate::format::FormatError;

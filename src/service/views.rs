@@ -4,7 +4,8 @@
 use serde_json::{Value, json};
 
 use super::job::{JobRecord, JobState, ResultSummary};
-use super::scheduler::{GpuDevice, LiveStatus, SlotKind, SlotView};
+use super::scheduler::{LiveStatus, SlotView};
+use super::slots::{GpuDevice, SlotKind};
 
 /// RFC 3339 UTC time (millisecond precision) of milliseconds since the epoch.
 pub fn rfc3339(ms: i64) -> String {

@@ -13,7 +13,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
-use tokio::sync::mpsc;
 
 use super::ServeConfig;
 use super::events::JobEvents;
@@ -21,25 +20,13 @@ use super::job::{ArenaStats, BackendChoice, Failure, InputFormat};
 use super::metrics::Metrics;
 use super::preparse::PreparsedGame;
 use super::result_file;
-use super::scheduler::{Command, GpuDevice, QueuedJob, SlotKind};
+use super::slots::{Assignment, GpuDevice, SlotKind};
 use super::store::Store;
 use crate::arena::Arena;
 use crate::format::{self, Format, FormatError, ReadOptions};
 use crate::output::Summary;
 use crate::solve::gpu::GpuOptions;
-use crate::solve::{self, Backend, Control, Interrupted, SolveError, SolveOptions};
-
-/// A game parsed at submission, handed to the worker so it is not parsed twice.
-pub type PreparsedArena = Arc<PreparsedGame>;
-
-/// A job handed to a worker.
-#[derive(Debug)]
-pub struct Assignment {
-    /// The job.
-    pub job: QueuedJob,
-    /// Its cancel flag, deadline holder and progress counters (the scheduler keeps a clone).
-    pub control: Control,
-}
+use crate::solve::{self, Backend, Interrupted, SolveError, SolveOptions};
 
 /// What every worker shares.
 #[derive(Debug, Clone)]
@@ -112,12 +99,13 @@ pub fn result_key(arena_hash: &str, format: InputFormat) -> String {
     hex::encode(Sha256::digest(format!("{arena_hash}:{}", format.name())))
 }
 
-/// Starts the thread serving `kind`; returns the channel feeding it.
+/// Starts the thread serving `kind`; returns the channel feeding it. `finished` is called
+/// with each job's id once its assignment is over (the scheduler frees the slot).
 pub fn spawn_worker(
     kind: SlotKind,
     gpus: Arc<Vec<GpuDevice>>,
     context: WorkerContext,
-    scheduler: mpsc::UnboundedSender<Command>,
+    finished: impl Fn(super::job::JobId) + Send + 'static,
     shutting_down: Arc<AtomicBool>,
 ) -> std::sync::mpsc::Sender<Assignment> {
     let (tx, rx) = std::sync::mpsc::channel::<Assignment>();
@@ -138,7 +126,7 @@ pub fn spawn_worker(
                     let _ = context.runtime.block_on(context.store.fail(id, &failure));
                 }
                 context.events.publish(id);
-                let _ = scheduler.send(Command::Finished(kind, id));
+                finished(id);
             }
         })
         .expect("spawning a worker thread");

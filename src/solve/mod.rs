@@ -6,6 +6,7 @@
 //! all of them. This module does no I/O and never touches tokio or axum.
 
 pub mod accel;
+pub mod auto;
 pub mod control;
 pub mod cpu;
 pub mod energy;
@@ -247,7 +248,7 @@ pub fn solve_with(
     control: &Control,
 ) -> Result<Solution, SolveError> {
     match options.backend {
-        Backend::Auto => accel::solve_auto(arena, &options.cpu, control),
+        Backend::Auto => auto::solve(arena, &options.cpu, control),
         Backend::Reference => reference::solve(arena, control),
         Backend::Cpu => cpu::solve(arena, &options.cpu, control),
         Backend::Gpu => gpu::solve(arena, &options.gpu, control),

@@ -1,7 +1,7 @@
 //! The CPU backend as the accelerated solver's lifting engine: [`CpuLift`] implements
 //! [`accel::LiftEngine`] with the parallel frontier rounds, so `auto` lifts on every core
 //! between its evaluations (the sequential worklist stays the engine for one thread and for
-//! small games, see [`crate::solve::accel::solve_auto`]).
+//! small games, see [`crate::solve::auto`]).
 
 use super::{CpuAlgorithm, CpuOptions, lift_budgeted};
 use crate::arena::Arena;

@@ -17,7 +17,6 @@
 //! backend.
 
 pub mod accel;
-pub mod bench;
 pub mod compile;
 pub mod devices;
 pub mod engine;

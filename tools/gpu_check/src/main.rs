@@ -17,6 +17,7 @@
 //!   solver, all in one run.
 
 mod accel;
+mod bandwidth;
 mod bench;
 mod games;
 

@@ -221,7 +221,7 @@ fn sweep_case(case: &Case) {
     let all_cores = CpuOptions::default();
     loop {
         let t = Instant::now();
-        match accel::solve_auto(arena, &all_cores, &limit(60)) {
+        match egsolve::solve::auto::solve(arena, &all_cores, &limit(60)) {
             Ok(solution) => {
                 times.push(t.elapsed().as_secs_f64());
                 if times.len() == 3 || times[0] > 1.0 {

@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::bandwidth::copy_bandwidth;
 use egsolve::arena::Arena;
 use egsolve::solve::cpu::{CpuOptions, lift_from};
-use egsolve::solve::gpu::bench::copy_bandwidth;
 use egsolve::solve::gpu::layout::VertexOrder;
 use egsolve::solve::gpu::{GpuEngine, GpuOptions};
 use egsolve::solve::{Backend, Control, energy, solve};
