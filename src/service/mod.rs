@@ -134,6 +134,8 @@ pub async fn run(
     };
     let gpus = select_gpus(&config.gpu_devices)?;
     std::fs::create_dir_all(&config.data_dir)?;
+    // Compiled kernels live with the service's data, so a restart never compiles again.
+    crate::solve::gpu::cubin_cache::set_directory(config.data_dir.join("kernels"));
     let store = Store::open(&config.data_dir, config.sync_commits).await?;
     let requeued = store.requeue_running().await?;
     if requeued > 0 {
