@@ -1,5 +1,6 @@
 //! The service's subcommands: `egsolve serve` (bind, then [`super::run`] until ctrl-c or
-//! SIGTERM) and `egsolve token add NAME [--admin]`.
+//! SIGTERM), `egsolve worker` ([`super::run_worker`]: jobs from a shared store, no HTTP)
+//! and `egsolve token add NAME [--admin]`.
 
 use std::path::PathBuf;
 
@@ -24,6 +25,24 @@ impl ServeCommand {
         // One line on stdout, so scripts and tests learn the port of `--bind 127.0.0.1:0`.
         println!("listening on http://{}", listener.local_addr()?);
         super::run(listener, config, super::shutdown_signal()).await?;
+        Ok(0)
+    }
+}
+
+/// `egsolve worker`: runs jobs from a shared PostgreSQL store, serving no HTTP. It reads
+/// the same settings as `egsolve serve` (flags, `EGSOLVE_*`, TOML); the HTTP ones
+/// (bind, auth, tokens, limits of uploads) do not apply.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkerCommand {
+    #[command(flatten)]
+    pub args: ServeArgs,
+}
+
+impl WorkerCommand {
+    /// Works until a shutdown signal.
+    pub async fn run(&self) -> anyhow::Result<i32> {
+        let config = self.args.resolve_worker()?;
+        super::run_worker(config, super::shutdown_signal()).await?;
         Ok(0)
     }
 }
