@@ -305,7 +305,13 @@ impl Heartbeat {
         if requeued + failed > 0 {
             self.scheduler.wake();
         }
-        self.register().await
+        self.register().await?;
+        if self.store.is_shared() {
+            let stale = heartbeat_period(self.config.lease_ms).as_millis() as u64 * 3 + 1000;
+            self.scheduler
+                .set_gpus_in_cluster(self.store.live_gpus(stale).await?);
+        }
+        Ok(())
     }
 }
 

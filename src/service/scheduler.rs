@@ -149,6 +149,9 @@ pub struct SchedulerHandle {
     pub gpus: Arc<Vec<GpuDevice>>,
     /// The store the queue lives in.
     store: Store,
+    /// Whether a live worker of the cluster (this process included) serves a GPU; kept by
+    /// the heartbeat.
+    gpus_in_cluster: Arc<AtomicBool>,
 }
 
 impl SchedulerHandle {
@@ -216,9 +219,14 @@ impl SchedulerHandle {
         (slots, depth as usize)
     }
 
-    /// Whether a `gpu` job can ever run: this process has a GPU, or other hosts may.
+    /// Whether a `gpu` job can run: this process or another live worker serves a GPU.
     pub fn gpu_jobs_possible(&self) -> bool {
-        !self.gpus.is_empty() || self.store.is_shared()
+        !self.gpus.is_empty() || self.gpus_in_cluster.load(Ordering::Relaxed)
+    }
+
+    /// Records whether a live worker of the cluster serves a GPU.
+    pub fn set_gpus_in_cluster(&self, present: bool) {
+        self.gpus_in_cluster.store(present, Ordering::Relaxed);
     }
 
     /// Stops the scheduler (see [`Command::Shutdown`]).
@@ -281,7 +289,13 @@ pub fn start(
         context,
     };
     tokio::spawn(actor.run(rx));
-    SchedulerHandle { tx, gpus, store }
+    let gpus_in_cluster = Arc::new(AtomicBool::new(!gpus.is_empty()));
+    SchedulerHandle {
+        tx,
+        gpus,
+        store,
+        gpus_in_cluster,
+    }
 }
 
 /// The actor's state.

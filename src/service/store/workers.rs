@@ -64,22 +64,39 @@ impl Store {
         slots: &WorkerSlots,
     ) -> Result<(), StoreError> {
         let sql = format!(
-            "INSERT INTO workers (id, host, api, started_at, heartbeat_at, slots) \
-             VALUES ($1, $2, $3, $4, {now}, $5) \
-             ON CONFLICT (id) DO UPDATE SET heartbeat_at = {now}, slots = excluded.slots",
+            "INSERT INTO workers (id, host, api, started_at, heartbeat_at, gpus, slots) \
+             VALUES ($1, $2, $3, $4, {now}, $5, $6) \
+             ON CONFLICT (id) DO UPDATE SET heartbeat_at = {now}, gpus = excluded.gpus, \
+             slots = excluded.slots",
             now = self.dialect().now_ms()
         );
+        let slots_gpus = slots.gpus.len() as i64;
         let slots = serde_json::to_string(slots).expect("slots serialize");
         with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .bind(host)
             .bind(i64::from(api))
             .bind(started_at)
+            .bind(slots_gpus)
             .bind(slots)
             .execute(pool)
             .await?
             .rows_affected());
         Ok(())
+    }
+
+    /// Whether a worker with a heartbeat at most `stale_ms` old serves a GPU.
+    pub async fn live_gpus(&self, stale_ms: u64) -> Result<bool, StoreError> {
+        let sql = format!(
+            "SELECT COUNT(*) FROM workers WHERE gpus > 0 AND heartbeat_at >= {} - $1",
+            self.dialect().now_ms()
+        );
+        let n: i64 = with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(stale_ms.min(i64::MAX as u64) as i64)
+            .fetch_one(pool)
+            .await?
+            .try_get(0)?);
+        Ok(n > 0)
     }
 
     /// Removes this process's row (it stops).

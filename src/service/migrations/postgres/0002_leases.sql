@@ -18,6 +18,7 @@ CREATE TABLE workers (
     api          BIGINT NOT NULL,
     started_at   BIGINT NOT NULL,
     heartbeat_at BIGINT NOT NULL,
+    gpus         BIGINT NOT NULL,
     slots        TEXT NOT NULL
 );
 

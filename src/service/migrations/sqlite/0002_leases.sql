@@ -17,5 +17,6 @@ CREATE TABLE workers (
     api          INTEGER NOT NULL,                -- 1 when the process also serves HTTP
     started_at   INTEGER NOT NULL,
     heartbeat_at INTEGER NOT NULL,
+    gpus         INTEGER NOT NULL,                -- GPUs it serves jobs on
     slots        TEXT NOT NULL                    -- JSON: GPUs, CPU workers and threads
 );
