@@ -314,7 +314,7 @@ async fn a_frozen_worker_past_its_lease_records_nothing() {
             .into_iter()
             .find(|line| log.contains(line))
     };
-    while let None = noticed(&frozen.log()) {
+    while noticed(&frozen.log()).is_none() {
         assert!(
             Instant::now() < deadline,
             "the resumed worker never noticed: {}",
