@@ -400,7 +400,11 @@ fn compose_cluster_profile_matches_the_binary() {
     let services = compose["services"].as_object().expect("services");
     let in_cluster: BTreeSet<&str> = services
         .iter()
-        .filter(|(_, s)| s["profiles"].as_array().is_some_and(|p| p.contains(&"cluster".into())))
+        .filter(|(_, s)| {
+            s["profiles"]
+                .as_array()
+                .is_some_and(|p| p.contains(&"cluster".into()))
+        })
         .map(|(name, _)| name.as_str())
         .collect();
     assert_eq!(
@@ -414,18 +418,31 @@ fn compose_cluster_profile_matches_the_binary() {
     let environment = |service: &serde_json::Value| -> BTreeMap<String, String> {
         let mut env = dockerfile_env();
         for (name, value) in service["environment"].as_object().expect("environment map") {
-            env.insert(name.clone(), value.as_str().expect("string values").to_string());
+            env.insert(
+                name.clone(),
+                value.as_str().expect("string values").to_string(),
+            );
         }
         env
     };
     let database_url = |env: &BTreeMap<String, String>| {
-        let url = env.get("EGSOLVE_DATABASE").expect("EGSOLVE_DATABASE").clone();
+        let url = env
+            .get("EGSOLVE_DATABASE")
+            .expect("EGSOLVE_DATABASE")
+            .clone();
         assert!(url.starts_with("postgres://egsolve:"), "{url}");
-        assert!(url.ends_with("@postgres:5432/egsolve"), "the postgres service: {url}");
+        assert!(
+            url.ends_with("@postgres:5432/egsolve"),
+            "the postgres service: {url}"
+        );
         url
     };
     let postgres = &services["postgres"];
-    assert!(strings(&postgres["healthcheck"]["test"]).concat().contains("pg_isready"));
+    assert!(
+        strings(&postgres["healthcheck"]["test"])
+            .concat()
+            .contains("pg_isready")
+    );
     assert_eq!(postgres["environment"]["POSTGRES_DB"], "egsolve");
 
     let api = &services["egsolve-api"];
@@ -438,10 +455,21 @@ fn compose_cluster_profile_matches_the_binary() {
     with_flags.insert("EGSOLVE_NO_WORKER".into(), "true".into());
     let config = resolve_env("compose egsolve-api", &with_flags);
     assert!(config.is_shared() && config.no_worker);
-    let port = strings(&api["ports"])[0].rsplit(':').next().unwrap().to_string();
+    let port = strings(&api["ports"])[0]
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
     assert_eq!(port, config.bind.port().to_string());
-    assert_eq!(api["depends_on"]["postgres"]["condition"], "service_healthy");
-    let grace = seconds(api["stop_grace_period"].as_str().expect("stop_grace_period"));
+    assert_eq!(
+        api["depends_on"]["postgres"]["condition"],
+        "service_healthy"
+    );
+    let grace = seconds(
+        api["stop_grace_period"]
+            .as_str()
+            .expect("stop_grace_period"),
+    );
     assert!(grace >= min_platform_grace_secs(&config));
 
     let worker = &services["egsolve-worker"];
@@ -458,7 +486,10 @@ fn compose_cluster_profile_matches_the_binary() {
         "a worker serves no HTTP: the image's health check cannot pass"
     );
     assert!(worker.get("ports").is_none());
-    assert_eq!(worker["depends_on"]["postgres"]["condition"], "service_healthy");
+    assert_eq!(
+        worker["depends_on"]["postgres"]["condition"],
+        "service_healthy"
+    );
 }
 
 /// `deploy/kubernetes/cluster`: an API Deployment that runs no jobs behind the Service, a
@@ -468,7 +499,9 @@ fn compose_cluster_profile_matches_the_binary() {
 fn kubernetes_cluster_matches_the_binary() {
     let dir = repo_root().join("deploy/kubernetes/cluster");
     let kustomization = yaml_documents(&dir.join("kustomization.yaml"));
-    let listed: BTreeSet<String> = strings(&kustomization[0]["resources"]).into_iter().collect();
+    let listed: BTreeSet<String> = strings(&kustomization[0]["resources"])
+        .into_iter()
+        .collect();
     let mut objects: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
     let mut present = BTreeSet::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
@@ -484,7 +517,10 @@ fn kubernetes_cluster_matches_the_binary() {
         }
     }
     assert_eq!(listed, present, "kustomization.yaml lists every manifest");
-    assert!(!objects.contains_key("StatefulSet"), "no hand-made database");
+    assert!(
+        !objects.contains_key("StatefulSet"),
+        "no hand-made database"
+    );
     let database = &objects["Cluster"][0];
     assert_eq!(database["apiVersion"], "postgresql.cnpg.io/v1");
     let app_secret = format!("{}-app", database["metadata"]["name"].as_str().unwrap());
@@ -493,7 +529,10 @@ fn kubernetes_cluster_matches_the_binary() {
     let deployment = |component: &str| -> serde_json::Value {
         objects["Deployment"]
             .iter()
-            .find(|d| d["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"] == component)
+            .find(|d| {
+                d["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"]
+                    == component
+            })
             .unwrap_or_else(|| panic!("a {component} Deployment"))
             .clone()
     };
@@ -517,10 +556,16 @@ fn kubernetes_cluster_matches_the_binary() {
                 assert_eq!(key["key"], "uri");
                 from_secret = true;
                 // What the operator puts there.
-                env.insert(name, "postgresql://egsolve:secret@egsolve-db-rw:5432/egsolve".into());
+                env.insert(
+                    name,
+                    "postgresql://egsolve:secret@egsolve-db-rw:5432/egsolve".into(),
+                );
             }
         }
-        assert!(from_secret, "EGSOLVE_DATABASE comes from the database Secret");
+        assert!(
+            from_secret,
+            "EGSOLVE_DATABASE comes from the database Secret"
+        );
         env
     };
 
@@ -538,7 +583,10 @@ fn kubernetes_cluster_matches_the_binary() {
     assert_eq!(container["livenessProbe"]["httpGet"]["path"], "/healthz");
     let service = &objects["Service"][0];
     for (key, value) in service["spec"]["selector"].as_object().unwrap() {
-        assert_eq!(&api["spec"]["template"]["metadata"]["labels"][key], value, "{key}");
+        assert_eq!(
+            &api["spec"]["template"]["metadata"]["labels"][key], value,
+            "{key}"
+        );
     }
     let pod = &api["spec"]["template"]["spec"];
     assert!(

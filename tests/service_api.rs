@@ -696,12 +696,21 @@ async fn workers_list_this_process_with_its_jobs(engine: Engine) {
     let workers = listing["workers"].as_array().unwrap();
     assert_eq!(workers.len(), 1, "{listing}");
     let me = &workers[0];
-    assert_eq!((me["api"].as_bool(), me["cpu"]["workers"].as_u64()), (Some(true), Some(1)));
+    assert_eq!(
+        (me["api"].as_bool(), me["cpu"]["workers"].as_u64()),
+        (Some(true), Some(1))
+    );
     assert_eq!(me["jobs"][0]["id"], running.as_str(), "{listing}");
     assert_eq!(me["jobs"][0]["device"], "cpu");
     assert_eq!(job["worker"], me["id"], "{job}");
     let reply = server
-        .call(Method::DELETE, &format!("/v1/jobs/{running}"), None, &[], None)
+        .call(
+            Method::DELETE,
+            &format!("/v1/jobs/{running}"),
+            None,
+            &[],
+            None,
+        )
         .await;
     assert_eq!(reply.status, 200);
     server.stop().await;

@@ -76,9 +76,7 @@ impl Cluster {
 
     /// A fresh data directory and log file for a process.
     fn place(&self) -> (PathBuf, PathBuf) {
-        let n = self
-            .count
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let n = self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let data = self.dir.path().join(format!("host{n}"));
         (data, self.dir.path().join(format!("host{n}.log")))
     }
@@ -147,7 +145,10 @@ async fn wait_registered(http: &reqwest::Client, base: &str, count: usize) -> se
                 return list;
             }
         }
-        assert!(Instant::now() < deadline, "{count} processes never registered");
+        assert!(
+            Instant::now() < deadline,
+            "{count} processes never registered"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -280,7 +281,10 @@ async fn a_killed_worker_s_job_finishes_once_on_another() {
     assert_eq!(result_text(&http, &base, &id).await, cli_answer(&body));
     let stored = records(&cluster.url).await;
     assert_eq!(stored.len(), 1);
-    assert_eq!((stored[0].state, stored[0].completions), (JobState::Succeeded, 1));
+    assert_eq!(
+        (stored[0].state, stored[0].completions),
+        (JobState::Succeeded, 1)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -334,7 +338,9 @@ async fn a_frozen_worker_past_its_lease_records_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_job_succeeds_across_a_postgres_restart() {
-    let Some(pg) = PgServer::dedicated() else { return };
+    let Some(pg) = PgServer::dedicated() else {
+        return;
+    };
     let cluster = Cluster::new(pg.create_database(), 3000);
     let http = reqwest::Client::new();
     let (_api, base) = cluster.api();
@@ -344,7 +350,10 @@ async fn every_job_succeeds_across_a_postgres_restart() {
     let mut jobs = Vec::new();
     for seed in 0..3 {
         let body = slow_cycle(9000 + seed);
-        jobs.push((submit(&http, &base, body.clone(), "?backend=reference").await, body));
+        jobs.push((
+            submit(&http, &base, body.clone(), "?backend=reference").await,
+            body,
+        ));
     }
     for seed in 0..6 {
         let body = small_arena(80, seed);
@@ -436,6 +445,12 @@ fn expected_answer(body: &[u8]) -> Vec<(u8, Option<u64>)> {
     solution
         .credit
         .iter()
-        .map(|&c| if c == u64::MAX { (1, None) } else { (0, Some(c)) })
+        .map(|&c| {
+            if c == u64::MAX {
+                (1, None)
+            } else {
+                (0, Some(c))
+            }
+        })
         .collect()
 }

@@ -18,13 +18,13 @@ use tower_http::compression::CompressionLayer;
 
 use super::AppState;
 use super::auth::Caller;
+use super::cluster;
 use super::error::ApiError;
 use super::job::{JobId, JobRecord, JobState};
 use super::request::{Params, caller, full_view, only_params, param};
 use super::result_file::{self, RenderRequest, ResultFormat};
 use super::scheduler::LiveStatus;
 use super::submit;
-use super::cluster;
 use super::views::{devices_view, job_view, workers_view};
 
 /// Every (method, path) the API serves, as written in `openapi.yaml`.

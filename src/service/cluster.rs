@@ -274,7 +274,10 @@ impl Heartbeat {
                 Ok(()) => {}
                 Err(e) if !failing => {
                     failing = true;
-                    tracing::warn!("heartbeat failed: {e}; retrying (leases expire after {} ms)", self.config.lease_ms);
+                    tracing::warn!(
+                        "heartbeat failed: {e}; retrying (leases expire after {} ms)",
+                        self.config.lease_ms
+                    );
                 }
                 Err(_) => {}
             }

@@ -458,7 +458,10 @@ mod tests {
         .resolve()
         .unwrap_err()
         .to_string();
-        assert!(err.contains("not a PostgreSQL URL") && !err.contains("secret"), "{err}");
+        assert!(
+            err.contains("not a PostgreSQL URL") && !err.contains("secret"),
+            "{err}"
+        );
         let err = ServeArgs {
             no_worker: Some(true),
             ..Default::default()

@@ -463,9 +463,15 @@ impl Scheduler {
         let request = ClaimRequest {
             worker: self.context.worker_id.to_string(),
             lease_ms: config.lease_ms,
-            free_gpus: free.iter().filter(|k| matches!(k, SlotKind::Gpu(_))).count(),
+            free_gpus: free
+                .iter()
+                .filter(|k| matches!(k, SlotKind::Gpu(_)))
+                .count(),
             largest_free_gpu_memory: gpu_memory(&mut free.iter()).unwrap_or(0),
-            free_cpus: free.iter().filter(|k| matches!(k, SlotKind::Cpu(_))).count(),
+            free_cpus: free
+                .iter()
+                .filter(|k| matches!(k, SlotKind::Cpu(_)))
+                .count(),
             largest_gpu_memory: gpu_memory(&mut self.slots.iter().map(|s| &s.kind)),
             small_edges: self.rules.small_edges,
             max_wait_ms: self.rules.max_wait.as_millis() as u64,

@@ -49,9 +49,11 @@ fn bin_dir() -> Result<PathBuf, String> {
             return Ok(bin);
         }
     }
-    Err("no PostgreSQL server binaries (initdb) under /usr/lib/postgresql/*/bin: \
+    Err(
+        "no PostgreSQL server binaries (initdb) under /usr/lib/postgresql/*/bin: \
          apt-get install -y postgresql"
-        .into())
+            .into(),
+    )
 }
 
 fn is_root() -> bool {
@@ -68,7 +70,12 @@ fn server_user() -> Option<String> {
     }
     ["postgres", "nobody"]
         .into_iter()
-        .find(|u| Command::new("id").arg(u).output().is_ok_and(|o| o.status.success()))
+        .find(|u| {
+            Command::new("id")
+                .arg(u)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
         .map(str::to_string)
 }
 
@@ -255,7 +262,14 @@ impl PgServer {
             COUNTER.fetch_add(1, Ordering::SeqCst)
         );
         let status = Command::new(self.bin.join("createdb"))
-            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "egsolve"])
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "egsolve",
+            ])
             .arg(&name)
             .status()
             .expect("createdb runs");

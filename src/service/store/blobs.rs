@@ -19,9 +19,12 @@ impl Store {
     /// submission is about to reference (it only removes arenas untouched for a whole TTL).
     pub async fn insert_arena(&self, hash: &str, bytes: u64) -> Result<(), StoreError> {
         let path = self.arena_path(hash);
-        let begin = self.dialect().begin();
+        let (begin, relaxed) = (self.dialect().begin(), self.dialect().relaxed_commit());
         with_pool!(self, pool => {
             let mut tx = pool.begin_with(begin).await?;
+            if let Some(relaxed) = relaxed {
+                sqlx::query(relaxed).execute(&mut *tx).await?;
+            }
             sqlx::query(
                 "INSERT INTO arenas (hash, bytes, created_at) VALUES ($1, $2, $3) \
                  ON CONFLICT (hash) DO UPDATE SET created_at = excluded.created_at",
@@ -53,7 +56,12 @@ impl Store {
             .await
     }
 
-    async fn local_copy(&self, table: Table, key: &str, path: PathBuf) -> Result<PathBuf, StoreError> {
+    async fn local_copy(
+        &self,
+        table: Table,
+        key: &str,
+        path: PathBuf,
+    ) -> Result<PathBuf, StoreError> {
         if let Pool::Postgres(pool) = &self.pool {
             if !tokio::fs::try_exists(&path).await.unwrap_or(false) {
                 fetch_to_file(pool, table, key, &path, &self.tmp_dir()).await?;

@@ -52,7 +52,12 @@ pub(crate) trait ChunkWriter {
 }
 
 impl ChunkWriter for sqlx::Transaction<'_, sqlx::Sqlite> {
-    async fn store_chunks_if_absent(&mut self, _: Table, _: &str, _: &Path) -> Result<(), StoreError> {
+    async fn store_chunks_if_absent(
+        &mut self,
+        _: Table,
+        _: &str,
+        _: &Path,
+    ) -> Result<(), StoreError> {
         Ok(()) // the file in the data directory is the stored copy
     }
 }
@@ -128,7 +133,9 @@ pub async fn fetch_to_file(
     let tmp = tmp_dir.join(format!("fetch-{}", uuid::Uuid::now_v7()));
     let outcome = async {
         let mut out = tokio::fs::File::create(&tmp).await?;
-        let mut rows = sqlx::query(sqlx::AssertSqlSafe(select)).bind(key).fetch(pool);
+        let mut rows = sqlx::query(sqlx::AssertSqlSafe(select))
+            .bind(key)
+            .fetch(pool);
         let mut chunks = 0;
         while let Some(row) = rows.try_next().await? {
             let data: &[u8] = row.try_get(0)?;

@@ -96,8 +96,7 @@ const EDGES_SQL: &str = "COALESCE(j.edges, a.bytes / 8)";
 const FENCE: &str = "id = $1 AND attempts = $2 AND worker = $3 AND state = 'running'";
 
 /// Columns cleared whenever a job leaves `running`.
-const LEAVE_RUNNING: &str =
-    "lease_expires_at = NULL, progress_round = NULL, progress_frontier = NULL, progress_lifts = NULL";
+const LEAVE_RUNNING: &str = "lease_expires_at = NULL, progress_round = NULL, progress_frontier = NULL, progress_lifts = NULL";
 
 fn clamp(v: u64) -> i64 {
     v.min(i64::MAX as u64) as i64
@@ -145,6 +144,9 @@ impl Store {
         // read-then-write transaction could not upgrade past a concurrent writer).
         with_pool!(self, pool => {
             let mut tx = pool.begin_with(dialect.begin()).await?;
+            if let Some(relaxed) = dialect.relaxed_commit() {
+                sqlx::query(relaxed).execute(&mut *tx).await?;
+            }
             let rows = sqlx::query(sqlx::AssertSqlSafe(select))
                 .bind(request.free_gpus as i64)
                 .bind(clamp(request.largest_free_gpu_memory))
@@ -211,9 +213,12 @@ impl Store {
             self.dialect().now_ms()
         );
         let mut lost = Vec::new();
-        let begin = self.dialect().begin();
+        let (begin, relaxed) = (self.dialect().begin(), self.dialect().relaxed_commit());
         with_pool!(self, pool => {
             let mut tx = pool.begin_with(begin).await?;
+            if let Some(relaxed) = relaxed {
+                sqlx::query(relaxed).execute(&mut *tx).await?;
+            }
             for (id, attempt, progress) in jobs {
                 let done = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
                     .bind(id.to_string())

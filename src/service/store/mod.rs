@@ -20,6 +20,7 @@
 pub mod blobs;
 mod chunks;
 pub mod claim;
+pub mod migrate;
 pub mod notify;
 pub mod workers;
 
@@ -65,20 +66,22 @@ impl StoreError {
     /// Whether retrying may succeed (the database is restarting or unreachable).
     pub fn is_transient(&self) -> bool {
         match self {
-            StoreError::Database(e) => matches!(
-                e,
-                sqlx::Error::Io(_)
-                    | sqlx::Error::PoolTimedOut
-                    | sqlx::Error::Protocol(_)
-                    | sqlx::Error::Tls(_)
-                    | sqlx::Error::WorkerCrashed
-            ) || e.as_database_error().is_some_and(|d| {
-                // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now,
-                // 08xxx connection exceptions, 40001 serialization failure, SQLite BUSY.
-                d.code().is_some_and(|c| {
-                    c.starts_with("57P") || c.starts_with("08") || c == "40001" || c == "5"
+            StoreError::Database(e) => {
+                matches!(
+                    e,
+                    sqlx::Error::Io(_)
+                        | sqlx::Error::PoolTimedOut
+                        | sqlx::Error::Protocol(_)
+                        | sqlx::Error::Tls(_)
+                        | sqlx::Error::WorkerCrashed
+                ) || e.as_database_error().is_some_and(|d| {
+                    // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now,
+                    // 08xxx connection exceptions, 40001 serialization failure, SQLite BUSY.
+                    d.code().is_some_and(|c| {
+                        c.starts_with("57P") || c.starts_with("08") || c == "40001" || c == "5"
+                    })
                 })
-            }),
+            }
             _ => false,
         }
     }
@@ -121,6 +124,18 @@ impl Dialect {
         match self {
             Dialect::Sqlite => "BEGIN IMMEDIATE",
             Dialect::Postgres => "BEGIN",
+        }
+    }
+
+    /// A statement that lets the current transaction commit without waiting for its WAL
+    /// flush (PostgreSQL's `synchronous_commit = off`), for commits whose loss in a crash
+    /// is harmless: a claim (the job runs again; the worker's later writes are fenced out),
+    /// a lease renewal, or an arena whose job's synchronous commit — before the `202` —
+    /// flushes the log up to it anyway. `None` on SQLite.
+    pub fn relaxed_commit(self) -> Option<&'static str> {
+        match self {
+            Dialect::Sqlite => None,
+            Dialect::Postgres => Some("SET LOCAL synchronous_commit = off"),
         }
     }
 
@@ -172,7 +187,11 @@ fn migration(version: i64, name: &'static str, sql: &'static str) -> Migration {
 
 fn sqlite_migrator() -> Migrator {
     Migrator::with_migrations(vec![
-        migration(1, "jobs", include_str!("../migrations/sqlite/0001_jobs.sql")),
+        migration(
+            1,
+            "jobs",
+            include_str!("../migrations/sqlite/0001_jobs.sql"),
+        ),
         migration(
             2,
             "leases",
@@ -243,8 +262,21 @@ impl Store {
     /// starts are serialized by sqlx's migration lock), with `cache` as this host's copy of
     /// arena and result bytes, and starts listening for state changes.
     pub async fn open_postgres(url: &str, cache: &Path) -> Result<Store, StoreError> {
+        Store::open_postgres_with(url, cache, true).await
+    }
+
+    /// [`Store::open_postgres`]; with `sync_commits` off, no commit waits for its WAL flush
+    /// (safe against crashes of egsolve; a PostgreSQL crash may lose the last commits).
+    pub async fn open_postgres_with(
+        url: &str,
+        cache: &Path,
+        sync_commits: bool,
+    ) -> Result<Store, StoreError> {
         prepare_dirs(cache)?;
-        let options = PgConnectOptions::from_str(url)?.application_name("egsolve");
+        let mut options = PgConnectOptions::from_str(url)?.application_name("egsolve");
+        if !sync_commits {
+            options = options.options([("synchronous_commit", "off")]);
+        }
         let pool = PgPoolOptions::new()
             .max_connections(16)
             .min_connections(1)
@@ -269,7 +301,9 @@ impl Store {
         sync_commits: bool,
     ) -> Result<Store, StoreError> {
         match database {
-            Some(url) if is_postgres_url(url) => Store::open_postgres(url, data_dir).await,
+            Some(url) if is_postgres_url(url) => {
+                Store::open_postgres_with(url, data_dir, sync_commits).await
+            }
             _ => Store::open(data_dir, sync_commits).await,
         }
     }
@@ -698,7 +732,9 @@ where
     let lifts: Option<i64> = row.try_get("progress_lifts")?;
     let progress = match (state, lifts) {
         (JobState::Running, Some(lifts)) => Some(crate::solve::ProgressSnapshot {
-            round: row.try_get::<Option<i64>, _>("progress_round")?.unwrap_or(0) as u64,
+            round: row
+                .try_get::<Option<i64>, _>("progress_round")?
+                .unwrap_or(0) as u64,
             frontier: row
                 .try_get::<Option<i64>, _>("progress_frontier")?
                 .unwrap_or(0) as u64,

@@ -119,39 +119,41 @@ impl Store {
              WHERE heartbeat_at >= {now} - $1 ORDER BY host, started_at, id"
         );
         let stale = stale_ms.min(i64::MAX as u64 / 10) as i64;
-        let (rows, jobs): (Vec<(String, String, i64, i64, i64, String)>, Vec<(String, String, String)>) =
-            with_pool!(self, pool => {
-                sqlx::query(sqlx::AssertSqlSafe(forget))
-                    .bind(stale * 10)
-                    .execute(pool)
-                    .await?;
-                let rows = sqlx::query(sqlx::AssertSqlSafe(list))
-                    .bind(stale)
-                    .fetch_all(pool)
-                    .await?
-                    .iter()
-                    .map(|r| {
-                        Ok((
-                            r.try_get(0)?,
-                            r.try_get(1)?,
-                            r.try_get(2)?,
-                            r.try_get(3)?,
-                            r.try_get(4)?,
-                            r.try_get(5)?,
-                        ))
-                    })
-                    .collect::<Result<_, StoreError>>()?;
-                let jobs = sqlx::query(
-                    "SELECT id, worker, COALESCE(device, '') FROM jobs \
-                     WHERE state = 'running' AND worker IS NOT NULL ORDER BY seq",
-                )
+        let (rows, jobs): (
+            Vec<(String, String, i64, i64, i64, String)>,
+            Vec<(String, String, String)>,
+        ) = with_pool!(self, pool => {
+            sqlx::query(sqlx::AssertSqlSafe(forget))
+                .bind(stale * 10)
+                .execute(pool)
+                .await?;
+            let rows = sqlx::query(sqlx::AssertSqlSafe(list))
+                .bind(stale)
                 .fetch_all(pool)
                 .await?
                 .iter()
-                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+                .map(|r| {
+                    Ok((
+                        r.try_get(0)?,
+                        r.try_get(1)?,
+                        r.try_get(2)?,
+                        r.try_get(3)?,
+                        r.try_get(4)?,
+                        r.try_get(5)?,
+                    ))
+                })
                 .collect::<Result<_, StoreError>>()?;
-                (rows, jobs)
-            });
+            let jobs = sqlx::query(
+                "SELECT id, worker, COALESCE(device, '') FROM jobs \
+                 WHERE state = 'running' AND worker IS NOT NULL ORDER BY seq",
+            )
+            .fetch_all(pool)
+            .await?
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+            .collect::<Result<_, StoreError>>()?;
+            (rows, jobs)
+        });
         rows.into_iter()
             .map(|(id, host, api, started_at, heartbeat_at, slots)| {
                 let slots: WorkerSlots = serde_json::from_str(&slots)
