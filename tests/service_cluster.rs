@@ -6,6 +6,8 @@
 //!   lease plus one solve, once, with the CLI's answer;
 //! - a worker frozen with SIGSTOP past its lease, then resumed: its attempt is taken over
 //!   and it records nothing (it stops, or the fence refuses its result);
+//! - a job cancelled on an API host stops on the worker that runs it (its slot takes the
+//!   next job at once);
 //! - PostgreSQL restarted while jobs run: workers and API reconnect, every job succeeds;
 //! - 3 workers and 2 API processes, 300 jobs from 20 concurrent clients, each submitted to
 //!   one API host and awaited on the other: none lost, none completed twice, all right.
@@ -334,6 +336,60 @@ async fn a_frozen_worker_past_its_lease_records_nothing() {
     );
     assert_ne!(stored[0].worker.as_deref(), Some(frozen_id.as_str()));
     assert_eq!(result_text(&http, &base, &id).await, cli_answer(&body));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_on_an_api_host_stops_the_solve_on_its_worker_within_a_second() {
+    let Some(pg) = PgServer::shared() else { return };
+    let cluster = Cluster::new(pg.create_database(), 3000);
+    let http = reqwest::Client::new();
+    let (_api, base) = cluster.api();
+    let _worker = cluster.worker();
+    wait_registered(&http, &base, 2).await;
+    // Far too long to finish by itself while the test runs.
+    let id = submit(&http, &base, slow_cycle(60_000), "?backend=reference").await;
+    let running = wait_for(&http, &base, &id, Duration::from_secs(60), |v| {
+        v["state"] == "running"
+    })
+    .await;
+    let worker_id = running["worker"].as_str().unwrap().to_string();
+    let reply = http
+        .delete(format!("{base}/v1/jobs/{id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 200);
+    let cancelled = Instant::now();
+    // The worker's only slot is free again: it no longer holds the job, and a new job runs.
+    loop {
+        let listing = json(&http, &format!("{base}/v1/workers")).await.unwrap();
+        let holds = listing["workers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["id"] == worker_id.as_str())
+            .any(|w| !w["jobs"].as_array().unwrap().is_empty());
+        if !holds {
+            break;
+        }
+        assert!(cancelled.elapsed() < Duration::from_secs(5), "{listing}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let next = submit(&http, &base, small_arena(30, 5), "").await;
+    let done = wait_for(&http, &base, &next, Duration::from_secs(30), finished).await;
+    assert_eq!(done["state"], "succeeded");
+    assert_eq!(
+        done["worker"],
+        worker_id.as_str(),
+        "the same worker, free again"
+    );
+    let took = cancelled.elapsed();
+    assert!(
+        took < Duration::from_secs(3),
+        "the slot was freed after {took:?}"
+    );
+    let view = json(&http, &format!("{base}/v1/jobs/{id}")).await.unwrap();
+    assert_eq!(view["state"], "cancelled");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -19,12 +19,9 @@ impl Store {
     /// submission is about to reference (it only removes arenas untouched for a whole TTL).
     pub async fn insert_arena(&self, hash: &str, bytes: u64) -> Result<(), StoreError> {
         let path = self.arena_path(hash);
-        let (begin, relaxed) = (self.dialect().begin(), self.dialect().relaxed_commit());
+        let begin = self.dialect().begin_relaxed();
         with_pool!(self, pool => {
             let mut tx = pool.begin_with(begin).await?;
-            if let Some(relaxed) = relaxed {
-                sqlx::query(relaxed).execute(&mut *tx).await?;
-            }
             sqlx::query(
                 "INSERT INTO arenas (hash, bytes, created_at) VALUES ($1, $2, $3) \
                  ON CONFLICT (hash) DO UPDATE SET created_at = excluded.created_at",

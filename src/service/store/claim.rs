@@ -143,10 +143,7 @@ impl Store {
         // commit. SQLite: `BEGIN IMMEDIATE` takes the write lock first (a deferred
         // read-then-write transaction could not upgrade past a concurrent writer).
         with_pool!(self, pool => {
-            let mut tx = pool.begin_with(dialect.begin()).await?;
-            if let Some(relaxed) = dialect.relaxed_commit() {
-                sqlx::query(relaxed).execute(&mut *tx).await?;
-            }
+            let mut tx = pool.begin_with(dialect.begin_relaxed()).await?;
             let rows = sqlx::query(sqlx::AssertSqlSafe(select))
                 .bind(request.free_gpus as i64)
                 .bind(clamp(request.largest_free_gpu_memory))
@@ -213,12 +210,9 @@ impl Store {
             self.dialect().now_ms()
         );
         let mut lost = Vec::new();
-        let (begin, relaxed) = (self.dialect().begin(), self.dialect().relaxed_commit());
+        let begin = self.dialect().begin_relaxed();
         with_pool!(self, pool => {
             let mut tx = pool.begin_with(begin).await?;
-            if let Some(relaxed) = relaxed {
-                sqlx::query(relaxed).execute(&mut *tx).await?;
-            }
             for (id, attempt, progress) in jobs {
                 let done = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
                     .bind(id.to_string())

@@ -127,15 +127,15 @@ impl Dialect {
         }
     }
 
-    /// A statement that lets the current transaction commit without waiting for its WAL
-    /// flush (PostgreSQL's `synchronous_commit = off`), for commits whose loss in a crash
-    /// is harmless: a claim (the job runs again; the worker's later writes are fenced out),
-    /// a lease renewal, or an arena whose job's synchronous commit — before the `202` —
-    /// flushes the log up to it anyway. `None` on SQLite.
-    pub fn relaxed_commit(self) -> Option<&'static str> {
+    /// [`Dialect::begin`] for a transaction whose commit need not wait for its WAL flush
+    /// (PostgreSQL's `synchronous_commit = off`, set in the same round trip), for commits
+    /// whose loss in a database crash is harmless: a claim (the job runs again; the worker's
+    /// later writes are fenced out), a lease renewal, or an arena whose job's synchronous
+    /// commit — before the `202` — flushes the log up to it anyway.
+    pub fn begin_relaxed(self) -> &'static str {
         match self {
-            Dialect::Sqlite => None,
-            Dialect::Postgres => Some("SET LOCAL synchronous_commit = off"),
+            Dialect::Sqlite => "BEGIN IMMEDIATE",
+            Dialect::Postgres => "BEGIN; SET LOCAL synchronous_commit = off",
         }
     }
 
