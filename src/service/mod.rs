@@ -13,6 +13,8 @@
 //! - [`worker`]: one thread per slot; parse, solve, write the result, mark succeeded.
 //! - [`result_file`]: stored results and their JSON/text/paritysol renderings.
 //! - [`events`], [`metrics`]: long-poll wake-ups and Prometheus figures.
+//! - [`idempotency`]: `Idempotency-Key` of submissions (a retried request gets its job).
+//! - [`ui`]: the web page (embedded assets) and the read-only endpoints it adds.
 //!
 //! # Invariants
 //! - Handlers never solve or parse large inputs on the runtime: blocking work runs on
@@ -27,6 +29,7 @@ pub mod command;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod idempotency;
 pub mod job;
 pub mod metrics;
 pub mod preparse;
@@ -36,6 +39,7 @@ pub mod scheduler;
 pub mod slots;
 pub mod store;
 pub mod submit;
+pub mod ui;
 pub mod upload;
 pub mod views;
 pub mod worker;
@@ -103,6 +107,10 @@ pub struct Shared {
     pub stopping: CancellationToken,
     /// Memory for games parsed at submission and waiting in the queue.
     pub preparse_budget: Arc<preparse::MemoryBudget>,
+    /// Idempotency keys of recent submissions (its own lock inside).
+    pub idempotency: Arc<idempotency::IdempotencyKeys>,
+    /// Busy time of every slot over the last hour, for the web page (its own lock inside).
+    pub usage: Arc<ui::usage::UsageHistory>,
 }
 
 impl Deref for AppState {
@@ -193,8 +201,14 @@ pub async fn run(
         cpu_threads,
         stopping: stopping.clone(),
         preparse_budget: preparse::MemoryBudget::new(config.preparsed_memory_bytes),
+        idempotency: Arc::default(),
+        usage: Arc::default(),
     }));
     let expiry = tokio::spawn(expire_forever(store.clone(), events, config.result_ttl()));
+    let sampler = tokio::spawn(ui::usage::sample_forever(
+        state.scheduler.clone(),
+        state.usage.clone(),
+    ));
     tracing::info!(address = %local, data_dir = %config.data_dir.display(), "egsolve service listening");
     // No Nagle delay: small answers (a job view, the end of a result) must not wait for an ACK.
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
@@ -240,6 +254,7 @@ pub async fn run(
         }
     };
     expiry.abort();
+    sampler.abort();
     if tokio::time::timeout(Duration::from_secs(5), store.close())
         .await
         .is_err()
