@@ -85,7 +85,7 @@
   }
   function progressText(job) {
     if (job.state === 'queued' && job.queue_position !== null) return '#' + (job.queue_position + 1) + ' in queue';
-    if (job.progress) return num(job.progress.lifts) + ' lifts, round ' + num(job.progress.round);
+    if (job.progress) return num(job.progress.lifts) + ' lifts';
     return '';
   }
   // Links that download a result: plain links with auth off, fetched with the token else.
@@ -154,7 +154,7 @@
   function busyPlot(usage) {
     const plot = clear($('busy-plot'));
     const legend = clear($('busy-legend'));
-    const [W, H, L, B] = [600, 140, 34, 18];
+    const [W, H, L, B] = [1000, 170, 40, 18];
     const now = Date.now();
     const x = (t) => L + (W - L - 4) * (1 - Math.min(1, (now - t) / (usage.window_seconds * 1000)));
     const y = (f) => 4 + (H - B - 4) * (1 - f);
@@ -186,18 +186,18 @@
   function sharePlot(w0, w1) {
     const plot = clear($('share-plot'));
     const total = w0 + w1 || 1;
-    const split = 600 * w0 / total;
-    plot.append(svg('rect', { x: 0, y: 0, width: split, height: 24, class: 'p0' }, undefined));
-    plot.append(svg('rect', { x: split, y: 0, width: 600 - split, height: 24, class: 'p1' }));
+    const split = 1000 * w0 / total;
+    plot.append(svg('rect', { x: 0, y: 0, width: split, height: 24, class: 'p0' }));
+    plot.append(svg('rect', { x: split, y: 0, width: 1000 - split, height: 24, class: 'p1' }));
     const pct = (n) => (100 * n / total).toFixed(1) + '%';
     plot.append(svg('text', { x: 2, y: 40, class: 'axis' }, 'player 0 wins ' + num(w0) + ' (' + pct(w0) + ')'));
-    plot.append(svg('text', { x: 598, y: 40, class: 'axis end' }, 'player 1 wins ' + num(w1) + ' (' + pct(w1) + ')'));
+    plot.append(svg('text', { x: 998, y: 40, class: 'axis end' }, 'player 1 wins ' + num(w1) + ' (' + pct(w1) + ')'));
   }
 
   // Finite credits in equal-width bins (from the server's histogram).
   function creditPlot(h) {
     const plot = clear($('credit-plot'));
-    const [W, H, L, B] = [600, 170, 46, 20];
+    const [W, H, L, B] = [1000, 200, 50, 20];
     if (!h.w0) {
       plot.append(svg('text', { x: W / 2, y: H / 2, class: 'axis mid' }, 'player 0 wins no vertex: no finite credit'));
       return;
@@ -216,14 +216,14 @@
     plot.append(svg('text', { x: W, y: H - 4, class: 'axis end' }, 'credit ' + num(h.max_credit)));
   }
 
-  // The frontier size of a running job, one point per update.
-  function sparkline(values) {
-    const plot = $('frontier-plot');
-    clear(plot).hidden = values.length < 2;
-    const most = Math.max(...values, 1);
-    const pts = values.map((v, i) => (600 * i / Math.max(1, values.length - 1)).toFixed(1) + ',' + (56 - 52 * v / most).toFixed(1));
+  // A running job's lifts per second, one point per update.
+  function sparkline(rates) {
+    const plot = clear($('rate-plot'));
+    plot.toggleAttribute('hidden', rates.length < 2);
+    const most = Math.max(...rates, 1);
+    const pts = rates.map((v, i) => (1000 * i / Math.max(1, rates.length - 1)).toFixed(1) + ',' + (66 - 50 * v / most).toFixed(1));
     plot.append(svg('polyline', { points: pts.join(' '), class: 'series cpu' }));
-    plot.append(svg('text', { x: 2, y: 12, class: 'axis' }, 'frontier ' + num(values[values.length - 1])));
+    plot.append(svg('text', { x: 2, y: 12, class: 'axis' }, num(Math.round(rates[rates.length - 1])) + ' lifts/s'));
   }
 
   // ---- front page ----------------------------------------------------------------------------
@@ -353,7 +353,8 @@
     const id = decodeURIComponent(location.pathname.split('/').filter(Boolean).pop());
     $('job-id').textContent = id;
     document.title = 'egsolve job ' + shortId(id);
-    const frontier = [];
+    const rates = [];     // lifts per second between updates
+    let last = null;      // the previous update's lift count and time
     let plotted = false;
     let following = false;
 
@@ -383,10 +384,13 @@
       const counters = $('counters');
       clear(counters);
       if (job.progress) {
-        counters.append(el('span', { id: 'lifts' }, num(job.progress.lifts)), ' lifts · round ',
-          el('span', { id: 'round' }, num(job.progress.round)), ' · frontier ', num(job.progress.frontier));
-        frontier.push(job.progress.frontier);
-        sparkline(frontier.slice(-300));
+        const p = job.progress;
+        counters.append(el('span', { id: 'lifts' }, num(p.lifts)), ' lifts');
+        if (p.round !== p.lifts) counters.append(' · round ', num(p.round), ' · frontier ', num(p.frontier));
+        const now = performance.now();
+        if (last && p.lifts >= last.lifts && now > last.at) rates.push((p.lifts - last.lifts) * 1000 / (now - last.at));
+        last = { lifts: p.lifts, at: now };
+        sparkline(rates.slice(-300));
       }
       $('cancel').hidden = finished;
       if (job.failure) {
