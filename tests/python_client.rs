@@ -1,7 +1,8 @@
 //! The Python client package (`clients/python`) against this build's `egsolve serve`, auth on
 //! and off: results in every format, uploads, cancel, the per-user limit, error fields, 50
-//! concurrent submissions, dropped connections, and the examples of `docs/pipelines.md`
-//! (pytest; see `python_support` for when it skips).
+//! concurrent submissions, dropped connections, the examples of `docs/pipelines.md`, and the
+//! package itself (`mypy --strict`, `pip install`). pytest; see `python_support` for when it
+//! skips.
 
 mod python_support;
 
@@ -11,6 +12,6 @@ use python_support::{Need, run_pytest};
 fn python_client_suite_passes() {
     run_pytest(
         "clients/python/tests",
-        &[Need::Modules(&["pytest", "httpx", "zstandard"])],
+        &[Need::Modules(&["pytest", "httpx", "zstandard", "mypy"])],
     );
 }

@@ -1,13 +1,14 @@
 //! Runs a pytest suite of the project (the Python client's tests, the browser tests) against
 //! this build's binary, as part of `cargo test`. What the suite needs — Python packages,
-//! Chromium and its driver — is checked first: when something is missing the test fails if
-//! the environment variable `CI` is set (`.ci/run` installs everything) and otherwise skips
-//! with the reason printed.
+//! Chromium and its driver (`.ci/run` installs them, the packages into `.venv`) — is checked
+//! first: when something is missing the test fails if the environment variable `CI` is set
+//! and otherwise skips with the reason printed.
 #![allow(dead_code)]
 
 #[path = "../common/data.rs"]
 mod data;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,9 +23,17 @@ pub enum Need {
     },
 }
 
-/// The Python interpreter: `$EGSOLVE_PYTHON`, else `python3`.
+/// The Python interpreter: `$EGSOLVE_PYTHON`, else the virtual environment `.ci/run` makes
+/// (`.venv` at the crate root), else `python3`.
 fn python() -> String {
-    std::env::var("EGSOLVE_PYTHON").unwrap_or_else(|_| "python3".into())
+    if let Ok(python) = std::env::var("EGSOLVE_PYTHON") {
+        return python;
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    if venv.is_file() {
+        return venv.display().to_string();
+    }
+    "python3".into()
 }
 
 fn find_program(name: &str, env: &str) -> Option<PathBuf> {
@@ -75,7 +84,11 @@ pub fn run_pytest(suite: &str, needs: &[Need]) {
         if std::env::var_os("CI").is_some() {
             panic!("{suite} cannot run: {reason} (CI is set: .ci/run installs what it needs)");
         }
-        eprintln!("skipping {suite}: {reason}; `bash .ci/run` installs what it needs");
+        // Straight to stderr, past the test harness's capture, so the reason is seen.
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipping {suite}: {reason}; `bash .ci/run` installs what it needs"
+        );
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

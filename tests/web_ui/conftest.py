@@ -42,7 +42,10 @@ def browser() -> Iterator["object"]:
 
     binary, driver_path = chromium_paths()
     if not (Path(binary).exists() and Path(driver_path).exists()):
-        pytest.skip(f"no chromium ({binary}) or chromedriver ({driver_path})")
+        missing = f"no chromium ({binary}) or chromedriver ({driver_path})"
+        if os.environ.get("CI"):
+            pytest.fail(f"{missing}: .ci/run installs chromium and chromium-driver")
+        pytest.skip(missing)
     profile = tempfile.mkdtemp(prefix="egsolve-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = binary

@@ -12,7 +12,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as seen
 from selenium.webdriver.support.ui import Select, WebDriverWait
-from serve import shared_data, slow_cycle, small_arena
+from serve import Server, shared_data, slow_cycle, small_arena
 
 from egsolve import Client
 
@@ -184,3 +184,44 @@ def test_other_users_jobs_never_appear(browser, auth_server) -> None:
     wait(browser).until(lambda b: {bobs.id, alices.id} <= set(listed_ids(b)))
     assert browser.find_element(By.CSS_SELECTOR, "#jobs thead th.owner").is_displayed()
     assert browser.find_element(By.ID, "who").text == "root (admin)"
+
+
+def test_the_first_load_with_a_thousand_jobs_is_small(browser) -> None:
+    """The goal of issue 18: the front page's first load (no cache) stays under 100 KB with
+    1,000 jobs on the server. Its render time is printed (measured, not asserted: timings
+    belong to benchmarks, and this machine is shared)."""
+    server = Server()
+    try:
+        with Client(server.url, token="") as client:
+            jobs = client.submit_many([small_arena(12, seed=5000 + i) for i in range(1000)], max_in_flight=32)
+        assert len(jobs) == 1000
+        visit(browser, server.url + "/")
+        browser.execute_cdp_cmd("Network.clearBrowserCache", {})
+        browser.get(server.url + "/")
+        rendered(browser)
+        figures = browser.execute_script(
+            """
+            const mark = performance.getEntriesByName('egsolve-rendered')[0];
+            const entries = [performance.getEntriesByType('navigation')[0]]
+              .concat(performance.getEntriesByType('resource'))
+              .filter((e) => e.startTime <= mark.startTime);
+            return {
+              rendered_ms: mark.startTime,
+              transferred: entries.reduce((sum, e) => sum + e.transferSize, 0),
+              decoded: entries.reduce((sum, e) => sum + e.decodedBodySize, 0),
+              requests: entries.map((e) => e.name.replace(location.origin, '') + ' ' + e.transferSize),
+            };
+            """
+        )
+        rows = browser.find_elements(By.CSS_SELECTOR, "#jobs tbody tr")
+        assert len(rows) == 50 and browser.find_element(By.ID, "more").is_displayed()
+        assert console_errors(browser) == []
+        print(
+            f"first load with 1,000 jobs: {figures['transferred'] / 1000:.1f} kB transferred "
+            f"({figures['decoded'] / 1000:.1f} kB decoded) in {len(figures['requests'])} requests, "
+            f"rendered {figures['rendered_ms']:.0f} ms after navigation start: {figures['requests']}"
+        )
+        assert all(int(r.rsplit(" ", 1)[1]) > 0 for r in figures["requests"]), "a request came from the cache"
+        assert figures["transferred"] < 100_000, figures
+    finally:
+        server.stop()

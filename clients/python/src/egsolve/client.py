@@ -110,7 +110,7 @@ class Client:
 
     # ---- requests ------------------------------------------------------------------
     def _delay(self, attempt: int) -> float:
-        return min(10.0, self.backoff * 2 ** (attempt - 1)) * (0.5 + random.random())
+        return min(10.0, self.backoff * 2.0 ** (attempt - 1)) * (0.5 + random.random())
 
     def _request(
         self,

@@ -8,7 +8,7 @@ pipeline usually handles on their own.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Type
+from typing import Any, Dict, List, Optional, Type
 
 PROBLEM_PREFIX = "urn:egsolve:problem:"
 
@@ -142,7 +142,7 @@ class BatchError(EgsolveError):
     ``errors`` maps those indexes to their exceptions.
     """
 
-    def __init__(self, jobs: list, errors: Dict[int, BaseException]):
+    def __init__(self, jobs: List[Any], errors: Dict[int, BaseException]):
         self.jobs = jobs
         self.errors = errors
         first = min(errors)

@@ -14,7 +14,7 @@ import io
 import os
 import zlib
 from dataclasses import dataclass
-from typing import IO, Callable, Dict, Iterator, Optional, Union
+from typing import IO, Callable, Dict, Iterator, Optional, Protocol, Union
 
 try:  # optional: pip install egsolve-client[zstd]
     import zstandard
@@ -44,7 +44,12 @@ class Body:
     encoding: Optional[str]
 
 
-def _compressor(encoding: str):
+class _Compressor(Protocol):
+    def compress(self, data: bytes) -> bytes: ...
+    def flush(self) -> bytes: ...
+
+
+def _compressor(encoding: str) -> _Compressor:
     if encoding == "zstd":
         if zstandard is None:
             raise ValueError("compress='zstd' needs the zstandard package: pip install zstandard")
