@@ -155,15 +155,13 @@ async fn commit(
     };
 
     let key = result_key(&stored.hash, options.format);
-    if let Some(summary) = state.store.result_summary(&key).await? {
-        if state.store.result_path(&key).exists() {
-            state
-                .store
-                .insert_reused_job(id, &owner, &options, &stored.hash, &key, &summary)
-                .await?;
-            complete(guard, &stored.hash);
-            return answer(&state, id, false).await;
-        }
+    if let Some(summary) = state.store.reusable_result(&key).await? {
+        state
+            .store
+            .insert_reused_job(id, &owner, &options, &stored.hash, &key, &summary)
+            .await?;
+        complete(guard, &stored.hash);
+        return answer(&state, id, false).await;
     }
 
     let (preparsed, stats) = match stored.parsed.take() {
