@@ -18,6 +18,7 @@ from egsolve import (
     JobFailed,
     MalformedArena,
     NotFound,
+    Progress,
     Result,
     Unauthorized,
     WaitTimeout,
@@ -53,6 +54,10 @@ def test_results_in_every_format_match_the_shared_answers(client: Client, game: 
     assert [c is None for c in result.credits] == [w == 1 for w in winners]
     assert result.summary.w0 == winners.count(0) and result.summary.vertices == len(winners)
     assert result.strategies is not None and len(result.strategies) == len(winners)
+    # The solve's own figures come along (the same summary block as the job view's).
+    assert result.summary == job.summary
+    assert result.summary.evaluations >= 0 and result.summary.phases
+    assert all(seconds >= 0 for seconds in result.summary.phases.values()), result.summary.phases
 
     text = job.result("text")
     assert [None if l.split()[1] == "T" else int(l.split()[1]) for l in text.splitlines()] == result.credits
@@ -168,7 +173,8 @@ def test_the_job_list_shows_live_progress(open_server) -> None:
     with Client(open_server.url, token="") as c:
         job = c.submit(slow_cycle(200_000), backend="reference")
         try:
-            wait_until(lambda: job.refresh().info.progress is not None, timeout=30)
+            # Progress shows from the start (zeros); wait for the first lifts.
+            wait_until(lambda: (job.refresh().info.progress or Progress(0, 0, 0)).lifts > 0, timeout=30)
             listed = next(j for j in c.jobs(state="running") if j.id == job.id)
             assert listed.info.progress is not None and listed.info.progress.lifts > 0
         finally:

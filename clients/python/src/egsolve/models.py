@@ -52,6 +52,10 @@ class Summary:
     solve_seconds: float
     strategy_seconds: float
     backend: str
+    #: Strategy evaluations of the accelerated solver (0 for plain lifting).
+    evaluations: int = 0
+    #: Seconds per phase of the solve (``lifting``, ``evaluation``, ``strategy0``, …).
+    phases: Dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Summary":
@@ -121,6 +125,8 @@ class JobInfo:
     reused: bool
     failure: Optional[Failure]
     summary: Optional[Summary]
+    #: The worker process holding (or that held) the job's lease, on a shared store.
+    worker: Optional[str] = None
     raw: Dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
     @property
@@ -155,6 +161,7 @@ class JobInfo:
             reused=bool(data.get("reused")),
             failure=Failure(**_known(Failure, failure)) if failure else None,
             summary=Summary.from_json(summary) if summary else None,
+            worker=data.get("worker"),
             raw=data,
         )
 
