@@ -41,8 +41,16 @@ def console_errors(browser) -> List[dict]:
 
 
 def listed_ids(browser) -> List[str]:
-    rows = browser.find_elements(By.CSS_SELECTOR, "#jobs tbody tr")
-    return [r.get_attribute("data-id") for r in rows]
+    """The job ids the list shows (read in one script call: the rows are rebuilt every 2 s)."""
+    return browser.execute_script(
+        "return Array.from(document.querySelectorAll('#jobs tbody tr'), (r) => r.dataset.id)"
+    )
+
+
+def lift_count(browser) -> Optional[int]:
+    """The job page's lift counter now (None before the first progress update)."""
+    text = browser.execute_script("const e = document.getElementById('lifts'); return e && e.textContent")
+    return int(text.replace(",", "")) if text else None
 
 
 def sign_in(browser, token: str) -> None:
@@ -78,10 +86,11 @@ def test_a_running_job_shows_moving_progress_and_its_final_state(browser, open_s
     with Client(open_server.url, token="") as client:
         job = client.submit(slow_cycle(18_000 + 11), backend="reference")
         visit(browser, f"{open_server.url}/jobs/{job.id}")
-        lifts = wait(browser, 30).until(seen.visibility_of_element_located((By.ID, "lifts")))
-        first = int(lifts.text.replace(",", ""))
+        # The counter is rebuilt at every update: read it in one script call, never through a
+        # kept element reference (it would go stale).
+        first = wait(browser, 30).until(lambda b: lift_count(b))
         wait(browser, 30).until(
-            lambda b: b.find_element(By.ID, "lifts").text.replace(",", "") not in ("", str(first))
+            lambda b: (lift_count(b) or first) != first
             or b.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "succeeded"
         )
         moved = browser.find_element(By.TAG_NAME, "body").get_attribute("data-state")
@@ -168,7 +177,11 @@ def test_other_users_jobs_never_appear(browser, auth_server) -> None:
     wait(browser).until(lambda b: alices.id in listed_ids(b))
     ids = listed_ids(browser)
     assert bobs.id not in ids
-    owners = {r.get_attribute("textContent") for r in browser.find_elements(By.CSS_SELECTOR, "#jobs tbody td.owner")}
+    owners = set(
+        browser.execute_script(
+            "return Array.from(document.querySelectorAll('#jobs tbody td.owner'), (td) => td.textContent)"
+        )
+    )
     assert owners == {"alice"}
     # Filtering by state or paging never brings them in either.
     Select(browser.find_element(By.ID, "state-filter")).select_by_visible_text("succeeded")
