@@ -23,6 +23,8 @@
 //! of it runs on the solve's threads, and every choice (layers, moves) is independent of
 //! them.
 
+use rayon::prelude::*;
+
 use super::attractor::{Layers, NO_LAYER};
 use super::cycles::nonnegative_components;
 use super::graph::Graph;
@@ -47,8 +49,20 @@ pub fn certified_strategy(
     threads: &Threads,
     control: &Control,
 ) -> Result<Option<Vec<VertexId>>, Interrupted> {
+    threads.install(|| layered(arena, credit, seed, threads, control))
+}
+
+/// [`certified_strategy`] inside the solve's pool: every per-vertex pass is a parallel
+/// iterator (the same result on any number of threads).
+fn layered(
+    arena: &Arena,
+    credit: &[u64],
+    seed: &[u32],
+    threads: &Threads,
+    control: &Control,
+) -> Result<Option<Vec<VertexId>>, Interrupted> {
     let n = arena.vertex_count();
-    let in_w1: Vec<bool> = credit.iter().map(|&c| c == TOP).collect();
+    let in_w1: Vec<bool> = credit.par_iter().map(|&c| c == TOP).collect();
     let mut strategy = vec![NO_MOVE; n];
     if !in_w1.contains(&true) {
         // Player 1 wins nowhere: no moves to choose, nothing to check.
@@ -81,26 +95,29 @@ pub fn certified_strategy(
             next_layer = next;
         }
         let rest: Vec<bool> = (0..n)
+            .into_par_iter()
             .map(|v| in_w1[v] && layers.layer[v] == NO_LAYER)
             .collect();
-        if !rest.contains(&true) {
+        if !rest.par_iter().any(|&r| r) {
             break;
         }
         control.checkpoint()?;
         // Next layer: the vertices of R that cannot reach a nonnegative cycle in G_σ1 on R.
-        let redo: Vec<bool> = (0..n).map(|v| rest[v] && maybe_good[v]).collect();
+        let redo: Vec<bool> = (0..n)
+            .into_par_iter()
+            .map(|v| rest[v] && maybe_good[v])
+            .collect();
         let (component, count) = components(&graph, &redo, threads);
         let good = nonnegative_components(&graph, &component, count, threads, control)?;
-        for v in 0..n {
-            maybe_good[v] = redo[v] && component[v] != NO_COMPONENT && good[component[v] as usize];
-        }
+        maybe_good.par_iter_mut().enumerate().for_each(|(v, m)| {
+            *m = redo[v] && component[v] != NO_COMPONENT && good[component[v] as usize];
+        });
         let reach = reaching(&graph, &rest, |v| maybe_good[v], threads);
         let layer: Vec<VertexId> = (0..n as VertexId)
+            .into_par_iter()
             .filter(|&v| rest[v as usize] && !reach[v as usize])
             .collect();
         tracing::debug!(
-            rest = rest.iter().filter(|&&r| r).count(),
-            redo = redo.iter().filter(|&&r| r).count(),
             components = count,
             layer = layer.len(),
             "player 1's strategy: a layer"
@@ -120,14 +137,15 @@ pub fn certified_strategy(
         frontier = layer;
     }
     // Moves of the vertices the attractor took: their first edge to a lower layer.
-    for v in 0..n as VertexId {
-        if in_w1[v as usize] && arena.owner(v) == Player::One && strategy[v as usize] == NO_MOVE {
+    strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
+        let v = v as VertexId;
+        if in_w1[v as usize] && arena.owner(v) == Player::One && *s == NO_MOVE {
             let e = layers
                 .downward_edge(arena, v)
                 .expect("an attracted player-1 vertex has an edge to a lower layer");
-            strategy[v as usize] = arena.succ_targets()[e];
+            *s = arena.succ_targets()[e];
         }
-    }
+    });
     Ok(Some(strategy))
 }
 
@@ -141,29 +159,34 @@ fn seed_moves(arena: &Arena, in_w1: &[bool], seed: &[u32]) -> Option<(Vec<u32>, 
     let weights = arena.succ_weights();
     let mut edge = vec![NO_EDGE; n];
     let mut open = vec![0u32; n];
-    for v in (0..n as VertexId).filter(|&v| in_w1[v as usize]) {
-        match arena.owner(v) {
-            Player::Zero => {
-                if arena.successors(v).any(|(u, _)| !in_w1[u as usize]) {
-                    return None;
+    let closed = edge
+        .par_iter_mut()
+        .zip(open.par_iter_mut())
+        .enumerate()
+        .filter(|&(v, _)| in_w1[v])
+        .all(|(v, (edge, open))| {
+            let v = v as VertexId;
+            match arena.owner(v) {
+                Player::Zero => {
+                    *open = arena.succ_range(v).len() as u32;
+                    arena.successors(v).all(|(u, _)| in_w1[u as usize])
                 }
-                open[v as usize] = arena.succ_range(v).len() as u32;
+                Player::One => {
+                    let kept = seed[v as usize];
+                    let e = if kept != NO_EDGE && in_w1[targets[kept as usize] as usize] {
+                        Some(kept as usize)
+                    } else {
+                        arena
+                            .succ_range(v)
+                            .filter(|&e| in_w1[targets[e] as usize])
+                            .min_by_key(|&e| weights.get(e))
+                    };
+                    e.map(|e| *edge = lightest_edge(arena, v, targets[e]))
+                        .is_some()
+                }
             }
-            Player::One => {
-                let kept = seed[v as usize];
-                let e = if kept != NO_EDGE && in_w1[targets[kept as usize] as usize] {
-                    kept as usize
-                } else {
-                    arena
-                        .succ_range(v)
-                        .filter(|&e| in_w1[targets[e] as usize])
-                        .min_by_key(|&e| weights.get(e))?
-                };
-                edge[v as usize] = lightest_edge(arena, v, targets[e]);
-            }
-        }
-    }
-    Some((edge, open))
+        });
+    closed.then_some((edge, open))
 }
 
 /// The edge of least weight from `v` to `u` (a strategy names only the successor, and
