@@ -138,6 +138,11 @@ fn bench(name: &str, arena: &Arena, timeout: f64) {
         .map(|r| r.bytes_per_edge)
         .reduce(f64::max)
         .map_or("–".into(), |b| format!("{b:.1}"));
+    let widest = [&f1, &f2]
+        .into_iter()
+        .flatten()
+        .map(|r| r.bytes_per_edge)
+        .reduce(f64::max);
     let seconds = |run: &Option<Run>| run.as_ref().map(|r| r.seconds);
     let lifts = |run: &Option<Run>| run.as_ref().map(|r| r.lifts);
     let rounds = |run: &Option<Run>| run.as_ref().map(|r| r.rounds);
@@ -157,7 +162,7 @@ fn bench(name: &str, arena: &Arena, timeout: f64) {
             "frontier2_rounds": rounds(&f2),
             "frontier2_lifts": lifts(&f2),
             "sweep2_s": seconds(&sw),
-            "bytes_per_edge": [&f1, &f2].into_iter().flatten().map(|r| r.bytes_per_edge).reduce(f64::max),
+            "bytes_per_edge": widest,
         }),
     );
     println!(
