@@ -117,7 +117,7 @@ fn renders_every_table_and_plot_from_a_results_directory() {
     assert!(cpu.contains("| 1.09× | 1.39× | 17.6 |"));
 
     let auto = section(&report, "auto");
-    assert!(auto.contains("| Onebit inevitably_sent | 870,976 | > 5.0 | 40,000,000 | 0.0580 |"));
+    assert!(auto.contains("| Onebit inevitably_sent | 870,976 | > 5.0 | 40,000,000 | 0.058 |"));
     assert!(auto.contains("| > 86× |"));
     assert!(auto.contains("| climb player1_cycle(8, 1e6) | 16 | 0.200 |"));
 

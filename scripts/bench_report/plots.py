@@ -86,7 +86,8 @@ def speedup_vs_threads(results, gpu, out):
     ax.plot([1, top], [1, top], color="grey", lw=0.8, ls=":", label="ideal")
     for label, xs, ys, style in lines:
         ax.plot(xs, ys, style, marker="o", ms=3, label=label)
-    ax.set(xscale="log", yscale="log", xlabel="threads", ylabel="speed-up over 1 thread",
+    ax.set(xscale="log", yscale="log", ylabel="speed-up over 1 thread",
+           xlabel="threads (solid: CPU backend, 1 → 2 threads; dashed: auto, 1 → all cores)",
            title="Speed-up vs threads (games of ≥ 10 ms on one thread)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6, ncol=2)

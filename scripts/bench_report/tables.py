@@ -29,7 +29,17 @@ def table(header, rows, align=None):
 
 
 def sec(value, digits=3):
-    return "–" if value is None else f"{value:.{digits}f}"
+    """Seconds; below 10 ms with more decimals, so that short runs do not all read 0.000."""
+    if value is None:
+        return "–"
+    if 0 < value < 0.01 and digits <= 3:
+        return f"{value:.5f}"
+    return f"{value:.{digits}f}"
+
+
+def times(x):
+    """A speed-up factor: two decimals below 10×, thousands separators above."""
+    return f"{x:.2f}×" if x < 10 else f"{x:,.0f}×"
 
 
 def ms(value, digits=1):
@@ -39,7 +49,7 @@ def ms(value, digits=1):
 def ratio(slow, fast):
     if slow is None or fast is None or fast <= 0:
         return "–"
-    return f"{slow / fast:.2f}×"
+    return times(slow / fast)
 
 
 def footer(provenance, command):
@@ -88,8 +98,8 @@ def auto(results):
                      else f"> {r['reference_s']:.1f}")
         speedup = r["reference_s"] / max(r["auto_s"], 1e-9)
         rows.append((name, f"{r['edges']:,}", reference, f"{r['reference_lifts']:,}",
-                     sec(r["auto_s"], 4), sec(r["auto_strategies_s"]), f"{r['auto_lifts']:,}",
-                     r["evaluations"], ("" if r["reference_finished"] else "> ") + f"{speedup:,.0f}×"))
+                     sec(r["auto_s"]), sec(r["auto_strategies_s"]), f"{r['auto_lifts']:,}",
+                     r["evaluations"], ("" if r["reference_finished"] else "> ") + times(speedup)))
     return (table(["game", "edges", "reference s", "ref lifts", "auto s", "+ strategies s",
                    "auto lifts", "evaluations", "ref / auto"], rows)
             + "\n\nOne core; credits only, strategies in their own column; `>`: the reference "
