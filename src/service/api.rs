@@ -2,8 +2,9 @@
 //! stream uploads to disk on blocking threads, read the store, ask the scheduler actor, and
 //! return; solving happens on worker threads. Every error goes through [`ApiError`].
 //!
-//! The route table [`ROUTES`] is the single list of (method, path) pairs; the router is built
-//! from it and the tests compare it with `openapi.yaml`.
+//! The route table [`ROUTES`] is the single list of (method, path) pairs — the web page's
+//! ([`super::ui`]) included; the router is built from it and the tests compare it with
+//! `openapi.yaml`.
 
 use std::time::{Duration, Instant};
 
@@ -17,14 +18,15 @@ use serde_json::json;
 use tower_http::compression::CompressionLayer;
 
 use super::AppState;
-use super::auth::Caller;
+use super::cluster;
 use super::error::ApiError;
-use super::job::{JobId, JobRecord, JobState};
-use super::request::{Params, caller, full_view, only_params, param};
+use super::job::JobState;
+use super::request::{Params, caller, full_view, only_params, param, visible_job};
 use super::result_file::{self, RenderRequest, ResultFormat};
 use super::scheduler::LiveStatus;
 use super::submit;
-use super::views::{devices_view, job_view};
+use super::ui;
+use super::views::{devices_view, job_view, workers_view};
 
 /// Every (method, path) the API serves, as written in `openapi.yaml`.
 pub const ROUTES: &[(&str, &str)] = &[
@@ -34,9 +36,16 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("delete", "/v1/jobs/{id}"),
     ("get", "/v1/jobs/{id}/result"),
     ("get", "/v1/devices"),
+    ("get", "/v1/workers"),
     ("get", "/healthz"),
     ("get", "/readyz"),
     ("get", "/metrics"),
+    ("get", "/v1/jobs/{id}/result/histogram"),
+    ("get", "/v1/usage"),
+    ("get", "/v1/whoami"),
+    ("get", "/"),
+    ("get", "/jobs/{id}"),
+    ("get", "/ui/{asset}"),
 ];
 
 /// Longest `?wait=` honoured, seconds.
@@ -65,20 +74,17 @@ fn handler(method: &str, path: &str) -> MethodRouter<AppState> {
         ("delete", "/v1/jobs/{id}") => delete(cancel_job),
         ("get", "/v1/jobs/{id}/result") => get(get_result).layer(CompressionLayer::new()),
         ("get", "/v1/devices") => get(devices),
+        ("get", "/v1/workers") => get(workers),
         ("get", "/healthz") => get(|| async { axum::Json(json!({"status": "ok"})) }),
         ("get", "/readyz") => get(readyz),
         ("get", "/metrics") => get(metrics),
+        ("get", "/v1/jobs/{id}/result/histogram") => get(ui::histogram::credit_histogram),
+        ("get", "/v1/usage") => get(ui::usage::usage),
+        ("get", "/v1/whoami") => get(ui::whoami),
+        ("get", "/") => get(ui::assets::front_page).layer(CompressionLayer::new()),
+        ("get", "/jobs/{id}") => get(ui::assets::job_page).layer(CompressionLayer::new()),
+        ("get", "/ui/{asset}") => get(ui::assets::asset).layer(CompressionLayer::new()),
         _ => unreachable!("every entry of ROUTES has a handler"),
-    }
-}
-
-/// A job the caller may see, or 404 (other users' jobs do not exist for them).
-async fn visible_job(state: &AppState, caller: &Caller, id: &str) -> Result<JobRecord, ApiError> {
-    let not_found = || ApiError::JobNotFound(id.to_string());
-    let job_id = JobId::parse_str(id).map_err(|_| not_found())?;
-    match state.store.job(job_id).await? {
-        Some(job) if caller.may_access(&job.owner) => Ok(job),
-        _ => Err(not_found()),
     }
 }
 
@@ -171,10 +177,15 @@ async fn list_jobs(
         .await?;
     let more = jobs.len() > limit as usize;
     let page = &jobs[..jobs.len().min(limit as usize)];
-    let views: Vec<_> = page
-        .iter()
-        .map(|j| job_view(j, LiveStatus::default(), None))
-        .collect();
+    // Live jobs carry their queue position or progress, as in `GET /v1/jobs/{id}`.
+    let mut views = Vec::with_capacity(page.len());
+    for job in page {
+        let live = match job.state {
+            JobState::Queued | JobState::Running => state.scheduler.status(job).await,
+            _ => LiveStatus::default(),
+        };
+        views.push(job_view(job, live, None));
+    }
     let next = if more {
         page.last().map(|j| j.seq.to_string())
     } else {
@@ -238,7 +249,8 @@ async fn get_result(
         vertices,
         summary,
     };
-    let mut chunks = result_file::render(state.store.result_path(&key), request);
+    let path = state.store.local_result(&key).await?;
+    let mut chunks = result_file::render(path, request);
     // `poll_fn` over the channel may be polled again after its end (compression does that).
     let stream = futures::stream::poll_fn(move |cx| chunks.poll_recv(cx));
     let mut response = Body::from_stream(stream).into_response();
@@ -260,6 +272,15 @@ async fn devices(State(state): State<AppState>, headers: HeaderMap) -> Result<Re
     let (slots, depth) = state.scheduler.devices().await;
     let view = devices_view(&state.scheduler.gpus, &slots, depth, state.cpu_threads);
     Ok(axum::Json(view).into_response())
+}
+
+async fn workers(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    caller(&state, &headers)?;
+    // Live: a heartbeat within three periods.
+    let stale = cluster::heartbeat_period(state.config.lease_ms).as_millis() as u64 * 3 + 1000;
+    let workers = state.store.live_workers(stale).await?;
+    let depth = state.store.queue_depth().await?;
+    Ok(axum::Json(workers_view(&workers, depth, state.store.engine())).into_response())
 }
 
 async fn readyz(State(state): State<AppState>) -> Result<Response, ApiError> {

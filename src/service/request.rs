@@ -1,7 +1,8 @@
 //! What handlers read from a request besides their own body: the caller (from the
 //! bearer token), query parameters (parsed by hand, so every mistake is a problem+json
-//! answer), a submission's options, and a job's full JSON view with its live status. Shared
-//! by [`super::api`] and [`super::submit`]; imports neither.
+//! answer), a submission's options, the job a caller may see, and a job's full JSON view
+//! with its live status. Shared by [`super::api`], [`super::submit`] and [`super::ui`];
+//! imports none of them.
 
 use std::collections::HashMap;
 
@@ -11,7 +12,7 @@ use axum::http::{HeaderMap, header};
 use super::AppState;
 use super::auth::Caller;
 use super::error::ApiError;
-use super::job::{BackendChoice, InputFormat, JobOptions, JobRecord, JobState, ReturnKind};
+use super::job::{BackendChoice, InputFormat, JobId, JobOptions, JobRecord, JobState, ReturnKind};
 use super::scheduler::LiveStatus;
 use super::views::job_view;
 
@@ -107,7 +108,7 @@ pub fn job_options(
             "credits or strategies",
         )?,
     };
-    if options.backend == BackendChoice::Gpu && state.scheduler.gpus.is_empty() {
+    if options.backend == BackendChoice::Gpu && !state.scheduler.gpu_jobs_possible() {
         return Err(ApiError::BackendUnavailable(
             "backend=gpu needs a GPU and this server has none: use backend=auto or cpu".into(),
         ));
@@ -126,10 +127,24 @@ pub fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError>
         .ok_or(ApiError::Unauthorized)
 }
 
+/// A job the caller may see, or 404 (other users' jobs do not exist for them).
+pub async fn visible_job(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+) -> Result<JobRecord, ApiError> {
+    let not_found = || ApiError::JobNotFound(id.to_string());
+    let job_id = JobId::parse_str(id).map_err(|_| not_found())?;
+    match state.store.job(job_id).await? {
+        Some(job) if caller.may_access(&job.owner) => Ok(job),
+        _ => Err(not_found()),
+    }
+}
+
 /// The JSON view of `job`, with live status and summary filled in.
 pub async fn full_view(state: &AppState, job: &JobRecord) -> Result<serde_json::Value, ApiError> {
     let live = match job.state {
-        JobState::Queued | JobState::Running => state.scheduler.status(job.id).await,
+        JobState::Queued | JobState::Running => state.scheduler.status(job).await,
         _ => LiveStatus::default(),
     };
     let summary = match (&job.result_key, job.state) {
