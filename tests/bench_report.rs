@@ -138,14 +138,26 @@ fn renders_every_table_and_plot_from_a_results_directory() {
     );
     assert!(sweep.contains("| Hanoi 10 | 177,144 | 22.0 | 21.7 | 28.9 | 27.7 |"));
 
+    let shared = section(&report, "gpu-shared");
+    // Sorted by edges; a failed run (timeout) is "–" and not counted against certification.
+    assert!(shared.contains("| rngame n1000 | 3,558 | – | 0.7 | – | – | all |"));
+    assert!(shared.contains("| Hanoi 10 | 177,144 | 40.2 | 20.1 | – | 30.5 | all |"));
+    assert!(shared.find("rngame").unwrap() < shared.find("Hanoi 10").unwrap());
+
     let service = section(&report, "service");
     assert!(service.contains("| 5.43 / 7.18 ms | 4.34 / 7.69 ms | p50 ≤ 10 ms |"));
     assert!(service.contains("279 jobs/s") && service.contains("404 jobs/s"));
     assert!(service.contains("+9.3 % (+7.5 %)"));
 
+    let cluster = section(&report, "cluster");
+    assert!(cluster.contains("| 7.38 jobs/s = 1.80× one worker | ≥ 1.8× at 2 |"));
+    assert!(cluster.contains("postgres, p50 / p99 | 12.50 / 20.25 ms | p50 ≤ 15 ms |"));
+    // Re-runs sorted; the worst against the lease.
+    assert!(cluster.contains("| 2100 / 2500 / 3000 ms = 1.50× the lease at most | ≤ 2× |"));
+
     let anchors = section(&report, "anchors");
     assert!(anchors.contains(
-        "| Hanoi 10 | 1.435 | 0.209 | 0.142 | 2.58 | 0.001 | 1.234 | – | 0.022 | 0.022 | 0.029 |"
+        "| Hanoi 10 | 1.435 | 0.209 | 0.142 | 2.58 | 0.001 | 1.234 | – | 0.022 | 0.020 | 0.030 |"
     ));
     assert!(anchors.contains("| Onebit inevitably_sent | — | — | 6.9 | 93 | 0.008 | > 10 |"));
 
@@ -154,6 +166,7 @@ fn renders_every_table_and_plot_from_a_results_directory() {
         ("speedup-vs-threads.svg", "Hanoi 10 (auto, GPU machine)"),
         ("gpu-vs-cpu.svg", "gpu plain"),
         ("service-latency.svg", "idle, one client, sync_commits on"),
+        ("service-latency.svg", "postgres store (cluster bench)"),
     ] {
         let svg = std::fs::read_to_string(dir.path().join("plots").join(plot)).unwrap();
         assert!(

@@ -66,7 +66,9 @@ def render(args):
         "auto": tables.auto(results),
         "gpu-vs-cpu": tables.gpu_vs_cpu(gpu, relpath),
         "gpu-sweep": tables.gpu_sweep(gpu, relpath),
+        "gpu-shared": tables.gpu_shared(gpu, relpath),
         "service": tables.service(results),
+        "cluster": tables.cluster(results),
         "anchors": tables.anchors(results, gpu),
     }
     report_path = Path(args.report)

@@ -71,7 +71,15 @@ def speedup_vs_threads(results, gpu, out):
         if r["frontier1_s"] and r["frontier2_s"] and r["frontier1_s"] >= 0.01:
             lines.append((f"{short_name(r['game'])} (cpu)", [1, 2],
                           [1.0, r["frontier1_s"] / r["frontier2_s"]], "-"))
-    if gpu and gpu.sweep:
+    if gpu and gpu.phases:
+        cores = int(gpu.meta.get("cores", 16))
+        for name, game in gpu.phases.items():
+            one = (game["runs"].get("auto1") or {}).get("solve_s")
+            many = (game["runs"].get("auto") or {}).get("solve_s")
+            if one and many and one >= 0.01:
+                lines.append((f"{short_name(name)} (auto, GPU machine)", [1, cores],
+                              [1.0, one / many], "--"))
+    elif gpu and gpu.sweep:
         cores = int(gpu.meta.get("cores", 16))
         for c in gpu.sweep:
             one, many = c["variants"].get("auto 1t"), c["variants"].get("auto all")
@@ -122,7 +130,7 @@ def gpu_vs_cpu(gpu, out):
 
 def service_latency(results, out):
     """Distribution (empirical CDF) of submit → result latency: idle and under load."""
-    runs = [r for r in results.service if r.get("latencies_ms")]
+    runs = [r for r in results.service + results.cluster if r.get("latencies_ms")]
     if not runs:
         return None
     plt = _pyplot()
@@ -130,9 +138,13 @@ def service_latency(results, out):
     for r in runs:
         xs = sorted(r["latencies_ms"])
         ys = [(i + 1) / len(xs) for i in range(len(xs))]
-        what = "idle, one client" if r["measurement"] == "idle_latency" else f"32 clients, {r['family']}"
-        ax.step(xs, ys, where="post",
-                label=f"{what}, sync_commits {'on' if r['sync_commits'] else 'off'}")
+        if r["bench"] == "cluster":
+            label = f"idle, one client, {r['engine']} store (cluster bench)"
+        else:
+            what = ("idle, one client" if r["measurement"] == "idle_latency"
+                    else f"32 clients, {r['family']}")
+            label = f"{what}, sync_commits {'on' if r['sync_commits'] else 'off'}"
+        ax.step(xs, ys, where="post", label=label)
     ax.set(xscale="log", xlabel="submit → result latency, ms", ylabel="fraction of jobs",
            title="Service latency distribution (1,000-vertex arenas)")
     ax.grid(True, which="both", alpha=0.3)

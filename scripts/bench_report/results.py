@@ -66,6 +66,7 @@ class Results:
         self.accel = read_jsonl(self.dir / "accel.jsonl")
         self.service = read_jsonl(self.dir / "service.jsonl")
         self.anchors = read_jsonl(self.dir / "anchors.jsonl")
+        self.cluster = read_jsonl(self.dir / "cluster.jsonl")
 
     def part(self, name):
         """The run metadata of one part (`meta.json` keeps one entry per part, so a run of
@@ -150,8 +151,24 @@ def parse_gpu_sweep(text):
     return list(cases.values())
 
 
+def parse_phases(path):
+    """`scripts/phases-session.sh`'s phases.jsonl → {game: {"edges", backend: run}}, where a
+    run is `{"solve_s", "strategy_s", "wall_ms", "ok"}` (`solve_s` None when it failed)."""
+    games = {}
+    for r in read_jsonl(path):
+        summary = r.get("summary") or {}
+        game = games.setdefault(r["game"], {"edges": summary.get("edges"), "runs": {}})
+        game["edges"] = game["edges"] or summary.get("edges")
+        ok = r.get("rc") == 0 and "check-ok" in r.get("check", "") and "DIFF" not in r.get("answer", "")
+        game["runs"][r["backend"]] = {
+            "solve_s": summary.get("solve_seconds") if r.get("rc") == 0 else None,
+            "strategy_s": summary.get("strategy_seconds"), "wall_ms": r.get("wall_ms"), "ok": ok}
+    return games
+
+
 class GpuResults:
-    """A device run: `bench.log`, `sweep.log` and `machine.log` (any may be missing), with
+    """A device run: `bench.log`, `sweep.log`, `phases.jsonl` and `machine.log` (any may be
+    missing), with
     provenance from `meta.json` (`commit`, `machine`; `bench_log`/`sweep_log`/`machine_log`
     may point elsewhere, relative to the repository root)."""
 
@@ -168,6 +185,8 @@ class GpuResults:
         self.bench_path = log("bench_log", "bench.log")
         self.sweep_path = log("sweep_log", "sweep.log")
         machine = log("machine_log", "machine.log")
+        self.phases_path = log("phases_log", "phases.jsonl")
+        self.phases = parse_phases(self.phases_path) if self.phases_path else None
         self.bench = parse_gpu_bench(self.bench_path.read_text()) if self.bench_path else None
         self.sweep = parse_gpu_sweep(self.sweep_path.read_text()) if self.sweep_path else None
         if "machine" not in self.meta and machine:
@@ -179,5 +198,6 @@ class GpuResults:
     def provenance(self, which):
         m = self.meta
         commit = m.get(f"{which}_commit", m.get("commit", "unknown"))
-        path = self.bench_path if which == "bench" else self.sweep_path
+        path = {"bench": self.bench_path, "sweep": self.sweep_path,
+                "phases": self.phases_path}[which]
         return f"commit `{commit}`, {m.get('machine', 'unknown machine')}, log `{path}`"

@@ -154,6 +154,35 @@ def gpu_sweep(gpu, relpath):
                      "scripts/bench-report --gpu-results DIR"))
 
 
+def gpu_shared(gpu, relpath):
+    if not gpu or not gpu.phases:
+        return None
+    backends = [("auto1", "auto, 1 thread"), ("auto", "auto, all cores"),
+                ("cpu", "cpu, all cores"), ("gpu", "gpu")]
+    rows = []
+    for name, game in sorted(gpu.phases.items(), key=lambda kv: kv[1]["edges"] or 0):
+        cells = []
+        for key, _ in backends:
+            run = game["runs"].get(key)
+            cells.append("–" if not run or run["solve_s"] is None else ms(run["solve_s"] * 1e3))
+        runs = [r for r in game["runs"].values() if r["solve_s"] is not None]
+        certified = "all" if runs and all(r["ok"] for r in runs) else "**no**"
+        rows.append((short_name(name), f"{game['edges']:,}" if game["edges"] else "?", *cells,
+                     certified))
+    text = table(["game", "edges", *[f"{label} ms" for _, label in backends],
+                  "answers equal and certified"], rows)
+    text += ("\n\n`summary.solve_seconds` of one `egsolve solve` process per backend (credits; "
+             "strategies and parsing excluded). gpu times include the device start-up of each fresh "
+             "process (about 0.3 s even on the smallest games; the first gpu run also compiles "
+             "the kernels), so they are not warm figures: those are in the sweep above. Every "
+             "answer is compared with the independent one and `auto`'s and certified by `egsolve "
+             "check`.")
+    return text + footer(gpu.provenance("phases").replace(str(gpu.phases_path),
+                                                         relpath(gpu.phases_path)),
+                         "device run of scripts/phases-session.sh, then "
+                         "scripts/bench-report --gpu-results DIR")
+
+
 def service(results):
     if not results.service:
         return None
@@ -185,13 +214,50 @@ def service(results):
             + footer(results.provenance("service"), "scripts/bench-report --only service"))
 
 
+def cluster(results):
+    if not results.cluster:
+        return None
+    rows = []
+    for r in results.cluster:
+        if r["measurement"] == "throughput":
+            goal = {2: "≥ 1.8× at 2", 4: "≥ 3.5× at 4"}.get(r["workers"], "")
+            rows.append((f"throughput, {r['workers']} worker process(es), {r['jobs']} reference "
+                         f"jobs of {r['job_vertices']:,} vertices",
+                         f"{r['jobs_per_s']:.2f} jobs/s = {r['vs_one_worker']:.2f}× one worker", goal))
+        elif r["measurement"] == "idle_latency":
+            rows.append((f"idle submit → result, 1,000-vertex arenas, {r['engine']}, p50 / p99",
+                         f"{r['p50_ms']:.2f} / {r['p99_ms']:.2f} ms",
+                         "p50 ≤ 15 ms" if r["engine"] == "postgres" else ""))
+        elif r["measurement"] == "lease_expiry":
+            rerun = sorted(r["rerun_ms"])
+            rows.append((f"lease expiry to re-run, lease {r['lease_ms']} ms, worker killed "
+                         "mid-solve, min / median / max",
+                         " / ".join(f"{x:.0f}" for x in rerun) + " ms = "
+                         f"{rerun[-1] / r['lease_ms']:.2f}× the lease at most", "≤ 2×"))
+    cores = results.part("cluster").get("cores", "?")
+    return (table(["measurement", "result", "goal"], rows, ["---", "---:", "---"])
+            + f"\n\nA throwaway PostgreSQL server (fsync on) on the same machine; worker processes "
+            f"of one CPU thread each, so the ratio needs a core per worker ({cores} here)."
+            + footer(results.provenance("cluster"), "scripts/bench-report --only cluster"))
+
+
 def anchors(results, gpu):
     ours = {}
     for r in results.anchors:
         ours.setdefault(short_name(r["game"]), {})[r["backend"]] = r
     if not ours:
         return None
-    sweep = {short_name(c["case"]): c["variants"] for c in (gpu.sweep or [])} if gpu else {}
+    # The GPU machine's columns: phases.jsonl (solve seconds, like ours) when present, else
+    # the sweep (warm process, strategies included).
+    sweep = {}
+    if gpu and gpu.phases:
+        sweep = {short_name(g): {"auto all": (r["runs"].get("auto") or {}).get("solve_s"),
+                                 "gpu": (r["runs"].get("gpu") or {}).get("solve_s")}
+                 for g, r in gpu.phases.items()}
+        sweep = {g: {k: None if v is None else v * 1e3 for k, v in runs.items()}
+                 for g, runs in sweep.items()}
+    elif gpu and gpu.sweep:
+        sweep = {short_name(c["case"]): c["variants"] for c in gpu.sweep}
     cores = results.part("anchors").get("cores", "all")
 
     def mine(game, backend):
@@ -220,7 +286,10 @@ def anchors(results, gpu):
              "`summary.solve_seconds` of `egsolve solve --backend B` (credits only; strategies "
              "excluded), best of the run's repetitions."
              + footer(results.provenance("anchors"), "scripts/bench-report --only anchors"))
-    if sweep:
+    if gpu and gpu.phases:
+        text += (" The GPU-machine columns are `solve_seconds` from `phases.jsonl`: "
+                 + gpu.provenance("phases").split(", log")[0] + ".")
+    elif sweep:
         text += (" The GPU-machine columns are `gpu_check sweep` (strategies included): "
                  + gpu.provenance("sweep").split(", log")[0] + ".")
     return text
