@@ -47,6 +47,11 @@ def solve_time_vs_edges(results, gpu, out):
             if g["cpu"]:
                 add(f"cpu frontier, {g['cpu']['threads']} threads (GPU machine)", g["edges"],
                     g["cpu"]["solve_ms"] / 1e3)
+    if gpu and gpu.phases:
+        for game in gpu.phases.values():
+            run = game["runs"].get("auto")
+            if run and game["edges"]:
+                add("auto, all cores (GPU machine)", game["edges"], run["solve_s"])
     if not series:
         return None
     plt = _pyplot()
