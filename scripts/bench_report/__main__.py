@@ -12,6 +12,7 @@
 """
 
 import argparse
+import importlib.util
 import json
 import re
 import subprocess
@@ -58,6 +59,11 @@ def relpath(path):
 
 
 def render(args):
+    for what, path in (("results directory", args.results), ("GPU results directory", args.gpu_results)):
+        if path and not Path(path).is_dir():
+            raise SystemExit(f"{path}: no such {what}; pass a folder of bench results")
+    if not Path(args.report).is_file():
+        raise SystemExit(f"{args.report}: no such report; pass --report with BENCHMARKS.md's path")
     results = Results(args.results)
     gpu = GpuResults(args.gpu_results, ROOT) if args.gpu_results else None
     sections = {
@@ -82,9 +88,7 @@ def render(args):
     print(f"{report_path}: tables updated: {', '.join(updated) or 'none'}")
     if args.no_plots:
         return
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("matplotlib") is None:
         raise SystemExit("matplotlib is not installed: run scripts/bench-report (it makes a venv) "
                          "or pass --no-plots")
     out = Path(args.plots)
