@@ -209,3 +209,63 @@ fn sections_without_results_keep_their_text_and_missing_markers_fail() {
         "names the marker: {stderr}"
     );
 }
+
+#[test]
+fn device_logs_are_taken_in_with_their_commit_and_machine_and_failed_runs_refused() {
+    let Some(python) = python() else { return };
+    let dir = fixture();
+    let take = |from: &Path, to: &Path| {
+        Command::new(&python)
+            .arg(repo().join("scripts/bench_report"))
+            .args(["take-gpu", "--commit", "abc1234"])
+            .args([
+                "--from",
+                from.to_str().unwrap(),
+                "--to",
+                to.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+    };
+    // A destination that already names an earlier sweep log keeps it.
+    let to = dir.path().join("taken");
+    std::fs::create_dir(&to).unwrap();
+    std::fs::write(
+        to.join("meta.json"),
+        r#"{"sweep_log": "notes/old/sweep.log", "sweep_commit": "old"}"#,
+    )
+    .unwrap();
+    let from = dir.path().join("device");
+    std::fs::create_dir(&from).unwrap();
+    for name in ["bench.log", "phases.jsonl", "machine.log"] {
+        std::fs::copy(dir.path().join("gpu").join(name), from.join(name)).unwrap();
+    }
+    let out = take(&from, &to);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(to.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["bench_commit"], "abc1234");
+    assert_eq!(meta["phases_commit"], "abc1234");
+    assert_eq!(
+        meta["bench_machine"],
+        "NVIDIA H100 80GB HBM3, driver 580.159.04, 16 CPU cores"
+    );
+    assert_eq!(meta["phases_cores"], 16);
+    assert_eq!(meta["sweep_log"], "notes/old/sweep.log");
+    assert_eq!(meta["sweep_commit"], "old");
+    assert!(to.join("bench.log").is_file() && to.join("phases.jsonl").is_file());
+
+    // A log without measurements (gpu_check on a machine without a driver) is refused.
+    std::fs::write(
+        from.join("bench.log"),
+        "devices: []\nbench: no CUDA driver: libcuda.so.1 was not found\n",
+    )
+    .unwrap();
+    let out = take(&from, &to);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no measurements in it"));
+}

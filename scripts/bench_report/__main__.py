@@ -5,6 +5,10 @@
       Splices markdown tables into the report between `<!-- bench-report:NAME -->` and
       `<!-- /bench-report:NAME -->` and writes SVG plots; sections and plots whose inputs are
       missing keep their old content.
+  python3 scripts/bench_report take-gpu --from DIR --to DIR --commit SHA
+      Copies a device run's bench.log / sweep.log / phases.jsonl (each only if it holds
+      measurements) and machine.log into the GPU results folder, recording each log's commit
+      and machine in its meta.json; logs the run lacks keep their earlier source.
   python3 scripts/bench_report anchors --egsolve BIN --data DIR --out FILE [--timeout S]
                                        [--repeat K]
       Solves the games of shared/guide/ANCHORS.md with `egsolve solve` per backend and
@@ -24,7 +28,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_report import plots, tables  # noqa: E402
-from bench_report.results import GpuResults, Results  # noqa: E402
+from bench_report.results import (  # noqa: E402
+    GpuResults,
+    Results,
+    parse_gpu_bench,
+    parse_gpu_sweep,
+    parse_phases,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -100,6 +110,47 @@ def render(args):
     print("plots written: " + (", ".join(relpath(p) for p in written if p) or "none"))
 
 
+def take_gpu(args):
+    import shutil
+
+    source, dest = Path(getattr(args, "from")), Path(args.to)
+    checks = {
+        "bench": ("bench.log", lambda p: any(g["gpu"] for g in parse_gpu_bench(p.read_text())["games"])),
+        "sweep": ("sweep.log", lambda p: bool(parse_gpu_sweep(p.read_text()))),
+        "phases": ("phases.jsonl", lambda p: bool(parse_phases(p))),
+    }
+    machine_log = source / "machine.log"
+    machine, cores = None, None
+    if machine_log.is_file():
+        lines = machine_log.read_text().splitlines()
+        if len(lines) >= 2 and lines[1].strip().isdigit():
+            fields = [f.strip() for f in lines[0].split(",")]
+            driver = f", driver {fields[1]}" if len(fields) > 1 else ""
+            machine, cores = f"{fields[0]}{driver}, {lines[1].strip()} CPU cores", int(lines[1])
+    dest.mkdir(parents=True, exist_ok=True)
+    meta_path = dest / "meta.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    taken = []
+    for key, (name, has_measurements) in checks.items():
+        log = source / name
+        if not log.is_file():
+            continue
+        if not has_measurements(log):
+            raise SystemExit(f"{log}: no measurements in it (a failed run?); not taken")
+        shutil.copyfile(log, dest / name)
+        meta.pop(f"{key}_log", None)
+        meta[f"{key}_commit"] = args.commit
+        if machine:
+            meta[f"{key}_machine"], meta[f"{key}_cores"] = machine, cores
+        taken.append(name)
+    if not taken:
+        raise SystemExit(f"{source}: no bench.log, sweep.log or phases.jsonl to take")
+    if machine_log.is_file():
+        shutil.copyfile(machine_log, dest / "machine.log")
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"taken into {dest}: {', '.join(taken)} (commit {args.commit})")
+
+
 def summary_of(json_path):
     """The `summary` object at the start of `egsolve solve`'s JSON (read without the rest)."""
     with open(json_path, "rb") as f:
@@ -151,6 +202,10 @@ def main():
     r.add_argument("--report", default=str(ROOT / "BENCHMARKS.md"))
     r.add_argument("--plots", default=str(ROOT / "docs" / "bench"))
     r.add_argument("--no-plots", action="store_true")
+    t = sub.add_parser("take-gpu")
+    t.add_argument("--from", required=True)
+    t.add_argument("--to", required=True)
+    t.add_argument("--commit", required=True)
     a = sub.add_parser("anchors")
     a.add_argument("--egsolve", required=True)
     a.add_argument("--data", required=True)
@@ -158,7 +213,7 @@ def main():
     a.add_argument("--timeout", type=float, default=30)
     a.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    {"render": render, "anchors": anchors}[args.command](args)
+    {"render": render, "anchors": anchors, "take-gpu": take_gpu}[args.command](args)
 
 
 if __name__ == "__main__":

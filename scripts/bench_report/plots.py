@@ -77,7 +77,7 @@ def speedup_vs_threads(results, gpu, out):
             lines.append((f"{short_name(r['game'])} (cpu)", [1, 2],
                           [1.0, r["frontier1_s"] / r["frontier2_s"]], "-"))
     if gpu and gpu.phases:
-        cores = int(gpu.meta.get("cores", 16))
+        cores = gpu.cores("phases")
         for name, game in gpu.phases.items():
             one = (game["runs"].get("auto1") or {}).get("solve_s")
             many = (game["runs"].get("auto") or {}).get("solve_s")
@@ -85,7 +85,7 @@ def speedup_vs_threads(results, gpu, out):
                 lines.append((f"{short_name(name)} (auto, GPU machine)", [1, cores],
                               [1.0, one / many], "--"))
     elif gpu and gpu.sweep:
-        cores = int(gpu.meta.get("cores", 16))
+        cores = gpu.cores("sweep")
         for c in gpu.sweep:
             one, many = c["variants"].get("auto 1t"), c["variants"].get("auto all")
             if one and many and one >= 10:
@@ -127,7 +127,7 @@ def gpu_vs_cpu(gpu, out):
     ax.set_xticks([k + (len(wanted) - 1) * width / 2 for k in range(len(cases))])
     ax.set_xticklabels([short_name(c["case"]) for c in cases], rotation=35, ha="right", fontsize=7)
     ax.set(yscale="log", ylabel="ms (warm process)",
-           title=f"GPU vs CPU per game ({gpu.meta.get('machine', 'GPU machine')}); missing bar: past the limit")
+           title=f"GPU vs CPU per game ({gpu.provenance('sweep').split(', log')[0]}); missing bar: past the limit")
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(fontsize=7)
     return _save(plt, fig, out, "gpu-vs-cpu.svg")

@@ -189,7 +189,7 @@ class GpuResults:
         self.phases = parse_phases(self.phases_path) if self.phases_path else None
         self.bench = parse_gpu_bench(self.bench_path.read_text()) if self.bench_path else None
         self.sweep = parse_gpu_sweep(self.sweep_path.read_text()) if self.sweep_path else None
-        if "machine" not in self.meta and machine:
+        if "machine" not in self.meta and machine:  # a folder without meta.json
             lines = machine.read_text().splitlines()
             gpu = lines[0].split(",")[0] if lines else "GPU"
             cores = lines[1].strip() if len(lines) > 1 else "?"
@@ -198,6 +198,10 @@ class GpuResults:
     def provenance(self, which):
         m = self.meta
         commit = m.get(f"{which}_commit", m.get("commit", "unknown"))
+        machine = m.get(f"{which}_machine", m.get("machine", "unknown machine"))
         path = {"bench": self.bench_path, "sweep": self.sweep_path,
                 "phases": self.phases_path}[which]
-        return f"commit `{commit}`, {m.get('machine', 'unknown machine')}, log `{path}`"
+        return f"commit `{commit}`, {machine}, log `{path}`"
+
+    def cores(self, which):
+        return int(self.meta.get(f"{which}_cores", self.meta.get("cores", 16)))

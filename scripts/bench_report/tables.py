@@ -122,6 +122,8 @@ def gpu_vs_cpu(gpu, relpath):
                      f"{run['prepare_ms']} / {run['upload_ms']} / {run['solve_ms']} / {run['download_ms']}",
                      ms(run["total_ms"]), ms(cpu), f"**{solve_ratio:.1f}×**",
                      f"{total_ratio:.1f}×", ms(g["reference_ms"])))
+    if not rows:
+        return None
     threads = next((g["cpu"]["threads"] for g in gpu.bench["games"] if g["cpu"]), "all")
     tiny = "; ".join(f"{t['tier']} {t['us_per_round']} µs" for t in gpu.bench["tiny"])
     text = table(["game", "GPU prepare / upload / solve / download ms", "GPU total ms",
