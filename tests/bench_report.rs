@@ -101,6 +101,8 @@ fn renders_every_table_and_plot_from_a_results_directory() {
 
     let parse = section(&report, "parse");
     assert!(parse.contains("| IEEE1394 property4 | 19.1 | 52.1 | **367** | 16.0 | 1259 | 3.4× |"));
+    // A scan shorter than the clock's step has no rate: shown as –, not inf or a crash.
+    assert!(parse.contains("| Onebit inevitably_sent | 7.9 | 36.0 | **220** | 20.0 | – | – |"));
     assert!(parse.contains("commit `fixture1`"));
     assert!(parse.contains("load average 1.00 1.00 1.00 before / 1.10 1.00 1.00 after"));
 

@@ -59,9 +59,12 @@ def footer(provenance, command):
 def parsing(results):
     if not results.parse:
         return None
+    # A clock that did not advance during the scan gives no rate (JSON null for infinity).
     rows = [(short_name(r["file"].split("/")[-1]), f"{r['mb']:.1f}", ms(r["read_ms"]),
-             f"**{r['read_mb_per_s']:.0f}**", ms(r["build_ms"]), f"{r['scan_mb_per_s']:.0f}",
-             f"{r['read_ms'] / r['scan_ms']:.1f}×") for r in results.parse]
+             f"**{r['read_mb_per_s']:.0f}**", ms(r["build_ms"]),
+             "–" if r["scan_mb_per_s"] is None else f"{r['scan_mb_per_s']:.0f}",
+             "–" if not r["scan_ms"] else f"{r['read_ms'] / r['scan_ms']:.1f}×")
+            for r in results.parse]
     runs = results.parse[0].get("runs", "?")
     return (table(["file", "MB", "read ms", "read MB/s", "arena build ms", "line scan MB/s",
                    "read / scan"], rows)
