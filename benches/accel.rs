@@ -8,6 +8,8 @@
 //! (default 3); best times shown. Times are credits only (`solve_seconds`); `+p1` is the extra time for both
 //! strategies (player 1's from the evaluations, or the dual game where marked `dual`).
 
+#[path = "common/record.rs"]
+mod record;
 #[path = "../tests/accel_support/mod.rs"]
 mod support;
 
@@ -89,6 +91,32 @@ fn measure(name: &str, arena: &Arena, options: &Options, first_budget: Option<u6
             "-",
         ),
     };
+    let (reference_s, reference_lifts, reference_finished) = match &reference {
+        Ok(r) => (r.stats.solve_seconds, r.stats.lifts, true),
+        Err(_) => (
+            reference_seconds,
+            control.progress().snapshot().lifts,
+            false,
+        ),
+    };
+    record::record(
+        "accel",
+        serde_json::json!({
+            "game": name,
+            "vertices": arena.vertex_count(),
+            "edges": arena.edge_count(),
+            "auto_s": auto_seconds,
+            "auto_strategies_s": total - auto_seconds,
+            "auto_lifts": stats.lifts,
+            "evaluations": stats.evaluations,
+            "evaluation_s": stats.evaluation_seconds,
+            "reference_s": reference_s,
+            "reference_lifts": reference_lifts,
+            "reference_finished": reference_finished,
+            "reference_limit_s": options.reference_limit,
+            "agree": agree,
+        }),
+    );
     println!(
         "{name:<62} {:>7} {:>8} | ref {reference_text} | auto {auto_seconds:>8.4}s +p1 {:>6.3}s {:>9} lifts {:>3} evals ({:>7.4}s) | {ratio} {agree} {}",
         arena.vertex_count(),

@@ -16,6 +16,8 @@
 
 #[path = "../tests/common/postgres.rs"]
 mod postgres;
+#[path = "common/record.rs"]
+mod record;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -244,6 +246,17 @@ async fn throughput(pg: &PgServer, http: &reqwest::Client, dir: &std::path::Path
         }
         let rate = jobs as f64 / start.elapsed().as_secs_f64();
         let base_rate = *first.get_or_insert(rate);
+        record::record(
+            "cluster",
+            serde_json::json!({
+                "measurement": "throughput",
+                "workers": workers,
+                "jobs": jobs,
+                "job_vertices": vertices,
+                "jobs_per_s": rate,
+                "vs_one_worker": rate / base_rate,
+            }),
+        );
         println!(
             "throughput, {workers} worker process(es), {jobs} reference-solver jobs of {vertices} vertices: {rate:.2} jobs/s, {:.2}x one worker (goal: >= 1.8x at 2, >= 3.5x at 4; needs a core per worker, {cores} here)",
             rate / base_rate,
@@ -275,6 +288,17 @@ async fn latency(pg: &PgServer, http: &reqwest::Client, dir: &std::path::Path) {
             latencies.push(roundtrip(http, &base, arena_1000(seed), "").await);
         }
         latencies.sort();
+        record::record(
+            "cluster",
+            serde_json::json!({
+                "measurement": "idle_latency",
+                "engine": engine,
+                "jobs": samples,
+                "p50_ms": ms(percentile(&latencies, 0.5)),
+                "p99_ms": ms(percentile(&latencies, 0.99)),
+                "latencies_ms": latencies.iter().map(|d| ms(*d)).collect::<Vec<_>>(),
+            }),
+        );
         println!(
             "idle submit→result, 1,000-vertex arenas, {engine}, n={samples}: p50 {:.2} ms, p99 {:.2} ms (goal on postgres: p50 <= 15 ms)",
             ms(percentile(&latencies, 0.5)),
@@ -328,6 +352,14 @@ async fn lease_expiry(pg: &PgServer, http: &reqwest::Client, dir: &std::path::Pa
         let _ = http.delete(format!("{base}/v1/jobs/{id}")).send().await;
     }
     rerun.sort();
+    record::record(
+        "cluster",
+        serde_json::json!({
+            "measurement": "lease_expiry",
+            "lease_ms": lease_ms,
+            "rerun_ms": rerun.iter().map(|d| ms(*d)).collect::<Vec<_>>(),
+        }),
+    );
     println!(
         "lease expiry to re-run, lease {lease_ms} ms, worker killed mid-solve, 3 runs: min {:.0} ms, median {:.0} ms, max {:.0} ms = {:.2}x the lease at most (goal <= 2x)",
         ms(rerun[0]),

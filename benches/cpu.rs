@@ -12,6 +12,8 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "common/record.rs"]
+mod record;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -136,6 +138,33 @@ fn bench(name: &str, arena: &Arena, timeout: f64) {
         .map(|r| r.bytes_per_edge)
         .reduce(f64::max)
         .map_or("–".into(), |b| format!("{b:.1}"));
+    let widest = [&f1, &f2]
+        .into_iter()
+        .flatten()
+        .map(|r| r.bytes_per_edge)
+        .reduce(f64::max);
+    let seconds = |run: &Option<Run>| run.as_ref().map(|r| r.seconds);
+    let lifts = |run: &Option<Run>| run.as_ref().map(|r| r.lifts);
+    let rounds = |run: &Option<Run>| run.as_ref().map(|r| r.rounds);
+    record::record(
+        "cpu",
+        serde_json::json!({
+            "game": name,
+            "vertices": arena.vertex_count(),
+            "edges": arena.edge_count(),
+            "timeout_s": timeout,
+            "reference_s": seconds(&reference),
+            "reference_lifts": lifts(&reference),
+            "frontier1_s": seconds(&f1),
+            "frontier1_rounds": rounds(&f1),
+            "frontier1_lifts": lifts(&f1),
+            "frontier2_s": seconds(&f2),
+            "frontier2_rounds": rounds(&f2),
+            "frontier2_lifts": lifts(&f2),
+            "sweep2_s": seconds(&sw),
+            "bytes_per_edge": widest,
+        }),
+    );
     println!(
         "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {bytes} |",
         arena.vertex_count(),

@@ -12,6 +12,8 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "common/record.rs"]
+mod record;
 
 use std::io::Read;
 use std::time::Instant;
@@ -122,6 +124,19 @@ fn main() {
             scan * 1e3,
             mb / scan,
             read / scan
+        );
+        record::record(
+            "parse",
+            serde_json::json!({
+                "file": file,
+                "mb": mb,
+                "runs": runs,
+                "read_ms": read * 1e3,
+                "read_mb_per_s": mb / read,
+                "build_ms": build * 1e3,
+                "scan_ms": scan * 1e3,
+                "scan_mb_per_s": mb / scan,
+            }),
         );
         std::hint::black_box(checksum);
     }

@@ -16,6 +16,8 @@
 
 #[path = "../tests/common/data.rs"]
 mod data;
+#[path = "common/record.rs"]
+mod record;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -178,17 +180,17 @@ async fn run(sync_commits: bool) {
     }
 
     if !only_overhead {
-        idle_latency_and_throughput(&http, &base).await;
+        idle_latency_and_throughput(&http, &base, sync_commits).await;
     }
 
     // 3. Overhead on the largest shared file.
-    overhead_on_the_largest_file(&http, &base, &data).await;
+    overhead_on_the_largest_file(&http, &base, &data, sync_commits).await;
 
     let _ = stop.send(());
     server.await.unwrap().unwrap();
 }
 
-async fn idle_latency_and_throughput(http: &reqwest::Client, base: &str) {
+async fn idle_latency_and_throughput(http: &reqwest::Client, base: &str, sync_commits: bool) {
     // 1. Idle latency.
     let mut latencies = Vec::new();
     let mut overheads = Vec::new();
@@ -199,6 +201,19 @@ async fn idle_latency_and_throughput(http: &reqwest::Client, base: &str) {
     }
     latencies.sort();
     overheads.sort();
+    record::record(
+        "service",
+        serde_json::json!({
+            "measurement": "idle_latency",
+            "sync_commits": sync_commits,
+            "jobs": latencies.len(),
+            "p50_ms": ms(percentile(&latencies, 0.5)),
+            "p99_ms": ms(percentile(&latencies, 0.99)),
+            "outside_solver_p50_ms": ms(percentile(&overheads, 0.5)),
+            "outside_solver_p99_ms": ms(percentile(&overheads, 0.99)),
+            "latencies_ms": latencies.iter().map(|d| ms(*d)).collect::<Vec<_>>(),
+        }),
+    );
     println!(
         "idle submit→result, 1,000-vertex arenas, n=300: p50 {:.2} ms, p99 {:.2} ms (goal p50 <= 10 ms)",
         ms(percentile(&latencies, 0.5)),
@@ -215,11 +230,16 @@ async fn idle_latency_and_throughput(http: &reqwest::Client, base: &str) {
         ("random weights -10..10", arena_text as fn(u64) -> Vec<u8>),
         ("nonnegative weights (trivial solves)", easy_arena_text),
     ] {
-        throughput(http, base, family, make).await;
+        throughput(http, base, family, make, sync_commits).await;
     }
 }
 
-async fn overhead_on_the_largest_file(http: &reqwest::Client, base: &str, data: &Path) {
+async fn overhead_on_the_largest_file(
+    http: &reqwest::Client,
+    base: &str,
+    data: &Path,
+    sync_commits: bool,
+) {
     let path = data.join(IEEE);
     let plain = gunzip(&std::fs::read(&path).unwrap());
     let mut direct = Vec::new();
@@ -234,6 +254,16 @@ async fn overhead_on_the_largest_file(http: &reqwest::Client, base: &str, data: 
     direct.sort();
     served.sort();
     let (d, s) = (direct[1], served[1]);
+    record::record(
+        "service",
+        serde_json::json!({
+            "measurement": "overhead_in_process",
+            "sync_commits": sync_commits,
+            "direct_ms": ms(d),
+            "served_ms": ms(s),
+            "overhead_percent": (s.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0,
+        }),
+    );
     println!(
         "largest shared file (IEEE1394, 571,378 vertices), median of 3: direct read+solve+json {:.0} ms, service submit→result {:.0} ms, overhead {:+.1}% (goal <= 10%)",
         ms(d),
@@ -285,6 +315,20 @@ async fn overhead_on_the_largest_file(http: &reqwest::Client, base: &str, data: 
     direct.sort();
     served.sort();
     let (d, s) = (direct[CLI_REPEATS / 2], served[CLI_REPEATS / 2]);
+    record::record(
+        "service",
+        serde_json::json!({
+            "measurement": "overhead_cli",
+            "sync_commits": sync_commits,
+            "runs": CLI_REPEATS,
+            "direct_median_ms": ms(d),
+            "direct_min_ms": ms(direct[0]),
+            "served_median_ms": ms(s),
+            "served_min_ms": ms(served[0]),
+            "overhead_median_percent": (s.as_secs_f64() / d.as_secs_f64() - 1.0) * 100.0,
+            "overhead_min_percent": (served[0].as_secs_f64() / direct[0].as_secs_f64() - 1.0) * 100.0,
+        }),
+    );
     println!(
         "largest shared file, CLI to CLI, {CLI_REPEATS} interleaved runs: `egsolve solve -o` median {:.0} ms (min {:.0}), `egsolve submit --wait -o` median {:.0} ms (min {:.0}), overhead of the medians {:+.1}%, of the minima {:+.1}% (goal <= 10%)",
         ms(d),
@@ -299,7 +343,13 @@ async fn overhead_on_the_largest_file(http: &reqwest::Client, base: &str, data: 
 /// Runs of each side in the CLI-to-CLI comparison (odd, for a median).
 const CLI_REPEATS: usize = 11;
 
-async fn throughput(http: &reqwest::Client, base: &str, family: &str, make: fn(u64) -> Vec<u8>) {
+async fn throughput(
+    http: &reqwest::Client,
+    base: &str,
+    family: &str,
+    make: fn(u64) -> Vec<u8>,
+    sync_commits: bool,
+) {
     let base = base.to_string();
     let bodies: Vec<Vec<u8>> = (0..1000).map(|i| make(10_000 + i)).collect();
     let bodies = Arc::new(std::sync::Mutex::new(bodies));
@@ -325,6 +375,19 @@ async fn throughput(http: &reqwest::Client, base: &str, family: &str, make: fn(u
     }
     let wall = start.elapsed();
     latencies.sort();
+    record::record(
+        "service",
+        serde_json::json!({
+            "measurement": "throughput",
+            "sync_commits": sync_commits,
+            "family": family,
+            "jobs": latencies.len(),
+            "jobs_per_s": 1000.0 / wall.as_secs_f64(),
+            "p50_ms": ms(percentile(&latencies, 0.5)),
+            "p99_ms": ms(percentile(&latencies, 0.99)),
+            "latencies_ms": latencies.iter().map(|d| ms(*d)).collect::<Vec<_>>(),
+        }),
+    );
     println!(
         "throughput, 1,000 jobs from 32 clients, {family}: {:.0} jobs/s ({:.2} s), latency p50 {:.1} ms, p99 {:.1} ms (goal >= 200 jobs/s)",
         1000.0 / wall.as_secs_f64(),

@@ -1,0 +1,1 @@
+"""Tables and plots for BENCHMARKS.md from benchmark results (see scripts/bench-report)."""
