@@ -1,5 +1,6 @@
-//! Building an [`Arena`] from an edge list: the one constructor, where the invariants are
-//! established (counting sort into CSR and CSC, every vertex has a successor, ids in range).
+//! Building an [`Arena`] from an edge list: one of the two constructors (the other is
+//! [`Arena::from_successors`]), where the invariants are established (counting sort into
+//! CSR and CSC, every vertex has a successor, ids in range).
 
 use super::weights::{Weights, Width};
 use super::{Arena, Player, VertexId};
@@ -71,6 +72,9 @@ pub enum ArenaError {
     /// The names array does not have one entry per vertex.
     #[error("{names} names given for {n} vertices")]
     NameCount { names: usize, n: usize },
+    /// CSR offsets that do not describe successor lists ([`Arena::from_successors`]).
+    #[error("the successor offsets are inconsistent: {0}")]
+    BadOffsets(String),
 }
 
 impl Arena {

@@ -1,7 +1,10 @@
 //! The game graph ("arena"): vertices `0..n`, an owner per vertex, weighted edges stored
 //! twice — successors (CSR) and predecessors (CSC) — and optional vertex names.
 //!
-//! An [`Arena`] is valid by construction ([`Arena::from_edges`] is the only way to make one):
+//! An [`Arena`] is valid by construction: its two constructors, [`Arena::from_edges`] (an
+//! edge list in any order) and [`Arena::from_successors`] (successor lists already in CSR
+//! form, validated and transposed in parallel), are the only ways to make one, and both
+//! establish:
 //! - `succ_offsets` and `pred_offsets` have exactly `n + 1` entries, start at 0, never
 //!   decrease and end at `m`;
 //! - every vertex has at least one successor;
@@ -15,9 +18,12 @@
 //! knows nothing about file formats, solvers or the service.
 
 mod build;
+mod csr;
+mod transpose;
 mod weights;
 
 pub use build::{ArenaError, EdgeList};
+pub use csr::{EdgeWeights, Successors};
 use weights::Weights;
 pub use weights::{Weight, WeightIter, WeightSlice, Width};
 
