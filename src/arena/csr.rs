@@ -117,6 +117,19 @@ impl Arena {
     }
 }
 
+/// The first index in `0..len` where `hit` holds, searched in parallel blocks of plain
+/// loops (rayon's per-item `find_first` costs an atomic check per item).
+pub(crate) fn first_index(len: usize, hit: impl Fn(usize) -> bool + Sync) -> Option<usize> {
+    const BLOCK: usize = 1 << 14;
+    if len < PARALLEL_EDGES {
+        return (0..len).find(|&i| hit(i));
+    }
+    let block = (0..len.div_ceil(BLOCK))
+        .into_par_iter()
+        .find_first(|&b| (b * BLOCK..((b + 1) * BLOCK).min(len)).any(&hit))?;
+    (block * BLOCK..((block + 1) * BLOCK).min(len)).find(|&i| hit(i))
+}
+
 /// Offsets: `n + 1` of them, from 0 to `m`, never decreasing; `m` weights.
 fn check_offsets(offsets: &[u32], n: usize, m: usize, weights: usize) -> Result<(), ArenaError> {
     let bad = |detail: String| Err(ArenaError::BadOffsets(detail));
@@ -132,13 +145,7 @@ fn check_offsets(offsets: &[u32], n: usize, m: usize, weights: usize) -> Result<
     if weights != m {
         return bad(format!("{weights} weights for {m} edges"));
     }
-    let decreasing = |v: &usize| offsets[*v] > offsets[*v + 1];
-    let first = if n < PARALLEL_EDGES {
-        (0..n).find(decreasing)
-    } else {
-        (0..n).into_par_iter().find_first(decreasing)
-    };
-    match first {
+    match first_index(n, |v| offsets[v] > offsets[v + 1]) {
         Some(v) => bad(format!("the offsets decrease after vertex {v}")),
         None => Ok(()),
     }
@@ -146,13 +153,9 @@ fn check_offsets(offsets: &[u32], n: usize, m: usize, weights: usize) -> Result<
 
 /// Every target `< n`; the first edge (in CSR order) that is not, as the error.
 fn check_targets(offsets: &[u32], targets: &[VertexId], n: usize) -> Result<(), ArenaError> {
-    let out = |t: &VertexId| *t as usize >= n;
-    let first = if targets.len() < PARALLEL_EDGES {
-        targets.iter().position(out)
-    } else {
-        targets.par_iter().position_first(out)
+    let Some(e) = first_index(targets.len(), |e| targets[e] as usize >= n) else {
+        return Ok(());
     };
-    let Some(e) = first else { return Ok(()) };
     // The source is the vertex whose range holds edge `e` (error path only).
     let from = offsets.partition_point(|&o| o as usize <= e) - 1;
     Err(ArenaError::VertexOutOfRange {
@@ -165,14 +168,7 @@ fn check_targets(offsets: &[u32], targets: &[VertexId], n: usize) -> Result<(), 
 
 /// The first vertex whose successor range is empty (offsets known to be nondecreasing).
 fn first_without_successor(offsets: &[u32]) -> Option<VertexId> {
-    let n = offsets.len() - 1;
-    let empty = |v: &usize| offsets[*v] == offsets[*v + 1];
-    let first = if n < PARALLEL_EDGES {
-        (0..n).find(empty)
-    } else {
-        (0..n).into_par_iter().find_first(empty)
-    };
-    first.map(|v| v as VertexId)
+    first_index(offsets.len() - 1, |v| offsets[v] == offsets[v + 1]).map(|v| v as VertexId)
 }
 
 /// What the constructor stores besides owners and the successor side.

@@ -23,6 +23,7 @@ mod transpose;
 mod weights;
 
 pub use build::{ArenaError, EdgeList};
+pub(crate) use csr::first_index;
 pub use csr::{EdgeWeights, Successors};
 use weights::Weights;
 pub use weights::{Weight, WeightIter, WeightSlice, Width};

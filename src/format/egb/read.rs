@@ -9,7 +9,7 @@ use super::{
     CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, MAGIC, VERSION,
     damaged,
 };
-use crate::arena::{Arena, ArenaError, EdgeWeights, Player, Successors};
+use crate::arena::{Arena, ArenaError, EdgeWeights, Player, Successors, first_index};
 use crate::format::classes::{priority_classes, weight_of_priority, widest};
 use crate::format::error::FormatError;
 use crate::format::parity::reduce_parity_classes;
@@ -242,10 +242,10 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Game, FormatError> {
     let arena = Arena::from_successors(owners, successors, names).map_err(|e| match e {
         ArenaError::VertexOutOfRange { .. } => {
             let targets = &bytes[layout.targets.clone()];
-            let e = (0..header.m as usize)
-                .into_par_iter()
-                .position_first(|e| u64::from(u32_at(targets, 4 * e)) >= header.n)
-                .unwrap_or(0);
+            let e = first_index(header.m as usize, |e| {
+                u64::from(u32_at(targets, 4 * e)) >= header.n
+            })
+            .unwrap_or(0);
             damaged(
                 layout.targets.start + 4 * e,
                 format!(
@@ -265,16 +265,24 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Game, FormatError> {
 
 /// Owner bytes as players (each 0 or 1).
 fn owners(bytes: &[u8], start: usize) -> Result<Vec<Player>, FormatError> {
-    if let Some(v) = bytes.par_iter().position_first(|&b| b > 1) {
+    if let Some(v) = first_index(bytes.len(), |v| bytes[v] > 1) {
         return Err(damaged(
             start + v,
             format!("owner {} of vertex {v}, expected 0 or 1", bytes[v]),
         ));
     }
-    Ok(bytes
-        .par_iter()
-        .map(|&b| if b == 0 { Player::Zero } else { Player::One })
-        .collect())
+    let mut owners = vec![Player::Zero; bytes.len()];
+    owners
+        .par_chunks_mut(PIECE)
+        .zip(bytes.par_chunks(PIECE))
+        .for_each(|(owners, bytes)| {
+            for (owner, &b) in owners.iter_mut().zip(bytes) {
+                if b == 1 {
+                    *owner = Player::One;
+                }
+            }
+        });
+    Ok(owners)
 }
 
 /// Offsets from 0 to `m`, each vertex with at least one successor.
@@ -286,10 +294,7 @@ fn check_offsets(offsets: &[u32], m: u64, start: usize) -> Result<(), FormatErro
             format!("the first successor offset is {}, expected 0", offsets[0]),
         ));
     }
-    if let Some(v) = (0..n)
-        .into_par_iter()
-        .position_first(|v| offsets[v] >= offsets[v + 1])
-    {
+    if let Some(v) = first_index(n, |v| offsets[v] >= offsets[v + 1]) {
         let (a, b) = (offsets[v], offsets[v + 1]);
         let problem = if a == b {
             format!(
