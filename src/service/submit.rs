@@ -88,14 +88,12 @@ pub(super) async fn submit(
     let id = JobId::now_v7();
 
     let key = result_key(&stored.hash, options.format);
-    if let Some(summary) = state.store.result_summary(&key).await? {
-        if state.store.result_path(&key).exists() {
-            state
-                .store
-                .insert_reused_job(id, &caller.user, &options, &stored.hash, &key, &summary)
-                .await?;
-            return accepted(&state, id).await;
-        }
+    if let Some(summary) = state.store.reusable_result(&key).await? {
+        state
+            .store
+            .insert_reused_job(id, &caller.user, &options, &stored.hash, &key, &summary)
+            .await?;
+        return accepted(&state, id).await;
     }
 
     let (preparsed, stats) = match stored.parsed.take() {
