@@ -133,7 +133,11 @@ fn row(label: &str, seconds: f64, mb: f64, ratio: Option<f64>) {
 
 fn measure(name: &str, raw: &[u8], text: &[u8], o: &Options) {
     let mb = text.len() as f64 / 1e6;
-    println!("{name}: {:.1} MB of text, {:.1} MB as given", mb, raw.len() as f64 / 1e6);
+    println!(
+        "{name}: {:.1} MB of text, {:.1} MB as given",
+        mb,
+        raw.len() as f64 / 1e6
+    );
     let game = format::read_bytes(text, &ReadOptions::default()).expect("a valid game");
     println!(
         "  {} vertices, {} edges, {}-bit weights",
@@ -154,7 +158,9 @@ fn measure(name: &str, raw: &[u8], text: &[u8], o: &Options) {
     row("scan (newlines)", t, mb, None);
     let mut base = None;
     for &threads in &o.threads {
-        let t = median_seconds(o.runs, || format::read_bytes(text, &opts(threads)).expect("valid"));
+        let t = median_seconds(o.runs, || {
+            format::read_bytes(text, &opts(threads)).expect("valid")
+        });
         let base_t = *base.get_or_insert(t);
         row(&format!("parse+build {threads}"), t, mb, Some(base_t / t));
     }
@@ -167,10 +173,15 @@ fn measure(name: &str, raw: &[u8], text: &[u8], o: &Options) {
     let mut egb = Vec::new();
     format::write_egb(&game, &mut egb).expect("memory");
     let egb_mb = egb.len() as f64 / 1e6;
-    println!("  egb: {egb_mb:.1} MB ({:.2} bytes per text byte)", egb_mb / mb);
+    println!(
+        "  egb: {egb_mb:.1} MB ({:.2} bytes per text byte)",
+        egb_mb / mb
+    );
     let mut base = None;
     for &threads in &o.threads {
-        let t = median_seconds(o.runs, || format::read_bytes(&egb, &opts(threads)).expect("valid"));
+        let t = median_seconds(o.runs, || {
+            format::read_bytes(&egb, &opts(threads)).expect("valid")
+        });
         let base_t = *base.get_or_insert(t);
         row(&format!("egb load {threads}"), t, egb_mb, Some(base_t / t));
     }
@@ -195,7 +206,10 @@ fn main() {
         std::thread::available_parallelism().map_or(1, usize::from),
         o.threads,
         o.runs,
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     for file in &o.files {
         let raw = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
@@ -204,7 +218,9 @@ fn main() {
             || raw.starts_with(&[0x1f, 0x8b])
             || raw.starts_with(b"BZh")
         {
-            zstd_or_gzip(&raw).read_to_end(&mut text).expect("decompress");
+            zstd_or_gzip(&raw)
+                .read_to_end(&mut text)
+                .expect("decompress");
         } else {
             text = raw.clone();
         }
@@ -214,6 +230,11 @@ fn main() {
     if o.generate_mb > 0.0 {
         let text = generated(o.generate_mb);
         let raw = zstd::encode_all(&text[..], 3).expect("compress");
-        measure(&format!("generated random .mpg ({} MB target)", o.generate_mb), &raw, &text, &o);
+        measure(
+            &format!("generated random .mpg ({} MB target)", o.generate_mb),
+            &raw,
+            &text,
+            &o,
+        );
     }
 }

@@ -9,7 +9,10 @@
 //!   decrease and end at `m`;
 //! - every vertex has at least one successor;
 //! - every target and source id is `< n`;
-//! - `m < u32::MAX`, so edge indices fit in `u32` (device buffers use the same layout).
+//! - `m < u32::MAX`, so edge indices fit in `u32` (device buffers use the same layout);
+//! - each vertex's predecessors are in ascending source order (a source's parallel edges in
+//!   its successor order), so the arena is a function of the successor lists alone: the
+//!   same game gives the same arena whatever the order of its file's lines or its format.
 //!
 //! Weights are `i64` in meaning but stored at the narrowest width that holds all of them
 //! (`weights` module), the same width in both directions.
