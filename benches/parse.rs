@@ -7,16 +7,23 @@
 //! runs, in MB/s of decompressed text (binary: of `egb` bytes):
 //! - `decompress`: the file's compression alone, into memory (one thread: the formats are
 //!   sequential);
+//! - `sequential`: the baseline, `format::read_bytes` as one sequential pass (one thread,
+//!   the whole text one chunk: what the reader did before it was parallel);
 //! - `parse+build T`: `format::read_bytes` on the text in memory with T threads (tokenizing,
-//!   vertex checks, the parity reduction, CSR and CSC), and its ratio to 1 thread;
+//!   vertex checks, the parity reduction, CSR and CSC), and its speed-up over `sequential`;
 //! - `stream T`: `format::read` on the compressed file as it is (decompression on the
 //!   calling thread overlapping the parse on T threads);
 //! - `egb load T`: `format::read_bytes` on the game written as `egb` (checksum, copy and
-//!   validation, CSC), and its ratio to 1 thread;
+//!   validation, CSC), and its speed-up over 1 thread;
 //! - `scan`: a plain newline count over the text (a memory-speed baseline, one thread).
 //!
+//! Then the solution writer: `output::write_text` of a synthetic solution of
+//! `--write-vertices` vertices (default 10^7) on T threads against the sequential record
+//! loop it replaced, in MB/s of text written to memory.
+//!
 //! Options: `--threads 1,2,16` (default 1 and every core), `--runs N` (default 5),
-//! `--generate-mb MB` (default 100; 0 for none), `--no-default` (only the files given).
+//! `--generate-mb MB` (default 100; 0 for none), `--no-default` (only the files given),
+//! `--write-vertices N` (0 for none).
 //! `EGSOLVE_DATA` points at the shared data when the default files are wanted elsewhere.
 
 #[path = "../tests/common/data.rs"]
@@ -28,6 +35,11 @@ use std::time::Instant;
 
 use egsolve::format::{self, ReadOptions};
 use egsolve::generate::{RandomParams, random};
+use egsolve::output::{
+    self,
+    records::{RecordBuffer, StrategyField},
+};
+use egsolve::solve::{Solution, TOP};
 
 const DEFAULT_FILES: &[&str] = &[
     "parity/BRP_datasize=2_counting.gm.zst",
@@ -40,6 +52,7 @@ struct Options {
     generate_mb: f64,
     files: Vec<PathBuf>,
     defaults: bool,
+    write_vertices: usize,
 }
 
 fn options() -> Options {
@@ -50,6 +63,7 @@ fn options() -> Options {
         generate_mb: 100.0,
         files: Vec::new(),
         defaults: true,
+        write_vertices: 10_000_000,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -67,6 +81,7 @@ fn options() -> Options {
             "--runs" => o.runs = value("--runs").parse().expect("--runs N"),
             "--generate-mb" => o.generate_mb = value("--generate-mb").parse().expect("MB"),
             "--no-default" => o.defaults = false,
+            "--write-vertices" => o.write_vertices = value("--write-vertices").parse().expect("N"),
             "--bench" => {} // cargo bench passes it
             other if other.starts_with("--") => panic!("unknown option {other}"),
             file => o.files.push(PathBuf::from(file)),
@@ -123,7 +138,7 @@ fn generated(mb: f64) -> Vec<u8> {
 }
 
 fn row(label: &str, seconds: f64, mb: f64, ratio: Option<f64>) {
-    let ratio = ratio.map_or(String::new(), |r| format!("  {r:>5.2}x vs 1 thread"));
+    let ratio = ratio.map_or(String::new(), |r| format!("  {r:>5.2}x"));
     println!(
         "  {label:<18} {:>9.1} ms {:>9.0} MB/s{ratio}",
         seconds * 1e3,
@@ -156,12 +171,19 @@ fn measure(name: &str, raw: &[u8], text: &[u8], o: &Options) {
     }
     let t = median_seconds(o.runs, || count_lines(text));
     row("scan (newlines)", t, mb, None);
-    let mut base = None;
+    let one_pass = ReadOptions {
+        threads: 1,
+        chunk_bytes: Some(usize::MAX),
+        ..ReadOptions::default()
+    };
+    let base_t = median_seconds(o.runs, || {
+        format::read_bytes(text, &one_pass).expect("valid")
+    });
+    row("sequential", base_t, mb, None);
     for &threads in &o.threads {
         let t = median_seconds(o.runs, || {
             format::read_bytes(text, &opts(threads)).expect("valid")
         });
-        let base_t = *base.get_or_insert(t);
         row(&format!("parse+build {threads}"), t, mb, Some(base_t / t));
     }
     if raw.len() != text.len() {
@@ -198,6 +220,54 @@ fn zstd_or_gzip(raw: &[u8]) -> Box<dyn Read + '_> {
     }
 }
 
+/// Solution writers on `n` vertices (credits of up to 5 digits, every fifth ⊤, a
+/// strategy each): `write text` through `output::write_text` (pieces formatted on T
+/// threads, written in order) against `sequential`, the record loop the writer was before
+/// (one thread, one buffer).
+fn measure_writers(n: usize, o: &Options) {
+    let solution = Solution {
+        credit: (0..n as u64)
+            .map(|v| if v % 5 == 0 { TOP } else { v * 7919 % 100_000 })
+            .collect(),
+        strategy: (0..n as u32)
+            .map(|v| v.wrapping_mul(31) % n as u32)
+            .collect(),
+        stats: Default::default(),
+    };
+    let mut out = Vec::with_capacity(n * 16);
+    let base_t = median_seconds(o.runs, || {
+        out.clear();
+        let mut buffer = RecordBuffer::default();
+        for v in 0..n {
+            let (credit, strategy) = (solution.credit[v], solution.strategy[v]);
+            buffer.text_line(v as u32, credit, strategy, StrategyField::Omitted);
+            if buffer.is_full() {
+                buffer.drain_into(&mut out).expect("memory");
+            }
+        }
+        buffer.drain_into(&mut out).expect("memory");
+        out.len()
+    });
+    let expected = out.clone();
+    let mb = out.len() as f64 / 1e6;
+    println!("solution text of {n} vertices: {mb:.1} MB");
+    row("sequential", base_t, mb, None);
+    for &threads in &o.threads {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a pool");
+        let t = median_seconds(o.runs, || {
+            out.clear();
+            pool.install(|| output::write_text(&mut out, &solution, None))
+                .expect("memory");
+            out.len()
+        });
+        assert!(out == expected, "the parallel writer wrote other bytes");
+        row(&format!("write text {threads}"), t, mb, Some(base_t / t));
+    }
+}
+
 fn main() {
     let o = options();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
@@ -226,6 +296,9 @@ fn main() {
         }
         let name = file.file_name().map_or("?".into(), |n| n.to_string_lossy());
         measure(&name, &raw, &text, &o);
+    }
+    if o.write_vertices > 0 {
+        measure_writers(o.write_vertices, &o);
     }
     if o.generate_mb > 0.0 {
         let text = generated(o.generate_mb);

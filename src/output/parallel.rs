@@ -1,11 +1,11 @@
-//! Formatting records on every core while they are written in order: the records are cut
-//! into pieces of [`PIECE`] vertices, a wave of pieces is formatted in parallel on the
-//! current rayon pool (on a helper thread) while the calling thread writes the previous
-//! wave, so the output is byte for byte what one sequential pass writes. Small outputs
-//! (one piece) are formatted on the calling thread alone.
+//! Formatting records on every core and writing them in order: the records are cut into
+//! pieces of [`PIECE`] vertices, a wave of pieces (four per thread) is formatted in
+//! parallel on the current rayon pool, then the calling thread writes the wave's pieces in
+//! order, so the output is byte for byte what one sequential pass writes. Writing is a copy
+//! into the page cache or a socket buffer, formatting the work, so the waves do not
+//! overlap them. Small outputs (one piece) are formatted on the calling thread alone.
 
 use std::io;
-use std::sync::mpsc::sync_channel;
 
 use rayon::prelude::*;
 
@@ -16,7 +16,7 @@ pub const PIECE: usize = 1 << 15;
 
 /// Formats records `0..count` (`record(buffer, i)` appends record `i`) and hands the bytes
 /// to `sink` in order, in pieces. `opening` says whether record 0 is the document's first
-/// (no JSON separator before it). At most two waves of pieces are in memory; an error from
+/// (no JSON separator before it). One wave of pieces is in memory at a time; an error from
 /// `sink` stops the formatting and is returned.
 pub fn format_in_order(
     count: usize,
@@ -38,31 +38,20 @@ pub fn format_in_order(
     if count <= PIECE {
         return sink(piece(0, count));
     }
-    let wave = PIECE * 2 * rayon::current_num_threads();
-    std::thread::scope(|scope| {
-        let (tx, rx) = sync_channel::<Vec<Vec<u8>>>(1);
-        let piece = &piece;
-        scope.spawn(move || {
-            for start in (0..count).step_by(wave) {
-                let end = (start + wave).min(count);
-                let pieces: Vec<Vec<u8>> = (start..end)
-                    .step_by(PIECE)
-                    .collect::<Vec<_>>()
-                    .into_par_iter()
-                    .map(|first| piece(first, (first + PIECE).min(end)))
-                    .collect();
-                if tx.send(pieces).is_err() {
-                    return; // the writer failed
-                }
-            }
-        });
-        for pieces in rx {
-            for bytes in pieces {
-                sink(bytes)?;
-            }
+    let wave = PIECE * 4 * rayon::current_num_threads();
+    for start in (0..count).step_by(wave) {
+        let end = (start + wave).min(count);
+        let pieces: Vec<Vec<u8>> = (start..end)
+            .step_by(PIECE)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|first| piece(first, (first + PIECE).min(end)))
+            .collect();
+        for bytes in pieces {
+            sink(bytes)?;
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 #[cfg(test)]
