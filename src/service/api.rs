@@ -2,8 +2,9 @@
 //! stream uploads to disk on blocking threads, read the store, ask the scheduler actor, and
 //! return; solving happens on worker threads. Every error goes through [`ApiError`].
 //!
-//! The route table [`ROUTES`] is the single list of (method, path) pairs; the router is built
-//! from it and the tests compare it with `openapi.yaml`.
+//! The route table [`ROUTES`] is the single list of (method, path) pairs — the web page's
+//! ([`super::ui`]) included; the router is built from it and the tests compare it with
+//! `openapi.yaml`.
 
 use std::time::{Duration, Instant};
 
@@ -17,14 +18,14 @@ use serde_json::json;
 use tower_http::compression::CompressionLayer;
 
 use super::AppState;
-use super::auth::Caller;
 use super::cluster;
 use super::error::ApiError;
-use super::job::{JobId, JobRecord, JobState};
-use super::request::{Params, caller, full_view, only_params, param};
+use super::job::JobState;
+use super::request::{Params, caller, full_view, only_params, param, visible_job};
 use super::result_file::{self, RenderRequest, ResultFormat};
 use super::scheduler::LiveStatus;
 use super::submit;
+use super::ui;
 use super::views::{devices_view, job_view, workers_view};
 
 /// Every (method, path) the API serves, as written in `openapi.yaml`.
@@ -39,6 +40,12 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/healthz"),
     ("get", "/readyz"),
     ("get", "/metrics"),
+    ("get", "/v1/jobs/{id}/result/histogram"),
+    ("get", "/v1/usage"),
+    ("get", "/v1/whoami"),
+    ("get", "/"),
+    ("get", "/jobs/{id}"),
+    ("get", "/ui/{asset}"),
 ];
 
 /// Longest `?wait=` honoured, seconds.
@@ -71,17 +78,13 @@ fn handler(method: &str, path: &str) -> MethodRouter<AppState> {
         ("get", "/healthz") => get(|| async { axum::Json(json!({"status": "ok"})) }),
         ("get", "/readyz") => get(readyz),
         ("get", "/metrics") => get(metrics),
+        ("get", "/v1/jobs/{id}/result/histogram") => get(ui::histogram::credit_histogram),
+        ("get", "/v1/usage") => get(ui::usage::usage),
+        ("get", "/v1/whoami") => get(ui::whoami),
+        ("get", "/") => get(ui::assets::front_page).layer(CompressionLayer::new()),
+        ("get", "/jobs/{id}") => get(ui::assets::job_page).layer(CompressionLayer::new()),
+        ("get", "/ui/{asset}") => get(ui::assets::asset).layer(CompressionLayer::new()),
         _ => unreachable!("every entry of ROUTES has a handler"),
-    }
-}
-
-/// A job the caller may see, or 404 (other users' jobs do not exist for them).
-async fn visible_job(state: &AppState, caller: &Caller, id: &str) -> Result<JobRecord, ApiError> {
-    let not_found = || ApiError::JobNotFound(id.to_string());
-    let job_id = JobId::parse_str(id).map_err(|_| not_found())?;
-    match state.store.job(job_id).await? {
-        Some(job) if caller.may_access(&job.owner) => Ok(job),
-        _ => Err(not_found()),
     }
 }
 
@@ -174,10 +177,15 @@ async fn list_jobs(
         .await?;
     let more = jobs.len() > limit as usize;
     let page = &jobs[..jobs.len().min(limit as usize)];
-    let views: Vec<_> = page
-        .iter()
-        .map(|j| job_view(j, LiveStatus::default(), None))
-        .collect();
+    // Live jobs carry their queue position or progress, as in `GET /v1/jobs/{id}`.
+    let mut views = Vec::with_capacity(page.len());
+    for job in page {
+        let live = match job.state {
+            JobState::Queued | JobState::Running => state.scheduler.status(job).await,
+            _ => LiveStatus::default(),
+        };
+        views.push(job_view(job, live, None));
+    }
     let next = if more {
         page.last().map(|j| j.seq.to_string())
     } else {

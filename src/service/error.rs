@@ -54,6 +54,16 @@ pub enum ApiError {
     /// The caller has too many queued and running jobs.
     #[error("you have {limit} queued or running jobs, the most allowed: wait for some to finish")]
     TooManyJobs { limit: u64 },
+    /// A request with the same `Idempotency-Key` is still being handled.
+    #[error(
+        "a request with idempotency key '{0}' is still being handled: retry in a second to get its job"
+    )]
+    IdempotencyKeyInUse(String),
+    /// The `Idempotency-Key` was used before for another arena or other options.
+    #[error(
+        "idempotency key '{0}' was used for a different submission (arena or options): use a new key for a new job"
+    )]
+    IdempotencyKeyReused(String),
     /// The job already finished.
     #[error("job {0} already finished and cannot be cancelled")]
     AlreadyFinished(String),
@@ -143,6 +153,16 @@ impl ApiError {
             ApiError::TooManyJobs { .. } => {
                 (S::TOO_MANY_REQUESTS, "too-many-jobs", "Too many jobs")
             }
+            ApiError::IdempotencyKeyInUse(_) => (
+                S::CONFLICT,
+                "idempotency-key-in-use",
+                "Idempotency key in use",
+            ),
+            ApiError::IdempotencyKeyReused(_) => (
+                S::UNPROCESSABLE_ENTITY,
+                "idempotency-key-reused",
+                "Idempotency key reused",
+            ),
             ApiError::AlreadyFinished(_) => (S::CONFLICT, "job-finished", "Job already finished"),
             ApiError::NoResult { .. } => (S::CONFLICT, "no-result", "No result"),
             ApiError::NotReady(_) => (S::SERVICE_UNAVAILABLE, "not-ready", "Not ready"),
@@ -195,6 +215,9 @@ impl IntoResponse for ApiError {
             }
             ApiError::TooManyJobs { .. } => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+            }
+            ApiError::IdempotencyKeyInUse(_) => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(1u64));
             }
             _ => {}
         }

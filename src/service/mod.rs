@@ -18,6 +18,8 @@
 //!   expiry, registry) and store notifications.
 //! - [`result_file`]: stored results and their JSON/text/paritysol renderings.
 //! - [`events`], [`metrics`]: long-poll wake-ups and Prometheus figures.
+//! - [`idempotency`]: `Idempotency-Key` of submissions (a retried request gets its job).
+//! - [`ui`]: the web page (embedded assets) and the read-only endpoints it adds.
 //!
 //! # Invariants
 //! - Handlers never solve or parse large inputs on the runtime: blocking work runs on
@@ -36,6 +38,7 @@ pub mod command;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod idempotency;
 pub mod job;
 pub mod metrics;
 pub mod preparse;
@@ -45,6 +48,7 @@ pub mod scheduler;
 pub mod slots;
 pub mod store;
 pub mod submit;
+pub mod ui;
 pub mod upload;
 pub mod views;
 pub mod worker;
@@ -110,6 +114,10 @@ pub struct Shared {
     pub stopping: CancellationToken,
     /// Memory for games parsed at submission and waiting in the queue.
     pub preparse_budget: Arc<preparse::MemoryBudget>,
+    /// Idempotency keys of recent submissions (its own lock inside).
+    pub idempotency: Arc<idempotency::IdempotencyKeys>,
+    /// Busy time of every slot over the last hour, for the web page (its own lock inside).
+    pub usage: Arc<ui::usage::UsageHistory>,
 }
 
 impl Deref for AppState {
@@ -162,8 +170,14 @@ pub async fn run(
         cpu_threads,
         stopping: stopping.clone(),
         preparse_budget: preparse::MemoryBudget::new(config.preparsed_memory_bytes),
+        idempotency: Arc::default(),
+        usage: Arc::default(),
     }));
     let expiry = tokio::spawn(expire_forever(store.clone(), events, config.result_ttl()));
+    let sampler = tokio::spawn(ui::usage::sample_forever(
+        state.scheduler.clone(),
+        state.usage.clone(),
+    ));
     tracing::info!(address = %local, store = store.engine(), data_dir = %config.data_dir.display(), "egsolve service listening");
     // No Nagle delay: small answers (a job view, the end of a result) must not wait for an ACK.
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
@@ -209,6 +223,7 @@ pub async fn run(
         }
     };
     expiry.abort();
+    sampler.abort();
     close(node).await;
     served.map_err(ServiceError::Io)
 }

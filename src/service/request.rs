@@ -1,7 +1,8 @@
 //! What handlers read from a request besides their own body: the caller (from the
 //! bearer token), query parameters (parsed by hand, so every mistake is a problem+json
-//! answer), a submission's options, and a job's full JSON view with its live status. Shared
-//! by [`super::api`] and [`super::submit`]; imports neither.
+//! answer), a submission's options, the job a caller may see, and a job's full JSON view
+//! with its live status. Shared by [`super::api`], [`super::submit`] and [`super::ui`];
+//! imports none of them.
 
 use std::collections::HashMap;
 
@@ -11,7 +12,7 @@ use axum::http::{HeaderMap, header};
 use super::AppState;
 use super::auth::Caller;
 use super::error::ApiError;
-use super::job::{BackendChoice, InputFormat, JobOptions, JobRecord, JobState, ReturnKind};
+use super::job::{BackendChoice, InputFormat, JobId, JobOptions, JobRecord, JobState, ReturnKind};
 use super::scheduler::LiveStatus;
 use super::views::job_view;
 
@@ -124,6 +125,20 @@ pub fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError>
         .auth
         .authenticate(header)
         .ok_or(ApiError::Unauthorized)
+}
+
+/// A job the caller may see, or 404 (other users' jobs do not exist for them).
+pub async fn visible_job(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+) -> Result<JobRecord, ApiError> {
+    let not_found = || ApiError::JobNotFound(id.to_string());
+    let job_id = JobId::parse_str(id).map_err(|_| not_found())?;
+    match state.store.job(job_id).await? {
+        Some(job) if caller.may_access(&job.owner) => Ok(job),
+        _ => Err(not_found()),
+    }
 }
 
 /// The JSON view of `job`, with live status and summary filled in.

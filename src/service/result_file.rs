@@ -242,3 +242,17 @@ pub fn check_vertices(vertices: &[u64], n: u64) -> Result<(), u64> {
         None => Ok(()),
     }
 }
+
+/// Calls `f` with every vertex's credit (`u64::MAX` for ⊤), in vertex order; blocking.
+pub fn for_each_credit(path: &Path, mut f: impl FnMut(u64)) -> std::io::Result<()> {
+    let mut records = Records::open(path)?;
+    let mut v = 0;
+    while v < records.n {
+        let count = BLOCK.min(records.n - v);
+        for (credit, _) in records.next_block(count as usize)? {
+            f(credit);
+        }
+        v += count;
+    }
+    Ok(())
+}

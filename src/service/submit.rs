@@ -5,6 +5,10 @@
 //! queue it. The answer is
 //! `202 Accepted` with `Location: /v1/jobs/{id}` — sent only after the arena is fsynced and
 //! the job row committed, so an accepted job survives a crash.
+//!
+//! With an `Idempotency-Key` header a retried submission gets the job its first attempt
+//! made (see [`super::idempotency`]). Everything from the job row to the queue runs on its
+//! own task, so a client that goes away cannot interrupt it half-way.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,11 +21,12 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
-use super::job::{Failure, JobId};
+use super::idempotency::{self, Claim, ClaimGuard, Fingerprint};
+use super::job::{Failure, JobId, JobOptions};
 use super::preparse::{ParseTee, PreparsedGame};
 use super::request::{caller, full_view, job_options};
 use super::slots::QueuedJob;
-use super::upload::{self, Encoding, UploadError};
+use super::upload::{self, Encoding, StoredArena, UploadError};
 use super::worker::{arena_stats, malformed, memory_estimate, read_options, result_key};
 use crate::format::FormatError;
 
@@ -59,18 +64,42 @@ pub(super) async fn submit(
         .and_then(|v| v.to_str().ok());
     let encoding = Encoding::from_header(encoding_header)
         .ok_or_else(|| ApiError::UnsupportedEncoding(encoding_header.unwrap_or("").to_string()))?;
+    let claim = match headers.get("idempotency-key") {
+        None => None,
+        Some(value) => {
+            let key = value
+                .to_str()
+                .ok()
+                .filter(|k| idempotency::valid_key(k))
+                .ok_or_else(|| ApiError::InvalidParameter {
+                    name: "Idempotency-Key",
+                    message: format!(
+                        "the header must be 1 to {} visible ASCII characters, e.g. a UUID",
+                        idempotency::MAX_KEY_BYTES
+                    ),
+                })?;
+            Some((key.to_string(), state.idempotency.claim(&caller.user, key)))
+        }
+    };
+    let (guard, replay) = match claim {
+        None => (None, None),
+        Some((_, Claim::Fresh(guard))) => (Some(guard), None),
+        Some((key, Claim::Replay { job, fingerprint })) => (None, Some((key, job, fingerprint))),
+        Some((key, Claim::InUse)) => return Err(ApiError::IdempotencyKeyInUse(key)),
+    };
     let limit = state.config.per_user_job_limit;
-    if state.store.active_count(&caller.user).await? >= limit {
+    if replay.is_none() && state.store.active_count(&caller.user).await? >= limit {
         return Err(ApiError::TooManyJobs { limit });
     }
 
-    let tee = (state.config.inline_parse_bytes > 0).then(|| {
+    // A replayed request's arena was parsed the first time.
+    let tee = (state.config.inline_parse_bytes > 0 && replay.is_none()).then(|| {
         ParseTee::start(
             read_options(options.format, &state.config),
             state.config.inline_parse_bytes,
         )
     });
-    let mut stored = upload::receive(
+    let stored = upload::receive(
         body,
         encoding,
         state.config.max_body_bytes,
@@ -84,16 +113,55 @@ pub(super) async fn submit(
         e => ApiError::Upload(e),
     })?;
     state.store.insert_arena(&stored.hash, stored.bytes).await?;
+    if let Some((key, job, fingerprint)) = replay {
+        let asked = Fingerprint {
+            options,
+            arena_hash: stored.hash,
+        };
+        if asked != fingerprint {
+            return Err(ApiError::IdempotencyKeyReused(key));
+        }
+        return answer(&state, job, true).await;
+    }
+    // From here on the job is being created: a client that goes away must not leave a row
+    // without a queue entry (or a job without its idempotency record).
+    let committing = tokio::spawn(commit(state, caller.user, options, stored, guard));
+    committing
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+}
+
+/// Records the job (or reuses an identical finished one), queues it, completes the
+/// idempotency claim and answers `202`.
+async fn commit(
+    state: AppState,
+    owner: String,
+    options: JobOptions,
+    mut stored: StoredArena,
+    guard: Option<ClaimGuard>,
+) -> Result<Response, ApiError> {
     state.metrics.observe_phase("upload", "any", stored.seconds);
     let id = JobId::now_v7();
+    let complete = |guard: Option<ClaimGuard>, hash: &str| {
+        if let Some(guard) = guard {
+            guard.complete(
+                id,
+                Fingerprint {
+                    options,
+                    arena_hash: hash.to_string(),
+                },
+            );
+        }
+    };
 
     let key = result_key(&stored.hash, options.format);
     if let Some(summary) = state.store.reusable_result(&key).await? {
         state
             .store
-            .insert_reused_job(id, &caller.user, &options, &stored.hash, &key, &summary)
+            .insert_reused_job(id, &owner, &options, &stored.hash, &key, &summary)
             .await?;
-        return accepted(&state, id).await;
+        complete(guard, &stored.hash);
+        return answer(&state, id, false).await;
     }
 
     let (preparsed, stats) = match stored.parsed.take() {
@@ -120,13 +188,14 @@ pub(super) async fn submit(
         .store
         .insert_job(
             id,
-            &caller.user,
+            &owner,
             &options,
             &stored.hash,
             stored.seconds * 1e3,
             stats,
         )
         .await?;
+    complete(guard, &stored.hash);
     let stats = stats.map(|(s, _)| s);
     let (edges_estimate, memory) = match stats {
         Some(s) => (s.edges, memory_estimate(s.vertices, s.edges)),
@@ -146,7 +215,7 @@ pub(super) async fn submit(
         enqueued: Instant::now(),
         preparsed,
     });
-    accepted(&state, id).await
+    answer(&state, id, false).await
 }
 
 /// The answer to an arena the parser refused: malformed, with line and column.
@@ -177,15 +246,27 @@ fn refusal_slug(kind: &str) -> &'static str {
     }
 }
 
-async fn accepted(state: &AppState, id: JobId) -> Result<Response, ApiError> {
-    let job = state
-        .store
-        .job(id)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("job {id} vanished after insertion")))?;
+/// `202` with the job's view and `Location`; `Idempotent-Replayed: true` when the job was
+/// made by an earlier request with the same idempotency key.
+async fn answer(state: &AppState, id: JobId, replayed: bool) -> Result<Response, ApiError> {
+    let job = match state.store.job(id).await? {
+        Some(job) => job,
+        // The key outlived its job (expired): say so rather than make another.
+        None if replayed => return Err(ApiError::JobNotFound(id.to_string())),
+        None => {
+            return Err(ApiError::Internal(format!(
+                "job {id} vanished after insertion"
+            )));
+        }
+    };
     let view = full_view(state, &job).await?;
     let mut response = (StatusCode::ACCEPTED, axum::Json(view)).into_response();
     let location = HeaderValue::from_str(&format!("/v1/jobs/{id}")).expect("ascii");
     response.headers_mut().insert(header::LOCATION, location);
+    if replayed {
+        response
+            .headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
     Ok(response)
 }

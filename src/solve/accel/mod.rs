@@ -192,9 +192,10 @@ pub enum Schedule {
 }
 
 /// Estimated time of an evaluation per vertex plus edge on one thread, before any was
-/// measured (about 1.5 times the measured cost, so that games lifting finishes in a few
-/// passes never evaluate).
-pub const EVALUATION_NS_PER_ITEM: f64 = 60.0;
+/// measured: one core of the H100 machine took 128 (IEEE1394), 166 (BRP) and 357 (random
+/// game, half player 1) ns per item (notes/gpu/h100-session5); games that lifting finishes
+/// in about that time never evaluate.
+pub const EVALUATION_NS_PER_ITEM: f64 = 150.0;
 /// Shortest lifting phase of the measured schedule.
 pub const MIN_PHASE: Duration = Duration::from_micros(200);
 
@@ -235,8 +236,9 @@ struct Phasing {
 impl Phasing {
     fn new(schedule: Schedule, arena: &Arena, engine: &dyn LiftEngine, threads: usize) -> Self {
         let items = (arena.vertex_count() + arena.edge_count()) as f64;
-        // Evaluations scale well below the thread count (memory-bound passes).
-        let speedup = (threads as f64).powf(0.75);
+        // Evaluations scale well below the thread count (memory-bound passes, long
+        // sequential stretches in the searches): 16 cores gave 1.4x to 3.5x.
+        let speedup = (threads as f64).sqrt();
         let estimate = items * EVALUATION_NS_PER_ITEM * 1e-9 / speedup;
         Phasing {
             schedule,

@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::graph::Graph;
+use super::reach::explore;
 use crate::arena::VertexId;
 use crate::solve::threads::Threads;
 
@@ -29,8 +30,6 @@ pub(super) const NO_COMPONENT: u32 = u32::MAX;
 
 /// Parts smaller than this run Tarjan on one thread.
 const SEQUENTIAL_BELOW: usize = 1 << 14;
-/// Frontiers smaller than this are expanded on one thread.
-const FRONTIER_PARALLEL_FROM: usize = 1 << 10;
 
 /// Components of `graph` restricted to `inside`: the component of each vertex
 /// ([`NO_COMPONENT`] outside) and the number of components.
@@ -153,7 +152,13 @@ impl<'a> Parallel<'a> {
     }
 
     fn run(self) -> (Vec<u32>, u32) {
+        let started = std::time::Instant::now();
         let remaining = self.trim();
+        tracing::debug!(
+            remaining = remaining.len(),
+            seconds = started.elapsed().as_secs_f64(),
+            "components: trimmed"
+        );
         // Parts are solved in waves (no recursion, so no deep stacks): each part of a wave
         // either goes to Tarjan or splits into up to three parts of the next wave.
         let mut wave = vec![Part {
@@ -162,6 +167,12 @@ impl<'a> Parallel<'a> {
             sequential: false,
         }];
         while !wave.is_empty() {
+            tracing::debug!(
+                parts = wave.len(),
+                vertices = wave.iter().map(|p| p.members.len()).sum::<usize>(),
+                seconds = started.elapsed().as_secs_f64(),
+                "components: a wave"
+            );
             wave = wave
                 .into_par_iter()
                 .flat_map_iter(|part| self.step(part))
@@ -224,32 +235,23 @@ impl<'a> Parallel<'a> {
             })
             .collect();
         frontier.retain(|&v| peel(v));
-        while !frontier.is_empty() {
-            frontier.par_iter().for_each(|&v| {
-                self.component[v as usize].store(self.new_component(), Relaxed);
-            });
-            let expand = |v: VertexId| {
-                let mut next = Vec::new();
-                for &u in graph.successor_ids(v) {
-                    if self.in_part(u, 0)
-                        && in_degree[u as usize].fetch_sub(1, Relaxed) == 1
-                        && peel(u)
-                    {
-                        next.push(u);
-                    }
+        explore(frontier, |v, next| {
+            self.component[v as usize].store(self.new_component(), Relaxed);
+            for &u in graph.successor_ids(v) {
+                if self.in_part(u, 0) && in_degree[u as usize].fetch_sub(1, Relaxed) == 1 && peel(u)
+                {
+                    next.push(u);
                 }
-                for &u in graph.predecessor_ids(v) {
-                    if self.in_part(u, 0)
-                        && out_degree[u as usize].fetch_sub(1, Relaxed) == 1
-                        && peel(u)
-                    {
-                        next.push(u);
-                    }
+            }
+            for &u in graph.predecessor_ids(v) {
+                if self.in_part(u, 0)
+                    && out_degree[u as usize].fetch_sub(1, Relaxed) == 1
+                    && peel(u)
+                {
+                    next.push(u);
                 }
-                next
-            };
-            frontier = frontier.par_iter().flat_map_iter(|&v| expand(v)).collect();
-        }
+            }
+        });
         (0..n as VertexId)
             .into_par_iter()
             .filter(|&v| self.in_part(v, 0))
@@ -324,7 +326,7 @@ impl<'a> Parallel<'a> {
     }
 
     /// Marks with `bit` every vertex of part `p` that `pivot` reaches forward (successors)
-    /// or backward (predecessors), in frontier rounds.
+    /// or backward (predecessors), in frontier rounds or as a worklist ([`explore`]).
     fn search(&self, p: u32, pivot: VertexId, bit: u8) {
         let graph = self.graph;
         let neighbours = |v: VertexId| -> &[VertexId] {
@@ -335,24 +337,17 @@ impl<'a> Parallel<'a> {
             }
         };
         let claim = |u: VertexId| -> bool {
-            self.in_part(u, p) && self.mark[u as usize].fetch_or(bit, Relaxed) & bit == 0
+            // A plain load first: most edges lead to vertices already marked, and an atomic
+            // read-modify-write on each would serialise on their cache lines.
+            let mark = &self.mark[u as usize];
+            mark.load(Relaxed) & bit == 0
+                && self.in_part(u, p)
+                && mark.fetch_or(bit, Relaxed) & bit == 0
         };
         self.mark[pivot as usize].fetch_or(bit, Relaxed);
-        let mut frontier = vec![pivot];
-        while !frontier.is_empty() {
-            frontier = if frontier.len() < FRONTIER_PARALLEL_FROM {
-                let mut next = Vec::new();
-                for &v in &frontier {
-                    next.extend(neighbours(v).iter().copied().filter(|&u| claim(u)));
-                }
-                next
-            } else {
-                frontier
-                    .par_iter()
-                    .flat_map_iter(|&v| neighbours(v).iter().copied().filter(|&u| claim(u)))
-                    .collect()
-            };
-        }
+        explore(vec![pivot], |v, next| {
+            next.extend(neighbours(v).iter().copied().filter(|&u| claim(u)));
+        });
     }
 
     /// Tarjan on part `p` alone.

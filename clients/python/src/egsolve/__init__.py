@@ -1,0 +1,86 @@
+"""Python client of the egsolve energy-game solving service.
+
+>>> from egsolve import Client
+>>> client = Client("http://127.0.0.1:8080", token="egs_...")
+>>> job = client.submit("game.gm.gz", backend="auto")
+>>> result = job.result()          # waits (long poll), then fetches the JSON solution
+>>> result.winners[0], result.credits[0], result.summary.w0
+
+Batches: ``client.submit_many(paths, max_in_flight=16)`` returns the finished jobs in order.
+Errors are :class:`ApiError` subclasses carrying the server's problem document
+(``type``, ``detail``, ``line``, ``column``), or :class:`JobFailed` for a job that ended
+without a result.
+"""
+
+from .client import DEFAULT_SERVER, Client, Job
+from .errors import (
+    ApiError,
+    ArenaRefused,
+    BackendUnavailable,
+    BatchError,
+    ConnectionFailed,
+    EgsolveError,
+    IdempotencyConflict,
+    InvalidParameter,
+    JobFailed,
+    JobFinished,
+    MalformedArena,
+    NoResult,
+    NotFound,
+    TooManyJobs,
+    Unauthorized,
+    WaitTimeout,
+)
+from .models import (
+    Arena,
+    Caller,
+    CpuPool,
+    Devices,
+    Failure,
+    Gpu,
+    Histogram,
+    Initial,
+    JobInfo,
+    JobOptions,
+    Progress,
+    Result,
+    Summary,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_SERVER",
+    "ApiError",
+    "Arena",
+    "ArenaRefused",
+    "BackendUnavailable",
+    "BatchError",
+    "Caller",
+    "Client",
+    "ConnectionFailed",
+    "CpuPool",
+    "Devices",
+    "EgsolveError",
+    "Failure",
+    "Gpu",
+    "Histogram",
+    "IdempotencyConflict",
+    "Initial",
+    "InvalidParameter",
+    "Job",
+    "JobFailed",
+    "JobFinished",
+    "JobInfo",
+    "JobOptions",
+    "MalformedArena",
+    "NoResult",
+    "NotFound",
+    "Progress",
+    "Result",
+    "Summary",
+    "TooManyJobs",
+    "Unauthorized",
+    "WaitTimeout",
+    "__version__",
+]

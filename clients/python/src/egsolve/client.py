@@ -1,0 +1,469 @@
+"""The client: :class:`Client` talks to one server, :class:`Job` is one submitted arena.
+
+Retries: every request that is safe to repeat is retried on a dropped connection, a
+timeout or a 502/503/504, with exponential backoff (``retries`` times in a row). That
+includes submissions: each carries an ``Idempotency-Key`` header, so a submission whose
+answer was lost and is sent again gets the job the first attempt made, never a second one.
+Long polls (``GET /v1/jobs/{id}?wait=``) are plain reads and simply start again.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Optional,
+    Sequence,
+    Union,
+    overload,
+)
+
+import httpx
+
+from . import upload
+from .errors import (
+    ApiError,
+    BatchError,
+    ConnectionFailed,
+    JobFailed,
+    JobFinished,
+    TooManyJobs,
+    WaitTimeout,
+    api_error,
+)
+from .models import Caller, Devices, Histogram, JobInfo, Result, Summary
+
+
+__all__ = ["Client", "Job", "DEFAULT_SERVER"]
+
+#: The server when neither ``url`` nor ``EGSOLVE_SERVER`` names one (as ``egsolve submit``).
+DEFAULT_SERVER = "http://127.0.0.1:8080"
+#: Longest long poll the server honours, seconds.
+MAX_WAIT = 60
+RETRY_STATUSES = (502, 503, 504)
+ResultFormat = Literal["json", "text", "paritysol"]
+ProgressCallback = Callable[["Job"], None]
+
+
+class Client:
+    """A connection to one egsolve server.
+
+    ``url`` defaults to ``$EGSOLVE_SERVER`` (else ``http://127.0.0.1:8080``) and ``token``
+    to ``$EGSOLVE_TOKEN``, as for the ``egsolve`` command-line client. ``timeout`` bounds
+    connecting and each read (long polls get their wait on top). ``retries`` is how many
+    times in a row a request that is safe to repeat is sent again after a network failure.
+    The client is thread-safe; close it (or use ``with``) to release its connections.
+    """
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        token: Optional[str] = None,
+        *,
+        timeout: float = 30.0,
+        retries: int = 5,
+        backoff: float = 0.25,
+        transport: Optional[httpx.BaseTransport] = None,
+    ) -> None:
+        from . import __version__
+
+        self.url = (url or os.environ.get("EGSOLVE_SERVER") or DEFAULT_SERVER).rstrip("/")
+        self.token = token if token is not None else os.environ.get("EGSOLVE_TOKEN")
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        headers = {"User-Agent": f"egsolve-python/{__version__}"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        self._http = httpx.Client(
+            base_url=self.url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout),
+            limits=httpx.Limits(max_connections=100, max_keepalive_connections=32),
+            transport=transport,
+        )
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the connections."""
+        self._http.close()
+
+    def __repr__(self) -> str:
+        return f"Client({self.url!r}, token={'…' if self.token else None})"
+
+    # ---- requests ------------------------------------------------------------------
+    def _delay(self, attempt: int) -> float:
+        return min(10.0, self.backoff * 2.0 ** (attempt - 1)) * (0.5 + random.random())
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Optional[Dict[str, Any]] = None,
+        body: Optional[upload.Body] = None,
+        headers: Optional[Dict[str, str]] = None,
+        read_timeout: Optional[float] = None,
+        retry: bool = True,
+    ) -> httpx.Response:
+        timeout = httpx.Timeout(self.timeout, read=read_timeout or self.timeout)
+        failures = 0
+        while True:
+            try:
+                response = self._http.request(
+                    method,
+                    path,
+                    params=params,
+                    content=body.chunks() if body else None,
+                    headers={**(body.headers if body else {}), **(headers or {})},
+                    timeout=timeout,
+                )
+            except httpx.TransportError as e:
+                failures += 1
+                if not retry or failures > self.retries:
+                    raise ConnectionFailed(f"cannot reach {self.url}: {e!r}") from e
+                time.sleep(self._delay(failures))
+                continue
+            if response.status_code < 400:
+                return response
+            error = _error(response)
+            again = response.status_code in RETRY_STATUSES or error.kind == "idempotency-key-in-use"
+            if retry and again and failures < self.retries:
+                failures += 1
+                time.sleep(error.retry_after if error.retry_after else self._delay(failures))
+                continue
+            raise error
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        return self._request(method, path, **kwargs).json()
+
+    # ---- jobs ----------------------------------------------------------------------
+    def submit(
+        self,
+        source: upload.Source,
+        *,
+        backend: Optional[str] = None,
+        priority: Optional[int] = None,
+        time_limit: Optional[int] = None,
+        format: Optional[str] = None,
+        returns: Optional[str] = None,
+        compress: Optional[str] = "auto",
+        idempotency_key: Optional[str] = None,
+    ) -> "Job":
+        """Submits an arena: a path, bytes, or a binary file object.
+
+        Options left ``None`` take the server's defaults: ``backend`` (``auto``, ``gpu``,
+        ``cpu``, ``reference``), ``priority`` (-1000…1000, higher first), ``time_limit``
+        (seconds), ``format`` (``auto``, ``mpg``, ``gm``, ``json``), ``returns``
+        (``credits`` or ``strategies``). Plain files of 64 KiB or more are compressed for
+        the upload (``compress``: ``"auto"``, ``"zstd"``, ``"gzip"`` or ``None``).
+        Raises :class:`~egsolve.MalformedArena` (with ``line`` and ``column``),
+        :class:`~egsolve.TooManyJobs` and the other :class:`~egsolve.ApiError` kinds.
+        """
+        body = upload.prepare(source, compress)
+        params = {
+            k: v
+            for k, v in {
+                "backend": backend,
+                "priority": priority,
+                "time_limit": time_limit,
+                "format": format,
+                "return": returns,
+            }.items()
+            if v is not None
+        }
+        key = idempotency_key or uuid.uuid4().hex
+        response = self._request(
+            "POST", "/v1/jobs", params=params, body=body, headers={"Idempotency-Key": key}
+        )
+        return Job(self, JobInfo.from_json(response.json()), source=body.name)
+
+    def job(self, job_id: str) -> "Job":
+        """The job with this id (raises :class:`~egsolve.NotFound` for other users' jobs)."""
+        return Job(self, self._job_info(job_id))
+
+    def _job_info(self, job_id: str, wait: int = 0) -> JobInfo:
+        params = {"wait": wait} if wait else None
+        data = self._json(
+            "GET", f"/v1/jobs/{job_id}", params=params, read_timeout=self.timeout + wait
+        )
+        return JobInfo.from_json(data)
+
+    def iter_jobs(self, state: Optional[str] = None, page_size: int = 100) -> Iterator["Job"]:
+        """Every job of the caller (of everyone for admins), newest first, page by page."""
+        cursor: Optional[str] = None
+        while True:
+            params: Dict[str, Any] = {"limit": page_size}
+            if state:
+                params["state"] = state
+            if cursor:
+                params["cursor"] = cursor
+            page = self._json("GET", "/v1/jobs", params=params)
+            for data in page["jobs"]:
+                yield Job(self, JobInfo.from_json(data))
+            cursor = page.get("next_cursor")
+            if not cursor:
+                return
+
+    def jobs(self, state: Optional[str] = None, limit: Optional[int] = None) -> List["Job"]:
+        """The caller's jobs (everyone's for admins), newest first; at most ``limit``."""
+        out: List[Job] = []
+        size = min(500, limit) if limit else 500
+        for job in self.iter_jobs(state, page_size=size):
+            if limit is not None and len(out) >= limit:
+                break
+            out.append(job)
+        return out
+
+    def devices(self) -> Devices:
+        """The GPUs, the CPU pool and the queue depth."""
+        return Devices.from_json(self._json("GET", "/v1/devices"))
+
+    def usage(self) -> Dict[str, Any]:
+        """``GET /v1/usage``: slots busy now and busy fractions per minute over the last hour."""
+        return self._json("GET", "/v1/usage")  # type: ignore[no-any-return]
+
+    def whoami(self) -> Caller:
+        """Who the token belongs to (``user`` is None when no token is given and auth is on)."""
+        data = self._json("GET", "/v1/whoami")
+        return Caller(user=data["user"], role=data["role"], auth=data["auth"])
+
+    def submit_many(
+        self,
+        sources: Iterable[upload.Source],
+        *,
+        max_in_flight: int = 8,
+        timeout: Optional[float] = None,
+        on_finished: Optional[Callable[["Job"], None]] = None,
+        **options: Any,
+    ) -> List["Job"]:
+        """Submits every source and waits for all; returns the finished jobs in input order.
+
+        At most ``max_in_flight`` jobs are queued or running at once (a ``429`` from the
+        per-user limit is waited out). ``options`` are those of :meth:`submit`;
+        ``on_finished`` is called (from a worker thread) as each job finishes. If some
+        submissions fail, :class:`~egsolve.BatchError` carries the jobs that did run and the
+        errors of the others.
+        """
+        items = list(sources)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        jobs: List[Optional[Job]] = [None] * len(items)
+        errors: Dict[int, BaseException] = {}
+        lock = threading.Lock()
+
+        def run(index: int) -> None:
+            try:
+                job = self._submit_patiently(items[index], deadline, options)
+                jobs[index] = job
+                job.wait(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+                if on_finished:
+                    on_finished(job)
+            except BaseException as e:  # noqa: BLE001 - reported through BatchError
+                with lock:
+                    errors[index] = e
+
+        with ThreadPoolExecutor(max_workers=max(1, max_in_flight)) as pool:
+            list(pool.map(run, range(len(items))))
+        if errors:
+            raise BatchError(jobs, errors)
+        return [j for j in jobs if j is not None]
+
+    def _submit_patiently(
+        self, source: upload.Source, deadline: Optional[float], options: Dict[str, Any]
+    ) -> "Job":
+        delay = 0.5
+        while True:
+            try:
+                return self.submit(source, **options)
+            except TooManyJobs as e:
+                wait = e.retry_after or delay
+                if deadline is not None and time.monotonic() + wait > deadline:
+                    raise
+                time.sleep(wait * (0.5 + random.random()))
+                delay = min(10.0, delay * 2)
+
+
+def _error(response: httpx.Response) -> ApiError:
+    try:
+        problem = response.json()
+        if not isinstance(problem, dict):
+            raise ValueError
+    except ValueError:
+        problem = {"title": response.reason_phrase, "detail": response.text[:500]}
+    retry_after = response.headers.get("Retry-After")
+    seconds = float(retry_after) if retry_after and retry_after.isdigit() else None
+    return api_error(response.status_code, problem, seconds)
+
+
+class Job:
+    """A submitted arena. ``info`` is the latest view of it (:class:`~egsolve.JobInfo`);
+    ``source`` names what was submitted (the path, when it was one).
+    """
+
+    def __init__(self, client: Client, info: JobInfo, source: Optional[str] = None) -> None:
+        self.client = client
+        self.info = info
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Job({self.id!r}, state={self.state!r}, source={self.source!r})"
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    @property
+    def state(self) -> str:
+        """``queued``, ``running``, ``succeeded``, ``failed`` or ``cancelled``."""
+        return self.info.state
+
+    @property
+    def finished(self) -> bool:
+        return self.info.finished
+
+    @property
+    def summary(self) -> Optional[Summary]:
+        """The solution's summary once succeeded."""
+        return self.info.summary
+
+    def refresh(self) -> "Job":
+        """Reads the job again."""
+        self.info = self.client._job_info(self.id)
+        return self
+
+    def wait(
+        self,
+        timeout: Optional[float] = None,
+        progress: Optional[ProgressCallback] = None,
+        interval: float = 1.0,
+    ) -> "Job":
+        """Waits until the job is finished (in any state) and returns it.
+
+        Uses the server's long poll, so an idle wait costs one request a minute. With a
+        ``progress`` callback the job is read at least every ``interval`` seconds and the
+        callback gets it each time (``job.info.progress`` has the counters). A dropped
+        connection is retried. Raises :class:`~egsolve.WaitTimeout` after ``timeout``
+        seconds (the job goes on).
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.finished:
+            longest = max(1, int(interval)) if progress else MAX_WAIT
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise WaitTimeout(f"job {self.id} is still {self.state} after {timeout} s")
+                longest = max(1, min(longest, int(remaining + 0.999)))
+            self.info = self.client._job_info(self.id, wait=longest)
+            if progress:
+                progress(self)
+        return self
+
+    def _finished_successfully(self, timeout: Optional[float]) -> None:
+        self.wait(timeout)
+        if self.state != "succeeded":
+            failure = self.info.raw.get("failure")
+            raise JobFailed(self.id, self.state, failure)
+
+    @overload
+    def result(
+        self,
+        format: Literal["json"] = ...,
+        *,
+        vertices: Optional[Sequence[int]] = ...,
+        timeout: Optional[float] = ...,
+    ) -> Result: ...
+
+    @overload
+    def result(
+        self,
+        format: Literal["text", "paritysol"],
+        *,
+        vertices: Optional[Sequence[int]] = ...,
+        timeout: Optional[float] = ...,
+    ) -> str: ...
+
+    def result(
+        self,
+        format: str = "json",
+        *,
+        vertices: Optional[Sequence[int]] = None,
+        timeout: Optional[float] = None,
+    ) -> Union[Result, str]:
+        """The solution, waiting for the job first if needed.
+
+        ``format="json"`` gives a :class:`~egsolve.Result` (winners, credits with ``None``
+        for ⊤, strategies, summary); ``"text"`` (``ID CREDIT [STRATEGY]`` lines) and
+        ``"paritysol"`` (PGSolver's format) give the text. ``vertices`` limits it to those
+        ids. Raises :class:`~egsolve.JobFailed` if the job failed or was cancelled.
+        """
+        if format not in ("json", "text", "paritysol"):
+            raise ValueError(f"format must be json, text or paritysol, not {format!r}")
+        self._finished_successfully(timeout)
+        params: Dict[str, Any] = {"format": format}
+        if vertices is not None:
+            params["vertices"] = ",".join(str(v) for v in vertices)
+        response = self.client._request("GET", f"/v1/jobs/{self.id}/result", params=params)
+        if format == "json":
+            return Result.from_json(response.json())
+        return response.text
+
+    def download(
+        self, path: Union[str, "os.PathLike[str]"], format: ResultFormat = "json", timeout: Optional[float] = None
+    ) -> Path:
+        """Streams the solution to ``path`` (any size) and returns the path."""
+        self._finished_successfully(timeout)
+        target = Path(path)
+        for attempt in range(self.client.retries + 1):
+            try:
+                with self.client._http.stream(
+                    "GET", f"/v1/jobs/{self.id}/result", params={"format": format}
+                ) as response:
+                    if response.status_code >= 400:
+                        response.read()
+                        raise _error(response)
+                    with open(target, "wb") as out:
+                        for chunk in response.iter_bytes():
+                            out.write(chunk)
+                return target
+            except httpx.TransportError as e:
+                if attempt == self.client.retries:
+                    raise ConnectionFailed(f"cannot reach {self.client.url}: {e!r}") from e
+                time.sleep(self.client._delay(attempt + 1))
+        raise AssertionError("unreachable")
+
+    def histogram(self, bins: int = 20) -> Histogram:
+        """Finite credits in ``bins`` equal-width bins, and the vertices each player wins."""
+        self._finished_successfully(None)
+        data = self.client._json(
+            "GET", f"/v1/jobs/{self.id}/result/histogram", params={"bins": bins}
+        )
+        return Histogram.from_json(data)
+
+    def cancel(self) -> "Job":
+        """Cancels the job (a queued one never runs, a running one stops within a second)."""
+        try:
+            data = self.client._json("DELETE", f"/v1/jobs/{self.id}")
+            self.info = JobInfo.from_json(data)
+        except JobFinished:
+            # Finished meanwhile — or an earlier attempt whose answer was lost cancelled it.
+            self.refresh()
+            if self.state != "cancelled":
+                raise
+        return self

@@ -1,0 +1,149 @@
+"""Exceptions of the egsolve client.
+
+Every error the server answers is an RFC 9457 problem document; :class:`ApiError` carries
+its fields (``type``, ``title``, ``status``, ``detail`` and, where the server gives them,
+``line``/``column`` of a malformed arena and ``limit``). Subclasses name the kinds a
+pipeline usually handles on their own.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Type
+
+PROBLEM_PREFIX = "urn:egsolve:problem:"
+
+
+class EgsolveError(Exception):
+    """Base of every error this package raises."""
+
+
+class ConnectionFailed(EgsolveError):
+    """The server could not be reached (after the client's retries)."""
+
+
+class WaitTimeout(EgsolveError):
+    """:meth:`Job.wait` ran out of time; the job goes on on the server."""
+
+
+class ApiError(EgsolveError):
+    """The server answered with a problem document.
+
+    Attributes mirror the problem's members: ``status``, ``type`` (the full URN), ``title``,
+    ``detail``, and ``line``, ``column`` (malformed arenas, 1-based) and ``limit`` when
+    present; ``retry_after`` is the ``Retry-After`` header in seconds, if any.
+    """
+
+    def __init__(self, status: int, problem: Dict[str, Any], retry_after: Optional[float] = None):
+        self.status = status
+        self.problem = problem
+        self.type: str = str(problem.get("type", "about:blank"))
+        self.title: str = str(problem.get("title", ""))
+        self.detail: str = str(problem.get("detail", ""))
+        self.line: Optional[int] = problem.get("line")
+        self.column: Optional[int] = problem.get("column")
+        self.limit: Optional[int] = problem.get("limit")
+        self.retry_after = retry_after
+        where = f" (line {self.line}, column {self.column})" if self.line is not None else ""
+        super().__init__(f"{status} {self.kind}: {self.detail}{where}")
+
+    @property
+    def kind(self) -> str:
+        """The problem's stable slug, e.g. ``malformed-arena``."""
+        return self.type[len(PROBLEM_PREFIX):] if self.type.startswith(PROBLEM_PREFIX) else self.type
+
+
+class Unauthorized(ApiError):
+    """No token, or a token the server does not know (401)."""
+
+
+class NotFound(ApiError):
+    """No such job (or not the caller's) or no such endpoint (404)."""
+
+
+class InvalidParameter(ApiError):
+    """A submission option or query parameter was refused (400)."""
+
+
+class MalformedArena(ApiError):
+    """The arena does not parse; ``line`` and ``column`` say where (422)."""
+
+
+class ArenaRefused(ApiError):
+    """The arena parses but is refused: too large, or its bound overflows."""
+
+
+class TooManyJobs(ApiError):
+    """The caller has as many queued and running jobs as allowed (429); ``limit`` says how many."""
+
+
+class BackendUnavailable(ApiError):
+    """The requested backend cannot run on this server (e.g. ``gpu`` without a GPU)."""
+
+
+class JobFinished(ApiError):
+    """The job already finished and cannot be cancelled (409)."""
+
+
+class NoResult(ApiError):
+    """The job has no result: it has not succeeded (409)."""
+
+
+class IdempotencyConflict(ApiError):
+    """An idempotency key was reused for a different submission (422)."""
+
+
+_KINDS: Dict[str, Type[ApiError]] = {
+    "unauthorized": Unauthorized,
+    "job-not-found": NotFound,
+    "not-found": NotFound,
+    "invalid-parameter": InvalidParameter,
+    "malformed-arena": MalformedArena,
+    "too-large": ArenaRefused,
+    "bound-overflow": ArenaRefused,
+    "too-many-jobs": TooManyJobs,
+    "backend-unavailable": BackendUnavailable,
+    "job-finished": JobFinished,
+    "no-result": NoResult,
+    "idempotency-key-reused": IdempotencyConflict,
+}
+
+
+def api_error(status: int, problem: Dict[str, Any], retry_after: Optional[float] = None) -> ApiError:
+    """The most specific :class:`ApiError` for a problem document."""
+    kind = str(problem.get("type", ""))
+    cls = _KINDS.get(kind[len(PROBLEM_PREFIX):], ApiError) if kind.startswith(PROBLEM_PREFIX) else ApiError
+    return cls(status, problem, retry_after)
+
+
+class JobFailed(EgsolveError):
+    """A job ended without a result: ``state`` is ``failed`` or ``cancelled``.
+
+    For failed jobs ``type``, ``message`` and (malformed arenas) ``line``/``column`` come
+    from the job's ``failure``.
+    """
+
+    def __init__(self, job_id: str, state: str, failure: Optional[Dict[str, Any]] = None):
+        self.job_id = job_id
+        self.state = state
+        failure = failure or {}
+        self.type: Optional[str] = failure.get("type")
+        self.message: str = failure.get("message", "cancelled" if state == "cancelled" else "")
+        self.line: Optional[int] = failure.get("line")
+        self.column: Optional[int] = failure.get("column")
+        where = f" (line {self.line}, column {self.column})" if self.line is not None else ""
+        what = f"{self.type}: {self.message}" if self.type else self.message
+        super().__init__(f"job {job_id} {state}: {what}{where}")
+
+
+class BatchError(EgsolveError):
+    """Some submissions of :meth:`Client.submit_many` failed.
+
+    ``jobs`` lists every source's job in input order (``None`` where submitting failed);
+    ``errors`` maps those indexes to their exceptions.
+    """
+
+    def __init__(self, jobs: List[Any], errors: Dict[int, BaseException]):
+        self.jobs = jobs
+        self.errors = errors
+        first = min(errors)
+        super().__init__(f"{len(errors)} of {len(jobs)} submissions failed; the first (#{first}): {errors[first]}")

@@ -1,0 +1,17 @@
+//! The Python client package (`clients/python`) against this build's `egsolve serve`, auth on
+//! and off: results in every format, uploads, cancel, the per-user limit, error fields, 50
+//! concurrent submissions, dropped connections, the examples of `docs/pipelines.md`, and the
+//! package itself (`mypy --strict`, `pip install`). pytest; see `python_support` for when it
+//! skips.
+
+mod python_support;
+
+use python_support::{Need, run_pytest};
+
+#[test]
+fn python_client_suite_passes() {
+    run_pytest(
+        "clients/python/tests",
+        &[Need::Modules(&["pytest", "httpx", "zstandard", "mypy"])],
+    );
+}
