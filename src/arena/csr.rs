@@ -11,10 +11,7 @@ use rayon::prelude::*;
 use super::build::ArenaError;
 use super::transpose::transpose;
 use super::weights::{Weights, Width};
-use super::{Arena, Player, VertexId};
-
-/// Below this many edges the passes run on the calling thread (no task overhead).
-pub(super) const PARALLEL_EDGES: usize = 1 << 15;
+use super::{Arena, PARALLEL_EDGES, Player, VertexId};
 
 /// Edge weights at a storage width chosen by the caller (any width that holds them; the
 /// arena narrows them to the narrowest that does).

@@ -31,6 +31,9 @@ pub use csr::{EdgeWeights, Successors};
 use weights::Weights;
 pub use weights::{Weight, WeightIter, WeightSlice, Width};
 
+/// Below this many edges the passes run on the calling thread (no task overhead).
+pub(crate) const PARALLEL_EDGES: usize = 1 << 15;
+
 /// A vertex id, as written in the input file.
 pub type VertexId = u32;
 

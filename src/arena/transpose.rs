@@ -14,8 +14,7 @@
 
 use rayon::prelude::*;
 
-use super::VertexId;
-use super::csr::PARALLEL_EDGES;
+use super::{PARALLEL_EDGES, VertexId};
 
 /// Buckets of step 1 (a power of two; each block keeps this many counters).
 const MAX_BUCKETS: usize = 1024;
