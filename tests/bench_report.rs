@@ -100,9 +100,11 @@ fn renders_every_table_and_plot_from_a_results_directory() {
     );
 
     let parse = section(&report, "parse");
-    assert!(parse.contains("| IEEE1394 property4 | 19.1 | 52.1 | **367** | 16.0 | 1259 | 3.4× |"));
-    // A scan shorter than the clock's step has no rate: shown as –, not inf or a crash.
-    assert!(parse.contains("| Onebit inevitably_sent | 7.9 | 36.0 | **220** | 20.0 | – | – |"));
+    assert!(parse.contains("| BRP counting | sequential | 239.2 | 46.6 | **195** |  |"));
+    // The input named once, on its first step; speed-ups with two decimals.
+    assert!(parse.contains("|  | parse+build 2 | 141.0 | 46.6 | **330** | 1.70× |"));
+    // A step with no rate (JSON null) is shown as –, not inf or a crash.
+    assert!(parse.contains("|  | scan (newlines) | 0.0 | 46.6 | – |  |"));
     assert!(parse.contains("commit `fixture1`"));
     assert!(parse.contains("load average 1.00 1.00 1.00 before / 1.10 1.00 1.00 after"));
 

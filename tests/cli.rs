@@ -125,6 +125,55 @@ fn convert_round_trips_and_gen_is_reproducible() {
 }
 
 #[test]
+fn egb_converts_solves_checks_and_reports_damage_by_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let game = common::shared_data().join("parity/Hanoi_ndisks=8_eventually_done.gm.gz");
+    let game = game.to_str().unwrap();
+    let out = egsolve(&["convert", game, "--to", "egb", "-o", &p("h.egb")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bytes = std::fs::read(p("h.egb")).unwrap();
+    assert!(egsolve::format::egb::is_egb(&bytes));
+    // Solving the egb file (also compressed, under any name) answers as the text does.
+    std::fs::write(p("h.egb.zst"), zstd::encode_all(&bytes[..], 3).unwrap()).unwrap();
+    let text = egsolve(&["solve", game, "--output", "paritysol"]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    for file in [p("h.egb"), p("h.egb.zst")] {
+        let binary = egsolve(&["solve", &file, "--output", "paritysol"]);
+        assert!(binary.status.success(), "{}", stderr(&binary));
+        assert!(binary.stdout == text.stdout, "{file}: answers differ");
+    }
+    let out = egsolve(&["solve", &p("h.egb"), "-o", &p("h.json")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = egsolve(&["check", &p("h.egb"), &p("h.json")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Back to text: the same .mpg as from the original.
+    let a = egsolve(&["convert", game, "--to", "mpg"]);
+    let b = egsolve(&["convert", &p("h.egb"), "--to", "mpg"]);
+    assert!(a.status.success() && a.stdout == b.stdout);
+    // A damaged copy: exit 3, the byte offset, what to do.
+    let mut bad = bytes.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    std::fs::write(p("bad.egb"), &bad).unwrap();
+    let out = egsolve(&["solve", &p("bad.egb")]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("byte 56: the checksum"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(p("cut.egb"), &bytes[..100]).unwrap();
+    let out = egsolve(&["solve", &p("cut.egb")]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("byte 100: the file ends"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn bad_input_exits_3_with_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.mpg");

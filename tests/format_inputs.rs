@@ -1,6 +1,8 @@
 //! Small valid and invalid inputs in every format, through one helper: each case gives the
 //! text and either the expected size of the game or the expected error's position (line,
-//! column) and a fragment of its message.
+//! column) and a fragment of its message. Every case is also read by the parallel readers
+//! with tiny chunks (boundaries everywhere), which must give exactly the same game or the
+//! same error at the same position.
 
 use egsolve::format::{self, FormatError, ReadOptions};
 
@@ -14,7 +16,43 @@ enum Expect {
 }
 use Expect::{Error, Game};
 
+/// One outcome, comparable across readers: the game, or the error's text and position.
+fn outcome(result: Result<format::Game, FormatError>) -> Result<format::Game, String> {
+    result.map_err(|e| format!("{e} @ {:?}", e.position()))
+}
+
+/// The parallel readers (in memory and streaming, several threads, chunks so small that
+/// boundaries fall inside every token) give exactly what one sequential pass gives.
+fn check_parallel_agrees(input: &str) {
+    let sequential = outcome(format::read_bytes(
+        input.as_bytes(),
+        &ReadOptions {
+            threads: 1,
+            chunk_bytes: Some(usize::MAX),
+            ..ReadOptions::default()
+        },
+    ));
+    for chunk in [1, 2, 3, 7, 16, 64] {
+        let opts = ReadOptions {
+            threads: 3,
+            chunk_bytes: Some(chunk),
+            ..ReadOptions::default()
+        };
+        let in_memory = outcome(format::read_bytes(input.as_bytes(), &opts));
+        assert!(
+            in_memory == sequential,
+            "{input:?}, chunks of {chunk}: in memory {in_memory:?}, sequential {sequential:?}"
+        );
+        let streamed = outcome(format::read(input.as_bytes(), &opts));
+        assert!(
+            streamed == sequential,
+            "{input:?}, chunks of {chunk}: streamed {streamed:?}, sequential {sequential:?}"
+        );
+    }
+}
+
 fn check(input: &str, expected: &Expect) {
+    check_parallel_agrees(input);
     let result = format::read(input.as_bytes(), &ReadOptions::default());
     match (result, expected) {
         (Ok(game), Game(n, m)) => {

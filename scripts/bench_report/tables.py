@@ -59,17 +59,23 @@ def footer(provenance, command):
 def parsing(results):
     if not results.parse:
         return None
-    # A clock that did not advance during the scan gives no rate (JSON null for infinity).
-    rows = [(short_name(r["file"].split("/")[-1]), f"{r['mb']:.1f}", ms(r["read_ms"]),
-             f"**{r['read_mb_per_s']:.0f}**", ms(r["build_ms"]),
-             "–" if r["scan_mb_per_s"] is None else f"{r['scan_mb_per_s']:.0f}",
-             "–" if not r["scan_ms"] else f"{r['read_ms'] / r['scan_ms']:.1f}×")
-            for r in results.parse]
-    runs = results.parse[0].get("runs", "?")
-    return (table(["file", "MB", "read ms", "read MB/s", "arena build ms", "line scan MB/s",
-                   "read / scan"], rows)
-            + f"\n\nOne thread, thread CPU time, median of {runs} runs; \"read\" includes building "
-            "the arena; the line scan is a byte loop over the same buffer, measured in the same run."
+    rows = []
+    previous = None
+    for r in results.parse:
+        name = r["input"]
+        shown = "" if name == previous else short_name(name)
+        previous = name
+        rate = r.get("mb_per_s")
+        rows.append((shown, r["measure"], ms(r["ms"]), f"{r['mb']:.1f}",
+                     "–" if rate is None else f"**{rate:.0f}**",
+                     "" if r.get("speedup") is None else f"{r['speedup']:.2f}×"))
+    return (table(["input", "step", "ms", "MB", "MB/s", "speed-up"], rows,
+                  ["---", "---", "---:", "---:", "---:", "---:"])
+            + "\n\nWall clock, median of the run's repetitions; MB/s of decompressed text (egb: of "
+            "egb bytes; the writer: of text written to memory). `sequential` is the baseline measured "
+            "in the same run: the reader as one sequential pass on one thread; `parse+build T` reads "
+            "the same text on T threads, building the arena included; `stream T` reads the compressed "
+            "file as it is; `scan` is a byte loop counting newlines (memory speed on one core)."
             + footer(results.provenance("parse"), "scripts/bench-report --only parse"))
 
 

@@ -1,5 +1,6 @@
-//! Building an [`Arena`] from an edge list: the one constructor, where the invariants are
-//! established (counting sort into CSR and CSC, every vertex has a successor, ids in range).
+//! Building an [`Arena`] from an edge list: one of the two constructors (the other is
+//! [`Arena::from_successors`]), where the invariants are established (counting sort into
+//! CSR and CSC, every vertex has a successor, ids in range).
 
 use super::weights::{Weights, Width};
 use super::{Arena, Player, VertexId};
@@ -71,6 +72,9 @@ pub enum ArenaError {
     /// The names array does not have one entry per vertex.
     #[error("{names} names given for {n} vertices")]
     NameCount { names: usize, n: usize },
+    /// CSR offsets that do not describe successor lists ([`Arena::from_successors`]).
+    #[error("the successor offsets are inconsistent: {0}")]
+    BadOffsets(String),
 }
 
 impl Arena {
@@ -111,14 +115,18 @@ impl Arena {
                 });
             }
         }
-        let (pred_offsets, pred_sources, pred_weights) = group_by(
-            n,
-            &edges.targets,
-            edges.sources.clone(),
-            edges.weights.clone(),
-        );
         let (succ_offsets, succ_targets, succ_weights) =
             group_by(n, &edges.sources, edges.targets, edges.weights);
+        // Predecessors from the successor lists (in source order, as `from_successors`
+        // gives them), so that an arena does not depend on the order of the file's lines.
+        let sources: Vec<VertexId> = (0..n)
+            .flat_map(|v| {
+                let count = succ_offsets[v + 1] - succ_offsets[v];
+                std::iter::repeat_n(v as VertexId, count as usize)
+            })
+            .collect();
+        let (pred_offsets, pred_sources, pred_weights) =
+            group_by(n, &succ_targets, sources, succ_weights.to_vec());
         if let Some(v) = (0..n).find(|&v| succ_offsets[v] == succ_offsets[v + 1]) {
             return Err(ArenaError::NoSuccessor(v as VertexId));
         }

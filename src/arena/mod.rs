@@ -1,12 +1,18 @@
 //! The game graph ("arena"): vertices `0..n`, an owner per vertex, weighted edges stored
 //! twice — successors (CSR) and predecessors (CSC) — and optional vertex names.
 //!
-//! An [`Arena`] is valid by construction ([`Arena::from_edges`] is the only way to make one):
+//! An [`Arena`] is valid by construction: its two constructors, [`Arena::from_edges`] (an
+//! edge list in any order) and [`Arena::from_successors`] (successor lists already in CSR
+//! form, validated and transposed in parallel), are the only ways to make one, and both
+//! establish:
 //! - `succ_offsets` and `pred_offsets` have exactly `n + 1` entries, start at 0, never
 //!   decrease and end at `m`;
 //! - every vertex has at least one successor;
 //! - every target and source id is `< n`;
-//! - `m < u32::MAX`, so edge indices fit in `u32` (device buffers use the same layout).
+//! - `m < u32::MAX`, so edge indices fit in `u32` (device buffers use the same layout);
+//! - each vertex's predecessors are in ascending source order (a source's parallel edges in
+//!   its successor order), so the arena is a function of the successor lists alone: the
+//!   same game gives the same arena whatever the order of its file's lines or its format.
 //!
 //! Weights are `i64` in meaning but stored at the narrowest width that holds all of them
 //! (`weights` module), the same width in both directions.
@@ -15,11 +21,18 @@
 //! knows nothing about file formats, solvers or the service.
 
 mod build;
+mod csr;
+mod transpose;
 mod weights;
 
 pub use build::{ArenaError, EdgeList};
+pub(crate) use csr::first_index;
+pub use csr::{EdgeWeights, Successors};
 use weights::Weights;
 pub use weights::{Weight, WeightIter, WeightSlice, Width};
+
+/// Below this many edges the passes run on the calling thread (no task overhead).
+pub(crate) const PARALLEL_EDGES: usize = 1 << 15;
 
 /// A vertex id, as written in the input file.
 pub type VertexId = u32;

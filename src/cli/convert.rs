@@ -1,4 +1,5 @@
-//! `egsolve convert`: rewrite an arena as EGSolver (.mpg) or JSON.
+//! `egsolve convert`: rewrite an arena as EGSolver (.mpg), JSON or the binary `egb`
+//! (`docs/egb-format.md`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,6 +16,8 @@ pub enum WriteFormat {
     Mpg,
     /// JSON (see docs/json-format.md).
     Json,
+    /// egsolve's binary arena format (see docs/egb-format.md): loads at memory speed.
+    Egb,
 }
 
 /// Arguments of `egsolve convert`.
@@ -57,5 +60,6 @@ pub(crate) fn write_game(
     match to {
         WriteFormat::Mpg => format::write_mpg(&game.arena, out),
         WriteFormat::Json => format::write_json(game, out),
+        WriteFormat::Egb => format::write_egb(game, out),
     }
 }

@@ -95,7 +95,7 @@ pub enum Command {
     Solve(solve::SolveArgs),
     /// Verify a solution (JSON from `solve --output json`) against an arena.
     Check(check::CheckArgs),
-    /// Convert an arena to EGSolver (.mpg) or JSON.
+    /// Convert an arena to EGSolver (.mpg), JSON or the binary egb format.
     Convert(convert::ConvertArgs),
     /// Generate seeded games for tests and benchmarks.
     #[command(subcommand)]

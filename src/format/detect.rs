@@ -14,7 +14,7 @@
 
 use super::Format;
 use super::error::{FormatError, Position};
-use super::scanner::{Scanner, describe};
+use super::scanner::describe;
 
 /// How much text detection looks at.
 const WINDOW: usize = 64 * 1024;
@@ -27,10 +27,11 @@ enum Token<'a> {
     Punct(u8),
 }
 
-/// Guesses the format of the text `scanner` is about to read (consumes nothing).
-pub(crate) fn detect(scanner: &mut Scanner<'_>) -> Result<Format, FormatError> {
-    let window = scanner.lookahead(WINDOW).to_vec();
-    let (tokens, first_at, rest) = tokenize(&window, 6);
+/// Guesses the format of the text that starts with `window` (its first 64 KiB, or all of a
+/// shorter text).
+pub(crate) fn detect(window: &[u8]) -> Result<Format, FormatError> {
+    let window = &window[..window.len().min(WINDOW)];
+    let (tokens, first_at, rest) = tokenize(window, 6);
     let format = match tokens.as_slice() {
         [Token::Punct(b'{'), ..] => Some(Format::Json),
         [Token::Word(b"parity" | b"start"), ..] => Some(Format::PgSolver),
@@ -151,9 +152,7 @@ mod tests {
     use super::*;
 
     fn guess(text: &str) -> Option<Format> {
-        let source = super::super::source::Source::open(text.as_bytes(), None).unwrap();
-        let mut scanner = Scanner::new(source, None);
-        detect(&mut scanner).ok()
+        detect(text.as_bytes()).ok()
     }
 
     #[test]

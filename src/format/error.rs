@@ -189,6 +189,17 @@ pub enum FormatError {
         /// The decompressor's message.
         detail: String,
     },
+    /// A binary arena (`egb`) that is damaged or inconsistent.
+    #[error(
+        "byte {offset}: {problem}; the egb file is damaged or was not written by egsolve, \
+         write it again with `egsolve convert FILE --to egb`"
+    )]
+    Binary {
+        /// Offset of the first offending byte in the file.
+        offset: u64,
+        /// What is wrong there.
+        problem: String,
+    },
     /// The content matches none of the supported formats.
     #[error(
         "{at}: found {found}, expected the start of an EGSolver arena (.mpg: `MAXID;` then \
@@ -247,6 +258,7 @@ impl FormatError {
             | Json { at, .. }
             | UnknownFormat { at, .. } => Some(*at),
             JsonGame { .. }
+            | Binary { .. }
             | Open { .. }
             | CorruptCompressed { .. }
             | TooLarge { .. }

@@ -1,28 +1,37 @@
 //! Reading and writing games: EGSolver arenas (`.mpg`), PGSolver parity games (`.gm`,
-//! reduced to energy games by [`reduce_parity`]), egsolve JSON, and Oink/PGSolver
-//! `paritysol` solutions.
+//! reduced to energy games by [`reduce_parity`]), egsolve JSON, the binary arena format
+//! `egb` ([`egb`]), and Oink/PGSolver `paritysol` solutions.
 //!
 //! - The compression is recognised by magic bytes (gzip with any number of members, bzip2,
-//!   zstd, else plain) and decompressed while streaming ([`source`]).
+//!   zstd, else plain) and decompressed while streaming ([`source`]); `egb` by its own magic.
 //! - The format is given ([`ReadOptions::format`]) or recognised from the first tokens
 //!   ([`detect`]).
-//! - The text readers scan a large block buffer byte by byte with hand-written integer
-//!   parsing and never hold the whole text ([`scanner`]); JSON (for small games) is read
-//!   whole through serde_json.
+//! - The text readers cut the decompressed text into chunks at newlines and parse the
+//!   chunks on all threads ([`pipeline`], [`chunks`], [`cursor`]): files are memory-mapped
+//!   and parsed in place, streams are decompressed on the calling thread while the pool
+//!   parses the blocks already cut. The result, errors included, is exactly what one
+//!   sequential pass gives. JSON (for small games) is read whole through serde_json.
 //! - Every malformed input gets a [`FormatError`] with line, column, what was found and
-//!   what was expected; no input makes a reader panic or hang (a property test feeds
-//!   arbitrary and mutated bytes).
+//!   what was expected (the byte offset, for `egb`); no input makes a reader panic or hang
+//!   (property tests feed arbitrary and mutated bytes).
 //!
-//! This module owns I/O formats only: it builds [`Arena`]s through `Arena::from_edges` and
-//! knows nothing about solving.
+//! This module owns I/O formats only: it builds [`Arena`]s through the arena's constructors
+//! and knows nothing about solving.
 
+mod assemble;
+mod chunks;
+mod classes;
+mod cursor;
 mod detect;
+pub mod egb;
 mod error;
 mod json;
 mod mpg;
 pub mod parity;
 mod paritysol;
 mod pgsolver;
+mod pipeline;
+mod records;
 mod scanner;
 mod source;
 mod vertices;
@@ -38,9 +47,10 @@ use std::sync::atomic::AtomicU64;
 
 use crate::arena::Arena;
 
+pub use egb::write_egb;
 pub use error::{Compression, FormatError, Position};
 pub use json::write_json;
-pub use parity::{ReductionOverflow, reduce_parity, vertex_weights};
+pub use parity::{ReductionOverflow, reduce_parity, reduce_parity_classes, vertex_weights};
 pub use paritysol::{ParitySolLine, read_paritysol, read_paritysol_with};
 pub use write::write_mpg;
 
@@ -50,8 +60,6 @@ pub const MAX_VERTEX_ID: u64 = u32::MAX as u64 - 2;
 /// Vectors are pre-sized from header counts at most this far (a header cannot force a
 /// large allocation; they grow past it when the body really is larger).
 pub(crate) const PRESIZE_VERTICES: usize = 1 << 20;
-/// See [`PRESIZE_VERTICES`].
-pub(crate) const PRESIZE_EDGES: usize = 1 << 22;
 
 /// The input formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -116,6 +124,12 @@ pub struct ReadOptions {
     /// Incremented with the bytes taken from the reader as given (compressed bytes for a
     /// compressed file, so it can be compared with the file size for a progress bar).
     pub bytes_read: Option<Arc<AtomicU64>>,
+    /// Parsing threads: 0 for the current rayon pool (all cores by default), else a pool of
+    /// this many for the read.
+    pub threads: usize,
+    /// Text per chunk in bytes (default: sized from the input and the thread count). Tests
+    /// set it tiny so that chunk boundaries fall everywhere; results never depend on it.
+    pub chunk_bytes: Option<usize>,
 }
 
 /// The priorities of a parity game read from a `.gm` file (or JSON with priorities), kept so
@@ -141,24 +155,20 @@ pub struct Game {
     pub initial: Option<u32>,
 }
 
-/// Reads a game from `reader` (compressed or not).
+/// Reads a game from `reader` (compressed or not), decompressing on the calling thread
+/// while the chunks already decompressed are parsed on the pool.
 pub fn read(reader: impl Read, opts: &ReadOptions) -> Result<Game, FormatError> {
-    let source = source::Source::open(reader, opts.bytes_read.clone())?;
-    let mut scanner = scanner::Scanner::new(source, opts.max_bytes);
-    scanner.skip_byte_order_mark();
-    let format = match opts.format {
-        Some(format) => format,
-        // `fail` prefers a read failure or a damaged stream over "unknown format".
-        None => detect::detect(&mut scanner).map_err(|e| scanner.fail(e))?,
-    };
-    match format {
-        Format::Mpg => mpg::parse(&mut scanner),
-        Format::PgSolver => pgsolver::parse(&mut scanner),
-        Format::Json => json::parse(&scanner.read_to_end()?),
-    }
+    pipeline::read_stream(reader, opts)
 }
 
-/// Reads a game from the file at `path`, or from standard input when `path` is `-`.
+/// Reads a game from bytes in memory (compressed or not): plain text is parsed in place,
+/// on all threads.
+pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Game, FormatError> {
+    pipeline::read_slice(bytes, opts)
+}
+
+/// Reads a game from the file at `path`, or from standard input when `path` is `-`. A
+/// regular file is memory-mapped and read with [`read_bytes`].
 pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<Game, FormatError> {
     if path.as_os_str() == "-" {
         return read(io::stdin().lock(), opts);
@@ -167,7 +177,27 @@ pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<Game, FormatError> {
         path: path.to_path_buf(),
         source,
     })?;
-    read(file, opts)
+    match map_file(&file) {
+        Some(map) => read_bytes(&map, opts),
+        None => read(file, opts),
+    }
+}
+
+/// A read-only map of a regular, non-empty file; `None` where mapping is not possible (a
+/// pipe, a device, an empty file), so the caller reads the file as a stream instead.
+fn map_file(file: &File) -> Option<memmap2::Mmap> {
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() == 0 {
+        return None;
+    }
+    // SAFETY: the map is read-only and lives only while the file is parsed. A file
+    // truncated by another process meanwhile would fault the reader (SIGBUS); game files
+    // are not rewritten in place by the tools that make them, and the service's arena store
+    // never changes a stored file.
+    let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+    #[cfg(unix)]
+    let _ = map.advise(memmap2::Advice::WillNeed);
+    Some(map)
 }
 
 #[cfg(test)]

@@ -9,136 +9,131 @@
 //!
 //! Every id `0..=MAXID` must have exactly one line, in any order; successors must be
 //! `<= MAXID` (checked where they are written); weights are `i64`. `EDGES`, when present,
-//! only pre-sizes the edge arrays.
+//! is not needed (chunks size themselves from their text).
+//!
+//! The header is read first, on the calling thread; the lines are parsed in chunks on all
+//! threads ([`super::chunks`]) by [`parse_record`], then [`assemble`] checks the ids and
+//! builds the arena.
 
-use crate::arena::{Arena, EdgeList, Player};
+use crate::arena::{Arena, EdgeList, EdgeWeights, Player, Successors};
 
-use super::error::FormatError;
-use super::scanner::Scanner;
-use super::vertices::VertexLines;
-use super::{Game, MAX_VERTEX_ID, PRESIZE_EDGES, PRESIZE_VERTICES};
+use super::assemble::{self, Placement};
+use super::cursor::Cursor;
+use super::error::{FormatError, Position};
+use super::records::{Grammar, Parsed, Records};
+use super::{Game, MAX_VERTEX_ID};
 
-/// Parses an EGSolver arena from `scanner`.
-pub(crate) fn parse(scanner: &mut Scanner<'_>) -> Result<Game, FormatError> {
-    match parse_arena(scanner) {
-        Ok(game) => {
-            scanner.check_stashed()?;
-            Ok(game)
-        }
-        Err(error) => Err(scanner.fail(error)),
-    }
+/// What the header says.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Header {
+    /// The largest vertex id.
+    pub max_id: u64,
+    /// Where the largest id is written.
+    pub at: Position,
 }
 
-fn parse_arena(s: &mut Scanner<'_>) -> Result<Game, FormatError> {
+/// Parses the header `["arena"] MAXID [EDGES] ";"` at the start of `s`.
+pub(crate) fn parse_header(s: &mut Cursor<'_>) -> Result<Header, FormatError> {
     s.skip_blank();
     if s.eat_word(b"arena") {
         s.skip_blank();
     }
-    let header_at = s.position();
+    let at = s.position();
     let max_id = s.unsigned("largest vertex id", MAX_VERTEX_ID)?;
     s.skip_blank();
-    let mut edge_hint = None;
     if matches!(s.peek(), Some(b'0'..=b'9')) {
-        edge_hint = Some(s.unsigned("edge count", u64::MAX)?);
+        s.unsigned("edge count", u64::MAX)?;
         s.skip_blank();
     }
     s.expect(b';', "`;` ending the header `MAXID [EDGES];`")?;
+    Ok(Header { max_id, at })
+}
 
-    let n = max_id as usize + 1;
-    let mut lines = VertexLines::with_capacity(n);
-    let mut owners: Vec<Player> = Vec::with_capacity(n.min(PRESIZE_VERTICES));
-    let presize = edge_hint.unwrap_or(2 * n as u64).min(PRESIZE_EDGES as u64);
-    let mut edges = EdgeList::with_capacity(presize as usize);
-    let mut names: Vec<(u32, Box<str>)> = Vec::new();
+/// The grammar of the lines after `header` (whose position is already absolute).
+pub(crate) fn grammar(header: Header) -> Grammar {
+    Grammar::Mpg {
+        max_id: header.max_id,
+        header_line: header.at.line,
+    }
+}
 
-    loop {
-        s.skip_blank();
-        if s.peek().is_none() {
-            break;
-        }
+/// Parses one vertex line starting at `at` into `r`.
+#[inline]
+pub(crate) fn parse_record(
+    s: &mut Cursor<'_>,
+    r: &mut Records,
+    max_id: u64,
+    header_line: u64,
+    at: Position,
+) -> Result<(), FormatError> {
+    let id = s.unsigned("vertex id", max_id)? as u32;
+    s.skip_blank();
+    let owner = owner(s)?;
+    s.skip_blank();
+    if !matches!(s.peek(), Some(b'0'..=b'9')) {
         let at = s.position();
-        let id = s.unsigned("vertex id", max_id)? as u32;
-        lines.push(id, at);
-        s.skip_blank();
-        owners.push(owner(s)?);
-        s.skip_blank();
-        if !matches!(s.peek(), Some(b'0'..=b'9')) {
-            let at = s.position();
-            if s.peek().is_none() {
-                return Err(s.unexpected(at, "the successors `SUCC:WEIGHT,...` of the vertex"));
-            }
-            return Err(FormatError::NoSuccessors {
-                at,
-                id: u64::from(id),
-                found: s.describe_here(),
+        if s.peek().is_none() {
+            return Err(s.unexpected(at, "the successors `SUCC:WEIGHT,...` of the vertex"));
+        }
+        return Err(FormatError::NoSuccessors {
+            at,
+            id: u64::from(id),
+            found: s.describe_here(),
+        });
+    }
+    loop {
+        let succ_at = s.position();
+        let succ = s.unsigned("successor id", u64::MAX)?;
+        if succ > max_id {
+            return Err(FormatError::DanglingSuccessor {
+                at: succ_at,
+                target: succ,
+                expected: format!("0..={max_id}, from the header at line {header_line}"),
             });
         }
-        loop {
-            let succ_at = s.position();
-            let succ = s.unsigned("successor id", u64::MAX)?;
-            if succ > max_id {
-                return Err(FormatError::DanglingSuccessor {
-                    at: succ_at,
-                    target: succ,
-                    expected: format!("0..={max_id}, from the header at line {}", header_at.line),
-                });
+        s.skip_blank();
+        s.expect(b':', "`:` and the edge's weight after the successor id")?;
+        s.skip_blank();
+        let weight = s.signed("weight")?;
+        r.targets.push(succ as u32);
+        r.weights.push(weight);
+        s.skip_blank();
+        match s.peek() {
+            Some(b',') => {
+                s.bump();
+                s.skip_blank();
             }
-            s.skip_blank();
-            s.expect(b':', "`:` and the edge's weight after the successor id")?;
-            s.skip_blank();
-            let weight = s.signed("weight")?;
-            edges.push(id, succ as u32, weight);
-            s.skip_blank();
-            match s.peek() {
-                Some(b',') => {
-                    s.bump();
-                    s.skip_blank();
+            Some(b';') => {
+                s.bump();
+                break;
+            }
+            Some(b'0'..=b'9') | Some(b'-') => {
+                let at = s.position();
+                return Err(s.unexpected(at, "`,` between edges, a name or `;`"));
+            }
+            Some(_) => {
+                let name = s.name()?;
+                s.skip_blank();
+                let at = s.position();
+                if !s.eat(b';') {
+                    return Err(s.unexpected(at, "`;` ending the vertex line after its name"));
                 }
-                Some(b';') => {
-                    s.bump();
-                    break;
-                }
-                Some(b'0'..=b'9') | Some(b'-') => {
-                    let at = s.position();
-                    return Err(s.unexpected(at, "`,` between edges, a name or `;`"));
-                }
-                Some(_) => {
-                    names.push((lines.len() as u32 - 1, s.name()?));
-                    s.skip_blank();
-                    let at = s.position();
-                    if !s.eat(b';') {
-                        return Err(s.unexpected(at, "`;` ending the vertex line after its name"));
-                    }
-                    break;
-                }
-                None => {
-                    let at = s.position();
-                    return Err(s.unexpected(at, "`,` and another edge, a name or `;`"));
-                }
+                r.names.push((r.len() as u32, name));
+                break;
+            }
+            None => {
+                let at = s.position();
+                return Err(s.unexpected(at, "`,` and another edge, a name or `;`"));
             }
         }
     }
-
-    let end = s.position();
-    s.check_stashed()?;
-    let expected = format!(
-        "0..={max_id} exactly once (the header at line {} says the largest id is {max_id})",
-        header_at.line
-    );
-    let arrangement = lines.arrange(n, end, &expected)?;
-    let owners = arrangement.apply(owners);
-    let names = arrangement.names(n, names);
-    let arena = Arena::from_edges(owners, edges, names)?;
-    Ok(Game {
-        arena,
-        parity: None,
-        initial: None,
-    })
+    r.finish_record(id, owner, at);
+    Ok(())
 }
 
 /// `MAX` (player 0, the energy player) or `MIN` (player 1).
-#[inline]
-fn owner(s: &mut Scanner<'_>) -> Result<Player, FormatError> {
+#[inline(always)]
+fn owner(s: &mut Cursor<'_>) -> Result<Player, FormatError> {
     if s.eat_word(b"MAX") {
         Ok(Player::Zero)
     } else if s.eat_word(b"MIN") {
@@ -154,4 +149,77 @@ fn owner(s: &mut Scanner<'_>) -> Result<Player, FormatError> {
             expected: "`MAX` (player 0, the energy player) or `MIN` (player 1)",
         })
     }
+}
+
+/// Checks that every id `0..=max_id` has exactly one line and builds the arena.
+pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatError> {
+    let n = header.max_id as usize + 1;
+    let expected = || {
+        format!(
+            "0..={} exactly once (the header at line {} says the largest id is {})",
+            header.max_id, header.at.line, header.max_id
+        )
+    };
+    let arena = match assemble::placement(&parsed) {
+        Placement::InOrder(count) => {
+            if count < n {
+                return Err(assemble::missing(count, parsed.end, &expected()));
+            }
+            let (lo, hi) = parsed
+                .chunks
+                .iter()
+                .map(|c| c.records.weight_range)
+                .fold((0, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
+            let layout = assemble::Layout::of(&parsed);
+            let weights = if lo >= i16::MIN as i64 && hi <= i16::MAX as i64 {
+                EdgeWeights::I16(layout.gather(&parsed, |r| &r.weights, |w| w as i16))
+            } else if lo >= i32::MIN as i64 && hi <= i32::MAX as i64 {
+                EdgeWeights::I32(layout.gather(&parsed, |r| &r.weights, |w| w as i32))
+            } else {
+                EdgeWeights::I64(layout.gather(&parsed, |r| &r.weights, |w| w))
+            };
+            let successors = Successors {
+                offsets: layout.offsets(&parsed),
+                targets: layout.gather(&parsed, |r| &r.targets, |t| t),
+                weights,
+            };
+            let owners = layout.per_record(&parsed, |r| &r.owners);
+            let names = assemble::names_in_order(&parsed, n);
+            Arena::from_successors(owners, successors, names)?
+        }
+        Placement::Shuffled => {
+            let lines = assemble::vertex_lines(&parsed);
+            let arrangement = lines.arrange(n, parsed.end, &expected())?;
+            let mut edges = EdgeList::with_capacity(
+                parsed.chunks.iter().map(|c| c.records.targets.len()).sum(),
+            );
+            let mut owners = Vec::with_capacity(lines.len());
+            let mut names = Vec::new();
+            for chunk in &parsed.chunks {
+                let r = &chunk.records;
+                let mut start = 0;
+                for (&id, &end) in r.ids.iter().zip(&r.ends) {
+                    for e in start..end as usize {
+                        edges.push(id, r.targets[e], r.weights[e]);
+                    }
+                    start = end as usize;
+                }
+                owners.extend_from_slice(&r.owners);
+                let base = owners.len() - r.len();
+                names.extend(
+                    r.names
+                        .iter()
+                        .map(|(i, name)| (base as u32 + i, name.clone())),
+                );
+            }
+            let owners = arrangement.apply(owners);
+            let names = arrangement.names(n, names);
+            Arena::from_edges(owners, edges, names)?
+        }
+    };
+    Ok(Game {
+        arena,
+        parity: None,
+        initial: None,
+    })
 }

@@ -40,6 +40,12 @@ pub fn reduce_parity(priorities: &[u64]) -> Result<Vec<(u64, i64)>, ReductionOve
             _ => classes.push((p, 1)),
         }
     }
+    reduce_parity_classes(&classes)
+}
+
+/// [`reduce_parity`] from the priority classes: `(priority, number of vertices)`, ascending
+/// by priority (for readers that count the classes while parsing).
+pub fn reduce_parity_classes(classes: &[(u64, u64)]) -> Result<Vec<(u64, i64)>, ReductionOverflow> {
     let distinct = classes.len();
     let overflow = |what: String| ReductionOverflow {
         priorities: distinct,

@@ -10,190 +10,127 @@
 //! no holes, no repeats), and every successor must be one of them. `N` is the largest id in
 //! PGSolver and mCRL2 output but the vertex count in some generators: both are accepted,
 //! anything else is a header mismatch. The game is turned into an energy game by the exact
-//! reduction in [`super::parity`]; the priorities are kept in [`super::ParityInfo`].
+//! reduction in [`super::parity`] (its priority classes counted in parallel); the
+//! priorities are kept in [`super::ParityInfo`].
+//!
+//! The header lines are read first, on the calling thread; the node lines are parsed in
+//! chunks on all threads ([`super::chunks`]) by [`parse_record`], then [`assemble`] checks
+//! the ids and builds the arena.
 
-use crate::arena::{Arena, EdgeList, Player};
+use crate::arena::{Arena, EdgeList, EdgeWeights, Player, Successors};
 
+use super::assemble::{self, Layout, Placement};
+use super::classes::{priority_classes, weight_of_priority};
+use super::cursor::{Cursor, shift_position};
 use super::error::{FormatError, Position};
-use super::parity::{reduce_parity, vertex_weights};
-use super::scanner::Scanner;
-use super::vertices::VertexLines;
-use super::{Game, MAX_VERTEX_ID, PRESIZE_EDGES, PRESIZE_VERTICES, ParityInfo};
+use super::parity::reduce_parity_classes;
+use super::records::{Parsed, Records};
+use super::{Game, MAX_VERTEX_ID, ParityInfo};
 
-/// Parses a PGSolver parity game from `scanner` and reduces it to an energy game.
-pub(crate) fn parse(scanner: &mut Scanner<'_>) -> Result<Game, FormatError> {
-    match parse_game(scanner) {
-        Ok(game) => {
-            scanner.check_stashed()?;
-            Ok(game)
-        }
-        Err(error) => Err(scanner.fail(error)),
-    }
+/// What the header lines say.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Header {
+    /// `parity N;`: the number and where it is written.
+    pub declared: Option<(u64, Position)>,
+    /// `start ID;`: the vertex and where it is written.
+    pub start: Option<(u64, Position)>,
 }
 
-fn parse_game(s: &mut Scanner<'_>) -> Result<Game, FormatError> {
-    let mut declared: Option<(u64, Position)> = None;
-    let mut start: Option<(u64, Position)> = None;
+/// Parses the optional header lines at the start of `s`.
+pub(crate) fn parse_header(s: &mut Cursor<'_>) -> Result<Header, FormatError> {
+    let mut header = Header::default();
     loop {
         s.skip_blank();
         if s.eat_word(b"parity") {
             s.skip_blank();
             let at = s.position();
-            declared = Some((
+            header.declared = Some((
                 s.unsigned("vertex count or largest id", MAX_VERTEX_ID + 1)?,
                 at,
             ));
         } else if s.eat_word(b"start") {
             s.skip_blank();
             let at = s.position();
-            start = Some((s.unsigned("start vertex", MAX_VERTEX_ID)?, at));
+            header.start = Some((s.unsigned("start vertex", MAX_VERTEX_ID)?, at));
         } else {
-            break;
+            return Ok(header);
         }
         s.skip_blank();
         s.expect(b';', "`;` ending the header line")?;
     }
+}
 
-    let hint = declared.map_or(0, |(n, _)| n as usize + 1);
-    let mut lines = VertexLines::with_capacity(hint);
-    let mut owners: Vec<Player> = Vec::with_capacity(hint.min(PRESIZE_VERTICES));
-    let mut priorities: Vec<u64> = Vec::with_capacity(hint.min(PRESIZE_VERTICES));
-    let mut edges = EdgeList::with_capacity((3 * hint).min(PRESIZE_EDGES));
-    let mut names: Vec<(u32, Box<str>)> = Vec::new();
-    let mut max_target: Option<(u32, Position)> = None;
-
-    loop {
-        s.skip_blank();
-        if s.peek().is_none() {
-            break;
-        }
+/// Parses one node line starting at `at` into `r`.
+#[inline]
+pub(crate) fn parse_record(
+    s: &mut Cursor<'_>,
+    r: &mut Records,
+    at: Position,
+) -> Result<(), FormatError> {
+    let id = s.unsigned("vertex id", MAX_VERTEX_ID)? as u32;
+    s.skip_blank();
+    let priority = s.unsigned("priority", u64::MAX)?;
+    s.skip_blank();
+    let owner = owner(s)?;
+    s.skip_blank();
+    if !matches!(s.peek(), Some(b'0'..=b'9')) {
         let at = s.position();
-        let id = s.unsigned("vertex id", MAX_VERTEX_ID)? as u32;
-        lines.push(id, at);
-        s.skip_blank();
-        priorities.push(s.unsigned("priority", u64::MAX)?);
-        s.skip_blank();
-        owners.push(owner(s)?);
-        s.skip_blank();
-        if !matches!(s.peek(), Some(b'0'..=b'9')) {
-            let at = s.position();
-            if s.peek().is_none() {
-                return Err(s.unexpected(at, "the successors `SUCC, ...` of the vertex"));
-            }
-            return Err(FormatError::NoSuccessors {
-                at,
-                id: u64::from(id),
-                found: s.describe_here(),
-            });
+        if s.peek().is_none() {
+            return Err(s.unexpected(at, "the successors `SUCC, ...` of the vertex"));
         }
-        loop {
-            let succ_at = s.position();
-            let succ = s.unsigned("successor id", MAX_VERTEX_ID)? as u32;
-            if max_target.is_none_or(|(max, _)| succ > max) {
-                max_target = Some((succ, succ_at));
-            }
-            edges.push(id, succ, 0);
-            s.skip_blank();
-            match s.peek() {
-                Some(b',') => {
-                    s.bump();
-                    s.skip_blank();
-                }
-                Some(b';') => {
-                    s.bump();
-                    break;
-                }
-                Some(_) => {
-                    names.push((lines.len() as u32 - 1, s.name()?));
-                    s.skip_blank();
-                    let at = s.position();
-                    if !s.eat(b';') {
-                        return Err(s.unexpected(at, "`;` ending the node line after its name"));
-                    }
-                    break;
-                }
-                None => {
-                    let at = s.position();
-                    return Err(s.unexpected(at, "`,` and another successor, a name or `;`"));
-                }
-            }
-        }
-    }
-
-    let end = s.position();
-    s.check_stashed()?;
-    let n = lines.len();
-    if n == 0 {
-        return Err(FormatError::UnexpectedEnd {
-            at: end,
-            expected: "a node line `ID PRIORITY OWNER SUCC,...;`".into(),
+        return Err(FormatError::NoSuccessors {
+            at,
+            id: u64::from(id),
+            found: s.describe_here(),
         });
     }
-    if let Some((declared, at)) = declared {
-        if declared != n as u64 && declared + 1 != n as u64 {
-            return Err(FormatError::HeaderMismatch {
-                at,
-                declared: format!("`parity {declared};`"),
-                actual: format!(
-                    "{n} node lines (the header must give the largest id {} or the count {n})",
-                    n - 1
-                ),
-            });
+    let mut max_target: Option<(u32, Position)> = None;
+    loop {
+        let succ_at = s.position();
+        let succ = s.unsigned("successor id", MAX_VERTEX_ID)? as u32;
+        if max_target.is_none_or(|(max, _)| succ > max) {
+            max_target = Some((succ, succ_at));
+        }
+        r.targets.push(succ);
+        s.skip_blank();
+        match s.peek() {
+            Some(b',') => {
+                s.bump();
+                s.skip_blank();
+            }
+            Some(b';') => {
+                s.bump();
+                break;
+            }
+            Some(_) => {
+                let name = s.name()?;
+                s.skip_blank();
+                let at = s.position();
+                if !s.eat(b';') {
+                    return Err(s.unexpected(at, "`;` ending the node line after its name"));
+                }
+                r.names.push((r.len() as u32, name));
+                break;
+            }
+            None => {
+                let at = s.position();
+                return Err(s.unexpected(at, "`,` and another successor, a name or `;`"));
+            }
         }
     }
-    let expected = match lines.max_id() {
-        Some((max, max_at)) if max as usize >= n => format!(
-            "0..={} exactly once: the {n} node lines must number the vertices without holes, \
-             but line {} defines vertex {max}",
-            n - 1,
-            max_at.line
-        ),
-        _ => format!("0..={} exactly once", n - 1),
-    };
-    let arrangement = lines.arrange(n, end, &expected)?;
-    if let Some((target, at)) = max_target {
-        if target as usize >= n {
-            return Err(FormatError::DanglingSuccessor {
-                at,
-                target: u64::from(target),
-                expected: format!("0..={}: no node line defines vertex {target}", n - 1),
-            });
+    if let Some((succ, succ_at)) = max_target {
+        if r.max_target.is_none_or(|(max, _)| succ > max) {
+            r.max_target = Some((succ, succ_at));
         }
     }
-    let initial = match start {
-        Some((id, at)) if id as usize >= n => {
-            return Err(FormatError::DanglingSuccessor {
-                at,
-                target: id,
-                expected: format!("0..={} as the start vertex", n - 1),
-            });
-        }
-        Some((id, _)) => Some(id as u32),
-        None => None,
-    };
-
-    let owners = arrangement.apply(owners);
-    let priorities = arrangement.apply(priorities);
-    let names = arrangement.names(n, names);
-    let weights_by_priority = reduce_parity(&priorities)?;
-    let weight_of_vertex = vertex_weights(&priorities, &weights_by_priority);
-    for (weight, &source) in edges.weights.iter_mut().zip(&edges.sources) {
-        *weight = weight_of_vertex[source as usize];
-    }
-    let arena = Arena::from_edges(owners, edges, names)?;
-    Ok(Game {
-        arena,
-        parity: Some(ParityInfo {
-            priorities,
-            weights_by_priority,
-        }),
-        initial,
-    })
+    r.priorities.push(priority);
+    r.finish_record(id, owner, at);
+    Ok(())
 }
 
 /// `0` (player 0, who wins on even priorities) or `1`.
-#[inline]
-fn owner(s: &mut Scanner<'_>) -> Result<Player, FormatError> {
+#[inline(always)]
+fn owner(s: &mut Cursor<'_>) -> Result<Player, FormatError> {
     let at = s.position();
     match s.peek() {
         Some(b'0') | Some(b'1') => {
@@ -215,5 +152,142 @@ fn owner(s: &mut Scanner<'_>) -> Result<Player, FormatError> {
             "a number other than 0 or 1".into()
         },
         expected: "`0` (player 0, who wins on even priorities) or `1`",
+    })
+}
+
+/// Checks the node lines against each other and the header, reduces the game and builds
+/// the arena.
+pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatError> {
+    let n = parsed.record_count();
+    if n == 0 {
+        return Err(FormatError::UnexpectedEnd {
+            at: parsed.end,
+            expected: "a node line `ID PRIORITY OWNER SUCC,...;`".into(),
+        });
+    }
+    if let Some((declared, at)) = header.declared {
+        if declared != n as u64 && declared + 1 != n as u64 {
+            return Err(FormatError::HeaderMismatch {
+                at,
+                declared: format!("`parity {declared};`"),
+                actual: format!(
+                    "{n} node lines (the header must give the largest id {} or the count {n})",
+                    n - 1
+                ),
+            });
+        }
+    }
+    let placement = assemble::placement(&parsed);
+    let arrangement = match placement {
+        Placement::InOrder(_) => None,
+        Placement::Shuffled => {
+            let lines = assemble::vertex_lines(&parsed);
+            let expected = match lines.max_id() {
+                Some((max, max_at)) if max as usize >= n => format!(
+                    "0..={} exactly once: the {n} node lines must number the vertices without \
+                     holes, but line {} defines vertex {max}",
+                    n - 1,
+                    max_at.line
+                ),
+                _ => format!("0..={} exactly once", n - 1),
+            };
+            Some(lines.arrange(n, parsed.end, &expected)?)
+        }
+    };
+    let max_target = parsed
+        .chunks
+        .iter()
+        .filter_map(|c| {
+            let (target, at) = c.records.max_target?;
+            Some((target, shift_position(at, c.first_line)))
+        })
+        .fold(None, |best: Option<(u32, Position)>, (t, at)| match best {
+            Some((max, _)) if max >= t => best,
+            _ => Some((t, at)),
+        });
+    if let Some((target, at)) = max_target {
+        if target as usize >= n {
+            return Err(FormatError::DanglingSuccessor {
+                at,
+                target: u64::from(target),
+                expected: format!("0..={}: no node line defines vertex {target}", n - 1),
+            });
+        }
+    }
+    let initial = match header.start {
+        Some((id, at)) if id as usize >= n => {
+            return Err(FormatError::DanglingSuccessor {
+                at,
+                target: id,
+                expected: format!("0..={} as the start vertex", n - 1),
+            });
+        }
+        Some((id, _)) => Some(id as u32),
+        None => None,
+    };
+
+    let layout = Layout::of(&parsed);
+    let priorities = layout.per_record(&parsed, |r| &r.priorities);
+    let weights_by_priority = reduce_parity_classes(&priority_classes(&priorities))?;
+    let weight_of = |priority: u64| weight_of_priority(&weights_by_priority, priority);
+    let (arena, priorities) = match arrangement {
+        None => {
+            let widest = super::classes::widest(&weights_by_priority);
+            let weights = if widest <= i16::MAX as u64 {
+                EdgeWeights::I16(
+                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.priorities[i]) as i16),
+                )
+            } else if widest <= i32::MAX as u64 {
+                EdgeWeights::I32(
+                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.priorities[i]) as i32),
+                )
+            } else {
+                EdgeWeights::I64(
+                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.priorities[i])),
+                )
+            };
+            let successors = Successors {
+                offsets: layout.offsets(&parsed),
+                targets: layout.gather(&parsed, |r| &r.targets, |t| t),
+                weights,
+            };
+            let owners = layout.per_record(&parsed, |r| &r.owners);
+            let names = assemble::names_in_order(&parsed, n);
+            (
+                Arena::from_successors(owners, successors, names)?,
+                priorities,
+            )
+        }
+        Some(arrangement) => {
+            let mut edges = EdgeList::with_capacity(layout.edge_count());
+            let mut owners = Vec::with_capacity(n);
+            let mut names = Vec::new();
+            for chunk in &parsed.chunks {
+                let r = &chunk.records;
+                let base = owners.len() as u32;
+                let mut start = 0;
+                for (i, &end) in r.ends.iter().enumerate() {
+                    let weight = weight_of(r.priorities[i]);
+                    for e in start..end as usize {
+                        edges.push(r.ids[i], r.targets[e], weight);
+                    }
+                    start = end as usize;
+                }
+                owners.extend_from_slice(&r.owners);
+                names.extend(r.names.iter().map(|(i, name)| (base + i, name.clone())));
+            }
+            let owners = arrangement.apply(owners);
+            let priorities = arrangement.apply(priorities);
+            let names = arrangement.names(n, names);
+            (Arena::from_edges(owners, edges, names)?, priorities)
+        }
+    };
+    Ok(Game {
+        arena,
+        parity: Some(ParityInfo {
+            priorities,
+            weights_by_priority,
+        }),
+        initial,
     })
 }

@@ -1,7 +1,8 @@
-//! The tokenizer shared by the text readers (`.mpg`, `.gm`, `paritysol`): a large block
-//! buffer filled from a [`Source`], scanned byte by byte with hand-written integer parsing
-//! (this is the hot loop of reading a game), whitespace and comment skipping (`#`, `%`, `//`
-//! to the end of the line), and line/column tracking for error messages.
+//! The streaming tokenizer of the `paritysol` reader: a large block buffer filled from a
+//! [`Source`], scanned byte by byte with hand-written integer parsing, whitespace and
+//! comment skipping (`#`, `%`, `//` to the end of the line), and line/column tracking for
+//! error messages. (The game readers parse chunks in parallel with
+//! [`super::cursor::Cursor`], which gives the same messages; [`describe`] is shared.)
 //!
 //! Lines are counted only while skipping whitespace and comments (the only places where a
 //! newline can occur), and the column is derived from the absolute offset of the line start,
@@ -57,14 +58,6 @@ impl<'r> Scanner<'r> {
             line_start: 0,
             max_bytes,
             stashed: None,
-        }
-    }
-
-    /// Skips a UTF-8 byte order mark at the very start (some Windows tools write one).
-    pub(crate) fn skip_byte_order_mark(&mut self) {
-        if self.base == 0 && self.pos == 0 && self.lookahead(3).starts_with(&[0xef, 0xbb, 0xbf]) {
-            self.pos = 3;
-            self.line_start = 3;
         }
     }
 
@@ -137,12 +130,6 @@ impl<'r> Scanner<'r> {
         } else {
             None
         }
-    }
-
-    /// Consumes one byte (after a successful [`Scanner::peek`]).
-    #[inline(always)]
-    pub(crate) fn bump(&mut self) {
-        self.pos += 1;
     }
 
     /// The position of the next byte.
@@ -272,65 +259,6 @@ impl<'r> Scanner<'r> {
         Ok(value)
     }
 
-    /// Parses a signed decimal `i64` (an optional `-` or `+`, then digits).
-    #[inline(always)]
-    pub(crate) fn signed(&mut self, what: &'static str) -> Result<i64, FormatError> {
-        let negative = self.buf[..self.end].get(self.pos) == Some(&b'-');
-        if let Some((magnitude, len)) = self.fast_digits(self.pos + usize::from(negative)) {
-            // At most 18 digits: fits in i64 either way.
-            self.pos += len + usize::from(negative);
-            let value = magnitude as i64;
-            return Ok(if negative { -value } else { value });
-        }
-        self.signed_slow(what)
-    }
-
-    #[inline(never)]
-    fn signed_slow(&mut self, what: &'static str) -> Result<i64, FormatError> {
-        let start = self.position();
-        let negative = match self.peek() {
-            Some(b'-') => {
-                self.pos += 1;
-                true
-            }
-            Some(b'+') => {
-                self.pos += 1;
-                false
-            }
-            _ => false,
-        };
-        let magnitude = match self.peek() {
-            Some(b'0'..=b'9') => match self.unsigned(what, u64::MAX) {
-                Ok(magnitude) => magnitude,
-                Err(FormatError::OutOfRange { .. }) => {
-                    return Err(self.out_of_range(
-                        start,
-                        what,
-                        i64::MIN.to_string(),
-                        i64::MAX.to_string(),
-                    ));
-                }
-                Err(e) => return Err(e),
-            },
-            _ => return Err(self.unexpected(start, &format!("a {what} (a decimal integer)"))),
-        };
-        if negative {
-            if magnitude > i64::MAX as u64 + 1 {
-                return Err(self.out_of_range(
-                    start,
-                    what,
-                    i64::MIN.to_string(),
-                    i64::MAX.to_string(),
-                ));
-            }
-            Ok((magnitude as i64).wrapping_neg())
-        } else {
-            i64::try_from(magnitude).map_err(|_| {
-                self.out_of_range(start, what, i64::MIN.to_string(), i64::MAX.to_string())
-            })
-        }
-    }
-
     /// Consumes `byte` if it is next.
     #[inline(always)]
     pub(crate) fn eat(&mut self, byte: u8) -> bool {
@@ -363,59 +291,6 @@ impl<'r> Scanner<'r> {
             self.pos += word.len();
         }
         matches
-    }
-
-    /// Reads a name: a double-quoted string (`\"` and `\\` escapes) or a run of bytes up to
-    /// whitespace or `;`. Invalid UTF-8 is replaced.
-    pub(crate) fn name(&mut self) -> Result<Box<str>, FormatError> {
-        let start = self.position();
-        let mut bytes = Vec::new();
-        if self.eat(b'"') {
-            loop {
-                match self.peek() {
-                    None => {
-                        return Err(
-                            self.unexpected(start, "a closing `\"` for the name starting here")
-                        );
-                    }
-                    Some(b'"') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    Some(b'\\') => {
-                        self.pos += 1;
-                        match self.peek() {
-                            Some(b) => {
-                                bytes.push(b);
-                                self.pos += 1;
-                            }
-                            None => {
-                                return Err(self.unexpected(
-                                    start,
-                                    "a closing `\"` for the name starting here",
-                                ));
-                            }
-                        }
-                    }
-                    Some(b'\n') => {
-                        return Err(self.unexpected(start, "a closing `\"` on the same line"));
-                    }
-                    Some(b) => {
-                        bytes.push(b);
-                        self.pos += 1;
-                    }
-                }
-            }
-        } else {
-            while let Some(b) = self.peek() {
-                if b.is_ascii_whitespace() || b == b';' {
-                    break;
-                }
-                bytes.push(b);
-                self.pos += 1;
-            }
-        }
-        Ok(String::from_utf8_lossy(&bytes).into())
     }
 
     /// Whether only blanks and comments remain.
@@ -529,18 +404,6 @@ impl<'r> Scanner<'r> {
             Some(e) => Err(e),
             None => Ok(()),
         }
-    }
-
-    /// Reads everything that is left (for the JSON reader).
-    pub(crate) fn read_to_end(mut self) -> Result<Vec<u8>, FormatError> {
-        let mut all = self.buf[self.pos..self.end].to_vec();
-        self.pos = self.end;
-        while self.refill() {
-            all.extend_from_slice(&self.buf[..self.end]);
-            self.pos = self.end;
-        }
-        self.check_stashed()?;
-        Ok(all)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Bookkeeping of vertex lines while a text reader streams: which id each line defined and
+//! Bookkeeping of vertex lines gathered by a text reader: which id each line defined and
 //! where, so that at the end every id `0..n` can be checked to appear exactly once, with the
 //! error pointing at the duplicate line or naming the missing id.
 //!
@@ -9,7 +9,6 @@
 use super::error::{FormatError, Position};
 
 /// The vertex lines seen so far, in file order.
-#[derive(Default)]
 pub(crate) struct VertexLines {
     ids: Vec<u32>,
     positions: Vec<Position>,
@@ -22,24 +21,14 @@ pub(crate) struct VertexLines {
 pub(crate) struct Arrangement(Option<Vec<u32>>);
 
 impl VertexLines {
-    /// Room for `n` vertex lines (capped: a header cannot force a huge allocation).
-    pub(crate) fn with_capacity(n: usize) -> VertexLines {
-        let n = n.min(super::PRESIZE_VERTICES);
+    /// Lines already gathered: `ids[i]` defined at `positions[i]`, in file order.
+    pub(crate) fn from_parts(ids: Vec<u32>, positions: Vec<Position>) -> VertexLines {
+        let in_order = ids.iter().enumerate().all(|(i, &id)| id as usize == i);
         VertexLines {
-            ids: Vec::with_capacity(n),
-            positions: Vec::with_capacity(n),
-            in_order: true,
+            ids,
+            positions,
+            in_order,
         }
-    }
-
-    /// Records that the line at `at` defines vertex `id`.
-    #[inline]
-    pub(crate) fn push(&mut self, id: u32, at: Position) {
-        if id as usize != self.ids.len() {
-            self.in_order = false;
-        }
-        self.ids.push(id);
-        self.positions.push(at);
     }
 
     /// Number of vertex lines.
@@ -144,11 +133,8 @@ mod tests {
     }
 
     fn lines(ids: &[u32]) -> VertexLines {
-        let mut lines = VertexLines::with_capacity(ids.len());
-        for (i, &id) in ids.iter().enumerate() {
-            lines.push(id, at(i as u64 + 1));
-        }
-        lines
+        let positions = (0..ids.len()).map(|i| at(i as u64 + 1)).collect();
+        VertexLines::from_parts(ids.to_vec(), positions)
     }
 
     #[test]

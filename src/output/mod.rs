@@ -1,5 +1,6 @@
 //! Writing solutions (JSON, text, `paritysol`) and reading a JSON solution back for
-//! `egsolve check`. Writers stream: one line per vertex, no whole-document buffer.
+//! `egsolve check`. Writers stream: one line per vertex, formatted in pieces on every core
+//! and written in order ([`parallel`]), never a whole-document buffer.
 //!
 //! The JSON document:
 //! ```json
@@ -15,6 +16,7 @@
 //! `credit` is `null` for ⊤; `strategy` is the successor the owner picks where the owner
 //! wins, else `null`. The initial vertex is the file's `start` vertex if it names one, else 0.
 
+pub mod parallel;
 mod read;
 pub mod records;
 
@@ -129,13 +131,6 @@ impl Summary {
 /// Which vertices to write: all, or a selection (in the given order).
 pub type Selection<'a> = Option<&'a [VertexId]>;
 
-fn selected(n: usize, selection: Selection<'_>) -> Box<dyn Iterator<Item = VertexId> + '_> {
-    match selection {
-        Some(list) => Box::new(list.iter().copied()),
-        None => Box::new(0..n as VertexId),
-    }
-}
-
 /// Writes the JSON document of the module docs (strategies included).
 pub fn write_json(
     out: &mut impl Write,
@@ -175,24 +170,31 @@ pub fn write_paritysol(
     })
 }
 
-/// Appends one record per selected vertex, writing every full chunk to `out`.
+/// Formats one record per selected vertex on every core ([`parallel`]) and writes them to
+/// `out` in order.
 fn write_records(
     out: &mut impl Write,
     solution: &Solution,
     selection: Selection<'_>,
-    mut record: impl FnMut(&mut RecordBuffer, VertexId, u64, u32),
+    record: impl Fn(&mut RecordBuffer, VertexId, u64, u32) + Sync,
 ) -> io::Result<()> {
-    let mut buffer = RecordBuffer::default();
-    for v in selected(solution.credit.len(), selection) {
-        record(
-            &mut buffer,
-            v,
-            solution.credit[v as usize],
-            solution.strategy[v as usize],
-        );
-        if buffer.is_full() {
-            buffer.drain_into(out)?;
-        }
-    }
-    buffer.drain_into(out)
+    let vertex = |i: usize| match selection {
+        Some(list) => list[i],
+        None => i as VertexId,
+    };
+    let count = selection.map_or(solution.credit.len(), <[VertexId]>::len);
+    parallel::format_in_order(
+        count,
+        true,
+        |buffer, i| {
+            let v = vertex(i);
+            record(
+                buffer,
+                v,
+                solution.credit[v as usize],
+                solution.strategy[v as usize],
+            )
+        },
+        |bytes| out.write_all(&bytes),
+    )
 }

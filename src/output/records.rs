@@ -39,6 +39,15 @@ impl Default for RecordBuffer {
 }
 
 impl RecordBuffer {
+    /// A buffer whose first record follows earlier ones (a JSON record then opens with its
+    /// separator): for pieces of a document formatted apart, see [`super::parallel`].
+    pub fn continuing() -> RecordBuffer {
+        RecordBuffer {
+            first: false,
+            ..RecordBuffer::default()
+        }
+    }
+
     /// Whether the buffer holds a full chunk.
     pub fn is_full(&self) -> bool {
         self.bytes.len() >= CHUNK

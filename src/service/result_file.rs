@@ -2,8 +2,9 @@
 //! once, synced before the job is marked succeeded, and rendered on request — through the
 //! record writers of [`crate::output::records`], so the bytes are those of `egsolve solve` —
 //! as JSON (the CLI's document plus the job id), text (`ID CREDIT [STRATEGY]` lines, `T` for
-//! ⊤, like the shared `.credits` files) or PGSolver `paritysol`, streamed in chunks from a
-//! blocking thread.
+//! ⊤, like the shared `.credits` files) or PGSolver `paritysol`, formatted on every core in
+//! blocks and streamed in order from a blocking thread (compressed by the route's
+//! `CompressionLayer` when the client asks: `Accept-Encoding: zstd` or `gzip`).
 //!
 //! Layout: the magic `EGSR1\n`, `n` as u64 LE, then `n` records of (credit u64 LE, strategy
 //! u32 LE) — 12 bytes per vertex, so any vertex can be read directly.
@@ -16,6 +17,7 @@ use tokio::sync::mpsc;
 
 use super::job::{JobId, ResultSummary, ReturnKind};
 use crate::arena::VertexId;
+use crate::output::parallel::format_in_order;
 use crate::output::records::{JSON_TAIL, RecordBuffer, StrategyField, json_head, paritysol_head};
 use crate::solve::Solution;
 
@@ -166,8 +168,9 @@ impl Records {
     }
 }
 
-/// Records read per block when every vertex is rendered.
-const BLOCK: u64 = 4096;
+/// Records read per block when every vertex is rendered (12 MiB), each block formatted on
+/// every core ([`crate::output::parallel`]).
+const BLOCK: u64 = 1 << 20;
 
 fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::io::Result<()> {
     let mut records = Records::open(path)?;
@@ -194,9 +197,10 @@ fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::
         }
     };
     let mut buffer = RecordBuffer::default();
-    buffer.raw(&head);
     match &request.vertices {
         Some(list) => {
+            // A selection: seeks, one record at a time (selections are small).
+            buffer.raw(&head);
             for &v in list {
                 records.seek(v)?;
                 let (credit, strategy) = records.next_block(1)?.next().expect("one record");
@@ -207,16 +211,21 @@ fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::
             }
         }
         None => {
+            out.send(head)?;
             let mut v = 0;
             while v < n {
                 let count = BLOCK.min(n - v);
-                for (credit, strategy) in records.next_block(count as usize)? {
-                    record(&mut buffer, v, credit, strategy);
-                    v += 1;
-                }
-                if buffer.is_full() {
-                    out.send(buffer.take())?;
-                }
+                let block: Vec<(u64, u32)> = records.next_block(count as usize)?.collect();
+                format_in_order(
+                    block.len(),
+                    v == 0,
+                    |buffer, i| {
+                        let (credit, strategy) = block[i];
+                        record(buffer, v + i as u64, credit, strategy);
+                    },
+                    |bytes| out.send(bytes),
+                )?;
+                v += count;
             }
         }
     }

@@ -4,7 +4,8 @@
 //! (SHA-256); the body *as received* (compressed if it came compressed — less to write and
 //! fsync) goes to a temporary file, which is fsynced and renamed to its content address
 //! `arenas/<sha256 of the decompressed bytes>`. Identical arenas are therefore stored once,
-//! whatever their compression; the readers recognise the compression by its magic bytes.
+//! whatever their compression; the readers recognise the compression by its magic bytes,
+//! and the binary `egb` format by its own.
 //!
 //! The async side only forwards body chunks into a bounded channel; decompression, hashing
 //! and file writes run on a blocking thread, which also feeds the decompressed bytes to a
@@ -289,8 +290,13 @@ impl Read for RawCopy {
     }
 }
 
-/// Game files are text: NUL bytes or invalid UTF-8 at the start mean something else was sent.
+/// Game files are text or `egb` (by its magic): NUL bytes or invalid UTF-8 at the start of
+/// anything else mean something else was sent.
 fn check_text(head: &[u8]) -> Result<(), UploadError> {
+    let magic = &crate::format::egb::MAGIC;
+    if head.starts_with(magic) || magic.starts_with(head) {
+        return Ok(());
+    }
     let head = &head[..head.len().min(4096)];
     if head.contains(&0) {
         return Err(UploadError::WrongContent(

@@ -257,7 +257,11 @@ impl Server {
         let task = tokio::spawn(service::run(listener, config, async move {
             let _ = stopped.await;
         }));
-        let http = reqwest::Client::builder().no_gzip().build().unwrap();
+        let http = reqwest::Client::builder()
+            .no_gzip()
+            .no_zstd()
+            .build()
+            .unwrap();
         Server {
             base,
             http,

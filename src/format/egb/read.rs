@@ -1,0 +1,431 @@
+//! Loading an `egb` file from memory (a memory map, or the whole decompressed stream): the
+//! header and the file length first, then the checksum (blocks in parallel, combined), then
+//! each array copied and checked in parallel; the arena's constructor builds the
+//! predecessor side. Every error names the offset of the first offending byte.
+
+use rayon::prelude::*;
+
+use super::{
+    CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, MAGIC, VERSION,
+    damaged,
+};
+use crate::arena::{Arena, ArenaError, EdgeWeights, Player, Successors, first_index};
+use crate::format::classes::{priority_classes, weight_of_priority, widest};
+use crate::format::error::FormatError;
+use crate::format::parity::reduce_parity_classes;
+use crate::format::{Game, ParityInfo};
+
+/// Bytes per parallel piece of copying and checking.
+const PIECE: usize = 1 << 20;
+
+/// The header fields.
+struct Header {
+    flags: u32,
+    weight_bytes: u32,
+    n: u64,
+    m: u64,
+    initial: u64,
+    name_bytes: u64,
+    checksum: u32,
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::read_le(&bytes[at..at + 4])
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::read_le(&bytes[at..at + 8])
+}
+
+impl Header {
+    /// The header at the start of `bytes`, each field checked on its own.
+    fn parse(bytes: &[u8]) -> Result<Header, FormatError> {
+        if bytes.len() < HEADER {
+            return Err(damaged(
+                bytes.len(),
+                format!(
+                    "the file ends after {} bytes, inside the {HEADER}-byte header",
+                    bytes.len()
+                ),
+            ));
+        }
+        if bytes[..8] != MAGIC {
+            return Err(damaged(0, "the magic bytes are not those of an egb file"));
+        }
+        let version = u32_at(bytes, 8);
+        if version != VERSION {
+            return Err(damaged(
+                8,
+                format!("version {version} is not supported (this build reads version {VERSION})"),
+            ));
+        }
+        let flags = u32_at(bytes, 12);
+        if flags & !(FLAG_NAMES | FLAG_PRIORITIES | FLAG_INITIAL) != 0 {
+            return Err(damaged(12, format!("unknown flags {flags:#x}")));
+        }
+        let weight_bytes = u32_at(bytes, 16);
+        let parity = flags & FLAG_PRIORITIES != 0;
+        match (parity, weight_bytes) {
+            (false, 2 | 4 | 8) | (true, 0) => {}
+            (false, _) => {
+                return Err(damaged(
+                    16,
+                    format!("{weight_bytes} bytes per weight, expected 2, 4 or 8"),
+                ));
+            }
+            (true, _) => {
+                return Err(damaged(
+                    16,
+                    format!(
+                        "{weight_bytes} bytes per weight in a parity game, expected 0 (its \
+                         weights come from the priorities)"
+                    ),
+                ));
+            }
+        }
+        for at in [20, 60] {
+            if u32_at(bytes, at) != 0 {
+                return Err(damaged(at, "a reserved field is not zero"));
+            }
+        }
+        let n = u64_at(bytes, 24);
+        if n == 0 || n >= u64::from(u32::MAX) {
+            return Err(damaged(
+                24,
+                format!("{n} vertices, expected 1 to {}", u32::MAX - 1),
+            ));
+        }
+        let m = u64_at(bytes, 32);
+        if m >= u64::from(u32::MAX) {
+            return Err(damaged(
+                32,
+                format!("{m} edges, expected at most {}", u32::MAX - 1),
+            ));
+        }
+        let initial = u64_at(bytes, 40);
+        if flags & FLAG_INITIAL == 0 && initial != 0 {
+            return Err(damaged(40, "an initial vertex without the initial flag"));
+        }
+        if flags & FLAG_INITIAL != 0 && initial >= n {
+            return Err(damaged(
+                40,
+                format!("initial vertex {initial}, expected one of the {n} vertices"),
+            ));
+        }
+        let name_bytes = u64_at(bytes, 48);
+        if flags & FLAG_NAMES == 0 && name_bytes != 0 {
+            return Err(damaged(48, "name text without the names flag"));
+        }
+        Ok(Header {
+            flags,
+            weight_bytes,
+            n,
+            m,
+            initial,
+            name_bytes,
+            checksum: u32_at(bytes, CHECKSUM_AT),
+        })
+    }
+}
+
+/// The CRC-32 of `bytes[..56]` then `bytes[64..]`, pieces hashed in parallel and combined.
+pub(super) fn checksum(bytes: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&bytes[..CHECKSUM_AT]);
+    let pieces: Vec<crc32fast::Hasher> = bytes[HEADER..]
+        .par_chunks(4 * PIECE)
+        .map(|piece| {
+            let mut h = crc32fast::Hasher::new();
+            h.update(piece);
+            h
+        })
+        .collect();
+    for piece in &pieces {
+        hasher.combine(piece);
+    }
+    hasher.finalize()
+}
+
+/// The little-endian numbers of `bytes` (whose length is a multiple of their size), copied
+/// in parallel.
+fn numbers<T: Le>(bytes: &[u8]) -> Vec<T> {
+    let size = size_of::<T>();
+    let mut out = vec![T::default(); bytes.len() / size];
+    out.par_chunks_mut(PIECE / size)
+        .zip(bytes.par_chunks(PIECE))
+        .for_each(|(out, bytes)| {
+            for (value, raw) in out.iter_mut().zip(bytes.chunks_exact(size)) {
+                *value = T::read_le(raw);
+            }
+        });
+    out
+}
+
+/// Loads the `egb` file `bytes` (see the module docs of [`super`]).
+pub(crate) fn load(bytes: &[u8]) -> Result<Game, FormatError> {
+    let header = Header::parse(bytes)?;
+    let parity = header.flags & FLAG_PRIORITIES != 0;
+    let names = (header.flags & FLAG_NAMES != 0).then_some(header.name_bytes);
+    let layout = Layout::of(
+        header.n,
+        header.m,
+        u64::from(header.weight_bytes),
+        parity,
+        names,
+    )
+    .ok_or_else(|| damaged(48, "the section sizes the header gives overflow 64 bits"))?;
+    let len = bytes.len() as u64;
+    if len < layout.total {
+        return Err(damaged(
+            bytes.len(),
+            format!(
+                "the file ends after {len} bytes, but its header describes {} bytes: it is \
+                 truncated",
+                layout.total
+            ),
+        ));
+    }
+    if len > layout.total {
+        return Err(damaged(
+            layout.total as usize,
+            format!(
+                "{} bytes follow the {} bytes its header describes",
+                len - layout.total,
+                layout.total
+            ),
+        ));
+    }
+    let computed = checksum(bytes);
+    if computed != header.checksum {
+        return Err(damaged(
+            CHECKSUM_AT,
+            format!(
+                "the checksum is {:#010x} but the content's is {computed:#010x}",
+                header.checksum
+            ),
+        ));
+    }
+    let n = header.n as usize;
+    let owners = owners(&bytes[layout.owners.clone()], layout.owners.start)?;
+    let offsets: Vec<u32> = numbers(&bytes[layout.offsets.clone()]);
+    check_offsets(&offsets, header.m, layout.offsets.start)?;
+    let targets: Vec<u32> = numbers(&bytes[layout.targets.clone()]);
+    let (weights, parity) = if parity {
+        let priorities: Vec<u64> = numbers(&bytes[layout.priorities.clone()]);
+        let weights_by_priority = reduce_parity_classes(&priority_classes(&priorities))?;
+        let weights = vertex_weights(&offsets, &priorities, &weights_by_priority);
+        (
+            weights,
+            Some(ParityInfo {
+                priorities,
+                weights_by_priority,
+            }),
+        )
+    } else {
+        let section = &bytes[layout.weights.clone()];
+        let weights = match header.weight_bytes {
+            2 => EdgeWeights::I16(numbers(section)),
+            4 => EdgeWeights::I32(numbers(section)),
+            _ => EdgeWeights::I64(numbers(section)),
+        };
+        (weights, None)
+    };
+    let names = match names {
+        Some(_) => Some(read_names(bytes, &layout, n)?),
+        None => None,
+    };
+    let successors = Successors {
+        offsets,
+        targets,
+        weights,
+    };
+    let arena = Arena::from_successors(owners, successors, names).map_err(|e| match e {
+        ArenaError::VertexOutOfRange { .. } => {
+            let targets = &bytes[layout.targets.clone()];
+            let e = first_index(header.m as usize, |e| {
+                u64::from(u32_at(targets, 4 * e)) >= header.n
+            })
+            .unwrap_or(0);
+            damaged(
+                layout.targets.start + 4 * e,
+                format!(
+                    "edge {e} leads to vertex {}, but there are {n} vertices",
+                    u32_at(targets, 4 * e)
+                ),
+            )
+        }
+        other => damaged(HEADER, other.to_string()),
+    })?;
+    Ok(Game {
+        arena,
+        parity,
+        initial: (header.flags & FLAG_INITIAL != 0).then_some(header.initial as u32),
+    })
+}
+
+/// Owner bytes as players (each 0 or 1).
+fn owners(bytes: &[u8], start: usize) -> Result<Vec<Player>, FormatError> {
+    if let Some(v) = first_index(bytes.len(), |v| bytes[v] > 1) {
+        return Err(damaged(
+            start + v,
+            format!("owner {} of vertex {v}, expected 0 or 1", bytes[v]),
+        ));
+    }
+    let mut owners = vec![Player::Zero; bytes.len()];
+    owners
+        .par_chunks_mut(PIECE)
+        .zip(bytes.par_chunks(PIECE))
+        .for_each(|(owners, bytes)| {
+            for (owner, &b) in owners.iter_mut().zip(bytes) {
+                if b == 1 {
+                    *owner = Player::One;
+                }
+            }
+        });
+    Ok(owners)
+}
+
+/// Offsets from 0 to `m`, each vertex with at least one successor.
+fn check_offsets(offsets: &[u32], m: u64, start: usize) -> Result<(), FormatError> {
+    let n = offsets.len() - 1;
+    if offsets[0] != 0 {
+        return Err(damaged(
+            start,
+            format!("the first successor offset is {}, expected 0", offsets[0]),
+        ));
+    }
+    if let Some(v) = first_index(n, |v| offsets[v] >= offsets[v + 1]) {
+        let (a, b) = (offsets[v], offsets[v + 1]);
+        let problem = if a == b {
+            format!(
+                "vertex {v} has no successor (its offsets are both {a}): every vertex needs an \
+                 outgoing edge"
+            )
+        } else {
+            format!(
+                "the successor offset of vertex {} is {b}, below vertex {v}'s {a}",
+                v + 1
+            )
+        };
+        return Err(damaged(start + 4 * (v + 1), problem));
+    }
+    if u64::from(offsets[n]) != m {
+        return Err(damaged(
+            start + 4 * n,
+            format!(
+                "the last successor offset is {}, expected the edge count {m}",
+                offsets[n]
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Each edge's weight from its source's priority (offsets already checked).
+fn vertex_weights(
+    offsets: &[u32],
+    priorities: &[u64],
+    weights_by_priority: &[(u64, i64)],
+) -> EdgeWeights {
+    fn fill<W: Copy + Send + Sync + Default>(
+        offsets: &[u32],
+        priorities: &[u64],
+        weight: impl Fn(u64) -> W + Sync,
+    ) -> Vec<W> {
+        let n = priorities.len();
+        let mut out = vec![W::default(); offsets[n] as usize];
+        // Blocks of vertices own disjoint stretches of edges.
+        let block = 1 << 14;
+        let mut parts = Vec::new();
+        let mut rest = out.as_mut_slice();
+        for first in (0..n).step_by(block) {
+            let last = (first + block).min(n);
+            let (part, tail) = rest.split_at_mut((offsets[last] - offsets[first]) as usize);
+            parts.push((first, last, part));
+            rest = tail;
+        }
+        parts.into_par_iter().for_each(|(first, last, part)| {
+            let base = offsets[first] as usize;
+            for v in first..last {
+                let w = weight(priorities[v]);
+                part[offsets[v] as usize - base..offsets[v + 1] as usize - base].fill(w);
+            }
+        });
+        out
+    }
+    let weight = |p: u64| weight_of_priority(weights_by_priority, p);
+    match widest(weights_by_priority) {
+        w if w <= i16::MAX as u64 => {
+            EdgeWeights::I16(fill(offsets, priorities, |p| weight(p) as i16))
+        }
+        w if w <= i32::MAX as u64 => {
+            EdgeWeights::I32(fill(offsets, priorities, |p| weight(p) as i32))
+        }
+        _ => EdgeWeights::I64(fill(offsets, priorities, weight)),
+    }
+}
+
+/// The names section: flags, offsets into the text, the text.
+fn read_names(
+    bytes: &[u8],
+    layout: &Layout,
+    n: usize,
+) -> Result<Vec<Option<Box<str>>>, FormatError> {
+    let flags = &bytes[layout.name_flags.clone()];
+    let offsets: Vec<u64> = numbers(&bytes[layout.name_offsets.clone()]);
+    let text = &bytes[layout.name_text.clone()];
+    let offset_at = |v: usize| layout.name_offsets.start + 8 * v;
+    if offsets[0] != 0 {
+        return Err(damaged(offset_at(0), "the first name offset is not 0"));
+    }
+    let mut names = Vec::with_capacity(n);
+    for v in 0..n {
+        let (a, b) = (offsets[v], offsets[v + 1]);
+        if b < a || b > text.len() as u64 {
+            return Err(damaged(
+                offset_at(v + 1),
+                format!(
+                    "name offset {b} of vertex {}, expected {a} to {}",
+                    v + 1,
+                    text.len()
+                ),
+            ));
+        }
+        let name = &text[a as usize..b as usize];
+        match flags[v] {
+            0 if name.is_empty() => names.push(None),
+            0 => {
+                return Err(damaged(
+                    layout.name_flags.start + v,
+                    format!("vertex {v} has name text but no name flag"),
+                ));
+            }
+            1 => match std::str::from_utf8(name) {
+                Ok(name) => names.push(Some(name.into())),
+                Err(e) => {
+                    return Err(damaged(
+                        layout.name_text.start + a as usize + e.valid_up_to(),
+                        format!("the name of vertex {v} is not UTF-8"),
+                    ));
+                }
+            },
+            flag => {
+                return Err(damaged(
+                    layout.name_flags.start + v,
+                    format!("name flag {flag} of vertex {v}, expected 0 or 1"),
+                ));
+            }
+        }
+    }
+    if offsets[n] != text.len() as u64 {
+        return Err(damaged(
+            offset_at(n),
+            format!(
+                "the names end at {}, but the name text has {} bytes",
+                offsets[n],
+                text.len()
+            ),
+        ));
+    }
+    Ok(names)
+}
