@@ -9,16 +9,17 @@
 //! The vertices are the ids that have a node line; they must be exactly `0..n` (any order,
 //! no holes, no repeats), and every successor must be one of them. `N` is the largest id in
 //! PGSolver and mCRL2 output but the vertex count in some generators: both are accepted,
-//! anything else is a header mismatch. The game is turned into an energy game by the exact
-//! reduction in [`super::parity`]; the priorities are kept in [`super::ParityInfo`].
+//! anything else is a header mismatch. The priorities are compressed and the game turned
+//! into an energy game by the exact reduction where it fits ([`super::parity_arena`]); the
+//! priorities are kept in [`super::ParityInfo`].
 
-use crate::arena::{Arena, EdgeList, Player};
+use crate::arena::{EdgeList, Player};
 
 use super::error::{FormatError, Position};
-use super::parity::{reduce_parity, vertex_weights};
+use super::parity::parity_arena;
 use super::scanner::Scanner;
 use super::vertices::VertexLines;
-use super::{Game, MAX_VERTEX_ID, PRESIZE_EDGES, PRESIZE_VERTICES, ParityInfo};
+use super::{Game, MAX_VERTEX_ID, PRESIZE_EDGES, PRESIZE_VERTICES};
 
 /// Parses a PGSolver parity game from `scanner` and reduces it to an energy game.
 pub(crate) fn parse(scanner: &mut Scanner<'_>) -> Result<Game, FormatError> {
@@ -175,18 +176,10 @@ fn parse_game(s: &mut Scanner<'_>) -> Result<Game, FormatError> {
     let owners = arrangement.apply(owners);
     let priorities = arrangement.apply(priorities);
     let names = arrangement.names(n, names);
-    let weights_by_priority = reduce_parity(&priorities)?;
-    let weight_of_vertex = vertex_weights(&priorities, &weights_by_priority);
-    for (weight, &source) in edges.weights.iter_mut().zip(&edges.sources) {
-        *weight = weight_of_vertex[source as usize];
-    }
-    let arena = Arena::from_edges(owners, edges, names)?;
+    let (arena, parity) = parity_arena(owners, edges, names, priorities)?;
     Ok(Game {
         arena,
-        parity: Some(ParityInfo {
-            priorities,
-            weights_by_priority,
-        }),
+        parity: Some(parity),
         initial,
     })
 }

@@ -180,6 +180,27 @@ pub struct ParityGame {
     pub successors: Vec<Vec<VertexId>>,
 }
 
+impl ParityGame {
+    /// The game as the readers build it from `.gm` text: priorities compressed, reduced to
+    /// an energy game where that fits ([`crate::format::parity_arena`]).
+    pub fn to_game(&self) -> crate::format::Game {
+        let mut edges = EdgeList::with_capacity(self.successors.iter().map(Vec::len).sum());
+        for (v, successors) in self.successors.iter().enumerate() {
+            for &u in successors {
+                edges.push(v as VertexId, u, 0);
+            }
+        }
+        let (arena, parity) =
+            crate::format::parity_arena(self.owners.clone(), edges, None, self.priorities.clone())
+                .expect("a generated parity game is a valid arena");
+        crate::format::Game {
+            arena,
+            parity: Some(parity),
+            initial: None,
+        }
+    }
+}
+
 /// A random parity game with `n` vertices, priorities `0..=max_priority` and out-degree
 /// `1..=max_degree`.
 pub fn random_parity(n: u32, max_priority: u64, max_degree: u32, seed: u64) -> ParityGame {

@@ -23,7 +23,7 @@ use super::result_file;
 use super::slots::{Assignment, GpuDevice, SlotKind};
 use super::store::Store;
 use crate::arena::Arena;
-use crate::format::{self, Format, FormatError, ReadOptions};
+use crate::format::{self, Format, FormatError, ParityInfo, ReadOptions};
 use crate::output::Summary;
 use crate::solve::gpu::GpuOptions;
 use crate::solve::{self, Backend, Interrupted, SolveError, SolveOptions};
@@ -137,6 +137,7 @@ pub fn spawn_worker(
 fn backend_for(kind: SlotKind, choice: BackendChoice) -> Backend {
     match (kind, choice) {
         (_, BackendChoice::Reference) => Backend::Reference,
+        (_, BackendChoice::Parity) => Backend::Parity,
         (SlotKind::Gpu(_), _) => Backend::Gpu,
         (SlotKind::Cpu(_), BackendChoice::Cpu) => Backend::Cpu,
         (SlotKind::Cpu(_), _) => Backend::Auto,
@@ -209,15 +210,28 @@ fn run_job(
 
     let limit = Duration::from_secs(record.options.time_limit_secs);
     let control = control.with_deadline(Some(Instant::now() + limit));
+    // A parity game beyond the energy reduction goes to the parity solver when the job
+    // left the choice to the server, whatever slot it got.
+    let parity = game.game.parity.as_ref().map(ParityInfo::view);
+    let backend =
+        if job.backend == BackendChoice::Auto && solve::runs_parity_solver(parity, Backend::Auto) {
+            Backend::Parity
+        } else {
+            backend
+        };
     let solve_start = Instant::now();
     let solved = match kind {
         // A GPU slot solves on its own device.
         SlotKind::Gpu(i) if backend == Backend::Gpu => {
-            let options = GpuOptions {
-                device: Some(gpus[i].ordinal as usize),
-                ..GpuOptions::default()
+            let options = SolveOptions {
+                backend,
+                gpu: GpuOptions {
+                    device: Some(gpus[i].ordinal as usize),
+                    ..GpuOptions::default()
+                },
+                ..SolveOptions::default()
             };
-            solve::gpu::solve(arena, &options, &control)
+            solve::solve_game(arena, parity, &options, &control)
         }
         _ => {
             let ticket = context.cpu_solves.start(
@@ -229,7 +243,7 @@ fn run_job(
                 ..SolveOptions::default()
             };
             options.cpu.threads = ticket.threads;
-            solve::solve_with(arena, &options, &control)
+            solve::solve_game(arena, parity, &options, &control)
         }
     };
     let solution = match solved {
@@ -247,6 +261,12 @@ fn run_job(
             ));
         }
         Err(SolveError::Bound(e)) => return fail(Failure::new("bound-overflow", e.to_string())),
+        Err(e @ SolveError::ReductionTooLarge { .. }) => {
+            return fail(Failure::new("bound-overflow", e.to_string()));
+        }
+        Err(e @ SolveError::NotAParityGame) => {
+            return fail(Failure::new("backend-unavailable", e.to_string()));
+        }
         Err(e @ SolveError::Unavailable { .. }) => {
             return fail(Failure::new("backend-unavailable", e.to_string()));
         }
