@@ -12,12 +12,14 @@
 //! - [`climb`]: a negative cycle through player-1 vertices behind a large `M` (every
 //!   vertex climbs to ⊤ one step at a time: the worst case of plain lifting);
 //! - [`random_parity`]: random parity games (priorities, owners, successors) for the
-//!   reduction in `format`;
+//!   reduction in `format` and the parity solver; [`parity::clustered_parity`]: many
+//!   priorities spread over small components (per-SCC compression makes them reducible);
 //! - [`climbing`]: more families that make plain lifting climb (player 1's cycles behind a
 //!   large `M`, player 0 circling before a costly escape, reduced parity games with many
 //!   priorities), used by the accelerated solver's tests and benchmark.
 
 pub mod climbing;
+pub mod parity;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
