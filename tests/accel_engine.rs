@@ -8,9 +8,9 @@
 
 use egsolve::arena::{Arena, Player};
 use egsolve::generate::RandomParams;
-use egsolve::solve::accel::{self, LiftEngine, LiftRun};
+use egsolve::solve::accel::{self, Budget, LiftEngine, LiftRun};
 use egsolve::solve::energy::{bound, minus};
-use egsolve::solve::{Control, SolveError, reference};
+use egsolve::solve::{Control, SolveError, Threads, reference};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -42,7 +42,8 @@ impl LiftEngine for RoundsEngine {
         arena: &Arena,
         m: u64,
         values: &mut Vec<u64>,
-        budget: u64,
+        budget: Budget,
+        _: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
         self.calls += 1;
@@ -78,7 +79,7 @@ impl LiftEngine for RoundsEngine {
                     break;
                 }
             }
-            if run.lifts >= budget {
+            if run.lifts >= budget.lifts || budget.expired() {
                 break;
             }
         }
@@ -141,7 +142,8 @@ fn an_engine_error_ends_the_solve_with_that_error() {
             _: &Arena,
             _: u64,
             _: &mut Vec<u64>,
-            _: u64,
+            _: Budget,
+            _: &Threads,
             _: &Control,
         ) -> Result<LiftRun, SolveError> {
             Err(SolveError::Unavailable {
@@ -224,8 +226,21 @@ fn a_budgeted_cpu_lift_stops_below_the_fixpoint_and_resumes_to_it() {
         };
         let full = lift_from(&arena, m, vec![0; n], &options, &Control::new()).expect("lifts");
         assert!(full.finished && full.lifts > 2 * n as u64, "a long climb");
-        let part = lift_budgeted(&arena, m, vec![0; n], n as u64, &options, &Control::new())
-            .expect("lifts");
+        let budget = Budget {
+            lifts: n as u64,
+            until: None,
+        };
+        let pool = Threads::new(threads);
+        let part = lift_budgeted(
+            &arena,
+            m,
+            vec![0; n],
+            budget,
+            &options,
+            &pool,
+            &Control::new(),
+        )
+        .expect("lifts");
         assert!(!part.finished, "{threads} threads: stopped at the budget");
         assert!(part.lifts >= n as u64 && part.lifts < full.lifts);
         assert!(part.values.iter().zip(&full.values).all(|(a, b)| a <= b));

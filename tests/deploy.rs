@@ -391,6 +391,227 @@ fn kubernetes_matches_the_binary() {
     assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
 }
 
+/// The compose profile `cluster`: PostgreSQL, one API process that runs no jobs, two
+/// workers; every setting resolves through the binary's own parser.
+#[test]
+fn compose_cluster_profile_matches_the_binary() {
+    let path = repo_root().join("deploy/docker-compose.yml");
+    let compose = yaml_documents(&path).remove(0);
+    let services = compose["services"].as_object().expect("services");
+    let in_cluster: BTreeSet<&str> = services
+        .iter()
+        .filter(|(_, s)| {
+            s["profiles"]
+                .as_array()
+                .is_some_and(|p| p.contains(&"cluster".into()))
+        })
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert_eq!(
+        in_cluster,
+        BTreeSet::from(["postgres", "egsolve-api", "egsolve-worker"])
+    );
+    assert!(
+        services["egsolve"].get("profiles").is_none(),
+        "the single-host service stays the default"
+    );
+    let environment = |service: &serde_json::Value| -> BTreeMap<String, String> {
+        let mut env = dockerfile_env();
+        for (name, value) in service["environment"].as_object().expect("environment map") {
+            env.insert(
+                name.clone(),
+                value.as_str().expect("string values").to_string(),
+            );
+        }
+        env
+    };
+    let database_url = |env: &BTreeMap<String, String>| {
+        let url = env
+            .get("EGSOLVE_DATABASE")
+            .expect("EGSOLVE_DATABASE")
+            .clone();
+        assert!(url.starts_with("postgres://egsolve:"), "{url}");
+        assert!(
+            url.ends_with("@postgres:5432/egsolve"),
+            "the postgres service: {url}"
+        );
+        url
+    };
+    let postgres = &services["postgres"];
+    assert!(
+        strings(&postgres["healthcheck"]["test"])
+            .concat()
+            .contains("pg_isready")
+    );
+    assert_eq!(postgres["environment"]["POSTGRES_DB"], "egsolve");
+
+    let api = &services["egsolve-api"];
+    let command = strings(&api["command"]);
+    assert_eq!(command, ["serve", "--no-worker"]);
+    assert_command_line_accepted("compose egsolve-api command", &command);
+    let env = environment(api);
+    let api_url = database_url(&env);
+    let mut with_flags = env.clone();
+    with_flags.insert("EGSOLVE_NO_WORKER".into(), "true".into());
+    let config = resolve_env("compose egsolve-api", &with_flags);
+    assert!(config.is_shared() && config.no_worker);
+    let port = strings(&api["ports"])[0]
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(port, config.bind.port().to_string());
+    assert_eq!(
+        api["depends_on"]["postgres"]["condition"],
+        "service_healthy"
+    );
+    let grace = seconds(
+        api["stop_grace_period"]
+            .as_str()
+            .expect("stop_grace_period"),
+    );
+    assert!(grace >= min_platform_grace_secs(&config));
+
+    let worker = &services["egsolve-worker"];
+    let command = strings(&worker["command"]);
+    assert_eq!(command, ["worker"]);
+    assert_command_line_accepted("compose egsolve-worker command", &command);
+    let env = environment(worker);
+    assert_eq!(database_url(&env), api_url, "one queue");
+    let config = resolve_worker_env("compose egsolve-worker", &env);
+    assert!(config.is_shared() && !config.no_worker);
+    assert_eq!(worker["deploy"]["replicas"], 2);
+    assert_eq!(
+        worker["healthcheck"]["disable"], true,
+        "a worker serves no HTTP: the image's health check cannot pass"
+    );
+    assert!(worker.get("ports").is_none());
+    assert_eq!(
+        worker["depends_on"]["postgres"]["condition"],
+        "service_healthy"
+    );
+}
+
+/// `deploy/kubernetes/cluster`: an API Deployment that runs no jobs behind the Service, a
+/// scalable GPU worker Deployment, the database connection from the CloudNativePG cluster's
+/// Secret, no hand-made database StatefulSet.
+#[test]
+fn kubernetes_cluster_matches_the_binary() {
+    let dir = repo_root().join("deploy/kubernetes/cluster");
+    let kustomization = yaml_documents(&dir.join("kustomization.yaml"));
+    let listed: BTreeSet<String> = strings(&kustomization[0]["resources"])
+        .into_iter()
+        .collect();
+    let mut objects: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+    let mut present = BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "kustomization.yaml" {
+            continue;
+        }
+        present.insert(name);
+        for document in yaml_documents(&path) {
+            let kind = document["kind"].as_str().expect("a kind").to_string();
+            objects.entry(kind).or_default().push(document);
+        }
+    }
+    assert_eq!(listed, present, "kustomization.yaml lists every manifest");
+    assert!(
+        !objects.contains_key("StatefulSet"),
+        "no hand-made database"
+    );
+    let database = &objects["Cluster"][0];
+    assert_eq!(database["apiVersion"], "postgresql.cnpg.io/v1");
+    let app_secret = format!("{}-app", database["metadata"]["name"].as_str().unwrap());
+
+    let config_map = &objects["ConfigMap"][0];
+    let deployment = |component: &str| -> serde_json::Value {
+        objects["Deployment"]
+            .iter()
+            .find(|d| {
+                d["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"]
+                    == component
+            })
+            .unwrap_or_else(|| panic!("a {component} Deployment"))
+            .clone()
+    };
+    let env_of = |container: &serde_json::Value| -> BTreeMap<String, String> {
+        assert_eq!(
+            container["envFrom"][0]["configMapRef"]["name"],
+            config_map["metadata"]["name"]
+        );
+        let mut env = dockerfile_env();
+        for (name, value) in config_map["data"].as_object().unwrap() {
+            env.insert(name.clone(), value.as_str().unwrap().to_string());
+        }
+        let mut from_secret = false;
+        for var in container["env"].as_array().into_iter().flatten() {
+            let name = var["name"].as_str().unwrap().to_string();
+            if let Some(value) = var["value"].as_str() {
+                env.insert(name, value.to_string());
+            } else if name == "EGSOLVE_DATABASE" {
+                let key = &var["valueFrom"]["secretKeyRef"];
+                assert_eq!(key["name"], app_secret.as_str(), "the operator's Secret");
+                assert_eq!(key["key"], "uri");
+                from_secret = true;
+                // What the operator puts there.
+                env.insert(
+                    name,
+                    "postgresql://egsolve:secret@egsolve-db-rw:5432/egsolve".into(),
+                );
+            }
+        }
+        assert!(
+            from_secret,
+            "EGSOLVE_DATABASE comes from the database Secret"
+        );
+        env
+    };
+
+    let api = deployment("api");
+    let container = &api["spec"]["template"]["spec"]["containers"][0];
+    let args = strings(&container["args"]);
+    assert_eq!(args, ["serve", "--no-worker"]);
+    assert_command_line_accepted("api Deployment args", &args);
+    let mut env = env_of(container);
+    env.insert("EGSOLVE_NO_WORKER".into(), "true".into());
+    let config = resolve_env("deploy/kubernetes/cluster api", &env);
+    assert!(config.no_worker && config.is_shared());
+    assert_eq!(container["ports"][0]["containerPort"], config.bind.port());
+    assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz");
+    assert_eq!(container["livenessProbe"]["httpGet"]["path"], "/healthz");
+    let service = &objects["Service"][0];
+    for (key, value) in service["spec"]["selector"].as_object().unwrap() {
+        assert_eq!(
+            &api["spec"]["template"]["metadata"]["labels"][key], value,
+            "{key}"
+        );
+    }
+    let pod = &api["spec"]["template"]["spec"];
+    assert!(
+        pod["terminationGracePeriodSeconds"].as_u64().unwrap() >= min_platform_grace_secs(&config)
+    );
+
+    let worker = deployment("worker");
+    let pod = &worker["spec"]["template"]["spec"];
+    let container = &pod["containers"][0];
+    let args = strings(&container["args"]);
+    assert_eq!(args, ["worker"]);
+    assert_command_line_accepted("worker Deployment args", &args);
+    let config = resolve_worker_env("deploy/kubernetes/cluster worker", &env_of(container));
+    assert!(config.is_shared());
+    assert!(worker["spec"]["replicas"].as_u64().unwrap() >= 2);
+    assert_eq!(container["resources"]["limits"]["nvidia.com/gpu"], 1);
+    assert!(container.get("ports").is_none(), "a worker serves no HTTP");
+    for (key, value) in service["spec"]["selector"].as_object().unwrap() {
+        if worker["spec"]["template"]["metadata"]["labels"][key] != *value {
+            return; // the Service does not select workers
+        }
+    }
+    panic!("the Service selects the worker pods");
+}
+
 #[test]
 fn systemd_unit_matches_the_binary() {
     let unit = systemd_unit(&repo_file("deploy/systemd/egsolve.service"));
@@ -467,7 +688,12 @@ fn the_deploy_guide_names_only_files_that_exist() {
             .take_while(|c| c.is_ascii_alphanumeric() || "._-/".contains(*c))
             .collect();
         let path = path.trim_end_matches(['.', '/']);
-        if path.is_empty() || path == "tokens" || path.starts_with("kubernetes/tokens") {
+        // Files the reader makes: the tokens file and Compose's `.env` (git-ignored).
+        if path.is_empty()
+            || path == "tokens"
+            || path == ".env"
+            || path.starts_with("kubernetes/tokens")
+        {
             continue;
         }
         assert!(

@@ -201,25 +201,26 @@ fn seeds(fixed: &[u64]) -> Vec<u64> {
 }
 
 /// Native and reduction agree where both apply, with 50–200 priorities: small random games
-/// (the reduction still fits with about one vertex per priority) and clustered games of up
-/// to 10^5 vertices (per-SCC compression makes it fit).
+/// (the reduction still fits with about one vertex per priority) and clustered games of 10^4
+/// vertices (per-SCC compression makes it fit). Clustered games of 10^5 vertices also reduce,
+/// but the energy solvers need minutes on them (the native solver: 0.1 s), so there the
+/// native answers (sequential and parallel) are compared with each other and certified.
 #[test]
 fn many_priorities_native_and_reduction_agree() {
     for seed in seeds(&[11, 12, 13]) {
         let what = format!("seed {seed}");
         let max_priority = 50 + seed % 151;
         let small = random_parity(60, max_priority, 3, seed).to_game();
-        let clustered = [
-            clustered_parity(1_000, 10, 3, max_priority, seed).to_game(),
-            clustered_parity(10_000, 10, 2, 200 - seed % 151, seed).to_game(),
-        ];
-        for (k, game) in std::iter::once(&small).chain(&clustered).enumerate() {
+        let clustered = clustered_parity(1_000, 10, 3, max_priority, seed).to_game();
+        for (k, game) in [&small, &clustered].into_iter().enumerate() {
             let parity = game.parity.as_ref().unwrap();
             let what = format!("{what}, game {k} ({} vertices)", game.arena.vertex_count());
-            assert!(parity.compressed.input_distinct >= 40, "{what}");
+            // 60 draws from 51 to 201 values: about 35 to 52 distinct.
+            assert!(parity.compressed.input_distinct >= 25, "{what}");
             assert!(parity.reduction_fits(), "{what}: {:?}", parity.summary());
             assert_eq!(parity.compressed.per_scc, k > 0, "{what}");
             let reduced = solve(game, Backend::Auto);
+            assert!(reduced.credits_computed, "{what}");
             certify(game, &reduced, &format!("{what}, reduction"));
             for how in [Native::Sequential, Native::Parallel] {
                 let answer = native(game, how);
@@ -227,6 +228,26 @@ fn many_priorities_native_and_reduction_agree() {
                 certify(game, &answer, &format!("{what}, native {how:?}"));
             }
         }
+        let large = clustered_parity(10_000, 10, 2, 200 - seed % 151, seed).to_game();
+        let parity = large.parity.as_ref().unwrap();
+        assert!(parity.compressed.input_distinct >= 40, "{what}");
+        assert!(
+            parity.reduction_fits() && parity.compressed.per_scc,
+            "{what}"
+        );
+        let sequential = native(&large, Native::Sequential);
+        certify(&large, &sequential, &format!("{what}, 10^5 clustered"));
+        let parallel = native(&large, Native::Parallel);
+        assert_eq!(
+            winners(&parallel),
+            winners(&sequential),
+            "{what}: 10^5 clustered"
+        );
+        certify(
+            &large,
+            &parallel,
+            &format!("{what}, 10^5 clustered, parallel"),
+        );
     }
 }
 

@@ -1,5 +1,6 @@
 //! The service end to end: a real server on 127.0.0.1:0 with a temporary data directory,
-//! every response validated against `openapi.yaml`.
+//! every response validated against `openapi.yaml` — each case on both stores (SQLite, and
+//! a fresh database on a throwaway PostgreSQL server).
 
 mod service_support;
 
@@ -74,9 +75,8 @@ const SHARED: &[(&str, &str)] = &[
     ),
 ];
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn shared_games_plain_and_gzip_give_the_expected_answers() {
-    let server = Server::start(|_| {}).await;
+async fn shared_games_plain_and_gzip_give_the_expected_answers(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
     for (game, answer) in SHARED {
         let gz = std::fs::read(data_file(game)).unwrap();
         let plain = gunzip(&gz);
@@ -110,9 +110,8 @@ async fn shared_games_plain_and_gzip_give_the_expected_answers() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn result_formats_vertex_selection_and_gzip() {
-    let server = Server::start(|_| {}).await;
+async fn result_formats_vertex_selection_and_gzip(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
     let game = std::fs::read(data_file(SHARED[0].0)).unwrap();
     let id = server.submit_ok(game, "?return=strategies", None).await;
     server
@@ -165,9 +164,8 @@ async fn result_formats_vertex_selection_and_gzip() {
 /// The service's JSON result is the document `egsolve solve --output json` writes (plus the
 /// job id): same summary keys and figures, byte-identical vertex records; and `egsolve check`
 /// certifies it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn json_result_is_the_cli_document_and_certifies() {
-    let server = Server::start(|_| {}).await;
+async fn json_result_is_the_cli_document_and_certifies(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
     for (game, _) in &SHARED[..3] {
         let bytes = std::fs::read(data_file(game)).unwrap();
         let id = server
@@ -243,9 +241,8 @@ async fn json_result_is_the_cli_document_and_certifies() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bad_bodies_get_the_right_problems() {
-    let server = Server::start(|c| c.max_body_bytes = 1 << 20).await;
+async fn bad_bodies_get_the_right_problems(engine: Engine) {
+    let server = Server::start_on(engine, |c| c.max_body_bytes = 1 << 20).await;
     let malformed = b"2;\n0 MAX 1:1;\n1 MAX 2:x;\n2 MIN 0:0;\n".to_vec();
     let reply = server.submit(malformed, "", None).await;
     reply.assert_problem(422, "malformed-arena");
@@ -337,9 +334,8 @@ async fn bad_bodies_get_the_right_problems() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn large_malformed_arenas_fail_in_the_job_with_line_and_column() {
-    let server = Server::start(|c| c.inline_parse_bytes = 0).await;
+async fn large_malformed_arenas_fail_in_the_job_with_line_and_column(engine: Engine) {
+    let server = Server::start_on(engine, |c| c.inline_parse_bytes = 0).await;
     let id = server
         .submit_ok(b"1;\n0 MAX 1:1;\n1 MIN 0:1,\n".to_vec(), "", None)
         .await;
@@ -357,13 +353,12 @@ async fn large_malformed_arenas_fail_in_the_job_with_line_and_column() {
 /// Parsed at upload with room in the memory budget, or past it (the worker parses the stored
 /// file again): the same answer either way, and a malformed arena past the detection window
 /// is refused during the upload with its line.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn arenas_parsed_while_uploading_with_and_without_memory_budget() {
+async fn arenas_parsed_while_uploading_with_and_without_memory_budget(engine: Engine) {
     let (game, answer) = SHARED[1];
     let bytes = std::fs::read(data_file(game)).unwrap();
     let expected = expected(&data_file(answer));
     for budget in [0, 1 << 30] {
-        let server = Server::start(|c| c.preparsed_memory_bytes = budget).await;
+        let server = Server::start_on(engine, |c| c.preparsed_memory_bytes = budget).await;
         let id = server.submit_ok(bytes.clone(), "", None).await;
         let job = server
             .wait_finished(&id, None, Duration::from_secs(60))
@@ -392,9 +387,8 @@ async fn arenas_parsed_while_uploading_with_and_without_memory_budget() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn unknown_ids_and_routes_are_404() {
-    let server = Server::start(|_| {}).await;
+async fn unknown_ids_and_routes_are_404(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
     for path in [
         "/v1/jobs/01a200f7-d182-7396-8152-480efd9f45f5",
         "/v1/jobs/not-a-uuid",
@@ -427,9 +421,8 @@ async fn unknown_ids_and_routes_are_404() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cancel_a_queued_and_a_running_job() {
-    let server = Server::start(|c| c.cpu_workers = 1).await;
+async fn cancel_a_queued_and_a_running_job(engine: Engine) {
+    let server = Server::start_on(engine, |c| c.cpu_workers = 1).await;
     let running = server
         .submit_ok(slow_cycle(200_000), "?backend=reference", None)
         .await;
@@ -508,14 +501,13 @@ async fn cancel_a_queued_and_a_running_job() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn users_are_isolated_and_limited() {
+async fn users_are_isolated_and_limited(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
     let alice = egsolve::service::auth::add_token(&tokens, "alice", false).unwrap();
     let bob = egsolve::service::auth::add_token(&tokens, "bob", false).unwrap();
     let root = egsolve::service::auth::add_token(&tokens, "root", true).unwrap();
-    let server = Server::start(|c| {
+    let server = Server::start_on(engine, |c| {
         c.auth = true;
         c.tokens_file = Some(tokens.clone());
         c.per_user_job_limit = 2;
@@ -595,9 +587,8 @@ async fn users_are_isolated_and_limited() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_hundred_concurrent_small_submissions_succeed() {
-    let server = std::sync::Arc::new(Server::start(|_| {}).await);
+async fn two_hundred_concurrent_small_submissions_succeed(engine: Engine) {
+    let server = std::sync::Arc::new(Server::start_on(engine, |_| {}).await);
     let mut tasks = Vec::new();
     for i in 0..200u64 {
         let server = server.clone();
@@ -627,9 +618,8 @@ async fn two_hundred_concurrent_small_submissions_succeed() {
     std::sync::Arc::into_inner(server).unwrap().stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn long_polling_answers_when_the_state_changes() {
-    let server = Server::start(|c| c.cpu_workers = 1).await;
+async fn long_polling_answers_when_the_state_changes(engine: Engine) {
+    let server = Server::start_on(engine, |c| c.cpu_workers = 1).await;
     let blocker = server
         .submit_ok(slow_cycle(200_000), "?backend=reference", None)
         .await;
@@ -658,9 +648,8 @@ async fn long_polling_answers_when_the_state_changes() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn service_endpoints_answer_as_specified() {
-    let server = Server::start(|_| {}).await;
+async fn service_endpoints_answer_as_specified(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
     assert_eq!(server.get("/healthz", None).await.json()["status"], "ok");
     assert_eq!(server.get("/readyz", None).await.json()["status"], "ready");
     let devices = server.get("/v1/devices", None).await.json();
@@ -689,3 +678,56 @@ fn router_routes_equal_the_spec_paths() {
     }
     assert_eq!(routes, documented);
 }
+
+/// `GET /v1/workers` lists this process (API and worker) with its slots and the job it runs,
+/// and the job's view names that worker.
+async fn workers_list_this_process_with_its_jobs(engine: Engine) {
+    let server = Server::start_on(engine, |c| c.cpu_workers = 1).await;
+    let running = server
+        .submit_ok(slow_cycle(200_000), "?backend=reference", None)
+        .await;
+    let job = server.wait_state(&running, "running", None).await;
+    let listing = server.get("/v1/workers", None).await.json();
+    let expected_store = match engine {
+        Engine::Sqlite => "sqlite",
+        Engine::Postgres => "postgres",
+    };
+    assert_eq!(listing["store"], expected_store, "{listing}");
+    let workers = listing["workers"].as_array().unwrap();
+    assert_eq!(workers.len(), 1, "{listing}");
+    let me = &workers[0];
+    assert_eq!(
+        (me["api"].as_bool(), me["cpu"]["workers"].as_u64()),
+        (Some(true), Some(1))
+    );
+    assert_eq!(me["jobs"][0]["id"], running.as_str(), "{listing}");
+    assert_eq!(me["jobs"][0]["device"], "cpu");
+    assert_eq!(job["worker"], me["id"], "{job}");
+    let reply = server
+        .call(
+            Method::DELETE,
+            &format!("/v1/jobs/{running}"),
+            None,
+            &[],
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    server.stop().await;
+}
+
+on_both_stores!(
+    workers_list_this_process_with_its_jobs,
+    shared_games_plain_and_gzip_give_the_expected_answers,
+    result_formats_vertex_selection_and_gzip,
+    json_result_is_the_cli_document_and_certifies,
+    bad_bodies_get_the_right_problems,
+    large_malformed_arenas_fail_in_the_job_with_line_and_column,
+    arenas_parsed_while_uploading_with_and_without_memory_budget,
+    unknown_ids_and_routes_are_404,
+    cancel_a_queued_and_a_running_job,
+    users_are_isolated_and_limited,
+    two_hundred_concurrent_small_submissions_succeed,
+    long_polling_answers_when_the_state_changes,
+    service_endpoints_answer_as_specified,
+);

@@ -108,6 +108,10 @@ pub enum Command {
     Devices(devices::DevicesArgs),
     /// Run the solving service (HTTP job API).
     Serve(crate::service::command::ServeCommand),
+    /// Run jobs from a shared PostgreSQL queue without serving HTTP (scale-out workers).
+    Worker(crate::service::command::WorkerCommand),
+    /// Copy a SQLite service store into an empty PostgreSQL database.
+    Migrate(crate::service::command::MigrateCommand),
     /// Manage the service's bearer tokens.
     #[command(subcommand)]
     Token(crate::service::command::TokenCommand),
@@ -135,6 +139,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Devices(args) => devices::run(args),
         Command::Token(command) => exit_with(command.run()),
         Command::Serve(command) => exit_with(block_on(command.run())),
+        Command::Worker(command) => exit_with(block_on(command.run())),
+        Command::Migrate(command) => exit_with(block_on(command.run())),
         Command::Submit(args) => exit_with(block_on(args.run())),
         Command::Status(args) => exit_with(block_on(args.run())),
         Command::Result(args) => exit_with(block_on(args.run())),

@@ -79,6 +79,10 @@ fn parse_algorithm(s: &str) -> Result<CpuAlgorithm, String> {
 
 /// Runs `egsolve solve`.
 pub fn run(args: SolveArgs) -> Result<(), CliError> {
+    if args.backend == Backend::Gpu {
+        // The driver's start-up overlaps the parse.
+        solve::gpu::warm_up(args.device);
+    }
     let progress = ProgressDisplay::start(&args.file);
     let opts = ReadOptions {
         format: args.format,

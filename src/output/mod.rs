@@ -99,6 +99,12 @@ pub struct Summary {
     pub strategy_seconds: f64,
     /// Backend used.
     pub backend: String,
+    /// Evaluations of player 1's strategies (the accelerated solver; 0 elsewhere).
+    #[serde(default)]
+    pub evaluations: u64,
+    /// Seconds per phase of the solve.
+    #[serde(default)]
+    pub phases: crate::solve::Phases,
     /// Whether the credits were computed (false: a parity game answered by the parity
     /// solver — winners and strategies only, `max_credit` and `bound` are 0). Summaries
     /// stored before this field existed read as `true`.
@@ -134,6 +140,8 @@ impl Summary {
             solve_seconds: solution.stats.solve_seconds,
             strategy_seconds: solution.stats.strategy_seconds,
             backend: solution.stats.backend.clone(),
+            evaluations: solution.stats.evaluations,
+            phases: solution.stats.phases,
             credits_computed: solution.credits_computed,
             parity: solution.parity,
         }

@@ -18,13 +18,14 @@ use tower_http::compression::CompressionLayer;
 
 use super::AppState;
 use super::auth::Caller;
+use super::cluster;
 use super::error::ApiError;
 use super::job::{JobId, JobRecord, JobState};
 use super::request::{Params, caller, full_view, only_params, param};
 use super::result_file::{self, RenderRequest, ResultFormat};
 use super::scheduler::LiveStatus;
 use super::submit;
-use super::views::{devices_view, job_view};
+use super::views::{devices_view, job_view, workers_view};
 
 /// Every (method, path) the API serves, as written in `openapi.yaml`.
 pub const ROUTES: &[(&str, &str)] = &[
@@ -34,6 +35,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("delete", "/v1/jobs/{id}"),
     ("get", "/v1/jobs/{id}/result"),
     ("get", "/v1/devices"),
+    ("get", "/v1/workers"),
     ("get", "/healthz"),
     ("get", "/readyz"),
     ("get", "/metrics"),
@@ -65,6 +67,7 @@ fn handler(method: &str, path: &str) -> MethodRouter<AppState> {
         ("delete", "/v1/jobs/{id}") => delete(cancel_job),
         ("get", "/v1/jobs/{id}/result") => get(get_result).layer(CompressionLayer::new()),
         ("get", "/v1/devices") => get(devices),
+        ("get", "/v1/workers") => get(workers),
         ("get", "/healthz") => get(|| async { axum::Json(json!({"status": "ok"})) }),
         ("get", "/readyz") => get(readyz),
         ("get", "/metrics") => get(metrics),
@@ -247,7 +250,8 @@ async fn get_result(
         vertices,
         summary,
     };
-    let mut chunks = result_file::render(state.store.result_path(&key), request);
+    let path = state.store.local_result(&key).await?;
+    let mut chunks = result_file::render(path, request);
     // `poll_fn` over the channel may be polled again after its end (compression does that).
     let stream = futures::stream::poll_fn(move |cx| chunks.poll_recv(cx));
     let mut response = Body::from_stream(stream).into_response();
@@ -269,6 +273,15 @@ async fn devices(State(state): State<AppState>, headers: HeaderMap) -> Result<Re
     let (slots, depth) = state.scheduler.devices().await;
     let view = devices_view(&state.scheduler.gpus, &slots, depth, state.cpu_threads);
     Ok(axum::Json(view).into_response())
+}
+
+async fn workers(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    caller(&state, &headers)?;
+    // Live: a heartbeat within three periods.
+    let stale = cluster::heartbeat_period(state.config.lease_ms).as_millis() as u64 * 3 + 1000;
+    let workers = state.store.live_workers(stale).await?;
+    let depth = state.store.queue_depth().await?;
+    Ok(axum::Json(workers_view(&workers, depth, state.store.engine())).into_response())
 }
 
 async fn readyz(State(state): State<AppState>) -> Result<Response, ApiError> {

@@ -1,5 +1,6 @@
 //! The service's subcommands: `egsolve serve` (bind, then [`super::run`] until ctrl-c or
-//! SIGTERM) and `egsolve token add NAME [--admin]`.
+//! SIGTERM), `egsolve worker` ([`super::run_worker`]: jobs from a shared store, no HTTP),
+//! `egsolve migrate` (a SQLite store into PostgreSQL) and `egsolve token add NAME [--admin]`.
 
 use std::path::PathBuf;
 
@@ -26,6 +27,77 @@ impl ServeCommand {
         super::run(listener, config, super::shutdown_signal()).await?;
         Ok(0)
     }
+}
+
+/// `egsolve worker`: runs jobs from a shared PostgreSQL store, serving no HTTP. It reads
+/// the same settings as `egsolve serve` (flags, `EGSOLVE_*`, TOML); the HTTP ones
+/// (bind, auth, tokens, limits of uploads) do not apply.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkerCommand {
+    #[command(flatten)]
+    pub args: ServeArgs,
+}
+
+impl WorkerCommand {
+    /// Works until a shutdown signal.
+    pub async fn run(&self) -> anyhow::Result<i32> {
+        let config = self.args.resolve_worker()?;
+        super::run_worker(config, super::shutdown_signal()).await?;
+        Ok(0)
+    }
+}
+
+/// `egsolve migrate`: copies a SQLite store (a stopped server's data directory) into an
+/// empty PostgreSQL database.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MigrateCommand {
+    /// The SQLite server's data directory (stop the server first).
+    #[arg(long)]
+    pub data_dir: PathBuf,
+    /// The PostgreSQL database to fill: postgres://USER:PASSWORD@HOST:PORT/DB.
+    #[arg(long, env = "EGSOLVE_DATABASE")]
+    pub database: String,
+}
+
+impl MigrateCommand {
+    /// Copies the store; prints what moved.
+    pub async fn run(&self) -> anyhow::Result<i32> {
+        if !super::store::is_postgres_url(&self.database) {
+            anyhow::bail!(
+                "--database must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB)"
+            );
+        }
+        if !self.data_dir.join("jobs.db").exists() {
+            anyhow::bail!(
+                "{} holds no jobs.db: pass the data directory of the SQLite server",
+                self.data_dir.display()
+            );
+        }
+        let source = super::store::Store::open(&self.data_dir, true).await?;
+        let cache = tempfile_dir()?;
+        let target = super::store::Store::open_postgres(&self.database, &cache).await?;
+        let copied = source.copy_into(&target).await;
+        source.close().await;
+        target.close().await;
+        let _ = std::fs::remove_dir_all(&cache);
+        let copied = copied?;
+        println!(
+            "copied {} jobs ({} were running and are queued again), {} arenas, {} results into {}",
+            copied.jobs,
+            copied.requeued,
+            copied.arenas,
+            copied.results,
+            super::config::redact(&self.database)
+        );
+        Ok(0)
+    }
+}
+
+/// A scratch directory for the target store's (unused) cache.
+fn tempfile_dir() -> std::io::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("egsolve-migrate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
 }
 
 /// `egsolve token …`.

@@ -16,8 +16,19 @@ use std::time::Duration;
 pub struct ServeConfig {
     /// Address to listen on (default `127.0.0.1:8080`).
     pub bind: SocketAddr,
-    /// Directory holding the SQLite database, arenas and results.
+    /// Directory holding the SQLite database, arenas and results; with a PostgreSQL
+    /// `database`, this host's cache of arena and result bytes.
     pub data_dir: PathBuf,
+    /// The shared job store of several hosts, `postgres://USER:PASSWORD@HOST:PORT/DB`
+    /// (unset: the embedded SQLite store in `data_dir`, one host).
+    pub database: Option<String>,
+    /// Whether `serve` runs no jobs itself (an API-only host; needs a shared `database`).
+    pub no_worker: bool,
+    /// How long a claimed job stays its worker's without a heartbeat, milliseconds; past
+    /// it the job goes back to the queue (its worker died, froze or lost the database).
+    pub lease_ms: u64,
+    /// Attempts a job may lose to expired leases before it ends `failed`.
+    pub max_attempts: u32,
     /// Largest accepted arena, counted in decompressed bytes.
     pub max_body_bytes: u64,
     /// Largest accepted vertex count.
@@ -70,6 +81,10 @@ impl Default for ServeConfig {
         ServeConfig {
             bind: SocketAddr::from(([127, 0, 0, 1], 8080)),
             data_dir: PathBuf::from("egsolve-data"),
+            database: None,
+            no_worker: false,
+            lease_ms: 10_000,
+            max_attempts: 3,
             max_body_bytes: 1 << 30,
             max_vertices: 50_000_000,
             max_edges: 200_000_000,
@@ -129,9 +144,25 @@ pub struct ServeArgs {
     /// Address to listen on [default: 127.0.0.1:8080].
     #[arg(long, env = "EGSOLVE_BIND")]
     pub bind: Option<SocketAddr>,
-    /// Directory for the job database, arenas and results [default: ./egsolve-data].
+    /// Directory for the job database, arenas and results [default: ./egsolve-data]; with
+    /// --database, this host's cache of arenas and results.
     #[arg(long, env = "EGSOLVE_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Shared job store for several hosts: postgres://USER:PASSWORD@HOST:PORT/DB
+    /// [default: SQLite in the data directory, one host].
+    #[arg(long, env = "EGSOLVE_DATABASE")]
+    pub database: Option<String>,
+    /// Serve the HTTP API only and run no jobs here (needs --database; run `egsolve worker`
+    /// on the solving hosts).
+    #[arg(long, env = "EGSOLVE_NO_WORKER", num_args = 0..=1, default_missing_value = "true")]
+    pub no_worker: Option<bool>,
+    /// Lease of a claimed job, ms: a worker silent this long loses its job to the queue
+    /// [default: 10000].
+    #[arg(long, env = "EGSOLVE_LEASE_MS")]
+    pub lease_ms: Option<u64>,
+    /// Attempts a job may lose to expired leases before it fails [default: 3].
+    #[arg(long, env = "EGSOLVE_MAX_ATTEMPTS")]
+    pub max_attempts: Option<u32>,
     /// Largest accepted arena in decompressed bytes [default: 1 GiB].
     #[arg(long, env = "EGSOLVE_MAX_BODY_BYTES")]
     pub max_body_bytes: Option<u64>,
@@ -208,6 +239,9 @@ impl ServeArgs {
         take!(
             bind,
             data_dir,
+            no_worker,
+            lease_ms,
+            max_attempts,
             max_body_bytes,
             max_vertices,
             max_edges,
@@ -229,7 +263,31 @@ impl ServeArgs {
         if self.tokens_file.is_some() {
             config.tokens_file = self.tokens_file.clone();
         }
+        if self.database.is_some() {
+            config.database = self.database.clone();
+        }
         config.validate()?;
+        Ok(config)
+    }
+
+    /// The settings of `egsolve worker`: as [`ServeArgs::resolve`], but a worker serves no
+    /// HTTP, so its bind and authentication settings (perhaps from a file or environment
+    /// shared with the API hosts) do not apply; a shared database is required.
+    pub fn resolve_worker(&self) -> Result<ServeConfig, ConfigError> {
+        let args = ServeArgs {
+            bind: Some(SocketAddr::from(([127, 0, 0, 1], 0))),
+            auth: Some(false),
+            no_worker: Some(false),
+            ..self.clone()
+        };
+        let config = args.resolve()?;
+        if !config.is_shared() {
+            return Err(ConfigError::Invalid(
+                "egsolve worker needs a shared store: pass --database postgres://… (with the \
+                 SQLite store, `egsolve serve` runs the jobs itself)"
+                    .into(),
+            ));
+        }
         Ok(config)
     }
 }
@@ -255,8 +313,37 @@ impl ServeConfig {
         }
     }
 
-    /// Checks cross-field rules (auth on non-loopback binds, non-zero limits).
+    /// Whether the store is shared by several hosts (a PostgreSQL `database`).
+    pub fn is_shared(&self) -> bool {
+        self.database
+            .as_deref()
+            .is_some_and(super::store::is_postgres_url)
+    }
+
+    /// Checks cross-field rules (auth on non-loopback binds, non-zero limits, the database
+    /// URL and lease settings).
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(url) = &self.database {
+            if !super::store::is_postgres_url(url) {
+                return Err(ConfigError::Invalid(format!(
+                    "database '{}' is not a PostgreSQL URL: pass postgres://USER:PASSWORD@HOST:PORT/DB, \
+                     or leave it unset for the SQLite store in the data directory",
+                    redact(url)
+                )));
+            }
+        }
+        if self.no_worker && !self.is_shared() {
+            return Err(ConfigError::Invalid(
+                "no_worker needs a shared database (--database postgres://…): with the SQLite \
+                 store nothing else would run the jobs"
+                    .into(),
+            ));
+        }
+        if self.lease_ms < 300 || self.max_attempts == 0 {
+            return Err(ConfigError::Invalid(
+                "lease_ms must be at least 300 and max_attempts at least 1".into(),
+            ));
+        }
         if self.auth && self.tokens_file.is_none() {
             return Err(ConfigError::NoTokensFile);
         }
@@ -295,6 +382,20 @@ impl ServeConfig {
     /// The result TTL.
     pub fn result_ttl(&self) -> Duration {
         Duration::from_secs(self.result_ttl_secs)
+    }
+}
+
+/// A database URL with its password replaced, for messages and logs.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &url[scheme + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
     }
 }
 
@@ -339,6 +440,43 @@ mod tests {
         assert_eq!(config.per_user_job_limit, 7);
         assert_eq!(config.max_body_bytes, 5);
         assert_eq!(config.result_ttl_secs, 7 * 24 * 3600);
+    }
+
+    #[test]
+    fn database_settings_are_checked() {
+        let shared = ServeArgs {
+            database: Some("postgres://egsolve:secret@db:5432/egsolve".into()),
+            no_worker: Some(true),
+            ..Default::default()
+        };
+        let config = shared.resolve().unwrap();
+        assert!(config.is_shared() && config.no_worker);
+        let err = ServeArgs {
+            database: Some("mysql://egsolve:secret@db/egsolve".into()),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("not a PostgreSQL URL") && !err.contains("secret"),
+            "{err}"
+        );
+        let err = ServeArgs {
+            no_worker: Some(true),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap_err();
+        assert!(err.to_string().contains("shared database"), "{err}");
+        let err = ServeArgs::default().resolve_worker().unwrap_err();
+        assert!(err.to_string().contains("needs a shared store"), "{err}");
+        // A worker ignores the HTTP settings a shared configuration file gives the API.
+        let worker = ServeArgs {
+            bind: Some("0.0.0.0:8080".parse().unwrap()),
+            ..shared
+        };
+        assert!(!worker.resolve_worker().unwrap().no_worker);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Job change notifications for long polling (`GET /v1/jobs/{id}?wait=`): a `watch` channel
-//! per job that someone is waiting on. Writers call [`JobEvents::publish`] after every state
-//! transition they commit; waiters re-read the store when woken, so a missed or spurious
-//! wake-up costs a query, never a wrong answer.
+//! per job that someone is waiting on. Writers in this process call [`JobEvents::publish`]
+//! after every state transition they commit, and the store's notifications (every host's
+//! transitions, see `store::notify`) are forwarded here too; waiters re-read the store when
+//! woken, so a missed or spurious wake-up costs a query, never a wrong answer.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -35,6 +36,14 @@ impl JobEvents {
             if sender.receiver_count() == 0 {
                 channels.remove(&id);
             }
+        }
+    }
+
+    /// Wakes every waiter (notifications may have been lost: each re-reads its job).
+    pub fn publish_all(&self) {
+        let channels = self.channels.lock().expect("events lock");
+        for sender in channels.values() {
+            sender.send_modify(|n| *n += 1);
         }
     }
 

@@ -3,7 +3,8 @@
 //! (JSON views); no I/O here.
 //!
 //! States move only forward: `queued → running → succeeded | failed | cancelled`, or
-//! `queued → cancelled`; a restart moves `running` back to `queued` (a new attempt).
+//! `queued → cancelled`; a restart, a shutdown or an expired lease moves `running` back to
+//! `queued` (the next start is a new attempt).
 
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -270,6 +271,8 @@ pub struct JobRecord {
     pub backend_used: Option<String>,
     /// Device that ran it (`cpu` or `gpu:N`).
     pub device: Option<String>,
+    /// The worker process that holds (or held) its lease.
+    pub worker: Option<String>,
     /// Arena figures, once parsed.
     pub arena: Option<ArenaStats>,
     /// Result key, once succeeded.
@@ -284,4 +287,6 @@ pub struct JobRecord {
     pub parse_ms: Option<f64>,
     /// Solve phase.
     pub solve_ms: Option<f64>,
+    /// Counters from its worker's last heartbeat, while running.
+    pub progress: Option<crate::solve::ProgressSnapshot>,
 }

@@ -1,5 +1,6 @@
-//! Prometheus metrics, hand-written text exposition (format 0.0.4): queue depth, jobs by
-//! state (read from the store at scrape time), completions, a duration histogram per phase
+//! Prometheus metrics, hand-written text exposition (format 0.0.4): queue depth and jobs by
+//! state (read from the store at scrape time: every host's), and this process's completions,
+//! refused results, lost leases, a duration histogram per phase
 //! (`queue_wait`, `upload`, `parse`, `solve`) and backend, and GPU busy seconds per device.
 //!
 //! Counters are atomics; the histogram map sits behind a std mutex held only for an update or
@@ -37,13 +38,17 @@ impl Histogram {
     }
 }
 
-/// The registry.
+/// The registry (this process's figures; job counts come from the store at scrape time).
 #[derive(Debug, Default)]
 pub struct Metrics {
-    /// Jobs waiting in the scheduler's queue.
-    queue_depth: AtomicU64,
-    /// Jobs that reached `succeeded` through a solve.
+    /// Jobs that reached `succeeded` through a solve here.
     completions: AtomicU64,
+    /// Solves here whose result was not recorded: cancelled meanwhile, or refused by the
+    /// fence because the lease had been taken over.
+    refused_results: AtomicU64,
+    /// Solves here stopped because the job was no longer this process's (cancelled on
+    /// another host, or its lease taken over).
+    leases_lost: AtomicU64,
     /// Histograms by (phase, backend).
     phases: Mutex<BTreeMap<(String, String), Histogram>>,
     /// Busy seconds by GPU ordinal.
@@ -51,9 +56,14 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    /// Sets the queue depth gauge.
-    pub fn set_queue_depth(&self, depth: u64) {
-        self.queue_depth.store(depth, Ordering::Relaxed);
+    /// Counts a solved result that was not recorded.
+    pub fn count_refused_result(&self) {
+        self.refused_results.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts solves stopped because their jobs were no longer this process's.
+    pub fn count_leases_lost(&self, n: u64) {
+        self.leases_lost.fetch_add(n, Ordering::Relaxed);
     }
 
     /// Counts a solve that completed.
@@ -85,16 +95,17 @@ impl Metrics {
             .or_default() += seconds;
     }
 
-    /// The exposition text, with job counts per state read by the caller.
+    /// The exposition text, with job counts per state read by the caller from the store
+    /// (every host's jobs); the other figures are this process's.
     pub fn render(&self, jobs_by_state: &[(JobState, u64)]) -> String {
         let mut out = String::new();
+        let queued = jobs_by_state
+            .iter()
+            .find(|(s, _)| *s == JobState::Queued)
+            .map_or(0, |(_, n)| *n);
         let _ = writeln!(out, "# HELP egsolve_queue_depth Jobs waiting for a worker.");
         let _ = writeln!(out, "# TYPE egsolve_queue_depth gauge");
-        let _ = writeln!(
-            out,
-            "egsolve_queue_depth {}",
-            self.queue_depth.load(Ordering::Relaxed)
-        );
+        let _ = writeln!(out, "egsolve_queue_depth {queued}");
         let _ = writeln!(out, "# HELP egsolve_jobs Jobs in the store by state.");
         let _ = writeln!(out, "# TYPE egsolve_jobs gauge");
         for (state, n) in jobs_by_state {
@@ -107,6 +118,20 @@ impl Metrics {
         let _ = writeln!(out, "# TYPE egsolve_solves_completed_total counter");
         let completions = self.completions.load(Ordering::Relaxed);
         let _ = writeln!(out, "egsolve_solves_completed_total {completions}");
+        let _ = writeln!(
+            out,
+            "# HELP egsolve_results_refused_total Solves whose result was not recorded (cancelled meanwhile, or a late attempt refused by the fence)."
+        );
+        let _ = writeln!(out, "# TYPE egsolve_results_refused_total counter");
+        let refused = self.refused_results.load(Ordering::Relaxed);
+        let _ = writeln!(out, "egsolve_results_refused_total {refused}");
+        let _ = writeln!(
+            out,
+            "# HELP egsolve_leases_lost_total Solves stopped because their job was cancelled elsewhere or taken over after the lease expired."
+        );
+        let _ = writeln!(out, "# TYPE egsolve_leases_lost_total counter");
+        let lost = self.leases_lost.load(Ordering::Relaxed);
+        let _ = writeln!(out, "egsolve_leases_lost_total {lost}");
         let _ = writeln!(
             out,
             "# HELP egsolve_phase_duration_seconds Time per job phase (queue_wait, upload, parse, solve)."

@@ -1,5 +1,6 @@
-//! The solving service behind `egsolve serve`: an HTTP job API over a persistent SQLite
-//! queue, with solver workers on their own threads.
+//! The solving service behind `egsolve serve` and `egsolve worker`: an HTTP job API over a
+//! persistent queue — embedded SQLite on one host, or PostgreSQL shared by any number of
+//! API and worker hosts — with solver workers on their own threads.
 //!
 //! # Layout (request → store → scheduler → worker)
 //! - [`config`]: [`ServeConfig`] — flags, `EGSOLVE_*` environment, optional TOML file.
@@ -8,21 +9,29 @@
 //! - [`auth`]: bearer tokens (hashed tokens file, users, roles).
 //! - [`upload`]: streaming bodies to disk — decompress, count, hash, fsync.
 //! - [`preparse`]: parsing a body while it uploads; the memory budget of parsed games.
-//! - [`store`]: SQLite jobs/arenas/results tables and the files beside them; the truth.
-//! - [`scheduler`]: the queue actor (priority, FIFO, GPU slots and the CPU fallback).
+//! - [`store`]: the jobs/arenas/results tables on SQLite or PostgreSQL, the bytes (files, or
+//!   chunks shared by every host), claims, leases and fenced writes; the truth.
+//! - [`scheduler`]: this process's slots, filled by claiming from the store's queue
+//!   (priority, FIFO, GPU slots and the CPU fallback).
 //! - [`worker`]: one thread per slot; parse, solve, write the result, mark succeeded.
+//! - [`cluster`]: a process as a member of the cluster: heartbeat (leases, progress,
+//!   expiry, registry) and store notifications.
 //! - [`result_file`]: stored results and their JSON/text/paritysol renderings.
 //! - [`events`], [`metrics`]: long-poll wake-ups and Prometheus figures.
 //!
 //! # Invariants
 //! - Handlers never solve or parse large inputs on the runtime: blocking work runs on
 //!   `spawn_blocking` threads (uploads, small parses) or worker threads (solves).
-//! - A `202` is sent only after the arena is fsynced and the job row committed.
-//! - A job becomes `succeeded` only after its result file is synced, in a guarded update
-//!   that applies once per attempt; a restart re-queues `running` jobs.
+//! - A `202` is sent only after the arena is fsynced (and, on PostgreSQL, stored in the
+//!   database) and the job row committed.
+//! - A job runs only under a claim: `running`, an attempt number, a worker id and a lease
+//!   its heartbeat renews. A job becomes `succeeded` only after its result is synced, in a
+//!   transaction fenced on (id, attempt, worker): at most one result per job, ever. A job
+//!   whose lease expires is queued again (SQLite: a restart re-queues `running` jobs).
 
 pub mod api;
 pub mod auth;
+pub mod cluster;
 pub mod command;
 pub mod config;
 pub mod error;
@@ -43,20 +52,18 @@ pub mod worker;
 use std::future::Future;
 use std::ops::Deref;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use config::{ServeArgs, ServeConfig};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use auth::Authenticator;
+use cluster::Node;
 use events::JobEvents;
-use job::JobState;
 use metrics::Metrics;
-use scheduler::{FallbackRules, SchedulerHandle};
-use slots::QueuedJob;
+use scheduler::SchedulerHandle;
 use store::Store;
-use worker::WorkerContext;
 
 /// Why the service could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -70,12 +77,12 @@ pub enum ServiceError {
     /// The store could not be opened.
     #[error(transparent)]
     Store(#[from] store::StoreError),
+    /// The worker node could not start (store, GPUs).
+    #[error(transparent)]
+    Node(#[from] cluster::NodeError),
     /// Serving failed.
     #[error("serving failed: {0}")]
     Io(#[from] std::io::Error),
-    /// Configured GPU ordinals that the driver does not list.
-    #[error("GPU devices {0:?} were asked for but are not available here (see `egsolve devices`)")]
-    NoSuchGpu(Vec<u32>),
 }
 
 /// What every handler shares; cheap to clone (one `Arc`).
@@ -132,49 +139,11 @@ pub async fn run(
         (Some(path), true) => Authenticator::from_file(path)?,
         _ => Authenticator::Off,
     };
-    let gpus = select_gpus(&config.gpu_devices)?;
-    std::fs::create_dir_all(&config.data_dir)?;
-    let store = Store::open(&config.data_dir, config.sync_commits).await?;
-    let requeued = store.requeue_running().await?;
-    if requeued > 0 {
-        tracing::warn!(
-            requeued,
-            "jobs that were running when the service stopped are queued again"
-        );
-    }
     let config = Arc::new(config);
-    let metrics = Arc::new(Metrics::default());
-    let events = Arc::new(JobEvents::default());
-    let context = WorkerContext {
-        store: store.clone(),
-        metrics: metrics.clone(),
-        events: events.clone(),
-        config: config.clone(),
-        runtime: tokio::runtime::Handle::current(),
-        cpu_solves: Arc::default(),
-    };
-    let rules = FallbackRules {
-        small_edges: config.cpu_small_edges,
-        max_wait: Duration::from_millis(config.cpu_fallback_wait_ms),
-    };
-    let scheduler = scheduler::start(gpus, config.cpu_worker_count(), rules, context);
-    for job in store.jobs_in_state(JobState::Queued).await? {
-        let bytes = store.arena_bytes(&job.arena_hash).await?.unwrap_or(0);
-        let (edges, memory) = match job.arena {
-            Some(a) => (a.edges, worker::memory_estimate(a.vertices, a.edges)),
-            None => (bytes / 8, worker::memory_estimate(bytes / 32, bytes / 8)),
-        };
-        scheduler.enqueue(QueuedJob {
-            id: job.id,
-            seq: job.seq,
-            priority: job.options.priority,
-            backend: job.options.backend,
-            edges_estimate: edges,
-            memory_estimate: memory,
-            enqueued: Instant::now(),
-            preparsed: None,
-        });
-    }
+    let node = Node::start(config.clone(), true).await?;
+    let store = node.store.clone();
+    let scheduler = node.scheduler.clone();
+    let events = node.events.clone();
     let cpu_threads = if config.cpu_threads > 0 {
         config.cpu_threads
     } else {
@@ -188,14 +157,14 @@ pub async fn run(
         scheduler: scheduler.clone(),
         config: config.clone(),
         auth,
-        metrics,
+        metrics: node.metrics.clone(),
         events: events.clone(),
         cpu_threads,
         stopping: stopping.clone(),
         preparse_budget: preparse::MemoryBudget::new(config.preparsed_memory_bytes),
     }));
     let expiry = tokio::spawn(expire_forever(store.clone(), events, config.result_ttl()));
-    tracing::info!(address = %local, data_dir = %config.data_dir.display(), "egsolve service listening");
+    tracing::info!(address = %local, store = store.engine(), data_dir = %config.data_dir.display(), "egsolve service listening");
     // No Nagle delay: small answers (a job view, the end of a result) must not wait for an ACK.
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
@@ -240,43 +209,45 @@ pub async fn run(
         }
     };
     expiry.abort();
+    close(node).await;
+    served.map_err(ServiceError::Io)
+}
+
+/// Runs jobs from a shared store without serving HTTP (`egsolve worker`) until `shutdown`
+/// completes; then running jobs go back to the queue at once (other workers pick them up)
+/// and the process leaves the worker registry.
+pub async fn run_worker(
+    config: ServeConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServiceError> {
+    config.validate()?;
+    let config = Arc::new(config);
+    let node = Node::start(config.clone(), false).await?;
+    let expiry = tokio::spawn(expire_forever(
+        node.store.clone(),
+        node.events.clone(),
+        config.result_ttl(),
+    ));
+    shutdown.await;
+    tracing::info!("shutting down: re-queueing running jobs");
+    node.scheduler.shutdown().await;
+    expiry.abort();
+    close(node).await;
+    Ok(())
+}
+
+/// Stops a node's tasks and closes its store.
+async fn close(node: Node) {
+    let store = node.store.clone();
+    node.stop().await;
     if tokio::time::timeout(Duration::from_secs(5), store.close())
         .await
         .is_err()
     {
         tracing::warn!(
-            "the store did not close within 5 s; exiting anyway (SQLite's WAL keeps every commit)"
+            "the store did not close within 5 s; exiting anyway (every commit is durable)"
         );
     }
-    served.map_err(ServiceError::Io)
-}
-
-/// The GPUs to serve: every device the driver lists when `wanted` is empty (none on a
-/// machine without a CUDA driver), else exactly the ordinals asked for.
-fn select_gpus(wanted: &[u32]) -> Result<Vec<slots::GpuDevice>, ServiceError> {
-    let listed: Vec<slots::GpuDevice> = crate::solve::gpu::list_devices()
-        .into_iter()
-        .map(|d| slots::GpuDevice {
-            ordinal: d.ordinal as u32,
-            name: d.name,
-            memory_bytes: d.memory_total,
-        })
-        .collect();
-    if wanted.is_empty() {
-        return Ok(listed);
-    }
-    let missing: Vec<u32> = wanted
-        .iter()
-        .copied()
-        .filter(|o| !listed.iter().any(|d| d.ordinal == *o))
-        .collect();
-    if !missing.is_empty() {
-        return Err(ServiceError::NoSuchGpu(missing));
-    }
-    Ok(listed
-        .into_iter()
-        .filter(|d| wanted.contains(&d.ordinal))
-        .collect())
 }
 
 /// Removes expired jobs and files at start-up and then every ten minutes.

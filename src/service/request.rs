@@ -107,7 +107,7 @@ pub fn job_options(
             "credits or strategies",
         )?,
     };
-    if options.backend == BackendChoice::Gpu && state.scheduler.gpus.is_empty() {
+    if options.backend == BackendChoice::Gpu && !state.scheduler.gpu_jobs_possible() {
         return Err(ApiError::BackendUnavailable(
             "backend=gpu needs a GPU and this server has none: use backend=auto or cpu".into(),
         ));
@@ -129,7 +129,7 @@ pub fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError>
 /// The JSON view of `job`, with live status and summary filled in.
 pub async fn full_view(state: &AppState, job: &JobRecord) -> Result<serde_json::Value, ApiError> {
     let live = match job.state {
-        JobState::Queued | JobState::Running => state.scheduler.status(job.id).await,
+        JobState::Queued | JobState::Running => state.scheduler.status(job).await,
         _ => LiveStatus::default(),
     };
     let summary = match (&job.result_key, job.state) {

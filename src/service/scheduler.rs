@@ -1,5 +1,8 @@
-//! The scheduler: an actor (one tokio task) that owns the in-memory queue and the worker
-//! slots, driven by [`Command`]s. Nothing else touches the queue, so there are no locks.
+//! The scheduler: an actor (one tokio task per process) that owns this process's worker
+//! slots, driven by [`Command`]s, and fills free slots by *claiming* queued jobs from the
+//! store ([`Store::claim`]) — the queue itself lives in the store, shared by every process
+//! that serves it (one on SQLite, any number on PostgreSQL). Nothing else touches the slots,
+//! so there are no locks.
 //!
 //! Order: higher priority first, FIFO (submission sequence) within a priority. Slots: one per
 //! GPU plus `cpu_workers` CPU slots. A job goes to a free GPU when its estimated size fits
@@ -8,18 +11,22 @@
 //! jobs use CPU slots only. With no GPU every job runs on the CPU pool. The choice is the pure
 //! function [`pick_slot`], tested on its own.
 //!
-//! The scheduler persists nothing: the store is the truth, and at start-up the queue is
-//! rebuilt from it. Workers run jobs on their own threads ([`super::worker`]).
+//! A claim round runs when a job is submitted here, when the store announces a queued job
+//! (another host's submission, an expired lease), when a slot frees, and on a short tick
+//! (fallback deadlines, lost notifications). Workers run jobs on their own threads
+//! ([`super::worker`]); the heartbeat ([`super::cluster`]) renews their leases.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::job::{BackendChoice, JobId};
-use super::slots::{Assignment, GpuDevice, QueuedJob, SlotKind};
+use super::job::{BackendChoice, JobId, JobRecord, JobState};
+use super::slots::{Assignment, GpuDevice, PreparsedArena, QueuedJob, SlotKind};
+use super::store::Store;
+use super::store::claim::{ClaimRequest, Placement};
 use super::worker::WorkerContext;
 use crate::solve::{Control, ProgressSnapshot};
 
@@ -44,6 +51,7 @@ struct Slot {
 #[derive(Debug, Clone)]
 struct RunningJob {
     id: JobId,
+    attempt: i64,
     control: Control,
     since: Instant,
 }
@@ -97,20 +105,37 @@ pub struct SlotView {
     pub busy_seconds: f64,
 }
 
+/// A job running in this process, as the heartbeat renews it.
+#[derive(Debug, Clone, Copy)]
+pub struct HeldJob {
+    /// The job.
+    pub id: JobId,
+    /// Its attempt (the lease's fence).
+    pub attempt: i64,
+    /// Its counters now.
+    pub progress: ProgressSnapshot,
+}
+
 /// Messages to the scheduler.
 #[derive(Debug)]
 pub enum Command {
-    /// A job to queue.
+    /// A job submitted here: claim (its parsed game, if any, is kept for its worker).
     Enqueue(QueuedJob),
-    /// Stop a job: drop it from the queue or cancel its solve. Answers whether it was live.
+    /// Jobs may be waiting: claim for free slots.
+    Wake,
+    /// Stop a job if it runs here. Answers whether it did.
     Cancel(JobId, oneshot::Sender<bool>),
+    /// The job left the queue elsewhere: drop what was kept for it.
+    Forget(JobId),
     /// A worker finished its assignment.
     Finished(SlotKind, JobId),
-    /// Queue position / progress of a job.
-    Status(JobId, oneshot::Sender<LiveStatus>),
-    /// Every slot and the queue depth.
-    Devices(oneshot::Sender<(Vec<SlotView>, usize)>),
-    /// Stop dispatching, interrupt running jobs (they go back to the queue), answer when
+    /// Progress of a job, if it runs here.
+    Progress(JobId, oneshot::Sender<Option<ProgressSnapshot>>),
+    /// The jobs running here.
+    Held(oneshot::Sender<Vec<HeldJob>>),
+    /// Every slot.
+    Devices(oneshot::Sender<Vec<SlotView>>),
+    /// Stop claiming, interrupt running jobs (they go back to the queue), answer when
     /// every worker is idle.
     Shutdown(oneshot::Sender<()>),
 }
@@ -120,35 +145,88 @@ pub enum Command {
 pub struct SchedulerHandle {
     /// Command channel (unbounded: commands are small and workers must never block on it).
     tx: mpsc::UnboundedSender<Command>,
-    /// The GPUs served (fixed at start-up).
+    /// The GPUs served here (fixed at start-up).
     pub gpus: Arc<Vec<GpuDevice>>,
+    /// The store the queue lives in.
+    store: Store,
+    /// Whether a live worker of the cluster (this process included) serves a GPU; kept by
+    /// the heartbeat.
+    gpus_in_cluster: Arc<AtomicBool>,
 }
 
 impl SchedulerHandle {
-    /// Queues a job.
+    /// Queues a job submitted here (it is in the store already): claims it at once if a
+    /// slot is free.
     pub fn enqueue(&self, job: QueuedJob) {
         let _ = self.tx.send(Command::Enqueue(job));
     }
 
-    /// Cancels a job; true if it was queued or running.
+    /// Asks for a claim round (jobs may be waiting).
+    pub fn wake(&self) {
+        let _ = self.tx.send(Command::Wake);
+    }
+
+    /// Stops a job's solve if it runs here; true if it did. (The store's state is the
+    /// caller's business: a queued job is cancelled by the store alone.)
     pub async fn cancel(&self, id: JobId) -> bool {
         let (tx, rx) = oneshot::channel();
         let _ = self.tx.send(Command::Cancel(id, tx));
         rx.await.unwrap_or(false)
     }
 
-    /// Position and progress of a job.
-    pub async fn status(&self, id: JobId) -> LiveStatus {
+    /// Drops what this process kept for a job that left the queue elsewhere.
+    pub fn forget(&self, id: JobId) {
+        let _ = self.tx.send(Command::Forget(id));
+    }
+
+    /// Position of a queued job (in the store's queue), progress of a running one (this
+    /// process's live counters, or its worker's last heartbeat).
+    pub async fn status(&self, job: &JobRecord) -> LiveStatus {
+        match job.state {
+            JobState::Queued => LiveStatus {
+                queue_position: self
+                    .store
+                    .queue_position(job.options.priority, job.seq)
+                    .await
+                    .ok(),
+                progress: None,
+            },
+            JobState::Running => {
+                let (tx, rx) = oneshot::channel();
+                let _ = self.tx.send(Command::Progress(job.id, tx));
+                LiveStatus {
+                    queue_position: None,
+                    progress: rx.await.ok().flatten().or(job.progress),
+                }
+            }
+            _ => LiveStatus::default(),
+        }
+    }
+
+    /// The jobs running here.
+    pub async fn held(&self) -> Vec<HeldJob> {
         let (tx, rx) = oneshot::channel();
-        let _ = self.tx.send(Command::Status(id, tx));
+        let _ = self.tx.send(Command::Held(tx));
         rx.await.unwrap_or_default()
     }
 
-    /// Slots and queue depth.
+    /// This process's slots and the store's queue depth.
     pub async fn devices(&self) -> (Vec<SlotView>, usize) {
         let (tx, rx) = oneshot::channel();
         let _ = self.tx.send(Command::Devices(tx));
-        rx.await.unwrap_or_default()
+        let slots = rx.await.unwrap_or_default();
+        let depth = self.store.queue_depth().await.unwrap_or(0);
+        (slots, depth as usize)
+    }
+
+    /// Whether a `gpu` job can run: this process or another live worker serves a GPU.
+    pub fn gpu_jobs_possible(&self) -> bool {
+        !self.gpus.is_empty() || self.gpus_in_cluster.load(Ordering::Relaxed)
+    }
+
+    /// Records whether a live worker of the cluster serves a GPU.
+    pub fn set_gpus_in_cluster(&self, present: bool) {
+        self.gpus_in_cluster.store(present, Ordering::Relaxed);
     }
 
     /// Stops the scheduler (see [`Command::Shutdown`]).
@@ -165,7 +243,8 @@ impl SchedulerHandle {
     }
 }
 
-/// Starts the scheduler task and its worker threads.
+/// Starts the scheduler task and its worker threads: one per GPU in `gpus` and
+/// `cpu_workers` CPU slots (none at all on an API-only host).
 pub fn start(
     gpus: Vec<GpuDevice>,
     cpu_workers: usize,
@@ -177,7 +256,7 @@ pub fn start(
     let shutting_down = Arc::new(AtomicBool::new(false));
     let kinds = (0..gpus.len())
         .map(SlotKind::Gpu)
-        .chain((0..cpu_workers.max(1)).map(SlotKind::Cpu));
+        .chain((0..cpu_workers).map(SlotKind::Cpu));
     let slots = kinds
         .map(|kind| {
             let finished = tx.clone();
@@ -198,75 +277,95 @@ pub fn start(
             }
         })
         .collect();
+    let store = context.store.clone();
     let actor = Scheduler {
-        queue: BTreeMap::new(),
-        positions: HashMap::new(),
         slots,
         gpus: gpus.clone(),
         rules,
         shutting_down,
         shutdown_waiter: None,
+        preparsed: HashMap::new(),
+        claim_failing: false,
         context,
     };
     tokio::spawn(actor.run(rx));
-    SchedulerHandle { tx, gpus }
+    let gpus_in_cluster = Arc::new(AtomicBool::new(!gpus.is_empty()));
+    SchedulerHandle {
+        tx,
+        gpus,
+        store,
+        gpus_in_cluster,
+    }
 }
 
 /// The actor's state.
 struct Scheduler {
-    /// Waiting jobs by (−priority, seq): iteration order is dispatch order.
-    queue: BTreeMap<(i64, i64), QueuedJob>,
-    /// Queue key of each waiting job.
-    positions: HashMap<JobId, (i64, i64)>,
     slots: Vec<Slot>,
     gpus: Arc<Vec<GpuDevice>>,
     rules: FallbackRules,
     shutting_down: Arc<AtomicBool>,
     shutdown_waiter: Option<oneshot::Sender<()>>,
+    /// Games parsed at submission here, for whichever of this process's slots claims them.
+    preparsed: HashMap<JobId, PreparsedArena>,
+    /// Whether the last claim failed (logged once until it works again).
+    claim_failing: bool,
     context: WorkerContext,
 }
 
 impl Scheduler {
     async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Command>) {
+        // The tick catches fallback deadlines and anything a lost notification hid.
+        let period = if self.gpus.is_empty() {
+            Duration::from_secs(1)
+        } else {
+            Duration::from_millis(250)
+        };
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            let wake = self.next_fallback_deadline();
-            let command = tokio::select! {
-                command = rx.recv() => command,
-                _ = sleep_until(wake) => { self.dispatch(); continue; }
+            let mut claim = tokio::select! {
+                command = rx.recv() => match command {
+                    Some(command) => self.handle(command),
+                    None => break,
+                },
+                _ = tick.tick() => true,
             };
-            let Some(command) = command else { break };
-            self.handle(command);
-            self.dispatch();
-            self.context
-                .metrics
-                .set_queue_depth(self.queue.len() as u64);
+            // Everything already waiting, then one claim round for all of it.
+            while let Ok(command) = rx.try_recv() {
+                claim |= self.handle(command);
+            }
             if self.shutdown_waiter.is_some() && self.slots.iter().all(|s| s.job.is_none()) {
                 let _ = self.shutdown_waiter.take().map(|w| w.send(()));
                 break;
             }
+            if claim {
+                self.claim_round().await;
+            }
         }
     }
 
-    fn handle(&mut self, command: Command) {
+    /// Handles one command; true when a claim round is due.
+    fn handle(&mut self, command: Command) -> bool {
         match command {
             Command::Enqueue(job) => {
-                if self.shutting_down.load(Ordering::Relaxed) {
-                    return; // stays queued in the store; the next start picks it up
+                if let Some(game) = job.preparsed.filter(|_| !self.slots.is_empty()) {
+                    self.preparsed.insert(job.id, game);
                 }
-                let key = (-job.priority, job.seq);
-                self.positions.insert(job.id, key);
-                self.queue.insert(key, job);
+                true
             }
+            Command::Wake => true,
             Command::Cancel(id, reply) => {
-                if let Some(key) = self.positions.remove(&id) {
-                    self.queue.remove(&key);
-                    let _ = reply.send(true);
-                } else if let Some(running) = self.running(id) {
-                    running.control.cancel();
-                    let _ = reply.send(true);
-                } else {
-                    let _ = reply.send(false);
+                self.preparsed.remove(&id);
+                let running = self.running(id);
+                if let Some(job) = running {
+                    job.control.cancel();
                 }
+                let _ = reply.send(running.is_some());
+                false
+            }
+            Command::Forget(id) => {
+                self.preparsed.remove(&id);
+                false
             }
             Command::Finished(kind, id) => {
                 if let Some(slot) = self.slots.iter_mut().find(|s| s.kind == kind) {
@@ -280,22 +379,25 @@ impl Scheduler {
                         }
                     }
                 }
+                true
             }
-            Command::Status(id, reply) => {
-                let status = if let Some(key) = self.positions.get(&id) {
-                    LiveStatus {
-                        queue_position: Some(self.queue.range(..*key).count() as u64),
-                        progress: None,
-                    }
-                } else if let Some(running) = self.running(id) {
-                    LiveStatus {
-                        queue_position: None,
-                        progress: Some(running.control.progress().snapshot()),
-                    }
-                } else {
-                    LiveStatus::default()
-                };
-                let _ = reply.send(status);
+            Command::Progress(id, reply) => {
+                let _ = reply.send(self.running(id).map(|j| j.control.progress().snapshot()));
+                false
+            }
+            Command::Held(reply) => {
+                let held = self
+                    .slots
+                    .iter()
+                    .filter_map(|s| s.job.as_ref())
+                    .map(|j| HeldJob {
+                        id: j.id,
+                        attempt: j.attempt,
+                        progress: j.control.progress().snapshot(),
+                    })
+                    .collect();
+                let _ = reply.send(held);
+                false
             }
             Command::Devices(reply) => {
                 let views = self
@@ -310,18 +412,19 @@ impl Scheduler {
                                 .map_or(0.0, |j| j.since.elapsed().as_secs_f64()),
                     })
                     .collect();
-                let _ = reply.send((views, self.queue.len()));
+                let _ = reply.send(views);
+                false
             }
             Command::Shutdown(reply) => {
                 self.shutting_down.store(true, Ordering::SeqCst);
-                self.queue.clear();
-                self.positions.clear();
+                self.preparsed.clear();
                 for slot in &self.slots {
                     if let Some(job) = &slot.job {
                         job.control.cancel();
                     }
                 }
                 self.shutdown_waiter = Some(reply);
+                false
             }
         }
     }
@@ -333,31 +436,101 @@ impl Scheduler {
             .find(|j| j.id == id)
     }
 
-    /// Assigns waiting jobs to free slots, in queue order.
-    fn dispatch(&mut self) {
+    /// Claims queued jobs for the free slots (in queue order, each to the slot
+    /// [`pick_slot`] chooses) and hands them to their workers.
+    async fn claim_round(&mut self) {
         if self.shutting_down.load(Ordering::Relaxed) {
             return;
         }
-        let now = Instant::now();
-        let mut free: Vec<SlotKind> = self
+        let free: Vec<SlotKind> = self
             .slots
             .iter()
             .filter(|s| s.job.is_none())
             .map(|s| s.kind)
             .collect();
-        let mut chosen = Vec::new();
-        for (key, job) in &self.queue {
-            if free.is_empty() {
-                break;
-            }
-            if let Some(kind) = pick_slot(job, &free, &self.gpus, self.rules, now) {
-                free.retain(|&k| k != kind);
-                chosen.push((*key, kind));
-            }
+        if free.is_empty() {
+            return;
         }
-        for (key, kind) in chosen {
-            let job = self.queue.remove(&key).expect("chosen from the queue");
-            self.positions.remove(&job.id);
+        let gpu_memory = |kinds: &mut dyn Iterator<Item = &SlotKind>| {
+            kinds
+                .filter_map(|k| match k {
+                    SlotKind::Gpu(i) => Some(self.gpus[*i].memory_bytes),
+                    SlotKind::Cpu(_) => None,
+                })
+                .max()
+        };
+        let config = &self.context.config;
+        let request = ClaimRequest {
+            worker: self.context.worker_id.to_string(),
+            lease_ms: config.lease_ms,
+            free_gpus: free
+                .iter()
+                .filter(|k| matches!(k, SlotKind::Gpu(_)))
+                .count(),
+            largest_free_gpu_memory: gpu_memory(&mut free.iter()).unwrap_or(0),
+            free_cpus: free
+                .iter()
+                .filter(|k| matches!(k, SlotKind::Cpu(_)))
+                .count(),
+            largest_gpu_memory: gpu_memory(&mut self.slots.iter().map(|s| &s.kind)),
+            small_edges: self.rules.small_edges,
+            max_wait_ms: self.rules.max_wait.as_millis() as u64,
+        };
+        let now = Instant::now();
+        let (gpus, rules) = (self.gpus.clone(), self.rules);
+        let mut remaining = free;
+        let claimed = self
+            .context
+            .store
+            .claim(&request, |candidate| {
+                let waited = Duration::from_millis(candidate.waited_ms);
+                let job = QueuedJob {
+                    id: candidate.id,
+                    seq: candidate.seq,
+                    priority: candidate.priority,
+                    backend: candidate.backend,
+                    edges_estimate: candidate.edges_estimate,
+                    memory_estimate: candidate.memory_estimate,
+                    enqueued: now.checked_sub(waited).unwrap_or(now),
+                    preparsed: None,
+                };
+                let kind = pick_slot(&job, &remaining, &gpus, rules, now)?;
+                remaining.retain(|&k| k != kind);
+                Some(Placement {
+                    slot: kind,
+                    backend: kind.backend_for(candidate.backend).name().to_string(),
+                    device: kind.device_name(&gpus),
+                })
+            })
+            .await;
+        let claimed = match claimed {
+            Ok(claimed) => {
+                if std::mem::take(&mut self.claim_failing) {
+                    tracing::info!("claiming jobs works again");
+                }
+                claimed
+            }
+            Err(e) => {
+                if !std::mem::replace(&mut self.claim_failing, true) {
+                    tracing::warn!("cannot claim jobs: {e}; retrying every tick");
+                }
+                return;
+            }
+        };
+        for claim in claimed {
+            let kind = claim.placement.slot;
+            let waited = Duration::from_millis(claim.job.waited_ms);
+            let job = QueuedJob {
+                id: claim.job.id,
+                seq: claim.job.seq,
+                priority: claim.job.priority,
+                backend: claim.job.backend,
+                edges_estimate: claim.job.edges_estimate,
+                memory_estimate: claim.job.memory_estimate,
+                enqueued: now.checked_sub(waited).unwrap_or(now),
+                preparsed: self.preparsed.remove(&claim.job.id),
+            };
+            self.context.metrics.observe_queue_wait(waited);
             let control = Control::new();
             let slot = self
                 .slots
@@ -366,40 +539,23 @@ impl Scheduler {
                 .expect("slot exists");
             slot.job = Some(RunningJob {
                 id: job.id,
+                attempt: claim.attempt,
                 control: control.clone(),
                 since: now,
             });
-            self.context
-                .metrics
-                .observe_queue_wait(now.duration_since(job.enqueued));
-            let assignment = Assignment { job, control };
+            let assignment = Assignment {
+                job,
+                attempt: claim.attempt,
+                control,
+            };
             if slot.sender.send(assignment).is_err() {
                 tracing::error!(
                     ?kind,
-                    "worker thread is gone; its job stays queued in the store"
+                    "worker thread is gone; its job returns to the queue when its lease expires"
                 );
                 slot.job = None;
             }
         }
-    }
-
-    /// When the oldest waiting `auto` job crosses the CPU fallback threshold.
-    fn next_fallback_deadline(&self) -> Option<Instant> {
-        if self.gpus.is_empty() {
-            return None;
-        }
-        self.queue
-            .values()
-            .filter(|j| j.backend == BackendChoice::Auto)
-            .map(|j| j.enqueued + self.rules.max_wait)
-            .min()
-    }
-}
-
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        None => std::future::pending().await,
     }
 }
 

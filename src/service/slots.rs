@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::job::{BackendChoice, JobId};
 use super::preparse::PreparsedGame;
-use crate::solve::Control;
+use crate::solve::{Backend, Control};
 
 /// A GPU the service may use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +38,17 @@ impl SlotKind {
             SlotKind::Cpu(_) => "cpu".to_string(),
         }
     }
+
+    /// The backend this slot uses for a requested choice.
+    pub fn backend_for(self, choice: BackendChoice) -> Backend {
+        match (self, choice) {
+            (_, BackendChoice::Reference) => Backend::Reference,
+            (_, BackendChoice::Parity) => Backend::Parity,
+            (SlotKind::Gpu(_), _) => Backend::Gpu,
+            (SlotKind::Cpu(_), BackendChoice::Cpu) => Backend::Cpu,
+            (SlotKind::Cpu(_), _) => Backend::Auto,
+        }
+    }
 }
 
 /// A job waiting in the queue.
@@ -55,7 +66,8 @@ pub struct QueuedJob {
     pub edges_estimate: u64,
     /// Bytes the solve needs on a device (estimate).
     pub memory_estimate: u64,
-    /// When it entered the queue (this process's clock).
+    /// When it entered the queue (this process's clock; for a job queued by another host,
+    /// now minus the wait the database measured).
     pub enqueued: Instant,
     /// The arena if it was already parsed at submission.
     pub preparsed: Option<PreparsedArena>,
@@ -64,11 +76,13 @@ pub struct QueuedJob {
 /// A game parsed at submission, handed to the worker so it is not parsed twice.
 pub type PreparsedArena = Arc<PreparsedGame>;
 
-/// A job handed to a worker.
+/// A job handed to a worker: claimed already (`running` under this process's lease).
 #[derive(Debug)]
 pub struct Assignment {
     /// The job.
     pub job: QueuedJob,
+    /// The attempt the claim started: every write about the job is fenced on it.
+    pub attempt: i64,
     /// Its cancel flag, deadline holder and progress counters (the scheduler keeps a clone).
     pub control: Control,
 }

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
-use super::job::{Failure, JobId};
+use super::job::{BackendChoice, Failure, JobId};
 use super::preparse::{ParseTee, PreparsedGame};
 use super::request::{caller, full_view, job_options};
 use super::slots::QueuedJob;
@@ -87,15 +87,20 @@ pub(super) async fn submit(
     state.metrics.observe_phase("upload", "any", stored.seconds);
     let id = JobId::now_v7();
 
-    let key = result_key(&stored.hash, options.format);
-    if let Some(summary) = state.store.result_summary(&key).await? {
-        if state.store.result_path(&key).exists() {
-            state
-                .store
-                .insert_reused_job(id, &caller.user, &options, &stored.hash, &key, &summary)
-                .await?;
-            return accepted(&state, id).await;
-        }
+    let key = result_key(&stored.hash, options.format, options.backend);
+    // An answer without credits (the parity solver's) serves only jobs that leave the
+    // choice to the server or ask for the parity solver: an energy backend asked for by
+    // name runs (and says why it cannot solve the game).
+    let reusable = state.store.reusable_result(&key).await?.filter(|summary| {
+        summary.credits_computed
+            || matches!(options.backend, BackendChoice::Auto | BackendChoice::Parity)
+    });
+    if let Some(summary) = reusable {
+        state
+            .store
+            .insert_reused_job(id, &caller.user, &options, &stored.hash, &key, &summary)
+            .await?;
+        return accepted(&state, id).await;
     }
 
     let (preparsed, stats) = match stored.parsed.take() {

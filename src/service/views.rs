@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::job::{JobRecord, JobState, ResultSummary};
 use super::scheduler::{LiveStatus, SlotView};
 use super::slots::{GpuDevice, SlotKind};
+use super::store::workers::WorkerRecord;
 
 /// RFC 3339 UTC time (millisecond precision) of milliseconds since the epoch.
 pub fn rfc3339(ms: i64) -> String {
@@ -52,6 +53,7 @@ pub fn job_view(job: &JobRecord, live: LiveStatus, summary: Option<&ResultSummar
         "queue_position": if job.state == JobState::Queued { live.queue_position } else { None },
         "backend": job.backend_used,
         "device": job.device,
+        "worker": job.worker,
         "arena": {
             "sha256": job.arena_hash,
             "vertices": job.arena.map(|a| a.vertices),
@@ -108,6 +110,34 @@ pub fn devices_view(
         },
         "queue_depth": queue_depth,
     })
+}
+
+/// Every live worker process of the store's cluster, with its GPUs and running jobs.
+pub fn workers_view(workers: &[WorkerRecord], queue_depth: u64, store: &str) -> Value {
+    let views: Vec<Value> = workers
+        .iter()
+        .map(|w| {
+            json!({
+                "id": w.id,
+                "host": w.host,
+                "api": w.api,
+                "started_at": rfc3339(w.started_at),
+                "heartbeat_at": rfc3339(w.heartbeat_at),
+                "version": w.slots.version,
+                "gpus": w.slots.gpus.iter().map(|g| json!({
+                    "ordinal": g.ordinal,
+                    "name": g.name,
+                    "memory_bytes": g.memory_bytes,
+                })).collect::<Vec<_>>(),
+                "cpu": {"workers": w.slots.cpu_workers, "threads": w.slots.cpu_threads},
+                "jobs": w.jobs.iter().map(|(id, device)| json!({
+                    "id": id.to_string(),
+                    "device": device,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({"store": store, "workers": views, "queue_depth": queue_depth})
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
 //! Workers: one dedicated OS thread per slot (per GPU, and per CPU-pool slot), so solving
-//! never runs on the async runtime. A worker takes an [`Assignment`], moves the job to
-//! `running` in the store, parses the stored arena (unless the submission already did),
-//! solves it under the job's [`Control`] (cancel flag, deadline, live progress), writes and
-//! syncs the result file, and only then marks the job `succeeded` — so a crash at any point
-//! leaves either no result or a complete one, and the restart re-runs the job.
+//! never runs on the async runtime. A worker takes an [`Assignment`] (a job the scheduler
+//! claimed: `running` under this process's lease), parses the arena (unless the submission
+//! already did; fetched into the local cache first when another host stored it), solves it
+//! under the job's [`Control`] (cancel flag, deadline, live progress), writes and syncs the
+//! result file, and only then marks the job `succeeded` — fenced on its attempt, so a crash
+//! at any point leaves either no result or a complete one, the job runs again, and a late
+//! worker whose lease was taken over cannot store a second result.
 //!
-//! A job interrupted by shutdown goes back to `queued`; one cancelled by its owner is
-//! already `cancelled` in the store and is left alone.
+//! A job interrupted by shutdown goes back to `queued`; one cancelled by its owner, or lost
+//! to another worker after its lease expired, is left alone. Writes that fail because the
+//! database is unreachable are retried for a while (a restarting PostgreSQL).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -21,7 +24,7 @@ use super::metrics::Metrics;
 use super::preparse::PreparsedGame;
 use super::result_file;
 use super::slots::{Assignment, GpuDevice, SlotKind};
-use super::store::Store;
+use super::store::{Store, StoreError};
 use crate::arena::Arena;
 use crate::format::{self, Format, FormatError, ParityInfo, ReadOptions};
 use crate::output::Summary;
@@ -43,6 +46,31 @@ pub struct WorkerContext {
     pub runtime: tokio::runtime::Handle,
     /// CPU-slot solves running now (sets each new solve's thread count).
     pub cpu_solves: Arc<CpuSolves>,
+    /// This process's worker id: the owner of the leases its slots hold.
+    pub worker_id: Arc<str>,
+}
+
+/// How long a worker keeps retrying a write the database refused for a transient reason.
+const RETRY_FOR: Duration = Duration::from_secs(120);
+
+/// Runs `write` until it succeeds, fails for a lasting reason, or [`RETRY_FOR`] passes.
+fn retrying<T, F: std::future::Future<Output = Result<T, StoreError>>>(
+    context: &WorkerContext,
+    what: &str,
+    write: impl Fn() -> F,
+) -> Result<T, StoreError> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(50);
+    loop {
+        match context.runtime.block_on(write()) {
+            Err(e) if e.is_transient() && start.elapsed() < RETRY_FOR => {
+                tracing::warn!("cannot {what} yet: {e}; retrying");
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_secs(2));
+            }
+            outcome => return outcome,
+        }
+    }
 }
 
 /// The CPU-slot solves running at once. With `cpu_threads` = 0 a solve that starts while
@@ -95,8 +123,14 @@ pub fn share_of_cores(configured: usize, cores: usize, running: usize) -> usize 
 }
 
 /// The key of a job's result: identical arena bytes read the same way give the same answer.
-pub fn result_key(arena_hash: &str, format: InputFormat) -> String {
-    hex::encode(Sha256::digest(format!("{arena_hash}:{}", format.name())))
+/// A job that forces the parity solver gets winners without credits, so its answer has a key
+/// of its own (it must not serve a later job that expects credits).
+pub fn result_key(arena_hash: &str, format: InputFormat, backend: BackendChoice) -> String {
+    let text = match backend {
+        BackendChoice::Parity => format!("{arena_hash}:{}:parity", format.name()),
+        _ => format!("{arena_hash}:{}", format.name()),
+    };
+    hex::encode(Sha256::digest(text))
 }
 
 /// Starts the thread serving `kind`; returns the channel feeding it. `finished` is called
@@ -117,13 +151,18 @@ pub fn spawn_worker(
         .name(name)
         .spawn(move || {
             while let Ok(assignment) = rx.recv() {
-                let id = assignment.job.id;
+                let (id, attempt) = (assignment.job.id, assignment.attempt);
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     run_job(kind, &gpus, &context, assignment, &shutting_down)
                 }));
                 if outcome.is_err() {
                     let failure = Failure::new("internal", "the worker panicked on this job");
-                    let _ = context.runtime.block_on(context.store.fail(id, &failure));
+                    let _ = context.runtime.block_on(context.store.fail_attempt(
+                        id,
+                        attempt,
+                        &context.worker_id,
+                        &failure,
+                    ));
                 }
                 context.events.publish(id);
                 finished(id);
@@ -133,17 +172,6 @@ pub fn spawn_worker(
     tx
 }
 
-/// The backend a slot uses for a requested choice.
-fn backend_for(kind: SlotKind, choice: BackendChoice) -> Backend {
-    match (kind, choice) {
-        (_, BackendChoice::Reference) => Backend::Reference,
-        (_, BackendChoice::Parity) => Backend::Parity,
-        (SlotKind::Gpu(_), _) => Backend::Gpu,
-        (SlotKind::Cpu(_), BackendChoice::Cpu) => Backend::Cpu,
-        (SlotKind::Cpu(_), _) => Backend::Auto,
-    }
-}
-
 fn run_job(
     kind: SlotKind,
     gpus: &[GpuDevice],
@@ -151,38 +179,49 @@ fn run_job(
     assignment: Assignment,
     shutting_down: &AtomicBool,
 ) {
-    let Assignment { job, control } = assignment;
+    let Assignment {
+        job,
+        attempt,
+        control,
+    } = assignment;
     let store = &context.store;
-    let backend = backend_for(kind, job.backend);
-    let device = kind.device_name(gpus);
-    let attempt = match context
-        .runtime
-        .block_on(store.start(job.id, backend.name(), &device))
-    {
-        Ok(Some(attempt)) => attempt,
-        Ok(None) => return, // cancelled while it waited for this thread
+    let worker = &*context.worker_id;
+    let backend = kind.backend_for(job.backend);
+    context.events.publish(job.id);
+    let record = match retrying(context, "read the job", || store.job(job.id)) {
+        Ok(Some(record)) => record,
+        Ok(None) => return, // expired meanwhile
         Err(e) => {
-            tracing::error!(job = %job.id, "cannot start job: {e}");
+            tracing::error!(job = %job.id, "cannot read the job: {e}");
             return;
         }
     };
-    context.events.publish(job.id);
-    let Some(record) = context.runtime.block_on(store.job(job.id)).ok().flatten() else {
-        return;
-    };
     let fail = |failure: Failure| {
-        if let Err(e) = context.runtime.block_on(store.fail(job.id, &failure)) {
+        if let Err(e) = retrying(context, "record a failure", || {
+            store.fail_attempt(job.id, attempt, worker, &failure)
+        }) {
             tracing::error!(job = %job.id, "cannot record failure: {e}");
         }
     };
 
     // An arena parsed at submission has its figures and parse time stored already; one
-    // parsed here (after a restart, or past the parse-while-uploading limit) records them.
+    // parsed here (after a restart, on another host, or past the parse-while-uploading
+    // limit) records them.
     let game = match job.preparsed.clone() {
         Some(game) => game,
         None => {
             let parse_start = Instant::now();
-            let path = store.arena_path(&record.arena_hash);
+            let path = match retrying(context, "fetch the arena", || {
+                store.local_arena(&record.arena_hash)
+            }) {
+                Ok(path) => path,
+                Err(e) => {
+                    return fail(Failure::new(
+                        "internal",
+                        format!("cannot read the stored arena: {e}"),
+                    ));
+                }
+            };
             let game = match format::read_path(
                 &path,
                 &read_options(record.options.format, &context.config),
@@ -249,8 +288,12 @@ fn run_job(
     let solution = match solved {
         Ok(solution) => solution,
         Err(SolveError::Interrupted(Interrupted::Cancelled)) => {
+            // Shutting down: back to the queue. Otherwise the job was cancelled, or it is
+            // no longer this worker's (its lease was taken over): nothing to write.
             if shutting_down.load(Ordering::SeqCst) {
-                let _ = context.runtime.block_on(store.requeue(job.id));
+                let _ = retrying(context, "re-queue the job", || {
+                    store.requeue(job.id, attempt, worker)
+                });
             }
             return;
         }
@@ -276,7 +319,11 @@ fn run_job(
         .metrics
         .observe_phase("solve", &solution.stats.backend, solve_seconds);
 
-    let key = result_key(&record.arena_hash, record.options.format);
+    let key = result_key(
+        &record.arena_hash,
+        record.options.format,
+        record.options.backend,
+    );
     if let Err(e) = result_file::write(&store.result_path(&key), &solution) {
         return fail(Failure::new(
             "internal",
@@ -285,15 +332,13 @@ fn run_job(
     }
     let summary = Summary::new(arena, &solution, initial);
 
-    match context.runtime.block_on(store.succeed(
-        job.id,
-        attempt,
-        &key,
-        &summary,
-        solve_seconds * 1e3,
-    )) {
+    match retrying(context, "record the result", || {
+        store.succeed(job.id, attempt, worker, &key, &summary, solve_seconds * 1e3)
+    }) {
         Ok(true) => context.metrics.count_completion(),
-        Ok(false) => {} // cancelled meanwhile; the stored result may still serve a reuse
+        // Cancelled meanwhile, or the fence refused a late result; the local result file
+        // may still serve a reuse on this host.
+        Ok(false) => context.metrics.count_refused_result(),
         Err(e) => tracing::error!(job = %job.id, "cannot record success: {e}"),
     }
 }

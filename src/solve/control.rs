@@ -113,3 +113,27 @@ impl Control {
         Ok(())
     }
 }
+
+/// How long one lifting phase may run: it ends at the engine's first check after either
+/// limit (a round boundary, a few thousand lifts, a kernel launch).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// Lifts (`u64::MAX`: no limit).
+    pub lifts: u64,
+    /// When the phase should end (`None`: no limit). Engines that cannot watch the clock
+    /// may run on to their lift limit.
+    pub until: Option<Instant>,
+}
+
+impl Budget {
+    /// No limit: lift to the fixpoint.
+    pub const UNLIMITED: Budget = Budget {
+        lifts: u64::MAX,
+        until: None,
+    };
+
+    /// Whether the time is up (checked at the engine's own intervals).
+    pub fn expired(&self) -> bool {
+        self.until.is_some_and(|t| Instant::now() >= t)
+    }
+}

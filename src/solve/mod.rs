@@ -14,8 +14,10 @@ pub mod cpu;
 pub mod energy;
 pub mod gpu;
 pub mod parity;
+pub mod phases;
 pub mod reference;
 pub mod strategy;
+pub mod threads;
 pub(crate) mod worklist;
 
 use std::time::Instant;
@@ -24,7 +26,9 @@ use crate::arena::{Arena, Player, VertexId};
 use crate::parity::{ParitySummary, ParityView};
 pub use control::{Control, Interrupted, Progress, ProgressSnapshot};
 pub use energy::{BoundOverflow, TOP};
+pub use phases::Phases;
 pub use strategy::NO_MOVE;
+pub use threads::Threads;
 
 /// The backends: a closed set, chosen per solve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -139,6 +143,10 @@ pub struct SolveStats {
     pub strategy_lifts: u64,
     /// Seconds to compute both strategies.
     pub strategy_seconds: f64,
+    /// Evaluations of player 1's strategies (the accelerated driver; 0 elsewhere).
+    pub evaluations: u64,
+    /// Seconds per phase.
+    pub phases: Phases,
 }
 
 /// The answer: per vertex, the least credit (or ⊤) and the winner's strategy.
@@ -160,58 +168,68 @@ pub struct Solution {
 }
 
 impl Solution {
-    /// Completes credits computed by a backend with both players' strategies; player 0's
-    /// on up to `threads` threads (the backend's own budget, see [`strategy::player0`]).
+    /// Completes credits computed by a backend with both players' strategies on `threads`
+    /// (see [`Solution::from_credits_seeded`], with no seed).
     pub fn from_credits(
         arena: &Arena,
         credit: Vec<u64>,
-        mut stats: SolveStats,
-        threads: usize,
+        stats: SolveStats,
+        threads: &Threads,
         control: &Control,
     ) -> Result<Solution, SolveError> {
-        let start = Instant::now();
-        let mut strategy = vec![NO_MOVE; arena.vertex_count()];
-        strategy::player0(arena, &credit, stats.bound, &mut strategy, threads);
-        stats.strategy_lifts = strategy::player1(arena, &credit, &mut strategy, control)?;
-        stats.strategy_seconds = start.elapsed().as_secs_f64();
-        Ok(Solution {
-            credit,
-            strategy,
-            stats,
-            credits_computed: true,
-            parity: None,
-        })
+        let seed = vec![accel::player1::NO_EDGE; arena.vertex_count()];
+        Solution::from_credits_seeded(arena, credit, &seed, stats, threads, control)
+            .map(|(solution, _)| solution)
     }
 
-    /// Completes credits with player 0's strategy (derived as in [`Solution::from_credits`])
-    /// and a player-1 strategy computed by the backend itself: `player1[v]` is read at the
-    /// player-1 vertices of `W1` (credit ⊤), other entries are ignored. The caller vouches
-    /// that it keeps every play in `W1` and makes every cycle there negative. `threads` as
-    /// in [`Solution::from_credits`].
-    pub fn from_parts(
+    /// Completes credits with both players' strategies: player 0's from the credits
+    /// ([`strategy::player0`]); player 1's by the layered construction of
+    /// [`accel::player1`] from `seed` (σ1 edges the backend already knows, or
+    /// [`accel::player1::NO_EDGE`]), or, where that stops short, from the dual game
+    /// ([`strategy::player1`]). Both on `threads`; the choices do not depend on them.
+    /// Returns whether player 1's strategy came from the layers.
+    pub fn from_credits_seeded(
         arena: &Arena,
         credit: Vec<u64>,
-        player1: &[VertexId],
+        seed: &[u32],
         mut stats: SolveStats,
-        threads: usize,
-    ) -> Solution {
+        threads: &Threads,
+        control: &Control,
+    ) -> Result<(Solution, bool), SolveError> {
         let start = Instant::now();
         let mut strategy = vec![NO_MOVE; arena.vertex_count()];
         strategy::player0(arena, &credit, stats.bound, &mut strategy, threads);
-        for v in 0..arena.vertex_count() as VertexId {
-            if arena.owner(v) == Player::One && credit[v as usize] == TOP {
-                strategy[v as usize] = player1[v as usize];
-            }
-        }
-        stats.strategy_lifts = 0;
+        let player1_start = Instant::now();
+        stats.phases.strategy0 = player1_start.duration_since(start).as_secs_f64();
+        let from_layers =
+            match accel::player1::certified_strategy(arena, &credit, seed, threads, control)? {
+                Some(player1) => {
+                    for v in 0..arena.vertex_count() as VertexId {
+                        if arena.owner(v) == Player::One && credit[v as usize] == TOP {
+                            strategy[v as usize] = player1[v as usize];
+                        }
+                    }
+                    stats.strategy_lifts = 0;
+                    true
+                }
+                None => {
+                    stats.strategy_lifts =
+                        strategy::player1(arena, &credit, &mut strategy, control)?;
+                    false
+                }
+            };
+        stats.phases.strategy1 = player1_start.elapsed().as_secs_f64();
         stats.strategy_seconds = start.elapsed().as_secs_f64();
-        Solution {
-            credit,
-            strategy,
-            stats,
-            credits_computed: true,
-            parity: None,
-        }
+        Ok((
+            Solution {
+                credit,
+                strategy,
+                stats,
+                credits_computed: true,
+                parity: None,
+            },
+            from_layers,
+        ))
     }
 
     /// An answer of winners and strategies without credits: `credit` is 0 on `W0` and

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use super::control::{Control, Interrupted};
 use super::energy::{TOP, minus};
+use super::threads::Threads;
 use super::worklist::{self, LiftGame};
 use crate::arena::{Arena, Player, VertexId};
 
@@ -27,32 +28,24 @@ pub const PARALLEL_FROM_EDGES: usize = 1 << 19;
 const CHUNK: usize = 1 << 14;
 
 /// Player 0's strategy on `W0` from the least progress measure `credit` (bound `bound`):
-/// entries for other vertices are [`NO_MOVE`]. Uses up to `threads` threads on games of
-/// [`PARALLEL_FROM_EDGES`] edges or more: the current rayon pool when it has that many,
-/// else a pool of its own for the call. The choice per vertex does not depend on them.
+/// entries for other vertices are [`NO_MOVE`]. Uses `threads` on games of
+/// [`PARALLEL_FROM_EDGES`] edges or more; the choice per vertex does not depend on them.
 pub fn player0(
     arena: &Arena,
     credit: &[u64],
     bound: u64,
     strategy: &mut [VertexId],
-    threads: usize,
+    threads: &Threads,
 ) {
-    if threads <= 1 || arena.edge_count() < PARALLEL_FROM_EDGES {
+    if threads.count() <= 1 || arena.edge_count() < PARALLEL_FROM_EDGES {
         return player0_from(arena, credit, bound, strategy, 0);
     }
-    let run = |strategy: &mut [VertexId]| {
+    threads.install(|| {
         strategy
             .par_chunks_mut(CHUNK)
             .enumerate()
-            .for_each(|(i, chunk)| player0_from(arena, credit, bound, chunk, i * CHUNK));
-    };
-    if rayon::current_num_threads() == threads {
-        return run(strategy);
-    }
-    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(pool) => pool.install(|| run(strategy)),
-        Err(_) => player0_from(arena, credit, bound, strategy, 0),
-    }
+            .for_each(|(i, chunk)| player0_from(arena, credit, bound, chunk, i * CHUNK))
+    });
 }
 
 /// [`player0`] for the vertices `first..first + strategy.len()`.
@@ -161,8 +154,7 @@ mod tests {
     use super::*;
     use crate::generate::{RandomParams, random};
 
-    /// Player 0's choices on several threads (the current pool's size and a pool of the
-    /// call's own) equal the sequential ones on a game above the parallel threshold, for
+    /// Player 0's choices on several threads equal the sequential ones on a game above the parallel threshold, for
     /// arbitrary values with ⊤ among them (the choice is a per-vertex argmin either way).
     #[test]
     fn player0_on_threads_equals_sequential() {
@@ -187,11 +179,11 @@ mod tests {
             .collect();
         let n = arena.vertex_count();
         let mut sequential = vec![NO_MOVE; n];
-        player0(&arena, &credit, 60, &mut sequential, 1);
+        player0(&arena, &credit, 60, &mut sequential, &Threads::one());
         assert!(sequential.iter().any(|&s| s != NO_MOVE));
-        for threads in [2, 3, rayon::current_num_threads()] {
+        for threads in [2, 3, 8] {
             let mut parallel = vec![NO_MOVE; n];
-            player0(&arena, &credit, 60, &mut parallel, threads);
+            player0(&arena, &credit, 60, &mut parallel, &Threads::new(threads));
             assert!(parallel == sequential, "{threads} threads");
         }
     }

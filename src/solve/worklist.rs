@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use super::control::{Control, Interrupted};
+use super::control::{Budget, Control, Interrupted};
 use crate::arena::{Arena, Player, VertexId, Weight, Width};
 
 /// An energy value type: finite values up to a bound, and ⊤.
@@ -146,15 +146,16 @@ pub(crate) fn solve_from<G: LiftGame>(
     values: Vec<G::E>,
     control: &Control,
 ) -> Result<Lifted<G::E>, Interrupted> {
-    solve_budgeted(game, values, u64::MAX, control).map(|(lifted, _)| lifted)
+    solve_budgeted(game, values, Budget::UNLIMITED, control).map(|(lifted, _)| lifted)
 }
 
-/// [`solve_from`] that stops after `budget` lifts: returns the values reached (still below
-/// the least fixpoint) and whether the fixpoint was reached (`true`: the worklist emptied).
+/// [`solve_from`] that stops within `budget` (its lifts, or its time, looked at every 4,096
+/// lifts): returns the values reached (still below the least fixpoint) and whether the
+/// fixpoint was reached (`true`: the worklist emptied).
 pub(crate) fn solve_budgeted<G: LiftGame>(
     game: &G,
     values: Vec<G::E>,
-    budget: u64,
+    budget: Budget,
     control: &Control,
 ) -> Result<(Lifted<G::E>, bool), Interrupted> {
     // One dispatch on the weights' storage width: the loops then read them directly.
@@ -169,7 +170,7 @@ pub(crate) fn solve_budgeted<G: LiftGame>(
 fn solve_typed<G: LiftGame, W: Weight>(
     game: &G,
     mut values: Vec<G::E>,
-    budget: u64,
+    budget: Budget,
     control: &Control,
 ) -> Result<(Lifted<G::E>, bool), Interrupted> {
     let arena = game.arena();
@@ -196,7 +197,7 @@ fn solve_typed<G: LiftGame, W: Weight>(
     }
     let mut lifts = 0u64;
     while let Some(v) = worklist.pop_front() {
-        if lifts >= budget {
+        if lifts >= budget.lifts || (lifts % 4096 == 0 && lifts > 0 && budget.expired()) {
             worklist.push_front(v);
             control
                 .progress()

@@ -130,6 +130,27 @@ pub fn resolve_env(origin: &str, env: &BTreeMap<String, String>) -> ServeConfig 
     config
 }
 
+/// The configuration `egsolve worker` would run with under `env` (as [`resolve_env`], through
+/// the worker's resolution: HTTP settings ignored, a shared database required).
+pub fn resolve_worker_env(origin: &str, env: &BTreeMap<String, String>) -> ServeConfig {
+    let flags = serve_flag_of_env();
+    let mut argv = vec!["worker".to_string()];
+    for (name, value) in env.iter().filter(|(n, _)| n.starts_with("EGSOLVE_")) {
+        assert!(
+            accepted_env_names().contains(name),
+            "{origin}: {name} is not a variable egsolve reads"
+        );
+        if let Some(flag) = flags.get(name) {
+            argv.push(format!("{flag}={value}"));
+        }
+    }
+    let cli = ServeCli::try_parse_from(&argv)
+        .unwrap_or_else(|e| panic!("{origin}: egsolve worker refuses {argv:?}: {e}"));
+    cli.args
+        .resolve_worker()
+        .unwrap_or_else(|e| panic!("{origin}: egsolve worker refuses {argv:?}: {e}"))
+}
+
 /// Every file under `deploy/` (recursively), sorted.
 pub fn deploy_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

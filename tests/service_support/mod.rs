@@ -5,6 +5,8 @@
 
 #[path = "../common/data.rs"]
 mod data;
+#[path = "../common/postgres.rs"]
+pub mod postgres;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -163,6 +165,58 @@ impl Reply {
     }
 }
 
+/// Which store a test server runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// The embedded SQLite store in the data directory.
+    Sqlite,
+    /// A fresh database on the test binary's throwaway PostgreSQL server.
+    Postgres,
+}
+
+impl Engine {
+    /// PostgreSQL when a server runs here; `None` (skip, reason printed) when it cannot
+    /// start and `CI` is unset; a panic under `CI`.
+    pub fn postgres() -> Option<Engine> {
+        postgres::PgServer::shared().map(|_| Engine::Postgres)
+    }
+
+    /// Points `config` at this engine (a new database for PostgreSQL).
+    pub fn configure(self, config: &mut ServeConfig) {
+        if self == Engine::Postgres {
+            let server = postgres::PgServer::shared().expect("checked by Engine::postgres");
+            config.database = Some(server.create_database());
+        }
+    }
+}
+
+/// Declares each named `async fn CASE(engine: Engine)` as two tests, `sqlite::CASE` and
+/// `postgres::CASE`: the same assertions on both stores.
+#[macro_export]
+macro_rules! on_both_stores {
+    ($($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    super::$case($crate::service_support::Engine::Sqlite).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let Some(engine) = $crate::service_support::Engine::postgres() else {
+                        return;
+                    };
+                    super::$case(engine).await
+                }
+            )*
+        }
+    };
+}
+
 /// A running in-process server.
 pub struct Server {
     pub base: String,
@@ -181,6 +235,15 @@ impl Server {
         let mut server = Server::start_in(&dir, configure).await;
         server._tmp = Some(tmp);
         server
+    }
+
+    /// Starts a server on `engine` with a fresh data directory.
+    pub async fn start_on(engine: Engine, configure: impl FnOnce(&mut ServeConfig)) -> Server {
+        Server::start(|config| {
+            engine.configure(config);
+            configure(config)
+        })
+        .await
     }
 
     /// Starts a server on an existing data directory.

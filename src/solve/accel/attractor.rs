@@ -1,85 +1,254 @@
-//! Player 1's attractor to ⊤: the part of lifting that only moves vertices to ⊤ (a
-//! player-1 vertex with a successor `u` where `f(u) ⊖ w = ⊤`, a player-0 vertex all of
-//! whose successors give ⊤), done in one linear pass instead of by the lifting engine.
-//! Being lifts, these steps keep `f <= f*`.
+//! Player 1's attractors, in layers: a vertex joins the set when it is player 1's and some
+//! successor has joined, or player 0's and every successor that counts has joined (a
+//! counter per vertex). Layer `k + 1` is what layer `k` completes.
+//!
+//! The layers are the same however many threads compute them — one thread walks them with
+//! a FIFO queue, several in frontier rounds with atomic counters — and so is the move
+//! recorded for player 1: at a vertex of layer `L`, its first edge to a vertex of a lower
+//! layer. Recorded moves lead strictly downwards, so they close no cycle.
+//!
+//! Two uses: [`attract_top`] (the part of lifting that only moves vertices to ⊤, done in
+//! linear time; being lifts, these steps keep `f <= f*`), and the attractor to a player-1
+//! trap in the strategy construction ([`super::player1`]).
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use rayon::prelude::*;
 
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::energy::{TOP, minus};
+use crate::solve::threads::Threads;
 
-/// Sets to ⊤ every vertex that lifting would set to ⊤ from `values` by ⊤ alone. At
-/// player-1 vertices moved because a successor is itself ⊤, `sigma_edge` records that
-/// edge. Returns how many vertices moved.
+/// Not in the attractor (yet).
+pub(super) const NO_LAYER: u32 = u32::MAX;
+/// Frontiers smaller than this are expanded on one thread.
+const FRONTIER_PARALLEL_FROM: usize = 1 << 11;
+
+/// The state of a layered attractor over the arena's vertices: each vertex's layer
+/// ([`NO_LAYER`] outside) and, for player-0 vertices, how many counted successors have not
+/// joined.
+pub(super) struct Layers {
+    pub layer: Vec<u32>,
+    pub open: Vec<u32>,
+}
+
+impl Layers {
+    /// Grows the attractor from `frontier` (vertices that joined at layer `first`): returns
+    /// every vertex that joined after them, in layer order, and the next free layer (one above
+    /// the highest used).
+    /// `counts(p, x, w)`: whether the edge `p → x` (weight `w`) counts, i.e. whether `x`
+    /// joining pulls `p` (and was counted in `open[p]` for player 0); vertices whose
+    /// `eligible(p)` is false never join.
+    pub fn grow(
+        &mut self,
+        arena: &Arena,
+        frontier: Vec<VertexId>,
+        first: u32,
+        counts: impl Fn(VertexId, VertexId, i64) -> bool + Sync,
+        eligible: impl Fn(VertexId) -> bool + Sync,
+        threads: &Threads,
+    ) -> (Vec<VertexId>, u32) {
+        if threads.parallel(arena.vertex_count() + arena.edge_count()) {
+            threads.install(|| self.grow_parallel(arena, frontier, first, &counts, &eligible))
+        } else {
+            self.grow_sequential(arena, frontier, &counts, &eligible)
+        }
+    }
+
+    fn grow_sequential(
+        &mut self,
+        arena: &Arena,
+        frontier: Vec<VertexId>,
+        counts: &impl Fn(VertexId, VertexId, i64) -> bool,
+        eligible: &impl Fn(VertexId) -> bool,
+    ) -> (Vec<VertexId>, u32) {
+        let mut queue: VecDeque<VertexId> = frontier.into();
+        let mut joined = Vec::new();
+        let mut next_free = queue
+            .iter()
+            .map(|&x| self.layer[x as usize] + 1)
+            .max()
+            .unwrap_or(0);
+        while let Some(x) = queue.pop_front() {
+            let next = self.layer[x as usize] + 1;
+            for (p, w) in arena.predecessors(x) {
+                if self.layer[p as usize] != NO_LAYER || !eligible(p) || !counts(p, x, w) {
+                    continue;
+                }
+                if arena.owner(p) == Player::Zero {
+                    self.open[p as usize] -= 1;
+                    if self.open[p as usize] != 0 {
+                        continue;
+                    }
+                }
+                self.layer[p as usize] = next;
+                next_free = next_free.max(next + 1);
+                joined.push(p);
+                queue.push_back(p);
+            }
+        }
+        (joined, next_free)
+    }
+
+    fn grow_parallel(
+        &mut self,
+        arena: &Arena,
+        mut frontier: Vec<VertexId>,
+        first: u32,
+        counts: &(impl Fn(VertexId, VertexId, i64) -> bool + Sync),
+        eligible: &(impl Fn(VertexId) -> bool + Sync),
+    ) -> (Vec<VertexId>, u32) {
+        let layer: Vec<AtomicU32> = std::mem::take(&mut self.layer)
+            .into_par_iter()
+            .map(AtomicU32::new)
+            .collect();
+        let open: Vec<AtomicU32> = std::mem::take(&mut self.open)
+            .into_par_iter()
+            .map(AtomicU32::new)
+            .collect();
+        let mut joined = Vec::new();
+        let mut current = first;
+        while !frontier.is_empty() {
+            let next_layer = current + 1;
+            let expand = |x: VertexId, next: &mut Vec<VertexId>| {
+                for (p, w) in arena.predecessors(x) {
+                    if layer[p as usize].load(Relaxed) != NO_LAYER
+                        || !eligible(p)
+                        || !counts(p, x, w)
+                    {
+                        continue;
+                    }
+                    if arena.owner(p) == Player::Zero && open[p as usize].fetch_sub(1, Relaxed) != 1
+                    {
+                        continue;
+                    }
+                    if layer[p as usize]
+                        .compare_exchange(NO_LAYER, next_layer, Relaxed, Relaxed)
+                        .is_ok()
+                    {
+                        next.push(p);
+                    }
+                }
+            };
+            frontier = if frontier.len() < FRONTIER_PARALLEL_FROM {
+                let mut next = Vec::new();
+                for &x in &frontier {
+                    expand(x, &mut next);
+                }
+                next
+            } else {
+                frontier
+                    .par_chunks(256)
+                    .flat_map_iter(|chunk| {
+                        let mut next = Vec::new();
+                        for &x in chunk {
+                            expand(x, &mut next);
+                        }
+                        next
+                    })
+                    .collect()
+            };
+            joined.extend_from_slice(&frontier);
+            current = next_layer;
+        }
+        self.layer = layer.into_par_iter().map(AtomicU32::into_inner).collect();
+        self.open = open.into_par_iter().map(AtomicU32::into_inner).collect();
+        (joined, current)
+    }
+
+    /// Player 1's move at `v` (of layer `L`): its first edge to a vertex of a lower layer.
+    pub fn downward_edge(&self, arena: &Arena, v: VertexId) -> Option<usize> {
+        let l = self.layer[v as usize];
+        let targets = arena.succ_targets();
+        arena
+            .succ_range(v)
+            .find(|&e| self.layer[targets[e] as usize] < l)
+    }
+}
+
+/// Sets to ⊤ every vertex that lifting would set to ⊤ from `values` by ⊤ alone: layer 0 is
+/// ⊤ already, layer 1 what the values send to ⊤ (a player-1 edge with `f(u) ⊖ w = ⊤`, a
+/// player-0 vertex all of whose edges give ⊤), and the layers above what they complete. At
+/// each player-1 vertex of layer 2 or more, and of layer 1 with an edge to layer 0,
+/// `sigma_edge` records the first edge to a lower layer. Returns how many vertices moved.
 pub(super) fn attract_top(
     arena: &Arena,
     values: &mut [u64],
     bound: u64,
     sigma_edge: &mut [u32],
+    threads: &Threads,
 ) -> usize {
     let n = arena.vertex_count();
-    let targets = arena.succ_targets();
-    let weights = arena.succ_weights();
-    // Player 0: successors whose edge does not give ⊤ yet.
-    let mut open = vec![0u32; n];
-    let mut queue = VecDeque::new();
-    let mut moved = 0;
-    let before = values.to_vec();
-    for v in 0..n as VertexId {
-        if values[v as usize] == TOP {
-            continue;
+    let parallel = threads.parallel(n + arena.edge_count());
+    let gives_top = |x: VertexId, w: i64| minus(values[x as usize], w, bound) == TOP;
+    let first = |v: usize| -> (u32, u32) {
+        if values[v] == TOP {
+            return (0, 0);
         }
-        let range = arena.succ_range(v);
-        let top_edge = range
-            .clone()
-            .find(|&e| minus(before[targets[e] as usize], weights.get(e), bound) == TOP);
-        match arena.owner(v) {
+        let mut edges = arena.successors(v as VertexId);
+        match arena.owner(v as VertexId) {
             Player::Zero => {
-                open[v as usize] = range
-                    .filter(|&e| minus(before[targets[e] as usize], weights.get(e), bound) != TOP)
-                    .count() as u32;
-                if open[v as usize] == 0 {
-                    values[v as usize] = TOP;
-                    queue.push_back(v);
-                }
+                let open = edges.filter(|&(u, w)| !gives_top(u, w)).count() as u32;
+                (if open == 0 { 1 } else { NO_LAYER }, open)
             }
-            Player::One => {
-                if let Some(e) = top_edge {
-                    values[v as usize] = TOP;
-                    if before[targets[e] as usize] == TOP {
-                        sigma_edge[v as usize] = e as u32;
-                    }
-                    queue.push_back(v);
-                }
+            Player::One => (
+                if edges.any(|(u, w)| gives_top(u, w)) {
+                    1
+                } else {
+                    NO_LAYER
+                },
+                0,
+            ),
+        }
+    };
+    let (layer, open): (Vec<u32>, Vec<u32>) = if parallel {
+        threads.install(|| (0..n).into_par_iter().map(first).unzip())
+    } else {
+        (0..n).map(first).unzip()
+    };
+    let mut layers = Layers { layer, open };
+    let seeds: Vec<VertexId> = (0..n as VertexId)
+        .filter(|&v| layers.layer[v as usize] == 1)
+        .collect();
+    let moved_first = seeds.len();
+    // An edge counts if it did not give ⊤ before (then it was counted open).
+    let (joined, _) = layers.grow(
+        arena,
+        seeds,
+        1,
+        |_, x, w| !gives_top(x, w),
+        |_| true,
+        threads,
+    );
+    let record = |v: usize, sigma: &mut u32| {
+        let l = layers.layer[v];
+        if l != 0 && l != NO_LAYER && arena.owner(v as VertexId) == Player::One {
+            if let Some(e) = layers.downward_edge(arena, v as VertexId) {
+                *sigma = e as u32;
             }
         }
-    }
-    moved += queue.len();
-    while let Some(x) = queue.pop_front() {
-        let old = before[x as usize];
-        for (p, w) in arena.predecessors(x) {
-            if values[p as usize] == TOP || minus(old, w, bound) == TOP {
-                continue;
-            }
-            match arena.owner(p) {
-                Player::Zero => {
-                    open[p as usize] -= 1;
-                    if open[p as usize] != 0 {
-                        continue;
-                    }
-                }
-                Player::One => {
-                    let e = arena
-                        .succ_range(p)
-                        .find(|&e| targets[e] == x && weights.get(e) == w)
-                        .expect("the predecessor has the edge");
-                    sigma_edge[p as usize] = e as u32;
-                }
-            }
-            values[p as usize] = TOP;
-            moved += 1;
-            queue.push_back(p);
+    };
+    let apply = |(v, (value, sigma)): (usize, (&mut u64, &mut u32))| {
+        record(v, sigma);
+        if layers.layer[v] != NO_LAYER {
+            *value = TOP;
         }
+    };
+    if parallel {
+        threads.install(|| {
+            values
+                .par_iter_mut()
+                .zip(sigma_edge.par_iter_mut())
+                .enumerate()
+                .for_each(apply)
+        });
+    } else {
+        values
+            .iter_mut()
+            .zip(sigma_edge.iter_mut())
+            .enumerate()
+            .for_each(apply);
     }
-    moved
+    moved_first + joined.len()
 }

@@ -1,221 +1,270 @@
 //! Which strongly connected components of a one-player [`Graph`] contain a cycle of
-//! nonnegative weight.
+//! nonnegative weight. Components are independent, so several threads test different
+//! components at once; each answer depends only on its component.
 //!
-//! Per component, a longest-path Bellman–Ford (FIFO queue) with path values ordered
-//! lexicographically as `(weight, length)`: a cycle is positive in that order exactly when its
-//! weight is `>= 0` (its length is `> 0`), so "a nonnegative cycle exists" is "a positive
-//! cycle exists". No scaling is needed, and sums stay far inside `i128`.
-//! - **Yes** only with a witness: a cycle in the parent pointers whose weight, summed
-//!   again from the edges, is `>= 0`. Parent pointers are checked for cycles every time the
-//!   component's size in relaxations has been spent, so a positive cycle is found soon
-//!   after it first shows.
-//! - **No** only with a certificate: the queue emptied and the potentials satisfy
-//!   `d(u) >= d(v) + (w, 1)` on every edge (checked again), which makes every cycle
-//!   lexicographically `<= 0`, hence of weight `< 0`.
+//! Per component, in order of cost:
+//! 1. **One vertex**: a self-loop of weight `>= 0`.
+//! 2. **Every internal edge negative**: no (every cycle is a sum of negative weights).
+//! 3. **Greedy witness**: every member points to its heaviest successor inside; a cycle of
+//!    these pointers of weight `>= 0` answers yes.
+//! 4. **Longest-path Bellman–Ford** (FIFO queue) with path values ordered lexicographically
+//!    as `(weight, length)`: a cycle is positive in that order exactly when its weight is
+//!    `>= 0` (its length is `> 0`), so "a nonnegative cycle exists" is "a positive cycle
+//!    exists". No scaling is needed, and sums stay far inside `i128`.
+//!    - **Yes** only with a witness: a cycle in the parent pointers whose weight, summed
+//!      again from the edges, is `>= 0`. Parent pointers are checked for cycles every time
+//!      the component's size in relaxations has been spent.
+//!    - **No** only with a certificate: the queue emptied and the potentials satisfy
+//!      `d(u) >= d(v) + (w, 1)` on every edge (checked again), which makes every cycle
+//!      lexicographically `<= 0`, hence of weight `< 0`.
 //!
 //! Anything else (never expected) answers "yes", the cautious answer for every caller: fewer
 //! vertices become ⊤, more vertices are pinned at 0, and a strategy is rejected.
 
-use super::graph::{Graph, NO_COMPONENT};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::graph::Graph;
+use super::scc::NO_COMPONENT;
 use crate::arena::VertexId;
 use crate::solve::control::{Control, Interrupted};
+use crate::solve::threads::Threads;
 
-const NO_PARENT: VertexId = VertexId::MAX;
+const NO_PARENT: u32 = u32::MAX;
 
 /// Path value: (weight, length), compared lexicographically.
 type PathValue = (i128, i64);
 
-/// Reusable buffers for [`nonnegative_components`].
-pub(super) struct CycleFinder {
-    dist: Vec<PathValue>,
-    parent: Vec<(VertexId, i64)>,
-    queued: Vec<bool>,
-    walk: Vec<u32>,
-    members: Vec<VertexId>,
-    member_offsets: Vec<u32>,
+/// For each component (of `component`, `count` of them), whether it contains a cycle of
+/// weight `>= 0`.
+pub(super) fn nonnegative_components(
+    graph: &Graph,
+    component: &[u32],
+    count: u32,
+    threads: &Threads,
+    control: &Control,
+) -> Result<Vec<bool>, Interrupted> {
+    let groups = Groups::new(component, count, threads);
+    let test = |c: usize| -> Result<bool, Interrupted> {
+        let members = groups.members(c);
+        Ok(match members.len() {
+            0 => false,
+            1 => {
+                let v = members[0];
+                graph.successors(v).any(|(u, w)| u == v && w >= 0)
+            }
+            _ => Component::new(graph, component, c as u32, members, &groups.local)
+                .has_nonnegative_cycle(control)?,
+        })
+    };
+    if !threads.parallel(groups.members.len()) {
+        return (0..count as usize).map(test).collect();
+    }
+    threads.install(|| (0..count as usize).into_par_iter().map(test).collect())
 }
 
-impl CycleFinder {
-    /// Buffers for graphs over `n` vertex slots (allocated on first use).
-    pub(super) fn new(_n: usize) -> CycleFinder {
-        CycleFinder {
-            dist: Vec::new(),
-            parent: Vec::new(),
-            queued: Vec::new(),
-            walk: Vec::new(),
-            members: Vec::new(),
-            member_offsets: Vec::new(),
-        }
-    }
+/// Members of each component, contiguous, and each member's position in its component.
+struct Groups {
+    offsets: Vec<u32>,
+    members: Vec<VertexId>,
+    local: Vec<u32>,
+}
 
-    /// For each component (of `component`, `count` of them), whether it contains a cycle of
-    /// weight `>= 0`.
-    pub(super) fn nonnegative_components(
-        &mut self,
-        graph: &Graph,
-        component: &[u32],
-        count: u32,
-        control: &Control,
-    ) -> Result<Vec<bool>, Interrupted> {
+impl Groups {
+    fn new(component: &[u32], count: u32, threads: &Threads) -> Groups {
         let n = component.len();
-        if self.dist.len() < n {
-            self.dist.resize(n, (0, 0));
-            self.parent.resize(n, (NO_PARENT, 0));
-            self.queued.resize(n, false);
-            self.walk.resize(n, 0);
-        }
-        self.group(component, count);
-        let mut result = vec![false; count as usize];
-        for c in 0..count {
-            let range = self.member_offsets[c as usize] as usize
-                ..self.member_offsets[c as usize + 1] as usize;
-            let members = std::mem::take(&mut self.members);
-            let these = &members[range];
-            result[c as usize] = if these.len() == 1 {
-                let v = these[0];
-                graph.successors(v).iter().any(|&(u, w)| u == v && w >= 0)
-            } else {
-                self.component_has_nonnegative_cycle(graph, component, c, these, control)?
-            };
-            self.members = members;
-        }
-        Ok(result)
-    }
-
-    /// Members of each component, contiguous (counting sort).
-    fn group(&mut self, component: &[u32], count: u32) {
-        self.member_offsets.clear();
-        self.member_offsets.resize(count as usize + 1, 0);
+        let mut offsets = vec![0u32; count as usize + 1];
         for &c in component.iter().filter(|&&c| c != NO_COMPONENT) {
-            self.member_offsets[c as usize + 1] += 1;
+            offsets[c as usize + 1] += 1;
         }
         for i in 0..count as usize {
-            self.member_offsets[i + 1] += self.member_offsets[i];
+            offsets[i + 1] += offsets[i];
         }
-        let mut fill = self.member_offsets.clone();
-        self.members.clear();
-        self.members
-            .resize(self.member_offsets[count as usize] as usize, 0);
-        for (v, &c) in component.iter().enumerate() {
-            if c != NO_COMPONENT {
-                self.members[fill[c as usize] as usize] = v as VertexId;
-                fill[c as usize] += 1;
+        let total = offsets[count as usize] as usize;
+        if !threads.parallel(n) {
+            let mut fill = offsets.clone();
+            let mut members = vec![0; total];
+            let mut local = vec![0; n];
+            for (v, &c) in component.iter().enumerate() {
+                if c != NO_COMPONENT {
+                    let slot = &mut fill[c as usize];
+                    members[*slot as usize] = v as VertexId;
+                    local[v] = *slot - offsets[c as usize];
+                    *slot += 1;
+                }
             }
+            return Groups {
+                offsets,
+                members,
+                local,
+            };
+        }
+        // Vertices in id order within each component: claim slots chunk by chunk.
+        threads.install(|| {
+            let fill: Vec<AtomicU32> = offsets[..count as usize]
+                .par_iter()
+                .map(|&o| AtomicU32::new(o))
+                .collect();
+            let members: Vec<AtomicU32> = (0..total).into_par_iter().map(|_| 0.into()).collect();
+            let local: Vec<u32> = component
+                .par_iter()
+                .enumerate()
+                .map(|(v, &c)| {
+                    if c == NO_COMPONENT {
+                        return 0;
+                    }
+                    let slot = fill[c as usize].fetch_add(1, Relaxed);
+                    members[slot as usize].store(v as VertexId, Relaxed);
+                    slot - offsets[c as usize]
+                })
+                .collect();
+            Groups {
+                offsets,
+                members: members.into_par_iter().map(|m| m.into_inner()).collect(),
+                local,
+            }
+        })
+    }
+
+    fn members(&self, c: usize) -> &[VertexId] {
+        &self.members[self.offsets[c] as usize..self.offsets[c + 1] as usize]
+    }
+}
+
+/// One component under test: its members and their internal edges, by position in the
+/// component.
+#[derive(Clone, Copy)]
+struct Component<'a> {
+    graph: &'a Graph,
+    component: &'a [u32],
+    id: u32,
+    members: &'a [VertexId],
+    local: &'a [u32],
+}
+
+impl<'a> Component<'a> {
+    fn new(
+        graph: &'a Graph,
+        component: &'a [u32],
+        id: u32,
+        members: &'a [VertexId],
+        local: &'a [u32],
+    ) -> Component<'a> {
+        Component {
+            graph,
+            component,
+            id,
+            members,
+            local,
         }
     }
 
-    fn component_has_nonnegative_cycle(
-        &mut self,
-        graph: &Graph,
-        component: &[u32],
-        c: u32,
-        members: &[VertexId],
-        control: &Control,
-    ) -> Result<bool, Interrupted> {
-        if self.greedy_cycle_is_nonnegative(graph, component, c, members) {
+    /// The internal edges of member `i`: (local index of the target, weight).
+    fn internal(self, i: usize) -> impl Iterator<Item = (u32, i64)> + 'a {
+        let (component, id, local) = (self.component, self.id, self.local);
+        self.graph
+            .successors(self.members[i])
+            .filter(move |&(u, _)| component[u as usize] == id)
+            .map(move |(u, w)| (local[u as usize], w))
+    }
+
+    fn has_nonnegative_cycle(self, control: &Control) -> Result<bool, Interrupted> {
+        let size = self.members.len();
+        if (0..size).all(|i| self.internal(i).all(|(_, w)| w < 0)) {
+            return Ok(false);
+        }
+        // Greedy pointers point forward (to the heaviest successor), Bellman–Ford's
+        // backward (to the predecessor that set the value); a cycle among either is a cycle
+        // of the graph, and its weight is the sum of the recorded edge weights.
+        let mut pointers = Pointers::new(size);
+        for i in 0..size {
+            pointers.parent[i] = self
+                .internal(i)
+                .max_by_key(|&(_, w)| w)
+                .unwrap_or((NO_PARENT, 0));
+        }
+        if pointers.cycle_is_nonnegative() {
             return Ok(true);
         }
-        let mut queue = std::collections::VecDeque::with_capacity(members.len());
-        for &v in members {
-            self.dist[v as usize] = (0, 0);
-            self.parent[v as usize] = (NO_PARENT, 0);
-            self.queued[v as usize] = true;
-            queue.push_back(v);
-        }
-        let check_every = members.len() as u64;
+        self.bellman_ford(&mut pointers, control)
+    }
+
+    fn bellman_ford(self, pointers: &mut Pointers, control: &Control) -> Result<bool, Interrupted> {
+        let size = self.members.len();
+        let mut dist: Vec<PathValue> = vec![(0, 0); size];
+        pointers.parent.fill((NO_PARENT, 0));
+        let mut queued = vec![true; size];
+        let mut queue: VecDeque<u32> = (0..size as u32).collect();
+        let check_every = size as u64;
         let mut relaxations = 0u64;
         let mut next_check = check_every;
-        let mut walk_id = 0u32;
-        let mut found = false;
-        while let Some(v) = queue.pop_front() {
-            self.queued[v as usize] = false;
-            let (dw, dl) = self.dist[v as usize];
-            for &(u, w) in graph.successors(v) {
-                if component[u as usize] != c {
-                    continue;
-                }
+        while let Some(i) = queue.pop_front() {
+            queued[i as usize] = false;
+            let (dw, dl) = dist[i as usize];
+            for (j, w) in self.internal(i as usize) {
                 let candidate = (dw + w as i128, dl + 1);
-                if candidate > self.dist[u as usize] {
-                    self.dist[u as usize] = candidate;
-                    self.parent[u as usize] = (v, w);
+                if candidate > dist[j as usize] {
+                    dist[j as usize] = candidate;
+                    pointers.parent[j as usize] = (i, w);
                     relaxations += 1;
-                    if !self.queued[u as usize] {
-                        self.queued[u as usize] = true;
-                        queue.push_back(u);
+                    if !queued[j as usize] {
+                        queued[j as usize] = true;
+                        queue.push_back(j);
                     }
                 }
             }
             if relaxations >= next_check {
                 next_check = relaxations + check_every;
                 control.checkpoint()?;
-                if self.parent_cycle_is_nonnegative(members, &mut walk_id) {
-                    found = true;
-                    break;
+                if pointers.cycle_is_nonnegative() {
+                    return Ok(true);
                 }
             }
         }
-        for &v in members {
-            self.queued[v as usize] = false;
-            self.walk[v as usize] = 0;
-        }
-        if found {
-            return Ok(true);
-        }
         // Certificate of "no nonnegative cycle": the potentials are feasible on every edge.
-        let feasible = members.iter().all(|&v| {
-            let (dw, dl) = self.dist[v as usize];
-            graph
-                .successors(v)
-                .iter()
-                .filter(|&&(u, _)| component[u as usize] == c)
-                .all(|&(u, w)| self.dist[u as usize] >= (dw + w as i128, dl + 1))
+        let feasible = (0..size).all(|i| {
+            let (dw, dl) = dist[i];
+            self.internal(i)
+                .all(|(j, w)| dist[j as usize] >= (dw + w as i128, dl + 1))
         });
         Ok(!feasible)
     }
+}
 
-    /// A quick witness before Bellman–Ford: every member points to its heaviest successor in
-    /// the component; true if a cycle of these pointers has weight `>= 0`.
-    fn greedy_cycle_is_nonnegative(
-        &mut self,
-        graph: &Graph,
-        component: &[u32],
-        c: u32,
-        members: &[VertexId],
-    ) -> bool {
-        for &v in members {
-            let heaviest = graph
-                .successors(v)
-                .iter()
-                .filter(|&&(u, _)| component[u as usize] == c)
-                .max_by_key(|&&(_, w)| w)
-                .copied()
-                .map_or((NO_PARENT, 0), |(u, w)| (u, w));
-            self.parent[v as usize] = heaviest;
+/// One pointer per member (local index and the weight of the edge it stands for), and the
+/// marks of a walk along them.
+struct Pointers {
+    parent: Vec<(u32, i64)>,
+    walk: Vec<u32>,
+}
+
+impl Pointers {
+    fn new(size: usize) -> Pointers {
+        Pointers {
+            parent: vec![(NO_PARENT, 0); size],
+            walk: vec![0; size],
         }
-        let mut walk_id = 0;
-        let found = self.parent_cycle_is_nonnegative(members, &mut walk_id);
-        for &v in members {
-            self.walk[v as usize] = 0;
-        }
-        found
     }
 
-    /// Looks for a cycle among the parent pointers of `members`; true if one is found and
-    /// its weight, summed from its edges, is `>= 0`.
-    fn parent_cycle_is_nonnegative(&mut self, members: &[VertexId], walk_id: &mut u32) -> bool {
-        for &start in members {
+    /// Looks for a cycle among the pointers; true if one is found and its weight, summed
+    /// from its edges, is `>= 0`.
+    fn cycle_is_nonnegative(&mut self) -> bool {
+        self.walk.fill(0);
+        let mut walk_id = 0u32;
+        for start in 0..self.parent.len() as u32 {
             if self.walk[start as usize] != 0 {
                 continue;
             }
-            *walk_id += 1;
-            let id = *walk_id;
+            walk_id += 1;
             let mut x = start;
             while x != NO_PARENT && self.walk[x as usize] == 0 {
-                self.walk[x as usize] = id;
+                self.walk[x as usize] = walk_id;
                 x = self.parent[x as usize].0;
             }
-            if x != NO_PARENT && self.walk[x as usize] == id {
-                // x lies on a cycle of parent pointers: sum its weight.
+            if x != NO_PARENT && self.walk[x as usize] == walk_id {
+                // x lies on a cycle of pointers: sum its weight.
                 let mut total: i128 = 0;
                 let mut y = x;
                 loop {
@@ -230,10 +279,6 @@ impl CycleFinder {
                     return true;
                 }
             }
-        }
-        // Next check starts afresh.
-        for &v in members {
-            self.walk[v as usize] = 0;
         }
         false
     }

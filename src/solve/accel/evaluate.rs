@@ -1,15 +1,24 @@
 //! One evaluation: from values `f <= f*`, derive a positional strategy σ1 of player 1, and
 //! raise `f` to a lower bound of `f*` computed in the one-player graph `G_σ1` (see the
-//! module docs of [`super`] for why each step is sound).
+//! module docs of [`super`] for why each step is sound). Every step runs on the solve's
+//! threads and computes a set or a fixpoint that does not depend on them.
 
-use std::collections::VecDeque;
+use rayon::prelude::*;
 
 use super::attractor::attract_top;
-use super::cycles::CycleFinder;
-use super::graph::{Graph, NO_COMPONENT};
+use super::cycles::nonnegative_components;
+use super::graph::Graph;
+use super::reach::reaching;
+use super::relax::credits_to_pinned;
+use super::scc::{NO_COMPONENT, components};
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::{TOP, minus};
+use crate::solve::phases::{Phases, Stopwatch};
+use crate::solve::threads::Threads;
+
+/// Vertices per parallel task of the per-vertex passes.
+const CHUNK: usize = 1 << 14;
 
 /// What one evaluation changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -23,16 +32,22 @@ pub(super) struct Outcome {
 /// σ1 at every player-1 vertex with a finite value: the successor edge maximising
 /// `f(u) ⊖ w`, ties broken by the smallest weight, then the first edge. Vertices at ⊤ keep
 /// the edge they had (the one chosen while their value was finite, if any).
-pub(super) fn choose_strategy(arena: &Arena, values: &[u64], bound: u64, sigma_edge: &mut [u32]) {
+pub(super) fn choose_strategy(
+    arena: &Arena,
+    values: &[u64],
+    bound: u64,
+    sigma_edge: &mut [u32],
+    threads: &Threads,
+) {
     let targets = arena.succ_targets();
     let weights = arena.succ_weights();
-    for v in 0..arena.vertex_count() as VertexId {
-        if arena.owner(v) != Player::One || values[v as usize] == TOP {
-            continue;
+    let choose = |v: usize, sigma: &mut u32| {
+        if arena.owner(v as VertexId) != Player::One || values[v] == TOP {
+            return;
         }
         let mut best = u32::MAX;
         let mut best_key = (0u64, 0i64);
-        for e in arena.succ_range(v) {
+        for e in arena.succ_range(v as VertexId) {
             let key = (
                 minus(values[targets[e] as usize], weights.get(e), bound),
                 -weights.get(e),
@@ -42,115 +57,146 @@ pub(super) fn choose_strategy(arena: &Arena, values: &[u64], bound: u64, sigma_e
                 best_key = key;
             }
         }
-        sigma_edge[v as usize] = best;
+        *sigma = best;
+    };
+    if threads.parallel(arena.vertex_count() + arena.edge_count()) {
+        threads.install(|| {
+            sigma_edge
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .for_each(|(c, chunk)| {
+                    for (i, sigma) in chunk.iter_mut().enumerate() {
+                        choose(c * CHUNK + i, sigma);
+                    }
+                })
+        });
+    } else {
+        for (v, sigma) in sigma_edge.iter_mut().enumerate() {
+            choose(v, sigma);
+        }
+    }
+}
+
+/// A per-vertex map over `0..n` on the solve's threads.
+fn per_vertex<T: Send>(
+    n: usize,
+    threads: &Threads,
+    f: impl Fn(usize) -> T + Sync + Send,
+) -> Vec<T> {
+    if threads.parallel(n) {
+        threads.install(|| (0..n).into_par_iter().map(f).collect())
+    } else {
+        (0..n).map(f).collect()
     }
 }
 
 /// One evaluation of σ1 (`sigma_edge`, chosen by [`choose_strategy`]) against `values`,
 /// followed by player 1's attractor to ⊤ (which records its edges in `sigma_edge`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate(
     arena: &Arena,
     values: &mut [u64],
     bound: u64,
     sigma_edge: &mut [u32],
     graph: &mut Graph,
-    cycles: &mut CycleFinder,
+    threads: &Threads,
+    phases: &mut Phases,
     control: &Control,
 ) -> Result<Outcome, Interrupted> {
+    let mut watch = Stopwatch::start();
     let n = arena.vertex_count();
-    let finite: Vec<bool> = values.iter().map(|&f| f != TOP).collect();
-    graph.rebuild(arena, &finite, sigma_edge);
+    let finite = per_vertex(n, threads, |v| values[v] != TOP);
+    graph.rebuild(arena, &finite, sigma_edge, threads);
     let graph = &*graph;
     control.checkpoint()?;
+    watch.lap(&mut phases.graph);
 
     // U: vertices that can reach a nonnegative cycle of G_σ1 (minus the ⊤ vertices).
-    let (component, count) = graph.components(&finite);
-    let good = cycles.nonnegative_components(graph, &component, count, control)?;
-    let mut reach = vec![false; n];
-    let mut stack: Vec<VertexId> = (0..n as VertexId)
-        .filter(|&v| component[v as usize] != NO_COMPONENT && good[component[v as usize] as usize])
-        .collect();
-    for &v in &stack {
-        reach[v as usize] = true;
-    }
-    while let Some(u) = stack.pop() {
-        for &(v, _) in graph.predecessors(u) {
-            if !reach[v as usize] {
-                reach[v as usize] = true;
-                stack.push(v);
-            }
-        }
-    }
+    let (component, count) = components(graph, &finite, threads);
+    watch.lap(&mut phases.components);
+    let good = nonnegative_components(graph, &component, count, threads, control)?;
+    let in_good = |v: usize| component[v] != NO_COMPONENT && good[component[v] as usize];
+    let reach = reaching(graph, &finite, in_good, threads);
     let mut outcome = Outcome::default();
-    for v in 0..n {
-        if finite[v] && !reach[v] {
+    outcome.topped = if threads.parallel(n) {
+        threads.install(|| {
+            values
+                .par_iter_mut()
+                .enumerate()
+                .filter(|(v, _)| finite[*v] && !reach[*v])
+                .map(|(_, value)| *value = TOP)
+                .count()
+        })
+    } else {
+        let mut topped = 0;
+        for v in (0..n).filter(|&v| finite[v] && !reach[v]) {
             values[v] = TOP;
-            outcome.topped += 1;
+            topped += 1;
         }
-    }
+        topped
+    };
+    watch.lap(&mut phases.cycle_test);
     if outcome.topped > 0 {
-        outcome.topped += attract_top(arena, values, bound, sigma_edge);
+        outcome.topped += attract_top(arena, values, bound, sigma_edge, threads);
     }
     control.checkpoint()?;
+    watch.lap(&mut phases.attractor);
 
     // Z': vertices of U at 0, plus every component of U \ Z' that still has a nonnegative
-    // cycle, so that every nonnegative cycle of G_σ1 inside U meets Z'.
-    let mut pinned: Vec<bool> = (0..n).map(|v| reach[v] && values[v] == 0).collect();
-    let rest: Vec<bool> = (0..n)
-        .map(|v| reach[v] && !pinned[v] && values[v] != TOP)
-        .collect();
-    if !rest.iter().any(|&b| b) {
-        // Nothing finite above 0 in U: g = 0 on U, nothing to raise.
-        return Ok(outcome);
-    }
-    let (rest_component, rest_count) = graph.components(&rest);
-    let rest_good = cycles.nonnegative_components(graph, &rest_component, rest_count, control)?;
-    for v in 0..n {
-        let c = rest_component[v];
-        if c != NO_COMPONENT && rest_good[c as usize] {
-            pinned[v] = true;
+    // cycle, so that every nonnegative cycle of G_σ1 inside U meets Z'. The components of
+    // U \ Z' refine those found above, and only those with a nonnegative cycle can still
+    // hold one: only their remaining vertices are decomposed again.
+    let mut pinned = per_vertex(n, threads, |v| reach[v] && values[v] == 0);
+    let redo = per_vertex(n, threads, |v| {
+        reach[v] && !pinned[v] && values[v] != TOP && in_good(v)
+    });
+    if redo.contains(&true) {
+        let (redo_component, redo_count) = components(graph, &redo, threads);
+        watch.lap(&mut phases.components);
+        let redo_good =
+            nonnegative_components(graph, &redo_component, redo_count, threads, control)?;
+        for (v, &c) in redo_component.iter().enumerate() {
+            if c != NO_COMPONENT && redo_good[c as usize] {
+                pinned[v] = true;
+            }
         }
+        watch.lap(&mut phases.cycle_test);
+    }
+    let through = per_vertex(n, threads, |v| reach[v] && values[v] != TOP);
+    if !(0..n).any(|v| through[v] && !pinned[v]) {
+        // Nothing finite above 0 in U outside Z': g = 0 there, nothing to raise.
+        return Ok(outcome);
     }
 
     // g: least deficit of a path to Z' (greatest fixpoint from above; every cycle outside
-    // Z' is negative, so the FIFO relaxation ends).
-    let mut g: Vec<u64> = (0..n).map(|v| if pinned[v] { 0 } else { TOP }).collect();
-    let mut queued = pinned.clone();
-    let mut queue: VecDeque<VertexId> =
-        (0..n as VertexId).filter(|&v| pinned[v as usize]).collect();
-    let mut relaxations = 0u64;
-    while let Some(u) = queue.pop_front() {
-        queued[u as usize] = false;
-        let gu = g[u as usize];
-        for &(v, w) in graph.predecessors(u) {
-            // Only through finite vertices of U: every cycle there avoiding Z' is negative.
-            if !reach[v as usize] || pinned[v as usize] || values[v as usize] == TOP {
-                continue;
-            }
-            let candidate = minus(gu, w, bound);
-            if candidate < g[v as usize] {
-                g[v as usize] = candidate;
-                relaxations += 1;
-                if relaxations % (1 << 20) == 0 {
-                    control.checkpoint()?;
-                }
-                if !queued[v as usize] {
-                    queued[v as usize] = true;
-                    queue.push_back(v);
-                }
-            }
+    // Z' is negative, so the relaxation ends).
+    let g = credits_to_pinned(graph, &pinned, &through, bound, threads, control)?;
+    let raise = |v: usize, value: &mut u64| -> (usize, usize) {
+        if through[v] && g[v] > *value {
+            *value = g[v];
+            if g[v] == TOP { (1, 0) } else { (0, 1) }
+        } else {
+            (0, 0)
         }
-    }
-    for v in 0..n {
-        if reach[v] && g[v] > values[v] {
-            if g[v] == TOP {
-                outcome.topped += 1;
-            } else {
-                outcome.raised += 1;
-            }
-            values[v] = g[v];
-        }
-    }
+    };
+    let (topped, raised) = if threads.parallel(n) {
+        threads.install(|| {
+            values
+                .par_iter_mut()
+                .enumerate()
+                .map(|(v, value)| raise(v, value))
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        })
+    } else {
+        values
+            .iter_mut()
+            .enumerate()
+            .map(|(v, value)| raise(v, value))
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    };
+    outcome.topped += topped;
+    outcome.raised += raised;
+    watch.lap(&mut phases.bellman_ford);
     tracing::debug!(
         components = count,
         topped = outcome.topped,
@@ -158,4 +204,73 @@ pub(super) fn evaluate(
         "accel evaluation"
     );
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{RandomParams, random};
+    use crate::solve::energy;
+
+    /// One evaluation on several threads (every part parallel) gives the values and the
+    /// recorded moves of one thread, from the same start.
+    #[test]
+    fn an_evaluation_does_not_depend_on_the_threads() {
+        for seed in 0..300u64 {
+            let arena = random(
+                RandomParams {
+                    vertices: 30 + (seed % 7) as u32 * 40,
+                    min_degree: 1,
+                    max_degree: 1 + (seed % 4) as u32,
+                    min_weight: -6,
+                    max_weight: 6,
+                    player1_percent: 50,
+                },
+                seed,
+            );
+            let n = arena.vertex_count();
+            let bound = energy::bound(&arena).expect("fits");
+            // A start below f*: a few sequential lifts' worth (plain lifting from 0).
+            let start = crate::solve::worklist::solve_budgeted(
+                &crate::solve::worklist::Primal {
+                    arena: &arena,
+                    bound,
+                },
+                vec![0; n],
+                crate::solve::control::Budget {
+                    lifts: (seed % 5) * n as u64 / 2,
+                    until: None,
+                },
+                &Control::new(),
+            )
+            .expect("lifts")
+            .0
+            .values;
+            let run = |threads: &Threads| {
+                let mut values = start.clone();
+                let mut sigma = vec![u32::MAX; n];
+                choose_strategy(&arena, &values, bound, &mut sigma, threads);
+                let mut graph = Graph::default();
+                let outcome = evaluate(
+                    &arena,
+                    &mut values,
+                    bound,
+                    &mut sigma,
+                    &mut graph,
+                    threads,
+                    &mut Phases::default(),
+                    &Control::new(),
+                )
+                .expect("evaluates");
+                (values, sigma, outcome)
+            };
+            let one = run(&Threads::one());
+            for t in [2, 3] {
+                let many = run(&Threads::new(t).with_parallel_from(0));
+                assert_eq!(one.0, many.0, "seed {seed}: values on {t} threads");
+                assert_eq!(one.2, many.2, "seed {seed}: outcome on {t} threads");
+                assert_eq!(one.1, many.1, "seed {seed}: moves on {t} threads");
+            }
+        }
+    }
 }

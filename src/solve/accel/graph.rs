@@ -1,71 +1,112 @@
-//! The one-player graphs the accelerated solver evaluates: a subgraph of the arena where
-//! player 1's vertices keep only the edge of a fixed positional strategy σ1, stored as CSR
-//! (successors) and CSC (predecessors) over the arena's vertex ids, plus Tarjan's strongly
-//! connected components of any vertex subset of it.
+//! The one-player graphs the accelerated solver evaluates: `G_σ1` restricted to a vertex
+//! subset — player-0 vertices keep every edge into the subset, player-1 vertices only the
+//! edge of a fixed positional strategy σ1 — stored as CSR (successors) and CSC
+//! (predecessors) over the arena's vertex ids. Inactive vertices have no edges.
+//!
+//! Both sides are built from the arena's own CSR and CSC, each vertex filling its own range
+//! (count, prefix sum, fill), so the build runs on all of a solve's threads and gives the
+//! same graph for every thread count. A player-1 vertex whose σ1 edge has identical twins
+//! (same target and weight) may appear once per twin among its target's predecessors;
+//! every algorithm over these graphs is indifferent to repeated identical edges.
+
+use rayon::prelude::*;
 
 use crate::arena::{Arena, Player, VertexId};
+use crate::solve::threads::Threads;
 
-/// Marks "no strongly connected component" (vertex outside the subset).
-pub(super) const NO_COMPONENT: u32 = u32::MAX;
+/// Vertices per parallel task when building.
+const CHUNK: usize = 1 << 14;
 
 /// A subgraph over the arena's vertex ids (inactive vertices have no edges).
 #[derive(Debug, Default)]
 pub(super) struct Graph {
     succ_offsets: Vec<u32>,
-    succ: Vec<(VertexId, i64)>,
+    succ_targets: Vec<VertexId>,
+    succ_weights: Vec<i64>,
     pred_offsets: Vec<u32>,
-    pred: Vec<(VertexId, i64)>,
+    pred_sources: Vec<VertexId>,
+    pred_weights: Vec<i64>,
 }
 
 impl Graph {
-    /// Rebuilds this graph (reusing its buffers) as `G_σ1` restricted to `active`: player-0
-    /// vertices keep every edge into `active`, player-1 vertices keep their σ1 edge (index
-    /// into the arena's CSR arrays) if its target is active.
-    pub(super) fn rebuild(&mut self, arena: &Arena, active: &[bool], sigma_edge: &[u32]) {
+    /// Rebuilds this graph (reusing its buffers) as `G_σ1` restricted to `active`; σ1 is
+    /// `sigma_edge` (indices into the arena's CSR arrays, read at active player-1 vertices).
+    pub(super) fn rebuild(
+        &mut self,
+        arena: &Arena,
+        active: &[bool],
+        sigma_edge: &[u32],
+        threads: &Threads,
+    ) {
         let n = arena.vertex_count();
         let targets = arena.succ_targets();
         let weights = arena.succ_weights();
         let offsets = arena.succ_offsets();
-        self.succ_offsets.clear();
-        self.succ.clear();
-        self.succ_offsets.push(0);
-        for v in 0..n {
-            if active[v] {
-                if arena.owner(v as VertexId) == Player::Zero {
-                    for e in offsets[v] as usize..offsets[v + 1] as usize {
-                        if active[targets[e] as usize] {
-                            self.succ.push((targets[e], weights.get(e)));
-                        }
-                    }
-                } else {
-                    let e = sigma_edge[v] as usize;
-                    if active[targets[e] as usize] {
-                        self.succ.push((targets[e], weights.get(e)));
-                    }
+        let kept_successor = |v: usize, e: usize| -> bool {
+            active[targets[e] as usize]
+                && (arena.owner(v as VertexId) == Player::Zero || sigma_edge[v] as usize == e)
+        };
+        let succ_range = |v: usize| -> std::ops::Range<usize> {
+            if !active[v] {
+                0..0
+            } else if arena.owner(v as VertexId) == Player::Zero {
+                offsets[v] as usize..offsets[v + 1] as usize
+            } else {
+                let e = sigma_edge[v] as usize;
+                e..e + 1
+            }
+        };
+        let work = n + arena.edge_count();
+        build_csr(
+            n,
+            threads.parallel(work).then_some(threads),
+            &mut self.succ_offsets,
+            &mut self.succ_targets,
+            &mut self.succ_weights,
+            |v| succ_range(v).filter(|&e| kept_successor(v, e)).count() as u32,
+            |v, out_targets, out_weights| {
+                let mut i = 0;
+                for e in succ_range(v).filter(|&e| kept_successor(v, e)) {
+                    out_targets[i] = targets[e];
+                    out_weights[i] = weights.get(e);
+                    i += 1;
                 }
+            },
+        );
+        let sources = arena.pred_sources();
+        let pred_weights = arena.pred_weights();
+        let pred_offsets = arena.pred_offsets();
+        let kept_predecessor = |x: usize, i: usize| -> bool {
+            let p = sources[i] as usize;
+            active[p]
+                && (arena.owner(p as VertexId) == Player::Zero || {
+                    let e = sigma_edge[p] as usize;
+                    targets[e] as usize == x && weights.get(e) == pred_weights.get(i)
+                })
+        };
+        let pred_range = |x: usize| -> std::ops::Range<usize> {
+            if active[x] {
+                pred_offsets[x] as usize..pred_offsets[x + 1] as usize
+            } else {
+                0..0
             }
-            self.succ_offsets.push(self.succ.len() as u32);
-        }
-        // Predecessors by counting sort.
-        self.pred_offsets.clear();
-        self.pred_offsets.resize(n + 1, 0);
-        for &(u, _) in &self.succ {
-            self.pred_offsets[u as usize + 1] += 1;
-        }
-        for i in 0..n {
-            self.pred_offsets[i + 1] += self.pred_offsets[i];
-        }
-        self.pred.clear();
-        self.pred.resize(self.succ.len(), (0, 0));
-        let mut fill = self.pred_offsets[..n].to_vec();
-        for v in 0..n {
-            for i in self.succ_offsets[v] as usize..self.succ_offsets[v + 1] as usize {
-                let (u, w) = self.succ[i];
-                let slot = &mut fill[u as usize];
-                self.pred[*slot as usize] = (v as VertexId, w);
-                *slot += 1;
-            }
-        }
+        };
+        build_csr(
+            n,
+            threads.parallel(work).then_some(threads),
+            &mut self.pred_offsets,
+            &mut self.pred_sources,
+            &mut self.pred_weights,
+            |x| pred_range(x).filter(|&i| kept_predecessor(x, i)).count() as u32,
+            |x, out_sources, out_weights| {
+                let mut k = 0;
+                for i in pred_range(x).filter(|&i| kept_predecessor(x, i)) {
+                    out_sources[k] = sources[i];
+                    out_weights[k] = pred_weights.get(i);
+                    k += 1;
+                }
+            },
+        );
     }
 
     /// Number of vertex slots (the arena's vertex count).
@@ -73,86 +114,187 @@ impl Graph {
         self.succ_offsets.len() - 1
     }
 
+    /// Number of edges.
+    pub(super) fn edge_count(&self) -> usize {
+        self.succ_targets.len()
+    }
+
+    /// Successor ids of `v`.
+    #[inline]
+    pub(super) fn successor_ids(&self, v: VertexId) -> &[VertexId] {
+        &self.succ_targets
+            [self.succ_offsets[v as usize] as usize..self.succ_offsets[v as usize + 1] as usize]
+    }
+
+    /// Predecessor ids of `v`.
+    #[inline]
+    pub(super) fn predecessor_ids(&self, v: VertexId) -> &[VertexId] {
+        &self.pred_sources
+            [self.pred_offsets[v as usize] as usize..self.pred_offsets[v as usize + 1] as usize]
+    }
+
     /// `(successor, weight)` of `v` in this graph.
     #[inline]
-    pub(super) fn successors(&self, v: VertexId) -> &[(VertexId, i64)] {
-        &self.succ
-            [self.succ_offsets[v as usize] as usize..self.succ_offsets[v as usize + 1] as usize]
+    pub(super) fn successors(
+        &self,
+        v: VertexId,
+    ) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
+        let range =
+            self.succ_offsets[v as usize] as usize..self.succ_offsets[v as usize + 1] as usize;
+        self.succ_targets[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.succ_weights[range].iter().copied())
     }
 
     /// `(predecessor, weight of predecessor → v)` of `v` in this graph.
     #[inline]
-    pub(super) fn predecessors(&self, v: VertexId) -> &[(VertexId, i64)] {
-        &self.pred
-            [self.pred_offsets[v as usize] as usize..self.pred_offsets[v as usize + 1] as usize]
+    pub(super) fn predecessors(
+        &self,
+        v: VertexId,
+    ) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
+        let range =
+            self.pred_offsets[v as usize] as usize..self.pred_offsets[v as usize + 1] as usize;
+        self.pred_sources[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.pred_weights[range].iter().copied())
     }
+}
 
-    /// Strongly connected components of the subgraph induced by `inside` (iterative Tarjan).
-    /// Returns the component of each vertex ([`NO_COMPONENT`] outside) and the number of
-    /// components.
-    pub(super) fn components(&self, inside: &[bool]) -> (Vec<u32>, u32) {
-        let n = self.len();
-        let mut component = vec![NO_COMPONENT; n];
-        let mut index = vec![u32::MAX; n];
-        let mut low = vec![0u32; n];
-        let mut on_stack = vec![false; n];
-        let mut stack: Vec<VertexId> = Vec::new();
-        // (vertex, next successor position)
-        let mut calls: Vec<(VertexId, u32)> = Vec::new();
-        let mut next_index = 0u32;
-        let mut count = 0u32;
-        for root in 0..n as VertexId {
-            if !inside[root as usize] || index[root as usize] != u32::MAX {
-                continue;
+/// Fills `offsets` (`n + 1` entries) and the two columns of a CSR array in which vertex `v`
+/// has `count(v)` entries written by `fill(v, targets, weights)` into its own range. With
+/// `threads`, counting, the prefix sum and filling run on its pool, chunk by chunk; the
+/// result is the same either way.
+fn build_csr(
+    n: usize,
+    threads: Option<&Threads>,
+    offsets: &mut Vec<u32>,
+    ids: &mut Vec<VertexId>,
+    weights: &mut Vec<i64>,
+    count: impl Fn(usize) -> u32 + Sync,
+    fill: impl Fn(usize, &mut [VertexId], &mut [i64]) + Sync,
+) {
+    offsets.clear();
+    offsets.resize(n + 1, 0);
+    let Some(threads) = threads else {
+        for v in 0..n {
+            offsets[v + 1] = offsets[v] + count(v);
+        }
+        let total = offsets[n] as usize;
+        ids.clear();
+        ids.resize(total, 0);
+        weights.clear();
+        weights.resize(total, 0);
+        for v in 0..n {
+            let range = offsets[v] as usize..offsets[v + 1] as usize;
+            fill(v, &mut ids[range.clone()], &mut weights[range]);
+        }
+        return;
+    };
+    threads.install(|| {
+        offsets[1..]
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, slots)| {
+                for (i, slot) in slots.iter_mut().enumerate() {
+                    *slot = count(c * CHUNK + i);
+                }
+            });
+        prefix_sum(&mut offsets[1..]);
+        let total = offsets[n] as usize;
+        ids.clear();
+        ids.resize(total, 0);
+        weights.clear();
+        weights.resize(total, 0);
+        // Each chunk of vertices owns one contiguous piece of both columns.
+        let mut pieces = Vec::with_capacity(n.div_ceil(CHUNK));
+        let (mut rest_ids, mut rest_weights) = (&mut ids[..], &mut weights[..]);
+        for chunk in Threads::chunks(n, CHUNK) {
+            let len = (offsets[chunk.end] - offsets[chunk.start]) as usize;
+            let (piece_ids, tail_ids) = std::mem::take(&mut rest_ids).split_at_mut(len);
+            let (piece_weights, tail_weights) = std::mem::take(&mut rest_weights).split_at_mut(len);
+            rest_ids = tail_ids;
+            rest_weights = tail_weights;
+            pieces.push((chunk, piece_ids, piece_weights));
+        }
+        let offsets = &*offsets;
+        pieces
+            .into_par_iter()
+            .for_each(|(chunk, piece_ids, piece_weights)| {
+                let base = offsets[chunk.start] as usize;
+                for v in chunk {
+                    let range = offsets[v] as usize - base..offsets[v + 1] as usize - base;
+                    fill(v, &mut piece_ids[range.clone()], &mut piece_weights[range]);
+                }
+            });
+    });
+}
+
+/// In-place inclusive prefix sum on the current rayon pool (chunk sums, their scan, then
+/// each chunk's own).
+pub(super) fn prefix_sum(values: &mut [u32]) {
+    let sums: Vec<u32> = values
+        .par_chunks(CHUNK)
+        .map(|chunk| chunk.iter().sum())
+        .collect();
+    let mut bases = Vec::with_capacity(sums.len());
+    let mut running = 0u32;
+    for s in sums {
+        bases.push(running);
+        running += s;
+    }
+    values
+        .par_chunks_mut(CHUNK)
+        .zip(bases)
+        .for_each(|(chunk, base)| {
+            let mut running = base;
+            for x in chunk {
+                running += *x;
+                *x = running;
             }
-            calls.push((root, 0));
-            index[root as usize] = next_index;
-            low[root as usize] = next_index;
-            next_index += 1;
-            stack.push(root);
-            on_stack[root as usize] = true;
-            while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
-                let succ = self.successors(v);
-                let mut descended = false;
-                while (*pos as usize) < succ.len() {
-                    let u = succ[*pos as usize].0;
-                    *pos += 1;
-                    if !inside[u as usize] {
-                        continue;
-                    }
-                    if index[u as usize] == u32::MAX {
-                        index[u as usize] = next_index;
-                        low[u as usize] = next_index;
-                        next_index += 1;
-                        stack.push(u);
-                        on_stack[u as usize] = true;
-                        calls.push((u, 0));
-                        descended = true;
-                        break;
-                    } else if on_stack[u as usize] {
-                        low[v as usize] = low[v as usize].min(index[u as usize]);
-                    }
-                }
-                if descended {
-                    continue;
-                }
-                calls.pop();
-                if let Some(&(parent, _)) = calls.last() {
-                    low[parent as usize] = low[parent as usize].min(low[v as usize]);
-                }
-                if low[v as usize] == index[v as usize] {
-                    loop {
-                        let x = stack.pop().expect("Tarjan stack holds the component");
-                        on_stack[x as usize] = false;
-                        component[x as usize] = count;
-                        if x == v {
-                            break;
-                        }
-                    }
-                    count += 1;
-                }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{RandomParams, random};
+
+    /// The parallel build gives the same graph as the sequential one.
+    #[test]
+    fn parallel_build_equals_sequential() {
+        let arena = random(
+            RandomParams {
+                vertices: 60_000,
+                min_degree: 1,
+                max_degree: 4,
+                ..RandomParams::default()
+            },
+            5,
+        );
+        let n = arena.vertex_count();
+        let active: Vec<bool> = (0..n).map(|v| v % 7 != 3).collect();
+        let sigma: Vec<u32> = (0..n as VertexId)
+            .map(|v| {
+                let r = arena.succ_range(v);
+                (r.start + v as usize % r.len()) as u32
+            })
+            .collect();
+        let mut one = Graph::default();
+        one.rebuild(&arena, &active, &sigma, &Threads::one());
+        let mut many = Graph::default();
+        many.rebuild(&arena, &active, &sigma, &Threads::new(3));
+        assert_eq!(one.succ_offsets, many.succ_offsets);
+        assert_eq!(one.succ_targets, many.succ_targets);
+        assert_eq!(one.pred_sources, many.pred_sources);
+        assert_eq!(one.pred_weights, many.pred_weights);
+        // Every successor entry has its predecessor entry.
+        for v in 0..n as VertexId {
+            for (u, w) in one.successors(v) {
+                assert!(one.predecessors(u).any(|(p, pw)| p == v && pw == w));
             }
         }
-        (component, count)
+        assert!(one.edge_count() > 0);
     }
 }

@@ -1,17 +1,34 @@
-//! The accelerated exact solver (the default, `auto`): lifting interleaved with
-//! evaluations of player 1's positional strategies, which jump values over the
-//! pseudo-polynomial climb of plain lifting (to ⊤ at once, and to large finite credits at
-//! once).
+//! The accelerated exact solver (the default, `auto`, and the GPU backend's driver): lifting
+//! interleaved with evaluations of player 1's positional strategies, which jump values over
+//! the pseudo-polynomial climb of plain lifting (to ⊤ at once, and to large finite credits
+//! at once).
 //!
 //! # Algorithm
-//! Start from `f = 0`. Repeat: run a lifting engine ([`LiftEngine`], by default the worklist
-//! of Algorithm 1) from `f` for a budget of lifts, and stop if it reports its fixpoint;
-//! otherwise derive a positional strategy σ1 of player 1 from `f` (at each player-1 vertex
-//! the edge maximising `f(u) ⊖ w`) and **evaluate** it (below), which raises `f`. The
-//! budget starts at `2n` lifts (so games that lifting finishes in about `n` lifts never pay
-//! for an evaluation); after an evaluation that changed few values it at least
-//! doubles and covers at least 5 times that evaluation's time, so evaluations that do not
-//! help cost at most about 20% on top of lifting (plus the first one).
+//! Start from `f = 0`. Repeat: run a lifting engine ([`LiftEngine`]: the worklist of
+//! Algorithm 1, the CPU backend's parallel rounds, or the GPU) from `f` for a phase, and
+//! stop if it reports its fixpoint; otherwise derive a positional strategy σ1 of player 1
+//! from `f` (at each player-1 vertex the edge maximising `f(u) ⊖ w`) and **evaluate** it
+//! (below), which raises `f`.
+//!
+//! **Phases by measured cost** ([`Schedule::Measured`], the default). Engines lift at very
+//! different rates (a GPU or 16 cores lift BRP to its fixpoint in less than one evaluation
+//! of it on one core), so a phase is a length of *time*: about as long as the next
+//! evaluation is expected to take (the last evaluation's measured time, times the engine's
+//! [`LiftEngine::phase_ratio`]; before the first, an estimate from the game's size and the
+//! threads). A game that lifting finishes within that never pays for an evaluation; one
+//! that climbs pays at most about twice what the better of the two would have cost for
+//! that phase. After an evaluation that changed few values the phase at least doubles and
+//! lasts at least 5 times the evaluation, so evaluations that do not help cost at most
+//! about 20% on top of lifting. [`Schedule::Lifts`] counts lifts instead (tests use small
+//! counts to evaluate often).
+//!
+//! **Threads.** One rayon pool per solve ([`Threads`]) serves the engine's rounds, every
+//! part of an evaluation and both strategies. Each parallel part computes a set or a
+//! fixpoint that does not depend on the schedule: components (trim + forward–backward
+//! splits, `scc`), the cycle-sign test (components tested independently, `cycles`),
+//! backward reachability (`reach`), the attractor to ⊤ (layers, `attractor`) and the
+//! Bellman–Ford relaxation (a unique fixpoint, `relax`); so every thread count gives the
+//! same values and the same strategies.
 //!
 //! **Evaluation.** Let `K = {f = ⊤}` and `H = G_σ1 − K`: vertices outside `K`, all edges of
 //! player-0 vertices, the σ1 edge of player-1 vertices, edges into `K` dropped.
@@ -23,7 +40,7 @@
 //!    plus every component of `F \ {f = 0}` (in `H`) that has a cycle of weight `>= 0`.
 //!    Then every nonnegative cycle of `H` inside `F` meets `Z'`.
 //! 3. `g(v)` := least credit of a path of `H` inside `F` from `v` to `Z'` (`g = 0` on
-//!    `Z'`, ⊤ if there is none), computed from above by FIFO Bellman–Ford relaxation
+//!    `Z'`, ⊤ if there is none), computed from above by Bellman–Ford relaxation
 //!    `g(v) = min_u g(u) ⊖ w`; it ends because every cycle of `F` avoiding `Z'` is
 //!    negative. Set `f := max(f, g)` on `F`.
 //!
@@ -48,29 +65,30 @@
 //!
 //! # Player 1's strategy
 //! The last σ1 of each vertex is kept (from the evaluation or attractor that last saw it
-//! finite) and completed to `W1` (a successor in `W1` where the kept edge leaves it). Then a
-//! trap `S ⊆ W1` is grown in which σ1 makes every cycle negative: player 1's attractor to
-//! `S` inside `W1` (its edges lead to vertices added earlier, so close no cycle), then the
-//! vertices of the rest that cannot reach a nonnegative cycle of `G_σ1` on the rest (their
-//! edges stay in that layer or lead into `S`); repeat until `S = W1`. Every cycle then lies
-//! in one layer and is negative, and `W1` is closed, which certifies player 1's win (the
-//! whole strategy is checked once more with the component test). Only if a round adds
-//! nothing does the dual game of [`crate::solve::strategy`] compute the strategy instead.
+//! finite) and seeds the layered construction of [`player1`], which every backend uses;
+//! only if it stops short does the dual game of [`crate::solve::strategy`] compute the
+//! strategy instead.
 
 mod attractor;
 mod cycles;
 mod evaluate;
 mod graph;
+pub mod player1;
+mod reach;
+mod relax;
+mod scc;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use self::cycles::CycleFinder;
 use self::graph::Graph;
-use super::control::{Control, Interrupted};
-use super::energy::{self, TOP};
+pub use super::control::Budget;
+use super::control::Control;
+use super::energy;
+use super::phases::Phases;
+use super::threads::Threads;
 use super::worklist::{self, Primal};
-use super::{NO_MOVE, Solution, SolveError, SolveStats};
-use crate::arena::{Arena, Player, VertexId};
+use super::{Solution, SolveError, SolveStats};
+use crate::arena::Arena;
 
 /// What one call of a lifting engine did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,24 +102,33 @@ pub struct LiftRun {
 }
 
 /// A lifting engine: raises `values` (pointwise below the least fixpoint `f*` on entry) by
-/// lifting, for about `budget` lifts or until no vertex can be lifted. It must keep
-/// `values <= f*` (any sequence of lifts does) and set `finished` only at the fixpoint.
-/// Errors other than interruptions (a device failing, say) end the solve with that error.
+/// lifting, within `budget` or until no vertex can be lifted. It must keep `values <= f*`
+/// (any sequence of lifts does) and set `finished` only at the fixpoint. Errors other than
+/// interruptions (a device failing, say) end the solve with that error.
 pub trait LiftEngine {
     /// Name for statistics.
     fn name(&self) -> &'static str;
-    /// Threads the solution's strategies may use on the host (the engine's own budget; the
-    /// sequential worklist: one).
+    /// Threads the solve may use on the host (evaluations, strategies, the engine's own
+    /// rounds): the sequential worklist one, the CPU engine its own, the GPU every core.
     fn threads(&self) -> usize {
         1
     }
-    /// Lifts `values` for about `budget` lifts.
+    /// Work (vertices plus edges) from which the solve's host-side parts run in parallel.
+    fn parallel_from(&self) -> usize {
+        super::threads::PARALLEL_FROM_ITEMS
+    }
+    /// A lifting phase's length as a fraction of the next evaluation's expected time.
+    fn phase_ratio(&self) -> f64 {
+        1.0
+    }
+    /// Lifts `values` within `budget`, on `threads` where the engine uses the host's.
     fn lift(
         &mut self,
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
-        budget: u64,
+        budget: Budget,
+        threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError>;
 }
@@ -119,7 +146,8 @@ impl LiftEngine for WorklistEngine {
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
-        budget: u64,
+        budget: Budget,
+        _threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
         let start = std::mem::take(values);
@@ -147,52 +175,142 @@ pub struct AccelStats {
     pub lifts: u64,
     /// Seconds spent in evaluations.
     pub evaluation_seconds: f64,
-    /// Whether player 1's strategy came from the evaluations (true) or the dual game.
+    /// Whether player 1's strategy came from the layered construction (true) or the dual
+    /// game.
     pub strategy_from_evaluations: bool,
 }
+
+/// When the driver stops lifting to evaluate (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Schedule {
+    /// Phases as long as the next evaluation is expected to take (the default).
+    Measured,
+    /// Phases counted in lifts: this many first, doubling after an evaluation that changed
+    /// few values. Nothing depends on the clock, so a deterministic engine gives the same
+    /// solve every time (tests and benchmarks).
+    Lifts(u64),
+}
+
+/// Estimated time of an evaluation per vertex plus edge on one thread, before any was
+/// measured (about 1.5 times the measured cost, so that games lifting finishes in a few
+/// passes never evaluate).
+pub const EVALUATION_NS_PER_ITEM: f64 = 60.0;
+/// Shortest lifting phase of the measured schedule.
+pub const MIN_PHASE: Duration = Duration::from_micros(200);
 
 /// Solves `arena` with the accelerated solver and the worklist engine.
 pub fn solve(arena: &Arena, control: &Control) -> Result<Solution, SolveError> {
     solve_with(arena, &mut WorklistEngine, control).map(|(solution, _)| solution)
 }
 
-/// Solves `arena` with the accelerated solver around `engine`.
+/// Solves `arena` with the accelerated solver around `engine` (measured schedule).
 pub fn solve_with(
     arena: &Arena,
     engine: &mut dyn LiftEngine,
     control: &Control,
 ) -> Result<(Solution, AccelStats), SolveError> {
-    solve_with_budget(
-        arena,
-        engine,
-        (2 * arena.vertex_count()).max(1024) as u64,
-        control,
-    )
+    solve_scheduled(arena, engine, Schedule::Measured, control)
 }
 
-/// [`solve_with`] with the lifting budget before the first evaluation given (at least 1;
-/// tests use small budgets to evaluate often).
+/// [`solve_with`] with phases counted in lifts, `first_budget` (at least 1) before the
+/// first evaluation (tests use small budgets to evaluate often).
 pub fn solve_with_budget(
     arena: &Arena,
     engine: &mut dyn LiftEngine,
     first_budget: u64,
     control: &Control,
 ) -> Result<(Solution, AccelStats), SolveError> {
+    solve_scheduled(arena, engine, Schedule::Lifts(first_budget.max(1)), control)
+}
+
+/// The lengths of lifting phases, from what the solve has measured.
+struct Phasing {
+    schedule: Schedule,
+    /// The next phase's length in lifts ([`Schedule::Lifts`]).
+    lifts: u64,
+    /// The next phase's length in time ([`Schedule::Measured`]).
+    time: Duration,
+}
+
+impl Phasing {
+    fn new(schedule: Schedule, arena: &Arena, engine: &dyn LiftEngine, threads: usize) -> Self {
+        let items = (arena.vertex_count() + arena.edge_count()) as f64;
+        // Evaluations scale well below the thread count (memory-bound passes).
+        let speedup = (threads as f64).powf(0.75);
+        let estimate = items * EVALUATION_NS_PER_ITEM * 1e-9 / speedup;
+        Phasing {
+            schedule,
+            lifts: match schedule {
+                Schedule::Lifts(first) => first,
+                Schedule::Measured => u64::MAX,
+            },
+            time: Duration::from_secs_f64(estimate * engine.phase_ratio()).max(MIN_PHASE),
+        }
+    }
+
+    fn budget(&self) -> Budget {
+        match self.schedule {
+            Schedule::Lifts(_) => Budget {
+                lifts: self.lifts,
+                until: None,
+            },
+            Schedule::Measured => Budget {
+                lifts: u64::MAX,
+                until: Some(Instant::now() + self.time),
+            },
+        }
+    }
+
+    /// After an evaluation that took `evaluation` and was `productive` (changed many
+    /// values).
+    fn next(&mut self, evaluation: Duration, productive: bool, ratio: f64) {
+        match self.schedule {
+            Schedule::Measured => {
+                self.time = if productive {
+                    evaluation.mul_f64(ratio).max(MIN_PHASE)
+                } else {
+                    (self.time * 2).max(evaluation * 5)
+                };
+            }
+            Schedule::Lifts(_) => {
+                if !productive {
+                    self.lifts = self.lifts.saturating_mul(2);
+                }
+            }
+        }
+    }
+}
+
+/// The driver: lifting phases and evaluations as `schedule` says, then the strategies.
+pub fn solve_scheduled(
+    arena: &Arena,
+    engine: &mut dyn LiftEngine,
+    schedule: Schedule,
+    control: &Control,
+) -> Result<(Solution, AccelStats), SolveError> {
     let bound = energy::bound(arena)?;
     let start = Instant::now();
+    let threads = Threads::new(engine.threads()).with_parallel_from(engine.parallel_from());
     let n = arena.vertex_count();
     let mut values = vec![0u64; n];
-    let mut sigma_edge = vec![u32::MAX; n];
+    let mut sigma_edge = vec![player1::NO_EDGE; n];
     let mut graph = Graph::default();
-    let mut cycles = CycleFinder::new(n);
     let mut accel = AccelStats::default();
     let mut rounds = 0u64;
-    // Lift first: games that lifting solves quickly never pay for an evaluation.
-    let mut budget = first_budget.max(1);
+    let mut phases = Phases::default();
+    let mut phasing = Phasing::new(schedule, arena, engine, threads.count());
     loop {
         let lift_start = Instant::now();
-        let run = engine.lift(arena, bound, &mut values, budget, control)?;
+        let run = engine.lift(
+            arena,
+            bound,
+            &mut values,
+            phasing.budget(),
+            &threads,
+            control,
+        )?;
         let lift_seconds = lift_start.elapsed().as_secs_f64();
+        phases.lifting += lift_seconds;
         accel.lifts += run.lifts;
         rounds += run.rounds;
         control
@@ -202,205 +320,40 @@ pub fn solve_with_budget(
             break;
         }
         let evaluation_start = Instant::now();
-        evaluate::choose_strategy(arena, &values, bound, &mut sigma_edge);
+        evaluate::choose_strategy(arena, &values, bound, &mut sigma_edge, &threads);
+        phases.graph += evaluation_start.elapsed().as_secs_f64();
         let outcome = evaluate::evaluate(
             arena,
             &mut values,
             bound,
             &mut sigma_edge,
             &mut graph,
-            &mut cycles,
+            &threads,
+            &mut phases,
             control,
         )?;
+        let evaluation = evaluation_start.elapsed();
         accel.evaluations += 1;
         accel.topped += outcome.topped as u64;
         accel.raised += outcome.raised as u64;
-        let evaluation_seconds = evaluation_start.elapsed().as_secs_f64();
-        accel.evaluation_seconds += evaluation_seconds;
-        if outcome.topped + outcome.raised < n / 64 + 1 {
-            // Few changes: lift at least twice as long, and at least 5 times as long as
-            // this evaluation took, before the next one.
-            let lifts_per_second = run.lifts as f64 / lift_seconds.max(1e-9);
-            let matching =
-                (5.0 * evaluation_seconds * lifts_per_second).min(u64::MAX as f64 / 2.0) as u64;
-            budget = budget.saturating_mul(2).max(matching);
-        }
+        accel.evaluation_seconds += evaluation.as_secs_f64();
+        let productive = outcome.topped + outcome.raised >= n / 64 + 1;
+        phasing.next(evaluation, productive, engine.phase_ratio());
     }
+    drop(graph);
+    phases.evaluation = accel.evaluation_seconds;
     let stats = SolveStats {
         backend: "auto".into(),
         bound,
         lifts: accel.lifts,
         rounds,
         solve_seconds: start.elapsed().as_secs_f64(),
+        evaluations: accel.evaluations,
+        phases,
         ..SolveStats::default()
     };
-    let strategy_start = Instant::now();
-    match player1_strategy(
-        arena,
-        &values,
-        &sigma_edge,
-        &mut graph,
-        &mut cycles,
-        control,
-    )? {
-        Some(player1) => {
-            accel.strategy_from_evaluations = true;
-            let threads = engine.threads();
-            let mut solution = Solution::from_parts(arena, values, &player1, stats, threads);
-            solution.stats.strategy_seconds = strategy_start.elapsed().as_secs_f64();
-            Ok((solution, accel))
-        }
-        None => Ok((
-            Solution::from_credits(arena, values, stats, engine.threads(), control)?,
-            accel,
-        )),
-    }
-}
-
-/// Player 1's strategy on `W1`, built from the kept σ1 in layers, each checked (see the
-/// module docs); `None` if some part of `W1` cannot be certified that way.
-///
-/// `S` grows as a trap for player 0 in which σ1 makes every cycle negative: first player
-/// 1's attractor to `S` inside `W1` (attractor edges lead to vertices added earlier, so
-/// they close no cycle), then the vertices of the rest `R` that cannot reach a nonnegative
-/// cycle of `G_σ1` restricted to `R` (their edges stay in that layer or lead into `S`, so
-/// every cycle lies in one layer and is negative). Repeat until `R` is empty.
-fn player1_strategy(
-    arena: &Arena,
-    credit: &[u64],
-    sigma_edge: &[u32],
-    graph: &mut Graph,
-    cycles: &mut CycleFinder,
-    control: &Control,
-) -> Result<Option<Vec<VertexId>>, Interrupted> {
-    let n = arena.vertex_count();
-    let in_w1: Vec<bool> = credit.iter().map(|&c| c == TOP).collect();
-    if !in_w1.contains(&true) {
-        // Player 1 wins nowhere: no moves to choose, nothing to check.
-        return Ok(Some(vec![NO_MOVE; n]));
-    }
-    let targets = arena.succ_targets();
-    let weights = arena.succ_weights();
-    let mut edge = vec![u32::MAX; n];
-    let mut strategy = vec![NO_MOVE; n];
-    // Player 0: successors not yet in S.
-    let mut open = vec![0u32; n];
-    for v in (0..n as VertexId).filter(|&v| in_w1[v as usize]) {
-        match arena.owner(v) {
-            Player::Zero => {
-                if arena.successors(v).any(|(u, _)| !in_w1[u as usize]) {
-                    return Ok(None);
-                }
-                open[v as usize] = arena.succ_range(v).len() as u32;
-            }
-            Player::One => {
-                let kept = sigma_edge[v as usize];
-                let e = if kept != u32::MAX && in_w1[targets[kept as usize] as usize] {
-                    kept as usize
-                } else {
-                    match arena
-                        .succ_range(v)
-                        .filter(|&e| in_w1[targets[e] as usize])
-                        .min_by_key(|&e| weights.get(e))
-                    {
-                        Some(e) => e,
-                        None => return Ok(None),
-                    }
-                };
-                edge[v as usize] = lightest_edge(arena, v, targets[e]);
-            }
-        }
-    }
-    let mut in_s = vec![false; n];
-    let mut remaining = in_w1.iter().filter(|&&b| b).count();
-    let mut queue: std::collections::VecDeque<VertexId> = Default::default();
-    loop {
-        // Attractor of S inside W1.
-        while let Some(x) = queue.pop_front() {
-            for (p, _) in arena.predecessors(x) {
-                if !in_w1[p as usize] || in_s[p as usize] {
-                    continue;
-                }
-                match arena.owner(p) {
-                    Player::Zero => {
-                        open[p as usize] -= 1;
-                        if open[p as usize] != 0 {
-                            continue;
-                        }
-                    }
-                    Player::One => {
-                        strategy[p as usize] = x;
-                        edge[p as usize] = lightest_edge(arena, p, x);
-                    }
-                }
-                in_s[p as usize] = true;
-                remaining -= 1;
-                queue.push_back(p);
-            }
-        }
-        if remaining == 0 {
-            break;
-        }
-        control.checkpoint()?;
-        // Next layer: vertices of R that cannot reach a nonnegative cycle in G_σ1 on R.
-        let rest: Vec<bool> = (0..n).map(|v| in_w1[v] && !in_s[v]).collect();
-        graph.rebuild(arena, &rest, &edge);
-        let (component, count) = graph.components(&rest);
-        let good = cycles.nonnegative_components(graph, &component, count, control)?;
-        let mut reach = vec![false; n];
-        let mut stack: Vec<VertexId> = (0..n as VertexId)
-            .filter(|&v| rest[v as usize] && good[component[v as usize] as usize])
-            .collect();
-        for &v in &stack {
-            reach[v as usize] = true;
-        }
-        while let Some(u) = stack.pop() {
-            for &(v, _) in graph.predecessors(u) {
-                if !reach[v as usize] {
-                    reach[v as usize] = true;
-                    stack.push(v);
-                }
-            }
-        }
-        let layer: Vec<VertexId> = (0..n as VertexId)
-            .filter(|&v| rest[v as usize] && !reach[v as usize])
-            .collect();
-        if layer.is_empty() {
-            return Ok(None);
-        }
-        for &v in &layer {
-            if arena.owner(v) == Player::One {
-                strategy[v as usize] = targets[edge[v as usize] as usize];
-            }
-            in_s[v as usize] = true;
-            remaining -= 1;
-        }
-        // Player-0 vertices outside S lose the successors just added.
-        for &v in &layer {
-            queue.push_back(v);
-        }
-    }
-    // Belt and braces: check the whole strategy once more, as `egsolve check` would.
-    graph.rebuild(arena, &in_w1, &edge);
-    let (component, count) = graph.components(&in_w1);
-    if cycles
-        .nonnegative_components(graph, &component, count, control)?
-        .iter()
-        .any(|&b| b)
-    {
-        return Ok(None);
-    }
-    Ok(Some(strategy))
-}
-
-/// The edge of least weight from `v` to `u` (a strategy names only the successor, and
-/// player 1 moving to `u` takes the cheapest of parallel edges).
-fn lightest_edge(arena: &Arena, v: VertexId, u: VertexId) -> u32 {
-    let targets = arena.succ_targets();
-    let weights = arena.succ_weights();
-    arena
-        .succ_range(v)
-        .filter(|&e| targets[e] == u)
-        .min_by_key(|&e| weights.get(e))
-        .expect("u is a successor of v") as u32
+    let (solution, from_layers) =
+        Solution::from_credits_seeded(arena, values, &sigma_edge, stats, &threads, control)?;
+    accel.strategy_from_evaluations = from_layers;
+    Ok((solution, accel))
 }

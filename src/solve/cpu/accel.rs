@@ -5,8 +5,8 @@
 
 use super::{CpuAlgorithm, CpuOptions, lift_budgeted};
 use crate::arena::Arena;
-use crate::solve::accel::{LiftEngine, LiftRun};
-use crate::solve::{Control, SolveError};
+use crate::solve::accel::{Budget, LiftEngine, LiftRun};
+use crate::solve::{Control, SolveError, Threads};
 
 /// Frontier lifting on the CPU backend's threads, for the accelerated driver.
 #[derive(Debug, Clone)]
@@ -36,16 +36,22 @@ impl LiftEngine for CpuLift {
         self.options.effective_threads()
     }
 
+    /// The rounds' threshold serves the evaluations too (0 in tests: everything parallel).
+    fn parallel_from(&self) -> usize {
+        self.options.sequential_below_edges
+    }
+
     fn lift(
         &mut self,
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
-        budget: u64,
+        budget: Budget,
+        threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
         let start = std::mem::take(values);
-        let lifted = lift_budgeted(arena, bound, start, budget, &self.options, control)?;
+        let lifted = lift_budgeted(arena, bound, start, budget, &self.options, threads, control)?;
         *values = lifted.values;
         Ok(LiftRun {
             lifts: lifted.lifts,

@@ -37,7 +37,7 @@ use rayon::prelude::*;
 use super::state::{Collector, LiftState, Lifter, current_bit, next_bit};
 use super::values::Value;
 use crate::arena::{Player, Weight};
-use crate::solve::control::{Control, Interrupted};
+use crate::solve::control::{Budget, Control, Interrupted};
 
 /// Frontier vertices per parallel task.
 const CHUNK: usize = 512;
@@ -56,12 +56,12 @@ pub(super) struct FrontierRun {
 }
 
 /// Lifts `state` to the least fixpoint, or until the first round boundary after `budget`
-/// lifts. `pool` is `None` for one thread.
+/// runs out (its lifts or its time). `pool` is `None` for one thread.
 pub(super) fn run<W: Weight, V: Value>(
     state: &mut LiftState<'_, W, V>,
     pool: Option<&rayon::ThreadPool>,
     sequential_below_edges: usize,
-    budget: u64,
+    budget: Budget,
     control: &Control,
 ) -> Result<FrontierRun, Interrupted> {
     control.checkpoint()?;
@@ -76,7 +76,7 @@ pub(super) fn run<W: Weight, V: Value>(
     // Any answer is correct; only the speed depends on it.
     let degree = (2 * state.arena.edge_count() / state.arena.vertex_count().max(1)).max(1);
     let large = |len: usize| pool.is_some() && len.saturating_mul(degree) >= sequential_below_edges;
-    while state.queue.current_len() > 0 && lifts < budget {
+    while state.queue.current_len() > 0 && lifts < budget.lifts && !budget.expired() {
         let len = state.queue.current_len();
         control.progress().publish(rounds, len as u64, lifts);
         match pool {
@@ -166,8 +166,8 @@ struct SequentialRun {
 
 /// Sequential rounds (Gauss–Seidel: lifts see the latest values) from round `round` on,
 /// back to back, until the frontier empties, a round ends with a frontier that `large`
-/// calls large (parallel rounds take over), or a round ends with `budget` lifts done in
-/// all (`lifts_before` of them before this call). The ring is one FIFO worklist: each
+/// calls large (parallel rounds take over), or a round ends with `budget` spent (its lifts,
+/// `lifts_before` of them before this call, or its time). The ring is one FIFO worklist: each
 /// round's frontier is the stretch appended while the previous round was lifted, so a
 /// round boundary is just a position, and with one thread this is the reference worklist
 /// exactly, without a call per round.
@@ -175,7 +175,7 @@ fn sequential_rounds<W: Weight, V: Value>(
     state: &LiftState<'_, W, V>,
     round: u64,
     lifts_before: u64,
-    budget: u64,
+    budget: Budget,
     large: impl Fn(usize) -> bool,
     control: &Control,
 ) -> Result<SequentialRun, Interrupted> {
@@ -202,7 +202,11 @@ fn sequential_rounds<W: Weight, V: Value>(
             rounds += 1;
             remaining = std::mem::take(&mut queued);
             (current, next) = (next, current);
-            if remaining == 0 || large(remaining) || lifts_before + lifts >= budget {
+            if remaining == 0
+                || large(remaining)
+                || lifts_before + lifts >= budget.lifts
+                || budget.expired()
+            {
                 return Ok(SequentialRun {
                     rounds,
                     lifts,

@@ -25,7 +25,8 @@ mod values;
 
 use std::time::Instant;
 
-use super::{Control, Interrupted, Solution, SolveError, SolveStats, energy};
+use super::control::Budget;
+use super::{Control, Interrupted, Phases, Solution, SolveError, SolveStats, Threads, energy};
 use crate::arena::{Arena, Weight, Width};
 use state::LiftState;
 use values::{Narrow, Value, Wide};
@@ -82,8 +83,9 @@ pub struct CpuOptions {
     /// The lifting schedule.
     pub algorithm: CpuAlgorithm,
     /// Frontier rounds whose vertices have fewer successors plus predecessors than this run
-    /// sequentially on the calling thread (a fork/join costs more than they do); 0 makes
-    /// every round of a multi-threaded run parallel (tests use it).
+    /// sequentially on the calling thread (a fork/join costs more than they do), and so do
+    /// the solve's other parts (evaluations, strategies) on fewer vertices plus edges; 0
+    /// makes everything of a multi-threaded run parallel (tests use it).
     pub sequential_below_edges: usize,
 }
 
@@ -134,24 +136,36 @@ pub fn lift_from(
     options: &CpuOptions,
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
-    lift_budgeted(arena, bound, values, u64::MAX, options, control)
+    let threads = Threads::new(options.effective_threads());
+    lift_budgeted(
+        arena,
+        bound,
+        values,
+        Budget::UNLIMITED,
+        options,
+        &threads,
+        control,
+    )
 }
 
-/// [`lift_from`] that stops at the first round boundary after `budget` lifts (the frontier
-/// algorithm; the sweep always runs to the fixpoint): `finished` says whether the values
-/// reached the least fixpoint. The values stay below it either way.
+/// [`lift_from`] on `threads` (its pool; `options.threads` is not read) that stops at the
+/// first round boundary after `budget` runs out (the frontier algorithm; the sweep always
+/// runs to the fixpoint): `finished` says whether the values reached the least fixpoint.
+/// The values stay below it either way.
 pub fn lift_budgeted(
     arena: &Arena,
     bound: u64,
     values: Vec<u64>,
-    budget: u64,
+    budget: Budget,
     options: &CpuOptions,
+    threads: &Threads,
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
+    let pool = threads.pool();
     match arena.weight_width() {
-        Width::I16 => lift_weights::<i16>(arena, bound, values, budget, options, control),
-        Width::I32 => lift_weights::<i32>(arena, bound, values, budget, options, control),
-        Width::I64 => lift_weights::<i64>(arena, bound, values, budget, options, control),
+        Width::I16 => lift_weights::<i16>(arena, bound, values, budget, options, pool, control),
+        Width::I32 => lift_weights::<i32>(arena, bound, values, budget, options, pool, control),
+        Width::I64 => lift_weights::<i64>(arena, bound, values, budget, options, pool, control),
     }
 }
 
@@ -160,14 +174,15 @@ fn lift_weights<W: Weight>(
     arena: &Arena,
     bound: u64,
     values: Vec<u64>,
-    budget: u64,
+    budget: Budget,
     options: &CpuOptions,
+    pool: Option<&rayon::ThreadPool>,
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
     if Narrow::fits(bound) {
-        lift_typed::<W, Narrow>(arena, bound, values, budget, options, control)
+        lift_typed::<W, Narrow>(arena, bound, values, budget, options, pool, control)
     } else {
-        lift_typed::<W, Wide>(arena, bound, values, budget, options, control)
+        lift_typed::<W, Wide>(arena, bound, values, budget, options, pool, control)
     }
 }
 
@@ -176,22 +191,17 @@ fn lift_typed<W: Weight, V: Value>(
     arena: &Arena,
     bound: u64,
     values: Vec<u64>,
-    budget: u64,
+    budget: Budget,
     options: &CpuOptions,
+    pool: Option<&rayon::ThreadPool>,
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
-    let threads = options.effective_threads();
-    let pool = if threads > 1 {
-        build_pool(threads)
-    } else {
-        None
-    };
-    let mut state = LiftState::<W, V>::new(arena, bound, values, pool.as_ref());
+    let mut state = LiftState::<W, V>::new(arena, bound, values, pool);
     let (rounds, lifts, side_bytes, finished) = match options.algorithm {
         CpuAlgorithm::Frontier => {
             let run = frontier::run(
                 &mut state,
-                pool.as_ref(),
+                pool,
                 options.sequential_below_edges,
                 budget,
                 control,
@@ -199,13 +209,13 @@ fn lift_typed<W: Weight, V: Value>(
             (run.rounds, run.lifts, run.side_buffer_bytes, run.finished)
         }
         CpuAlgorithm::Sweep => {
-            let run = sweep::run(&state, pool.as_ref(), control)?;
+            let run = sweep::run(&state, pool, control)?;
             (run.rounds, run.lifts, 0, true)
         }
     };
     let working_set_bytes = arena.heap_bytes() + state.heap_bytes() + side_bytes;
     Ok(CpuLifted {
-        values: state.into_values(pool.as_ref()),
+        values: state.into_values(pool),
         finished,
         rounds,
         lifts,
@@ -221,37 +231,29 @@ pub fn solve(
 ) -> Result<Solution, SolveError> {
     let bound = energy::bound(arena)?;
     let start = Instant::now();
-    let lifted = lift_from(
+    let threads = Threads::new(options.effective_threads())
+        .with_parallel_from(options.sequential_below_edges);
+    let lifted = lift_budgeted(
         arena,
         bound,
         vec![0; arena.vertex_count()],
+        Budget::UNLIMITED,
         options,
+        &threads,
         control,
     )?;
+    let seconds = start.elapsed().as_secs_f64();
     let stats = SolveStats {
         backend: format!("cpu-{}", options.algorithm),
         bound,
         lifts: lifted.lifts,
         rounds: lifted.rounds,
-        solve_seconds: start.elapsed().as_secs_f64(),
+        solve_seconds: seconds,
+        phases: Phases {
+            lifting: seconds,
+            ..Phases::default()
+        },
         ..SolveStats::default()
     };
-    Solution::from_credits(
-        arena,
-        lifted.values,
-        stats,
-        options.effective_threads(),
-        control,
-    )
-}
-
-/// A pool of `threads` workers, or `None` (run on the calling thread) if the system
-/// refuses to start threads.
-fn build_pool(threads: usize) -> Option<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("egsolve-cpu-{i}"))
-        .build()
-        .inspect_err(|e| tracing::warn!("cpu backend runs on one thread: {e}"))
-        .ok()
+    Solution::from_credits(arena, lifted.values, stats, &threads, control)
 }

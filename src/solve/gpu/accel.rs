@@ -6,47 +6,36 @@
 //! The game is uploaded once; each lifting phase uploads the values, lifts from them with
 //! every vertex in the first frontier, and downloads them (one `n`-word copy each way).
 //!
-//! **Phase lengths.** Lifting on the device runs at very different rates: billions of lifts
-//! per second while frontiers are large, a few million when a climb moves a handful of
-//! vertices per round (each round costs a few microseconds of barrier). A budget counted in
-//! lifts, as the CPU driver uses, is therefore either far too short for the first kind (an
-//! evaluation on the host where a few more milliseconds of lifting would have finished) or
-//! far too long for the second. So by default each phase runs for a *time*:
-//! [`LIFT_PERCENT`] of the last evaluation's duration (the first phase: of an estimate from
-//! the game's size, [`EVALUATION_NS_PER_ITEM`]), and at least [`MIN_PHASE_SECONDS`]; the
-//! kernel itself leaves after the round in which the phase's time runs out, so a phase with
-//! slow rounds (a hub vertex whose thousands of predecessors one thread pushes) does not
-//! overrun. 25 % was the fastest of 25/100/400 % and the lift budgets on the shared games
-//! and 10^7-edge random games on an H100 (BENCHMARKS.md): one or two evaluations decide
-//! those games, so lifting long before them does not pay. `lift_percent = 0` uses the
-//! driver's lift budgets instead (for comparison).
+//! **Phase lengths** come from the driver's measured schedule ([`accel::Schedule`]): each
+//! phase runs for a time, which the kernel honours itself (it leaves after the round in
+//! which the time runs out, so a phase with slow rounds — a hub vertex whose thousands of
+//! predecessors one thread pushes — does not overrun). The device lifts far faster than
+//! the host evaluates, so the phase is [`LIFT_PERCENT`] of the next evaluation's expected
+//! time rather than all of it: 25 % was the fastest of 25/100/400 % on the shared games and
+//! 10^7-edge random games on an H100 (BENCHMARKS.md).
 
 use std::time::Instant;
 
 use super::engine::{GpuEngine, GpuOptions};
 use crate::arena::Arena;
-use crate::solve::accel::{self, LiftEngine, LiftRun};
-use crate::solve::{Control, SolveError};
+use crate::solve::accel::{self, Budget, LiftEngine, LiftRun};
+use crate::solve::{Control, SolveError, Threads};
 
-/// Default length of a lifting phase, in percent of the last evaluation's time.
+/// Default length of a lifting phase, in percent of the next evaluation's expected time.
 pub const LIFT_PERCENT: u32 = 25;
-/// Estimated host time of one evaluation per vertex plus edge (for the first phase).
-pub const EVALUATION_NS_PER_ITEM: f64 = 50.0;
-/// Shortest lifting phase (a few launches).
-pub const MIN_PHASE_SECONDS: f64 = 0.5e-3;
 
 /// Lifting on a device for the accelerated driver.
 pub struct GpuLift {
     engine: GpuEngine,
     options: GpuOptions,
-    /// When the last phase returned (the driver evaluated since then).
-    returned: Option<Instant>,
     /// Phases run.
     pub phases: u64,
     /// Kernel launches in all phases.
     pub launches: u64,
     /// Seconds spent in phases (copies included).
     pub seconds: f64,
+    /// … of which copying values back to the host.
+    pub download_seconds: f64,
 }
 
 impl GpuLift {
@@ -55,32 +44,16 @@ impl GpuLift {
         GpuLift {
             engine,
             options: options.clone(),
-            returned: None,
             phases: 0,
             launches: 0,
             seconds: 0.0,
+            download_seconds: 0.0,
         }
     }
 
     /// The engine (device, lanes).
     pub fn engine(&self) -> &GpuEngine {
         &self.engine
-    }
-
-    /// The time limit of the next phase, or `None` for the driver's lift budget.
-    fn phase_seconds(&self, arena: &Arena) -> Option<f64> {
-        let percent = self.options.lift_percent.unwrap_or(LIFT_PERCENT);
-        if percent == 0 {
-            return None;
-        }
-        let evaluation = match self.returned {
-            Some(t) => t.elapsed().as_secs_f64(),
-            None => {
-                let items = arena.vertex_count() as f64 + arena.edge_count() as f64;
-                items * EVALUATION_NS_PER_ITEM * 1e-9
-            }
-        };
-        Some((evaluation * percent as f64 / 100.0).max(MIN_PHASE_SECONDS))
     }
 }
 
@@ -93,19 +66,31 @@ impl LiftEngine for GpuLift {
         super::host_threads()
     }
 
+    fn phase_ratio(&self) -> f64 {
+        match self.options.lift_percent {
+            Some(0) => 1.0,
+            Some(p) => p as f64 / 100.0,
+            None => LIFT_PERCENT as f64 / 100.0,
+        }
+    }
+
     fn lift(
         &mut self,
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
-        budget: u64,
+        budget: Budget,
+        _threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
         debug_assert_eq!(bound, self.engine.bound(), "the engine holds this game");
-        let (max_lifts, max_seconds) = match self.phase_seconds(arena) {
-            Some(seconds) => (u64::MAX, seconds),
-            None => (budget, f64::INFINITY),
-        };
+        debug_assert_eq!(arena.vertex_count(), values.len());
+        let max_seconds = budget.until.map_or(f64::INFINITY, |until| {
+            until
+                .saturating_duration_since(Instant::now())
+                .as_secs_f64()
+        });
+        let max_lifts = budget.lifts;
         let begin = Instant::now();
         // The first phase starts from 0: a memset instead of an upload.
         let start = if self.phases == 0 && values.iter().all(|&v| v == 0) {
@@ -120,7 +105,7 @@ impl LiftEngine for GpuLift {
         self.phases += 1;
         self.launches += run.launches;
         self.seconds += begin.elapsed().as_secs_f64();
-        self.returned = Some(Instant::now());
+        self.download_seconds += run.timings.download;
         Ok(LiftRun {
             lifts: run.lifts,
             rounds: run.rounds,

@@ -4,6 +4,9 @@
 //! compiled the first time a game of that pair runs on the device (six kernels, one per
 //! lane count, a fraction of a second), so start-up never pays for all six pairs.
 //!
+//! Compiled CUBINs are kept on disk ([`cubin_cache`]), so NVRTC runs once per machine,
+//! kernel source and options, not once per process.
+//!
 //! CUBIN rather than PTX skips the driver's JIT and avoids a PTX-version clash when NVRTC
 //! is newer than the driver. [`compile_cubin`] needs no GPU, only NVRTC: the tests compile
 //! every kernel for sm_90 on machines without a GPU.
@@ -15,6 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::{Ptx, result as nvrtc, sys as nvrtc_sys};
 
+use super::cubin_cache;
 use super::devices::{nvrtc_ready, open};
 use super::error::{DuringExt, GpuError};
 use super::staging::Staging;
@@ -68,15 +72,7 @@ pub fn compile_cubin(name: &str, source: &str, arch: &str) -> Result<Vec<u8>, Gp
     let src = CString::new(source).expect("kernel sources contain no NUL byte");
     let cname = CString::new(name).expect("kernel names contain no NUL byte");
     let prog = nvrtc::create_program(&src, Some(&cname)).map_err(|e| fail(e, String::new()))?;
-    let mut options = vec![
-        format!("--gpu-architecture={arch}"),
-        "--std=c++17".to_string(),
-    ];
-    // For kernel experiments on a device (e.g. `--maxrregcount=64`): extra NVRTC options,
-    // separated by spaces. Not for production settings.
-    if let Ok(extra) = std::env::var("EGSOLVE_NVRTC_EXTRA_OPTIONS") {
-        options.extend(extra.split_whitespace().map(String::from));
-    }
+    let options = nvrtc_options(arch);
     // SAFETY: `prog` was just created and is destroyed exactly once below.
     let compiled = unsafe { nvrtc::compile_program(prog, &options) };
     let log = unsafe { nvrtc::get_program_log(prog) }
@@ -100,6 +96,40 @@ pub fn compile_cubin(name: &str, source: &str, arch: &str) -> Result<Vec<u8>, Gp
     // SAFETY: `prog` is live and not used after this.
     let _ = unsafe { nvrtc::destroy_program(prog) };
     cubin.map_err(|e| fail(e, log))
+}
+
+/// The options NVRTC compiles with for `arch`.
+fn nvrtc_options(arch: &str) -> Vec<String> {
+    let mut options = vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_string(),
+    ];
+    // For kernel experiments on a device (e.g. `--maxrregcount=64`): extra NVRTC options,
+    // separated by spaces. Not for production settings.
+    if let Ok(extra) = std::env::var("EGSOLVE_NVRTC_EXTRA_OPTIONS") {
+        options.extend(extra.split_whitespace().map(String::from));
+    }
+    options
+}
+
+/// `source` compiled for `arch`: from the disk cache ([`cubin_cache`]) when it holds it,
+/// else by NVRTC (and then filed there). Returns the CUBIN and, when it came from the
+/// cache, its key (so a CUBIN that fails to load can be forgotten).
+pub fn cached_cubin(
+    name: &str,
+    source: &str,
+    arch: &str,
+) -> Result<(Vec<u8>, Option<String>), GpuError> {
+    let Some(directory) = cubin_cache::directory() else {
+        return Ok((compile_cubin(name, source, arch)?, None));
+    };
+    let key = cubin_cache::key(source, arch, nvrtc_version()?, &nvrtc_options(arch));
+    if let Some(cubin) = cubin_cache::load(&directory, &key) {
+        return Ok((cubin, Some(key)));
+    }
+    let cubin = compile_cubin(name, source, arch)?;
+    cubin_cache::store(&directory, &key, &cubin);
+    Ok((cubin, None))
 }
 
 /// The NVRTC version, e.g. (13, 0).
@@ -136,8 +166,10 @@ pub struct Kernels {
 pub struct LiftKernels {
     /// `lift_rounds_h{H}_w.._v..`, indexed like [`LANES`].
     pub functions: Vec<CudaFunction>,
-    /// Seconds NVRTC took for this module.
-    pub compile_seconds: f64,
+    /// Seconds to get this module's CUBIN (NVRTC, or the disk cache) and load it.
+    pub load_seconds: f64,
+    /// Whether the CUBIN came from the disk cache.
+    pub cached: bool,
     _module: Arc<CudaModule>,
 }
 
@@ -161,21 +193,65 @@ impl Kernels {
     /// The lifting kernels for weights of `weight_bits` and energies of `value_bits`,
     /// compiled and loaded on first use.
     pub fn lift(&self, weight_bits: u32, value_bits: u32) -> Result<Arc<LiftKernels>, GpuError> {
+        self.lift_module(weight_bits, value_bits, false)
+            .map(|k| k.expect("compiled when not cached"))
+    }
+
+    /// [`Kernels::lift`] only if its CUBIN is in the disk cache (nothing is compiled): for
+    /// warming up before the game's widths are known.
+    pub fn lift_if_cached(&self, weight_bits: u32, value_bits: u32) {
+        let _ = self.lift_module(weight_bits, value_bits, true);
+    }
+
+    fn lift_module(
+        &self,
+        weight_bits: u32,
+        value_bits: u32,
+        cached_only: bool,
+    ) -> Result<Option<Arc<LiftKernels>>, GpuError> {
         let mut modules = self
             .lift
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(k) = modules.get(&(weight_bits, value_bits)) {
-            return Ok(k.clone());
+            return Ok(Some(k.clone()));
         }
         let name = format!("lift_w{weight_bits}_v{value_bits}.cu");
+        let source = lift_source(weight_bits, value_bits);
+        if cached_only {
+            let cached = cubin_cache::directory().is_some_and(|directory| {
+                let key = cubin_cache::key(
+                    &source,
+                    &self.arch,
+                    nvrtc_version().unwrap_or((0, 0)),
+                    &nvrtc_options(&self.arch),
+                );
+                cubin_cache::load(&directory, &key).is_some()
+            });
+            if !cached {
+                return Ok(None);
+            }
+        }
         let start = std::time::Instant::now();
-        let cubin = compile_cubin(&name, &lift_source(weight_bits, value_bits), &self.arch)?;
-        let compile_seconds = start.elapsed().as_secs_f64();
-        let module = self
-            .ctx
-            .load_module(Ptx::from_binary(cubin))
-            .during("loading the kernel module")?;
+        let (cubin, key) = cached_cubin(&name, &source, &self.arch)?;
+        let cached = key.is_some();
+        let module = match (self.ctx.load_module(Ptx::from_binary(cubin)), key) {
+            (Ok(module), _) => module,
+            (Err(e), Some(key)) => {
+                // A cached CUBIN the driver refuses (damaged, or from another driver):
+                // compile afresh and replace it.
+                tracing::warn!("cached kernel {name} did not load ({e:?}); compiling it again");
+                if let Some(directory) = cubin_cache::directory() {
+                    cubin_cache::forget(&directory, &key);
+                }
+                let (cubin, _) = cached_cubin(&name, &source, &self.arch)?;
+                self.ctx
+                    .load_module(Ptx::from_binary(cubin))
+                    .during("loading the kernel module")?
+            }
+            (Err(e), None) => return Err(e).during("loading the kernel module"),
+        };
+        let load_seconds = start.elapsed().as_secs_f64();
         let functions = LANES
             .iter()
             .map(|&h| module.load_function(&lift_kernel_name(h, weight_bits, value_bits)))
@@ -183,11 +259,12 @@ impl Kernels {
             .during("loading the lifting kernels")?;
         let k = Arc::new(LiftKernels {
             functions,
-            compile_seconds,
+            load_seconds,
+            cached,
             _module: module,
         });
         modules.insert((weight_bits, value_bits), k.clone());
-        Ok(k)
+        Ok(Some(k))
     }
 }
 

@@ -70,6 +70,10 @@ pub struct GpuOptions {
 /// Wall-clock seconds of each phase.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct GpuTimings {
+    /// Choosing the device and opening (or finding) its context.
+    pub context: f64,
+    /// Getting the kernels' CUBIN (disk cache or NVRTC) and loading it.
+    pub kernels: f64,
     /// Laying the game out on the host (renumbering, unless the order is the input's).
     pub prepare: f64,
     /// Allocating and copying to the device.
@@ -330,6 +334,8 @@ pub struct GpuEngine {
     /// Rounds per launch the adaptive loop last settled on (kept between lift calls).
     rounds_per_launch: u32,
     numbering: Option<Numbering>,
+    context_seconds: f64,
+    kernels_seconds: f64,
     prepare_seconds: f64,
     upload_seconds: f64,
     /// Bits per weight and per energy on the device (which kernels run).
@@ -397,10 +403,14 @@ impl GpuEngine {
         } else {
             (arena.weight_width().bits(), value_bits(bound))
         };
+        let start = Instant::now();
         let ordinal = choose_device(options.device, device_bytes(n, m, weight_bits, value_bits))?;
         let device = kernels(ordinal)?;
         let ctx = &device.ctx;
+        let context_seconds = start.elapsed().as_secs_f64();
+        let start = Instant::now();
         let lift_kernels = device.lift(weight_bits, value_bits)?;
+        let kernels_seconds = start.elapsed().as_secs_f64();
 
         let start = Instant::now();
         let layout = DeviceLayout::new(arena, options.wide, options.order);
@@ -474,6 +484,8 @@ impl GpuEngine {
             dense_above: u32::MAX,
             rounds_per_launch: 64,
             numbering: layout.numbering,
+            context_seconds,
+            kernels_seconds,
             prepare_seconds,
             upload_seconds,
             weight_bits,
@@ -714,12 +726,26 @@ impl GpuEngine {
             lifts,
             launches,
             timings: GpuTimings {
+                context: self.context_seconds,
+                kernels: self.kernels_seconds,
                 prepare: self.prepare_seconds,
                 upload: self.upload_seconds,
                 solve,
                 download,
             },
         })
+    }
+
+    /// The seconds of getting ready: context, kernels, layout and upload (the lifting
+    /// phases' fields are 0).
+    pub fn setup_timings(&self) -> GpuTimings {
+        GpuTimings {
+            context: self.context_seconds,
+            kernels: self.kernels_seconds,
+            prepare: self.prepare_seconds,
+            upload: self.upload_seconds,
+            ..GpuTimings::default()
+        }
     }
 
     /// The ⊤ bound `M` in use.

@@ -6,7 +6,8 @@
 //!
 //! - [`accel`]: the device as the accelerated driver's lifting engine.
 //! - [`devices`]: probing for the driver and listing GPUs, never panicking.
-//! - [`compile`]: the embedded kernels, NVRTC to CUBIN per device, cached.
+//! - [`compile`]: the embedded kernels, NVRTC to CUBIN per device, loaded once per process.
+//! - [`cubin_cache`]: compiled CUBINs on disk, so NVRTC runs once per machine.
 //! - [`layout`]: the vertex order (player 0 first, or the input's) and the memory estimate.
 //! - [`engine`]: upload once, lift from 0 or from any point below the fixpoint.
 //! - [`staging`]: large copies through page-locked buffers, host copy and transfer
@@ -18,6 +19,7 @@
 
 pub mod accel;
 pub mod compile;
+pub mod cubin_cache;
 pub mod devices;
 pub mod engine;
 pub mod error;
@@ -30,7 +32,7 @@ pub use devices::{DeviceInfo, list_devices};
 pub use engine::{GpuEngine, GpuOptions, GpuTimings, LiftRun};
 pub use error::{GpuError, GpuSolveError};
 
-use super::{Control, Solution, SolveError, SolveStats, energy};
+use super::{Control, Phases, Solution, SolveError, SolveStats, Threads, energy};
 use crate::arena::Arena;
 
 /// Solves `arena` on a GPU and derives both strategies: with the accelerated driver (as
@@ -44,10 +46,31 @@ pub fn solve(
     let bound = energy::bound(arena)?;
     let start = Instant::now();
     let mut engine = GpuEngine::upload(arena, bound, options)?;
+    let setup = engine.setup_timings();
+    let device_phases = |download: f64| Phases {
+        gpu_context: setup.context,
+        gpu_kernels: setup.kernels,
+        gpu_upload: setup.prepare + setup.upload,
+        gpu_download: download,
+        ..Phases::default()
+    };
     if !options.plain {
-        let (mut solution, _, _) = accel::solve(arena, engine, options, control)?;
+        let (mut solution, _, lift) = accel::solve(arena, engine, options, control)?;
         solution.stats.backend = "gpu".into();
         solution.stats.solve_seconds = start.elapsed().as_secs_f64();
+        let phases = &mut solution.stats.phases;
+        *phases = Phases {
+            lifting: phases.lifting,
+            evaluation: phases.evaluation,
+            graph: phases.graph,
+            components: phases.components,
+            cycle_test: phases.cycle_test,
+            attractor: phases.attractor,
+            bellman_ford: phases.bellman_ford,
+            strategy0: phases.strategy0,
+            strategy1: phases.strategy1,
+            ..device_phases(lift.download_seconds)
+        };
         return Ok(solution);
     }
     let run = engine.lift_from(None, options, control)?;
@@ -57,9 +80,39 @@ pub fn solve(
         lifts: run.lifts,
         rounds: run.rounds,
         solve_seconds: start.elapsed().as_secs_f64(),
+        phases: Phases {
+            lifting: run.timings.solve,
+            ..device_phases(run.timings.download)
+        },
         ..SolveStats::default()
     };
-    Solution::from_credits(arena, run.credit, stats, host_threads(), control)
+    Solution::from_credits(
+        arena,
+        run.credit,
+        stats,
+        &Threads::new(host_threads()),
+        control,
+    )
+}
+
+/// Opens device `device` (or the first) and loads its most common kernels if the disk
+/// cache has them, on a thread of its own, so that a process that will solve on the GPU pays for the
+/// driver's start-up while it parses its input. Errors are left for the solve to report.
+pub fn warm_up(device: Option<usize>) {
+    let spawned = std::thread::Builder::new()
+        .name("egsolve-gpu-warm-up".into())
+        .spawn(move || {
+            if devices::driver_ready().is_err() || devices::nvrtc_ready().is_err() {
+                return;
+            }
+            if let Ok(k) = compile::kernels(device.unwrap_or(0)) {
+                // Parity games reduce to 16-bit weights with 32-bit energies.
+                k.lift_if_cached(16, 32);
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::debug!("no GPU warm-up thread: {e}");
+    }
 }
 
 /// Host threads for the parts of a GPU solve that run on the CPU (strategies): every core,

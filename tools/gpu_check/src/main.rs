@@ -62,8 +62,13 @@ fn main() {
             for (w, v) in [(16, 32), (64, 64)] {
                 match k.lift(w, v) {
                     Ok(l) => println!(
-                        "kernels w{w} v{v}: compiled in {:.1} ms",
-                        l.compile_seconds * 1e3
+                        "kernels w{w} v{v}: {} and loaded in {:.1} ms",
+                        if l.cached {
+                            "read from the disk cache"
+                        } else {
+                            "compiled"
+                        },
+                        l.load_seconds * 1e3
                     ),
                     Err(e) => println!("kernels w{w} v{v}: {e}"),
                 }

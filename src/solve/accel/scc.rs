@@ -1,0 +1,477 @@
+//! Strongly connected components of a [`Graph`] restricted to a vertex subset.
+//!
+//! - One thread, or a small subset: iterative Tarjan.
+//! - Several threads: **trim**, then **forward–backward** (FB) splits, then Tarjan on small
+//!   parts (the scheme of Slota et al.'s *Multistep*). Trimming peels, in parallel frontier
+//!   rounds with per-vertex degree counters, every vertex with no predecessor or no
+//!   successor left (each a component of its own); most vertices of model-checking games
+//!   go that way. On what remains, FB takes a pivot `p` of a part, marks what `p` reaches
+//!   forward and backward (parallel frontier searches inside the part), makes the
+//!   intersection one component, and splits the rest into forward-only, backward-only and
+//!   untouched parts, which contain whole components and are solved independently (in
+//!   parallel, wave after wave) the same way; parts below [`SEQUENTIAL_BELOW`] vertices go
+//!   to Tarjan, and so do the parts of a split whose component was small (FB finds one
+//!   component per search, which stops paying when there are many medium ones).
+//!
+//! Component *numbers* depend on the schedule; the partition into components does not
+//! (it is a property of the graph), and every caller uses only the partition.
+
+use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::graph::Graph;
+use crate::arena::VertexId;
+use crate::solve::threads::Threads;
+
+/// Marks "no strongly connected component" (vertex outside the subset).
+pub(super) const NO_COMPONENT: u32 = u32::MAX;
+
+/// Parts smaller than this run Tarjan on one thread.
+const SEQUENTIAL_BELOW: usize = 1 << 14;
+/// Frontiers smaller than this are expanded on one thread.
+const FRONTIER_PARALLEL_FROM: usize = 1 << 10;
+
+/// Components of `graph` restricted to `inside`: the component of each vertex
+/// ([`NO_COMPONENT`] outside) and the number of components.
+pub(super) fn components(graph: &Graph, inside: &[bool], threads: &Threads) -> (Vec<u32>, u32) {
+    if !threads.parallel(graph.len() + graph.edge_count()) {
+        return tarjan(graph, inside);
+    }
+    threads.install(|| Parallel::new(graph, inside).run())
+}
+
+/// Iterative Tarjan over every vertex of `inside`.
+fn tarjan(graph: &Graph, inside: &[bool]) -> (Vec<u32>, u32) {
+    let n = graph.len();
+    let mut component = vec![NO_COMPONENT; n];
+    let mut index = vec![u32::MAX; n];
+    let mut low = vec![0u32; n];
+    let mut stack: Vec<VertexId> = Vec::new();
+    // (vertex, next successor position)
+    let mut calls: Vec<(VertexId, u32)> = Vec::new();
+    let mut next_index = 0u32;
+    let mut count = 0u32;
+    for root in 0..n as VertexId {
+        if !inside[root as usize] || index[root as usize] != u32::MAX {
+            continue;
+        }
+        index[root as usize] = next_index;
+        low[root as usize] = next_index;
+        next_index += 1;
+        stack.push(root);
+        calls.push((root, 0));
+        while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
+            let succ = graph.successor_ids(v);
+            let mut descended = false;
+            while (*pos as usize) < succ.len() {
+                let u = succ[*pos as usize];
+                *pos += 1;
+                if !inside[u as usize] {
+                    continue;
+                }
+                if index[u as usize] == u32::MAX {
+                    index[u as usize] = next_index;
+                    low[u as usize] = next_index;
+                    next_index += 1;
+                    stack.push(u);
+                    calls.push((u, 0));
+                    descended = true;
+                    break;
+                } else if component[u as usize] == NO_COMPONENT {
+                    // Visited and not yet in a component: on the stack.
+                    low[v as usize] = low[v as usize].min(index[u as usize]);
+                }
+            }
+            if descended {
+                continue;
+            }
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent as usize] = low[parent as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                loop {
+                    let x = stack.pop().expect("Tarjan's stack holds the component");
+                    component[x as usize] = count;
+                    if x == v {
+                        break;
+                    }
+                }
+                count += 1;
+            }
+        }
+    }
+    (component, count)
+}
+
+/// A part of the vertices left to split: a union of whole components.
+struct Part {
+    id: u32,
+    members: Vec<VertexId>,
+    /// Solve with Tarjan whatever its size.
+    sequential: bool,
+}
+
+/// Search marks of FB.
+const FORWARD: u8 = 1;
+const BACKWARD: u8 = 2;
+/// Not (or no longer) in any part.
+const NO_PART: u32 = u32::MAX;
+
+/// The shared state of the parallel algorithm; vertices of different parts are touched by
+/// different tasks only, so relaxed atomics suffice.
+struct Parallel<'a> {
+    graph: &'a Graph,
+    component: Vec<AtomicU32>,
+    next_component: AtomicU32,
+    part: Vec<AtomicU32>,
+    next_part: AtomicU32,
+    mark: Vec<AtomicU8>,
+    /// Tarjan's per-vertex index and low link (parts are disjoint, so one array serves all).
+    index: Vec<AtomicU32>,
+    low: Vec<AtomicU32>,
+}
+
+impl<'a> Parallel<'a> {
+    fn new(graph: &'a Graph, inside: &[bool]) -> Parallel<'a> {
+        let n = graph.len();
+        let atomic = |x: u32| (0..n).into_par_iter().map(|_| AtomicU32::new(x)).collect();
+        Parallel {
+            graph,
+            component: atomic(NO_COMPONENT),
+            next_component: AtomicU32::new(0),
+            part: inside
+                .par_iter()
+                .map(|&i| AtomicU32::new(if i { 0 } else { NO_PART }))
+                .collect(),
+            next_part: AtomicU32::new(1),
+            mark: (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
+            index: atomic(u32::MAX),
+            low: atomic(0),
+        }
+    }
+
+    fn run(self) -> (Vec<u32>, u32) {
+        let remaining = self.trim();
+        // Parts are solved in waves (no recursion, so no deep stacks): each part of a wave
+        // either goes to Tarjan or splits into up to three parts of the next wave.
+        let mut wave = vec![Part {
+            id: 0,
+            members: remaining,
+            sequential: false,
+        }];
+        while !wave.is_empty() {
+            wave = wave
+                .into_par_iter()
+                .flat_map_iter(|part| self.step(part))
+                .collect();
+        }
+        let count = self.next_component.load(Relaxed);
+        let component = self
+            .component
+            .into_par_iter()
+            .map(|c| c.into_inner())
+            .collect();
+        (component, count)
+    }
+
+    fn new_component(&self) -> u32 {
+        self.next_component.fetch_add(1, Relaxed)
+    }
+
+    fn in_part(&self, v: VertexId, p: u32) -> bool {
+        self.part[v as usize].load(Relaxed) == p
+    }
+
+    /// Peels every vertex of part 0 without a predecessor or a successor in what is left,
+    /// each into a component of its own; returns the vertices that remain.
+    fn trim(&self) -> Vec<VertexId> {
+        let graph = self.graph;
+        let n = graph.len();
+        // Counted from the side each is decremented from (successor lists for in-degrees,
+        // predecessor lists for out-degrees), so repeated identical edges stay consistent.
+        let in_degree: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+        let out_degree: Vec<AtomicU32> =
+            (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+        (0..n as VertexId)
+            .into_par_iter()
+            .filter(|&v| self.in_part(v, 0))
+            .for_each(|v| {
+                for &u in graph.successor_ids(v) {
+                    if self.in_part(u, 0) {
+                        in_degree[u as usize].fetch_add(1, Relaxed);
+                    }
+                }
+                for &u in graph.predecessor_ids(v) {
+                    if self.in_part(u, 0) {
+                        out_degree[u as usize].fetch_add(1, Relaxed);
+                    }
+                }
+            });
+        // A vertex is peeled by whoever moves it out of part 0 first.
+        let peel = |v: VertexId| -> bool {
+            self.part[v as usize]
+                .compare_exchange(0, NO_PART, Relaxed, Relaxed)
+                .is_ok()
+        };
+        let mut frontier: Vec<VertexId> = (0..n as VertexId)
+            .into_par_iter()
+            .filter(|&v| {
+                self.in_part(v, 0)
+                    && (in_degree[v as usize].load(Relaxed) == 0
+                        || out_degree[v as usize].load(Relaxed) == 0)
+            })
+            .collect();
+        frontier.retain(|&v| peel(v));
+        while !frontier.is_empty() {
+            frontier.par_iter().for_each(|&v| {
+                self.component[v as usize].store(self.new_component(), Relaxed);
+            });
+            let expand = |v: VertexId| {
+                let mut next = Vec::new();
+                for &u in graph.successor_ids(v) {
+                    if self.in_part(u, 0)
+                        && in_degree[u as usize].fetch_sub(1, Relaxed) == 1
+                        && peel(u)
+                    {
+                        next.push(u);
+                    }
+                }
+                for &u in graph.predecessor_ids(v) {
+                    if self.in_part(u, 0)
+                        && out_degree[u as usize].fetch_sub(1, Relaxed) == 1
+                        && peel(u)
+                    {
+                        next.push(u);
+                    }
+                }
+                next
+            };
+            frontier = frontier.par_iter().flat_map_iter(|&v| expand(v)).collect();
+        }
+        (0..n as VertexId)
+            .into_par_iter()
+            .filter(|&v| self.in_part(v, 0))
+            .collect()
+    }
+
+    /// One part: Tarjan if it is small (or FB stopped paying), else one FB split.
+    fn step(&self, part: Part) -> Vec<Part> {
+        let Part {
+            id: p,
+            members,
+            sequential,
+        } = part;
+        if members.is_empty() {
+            return Vec::new();
+        }
+        if sequential || members.len() < SEQUENTIAL_BELOW {
+            self.tarjan_part(p, &members);
+            return Vec::new();
+        }
+        // The pivot most likely to sit in a large component: the largest product of
+        // degrees (ties to the smallest id, so the split does not depend on the schedule).
+        let graph = self.graph;
+        let pivot = members
+            .par_iter()
+            .map(|&v| {
+                let degree =
+                    graph.successor_ids(v).len() as u64 * graph.predecessor_ids(v).len() as u64;
+                (degree, std::cmp::Reverse(v))
+            })
+            .max()
+            .map(|(_, std::cmp::Reverse(v))| v)
+            .expect("a non-empty part");
+        self.search(p, pivot, FORWARD);
+        self.search(p, pivot, BACKWARD);
+        let scc = self.new_component();
+        let [forward, backward, untouched] =
+            [FORWARD, BACKWARD, 0].map(|_| self.next_part.fetch_add(1, Relaxed));
+        let placed: Vec<(VertexId, u32)> = members
+            .par_iter()
+            .filter_map(|&v| {
+                let mark = self.mark[v as usize].swap(0, Relaxed);
+                let to = match mark {
+                    m if m == FORWARD | BACKWARD => {
+                        self.component[v as usize].store(scc, Relaxed);
+                        self.part[v as usize].store(NO_PART, Relaxed);
+                        return None;
+                    }
+                    FORWARD => forward,
+                    BACKWARD => backward,
+                    _ => untouched,
+                };
+                self.part[v as usize].store(to, Relaxed);
+                Some((v, to))
+            })
+            .collect();
+        // A split that found only a small component will not pay again on these parts
+        // (many medium components, each found by one search of everything): Tarjan them.
+        let sequential = (members.len() - placed.len()) * 64 < members.len();
+        [forward, backward, untouched]
+            .into_iter()
+            .map(|q| Part {
+                id: q,
+                members: placed
+                    .par_iter()
+                    .filter(|&&(_, to)| to == q)
+                    .map(|&(v, _)| v)
+                    .collect(),
+                sequential,
+            })
+            .collect()
+    }
+
+    /// Marks with `bit` every vertex of part `p` that `pivot` reaches forward (successors)
+    /// or backward (predecessors), in frontier rounds.
+    fn search(&self, p: u32, pivot: VertexId, bit: u8) {
+        let graph = self.graph;
+        let neighbours = |v: VertexId| -> &[VertexId] {
+            if bit == FORWARD {
+                graph.successor_ids(v)
+            } else {
+                graph.predecessor_ids(v)
+            }
+        };
+        let claim = |u: VertexId| -> bool {
+            self.in_part(u, p) && self.mark[u as usize].fetch_or(bit, Relaxed) & bit == 0
+        };
+        self.mark[pivot as usize].fetch_or(bit, Relaxed);
+        let mut frontier = vec![pivot];
+        while !frontier.is_empty() {
+            frontier = if frontier.len() < FRONTIER_PARALLEL_FROM {
+                let mut next = Vec::new();
+                for &v in &frontier {
+                    next.extend(neighbours(v).iter().copied().filter(|&u| claim(u)));
+                }
+                next
+            } else {
+                frontier
+                    .par_iter()
+                    .flat_map_iter(|&v| neighbours(v).iter().copied().filter(|&u| claim(u)))
+                    .collect()
+            };
+        }
+    }
+
+    /// Tarjan on part `p` alone.
+    fn tarjan_part(&self, p: u32, members: &[VertexId]) {
+        let graph = self.graph;
+        let index = |v: VertexId| self.index[v as usize].load(Relaxed);
+        let low = |v: VertexId| self.low[v as usize].load(Relaxed);
+        let set_low = |v: VertexId, x: u32| self.low[v as usize].store(x, Relaxed);
+        let assigned = |v: VertexId| self.component[v as usize].load(Relaxed) != NO_COMPONENT;
+        let mut stack: Vec<VertexId> = Vec::new();
+        let mut calls: Vec<(VertexId, u32)> = Vec::new();
+        let mut next_index = 0u32;
+        let visit = |v: VertexId, stack: &mut Vec<VertexId>, next_index: &mut u32| {
+            self.index[v as usize].store(*next_index, Relaxed);
+            self.low[v as usize].store(*next_index, Relaxed);
+            *next_index += 1;
+            stack.push(v);
+        };
+        for &root in members {
+            if index(root) != u32::MAX {
+                continue;
+            }
+            visit(root, &mut stack, &mut next_index);
+            calls.push((root, 0));
+            while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
+                let succ = graph.successor_ids(v);
+                let mut descended = false;
+                while (*pos as usize) < succ.len() {
+                    let u = succ[*pos as usize];
+                    *pos += 1;
+                    if !self.in_part(u, p) {
+                        continue;
+                    }
+                    if index(u) == u32::MAX {
+                        visit(u, &mut stack, &mut next_index);
+                        calls.push((u, 0));
+                        descended = true;
+                        break;
+                    } else if !assigned(u) {
+                        set_low(v, low(v).min(index(u)));
+                    }
+                }
+                if descended {
+                    continue;
+                }
+                calls.pop();
+                if let Some(&(parent, _)) = calls.last() {
+                    set_low(parent, low(parent).min(low(v)));
+                }
+                if low(v) == index(v) {
+                    let c = self.new_component();
+                    loop {
+                        let x = stack.pop().expect("Tarjan's stack holds the component");
+                        self.component[x as usize].store(c, Relaxed);
+                        if x == v {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        for &v in members {
+            self.part[v as usize].store(NO_PART, Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::{Arena, VertexId};
+    use crate::generate::{RandomParams, random};
+
+    /// The partition as a canonical labelling (each vertex → smallest id of its component).
+    fn canonical(component: &[u32]) -> Vec<u32> {
+        let mut smallest = std::collections::HashMap::new();
+        for (v, &c) in component.iter().enumerate() {
+            if c != NO_COMPONENT {
+                smallest.entry(c).or_insert(v as u32);
+            }
+        }
+        component
+            .iter()
+            .map(|c| smallest.get(c).copied().unwrap_or(u32::MAX))
+            .collect()
+    }
+
+    fn graph_of(arena: &Arena, active: &[bool]) -> Graph {
+        let sigma: Vec<u32> = (0..arena.vertex_count() as VertexId)
+            .map(|v| arena.succ_range(v).start as u32)
+            .collect();
+        let mut graph = Graph::default();
+        graph.rebuild(arena, active, &sigma, &Threads::one());
+        graph
+    }
+
+    /// The parallel algorithm finds the same components as Tarjan, on games with one large
+    /// component, many small ones, and chains between them.
+    #[test]
+    fn parallel_components_equal_tarjans() {
+        for (seed, degree) in [(1, 1..=2), (2, 1..=3), (3, 2..=4)] {
+            let arena = random(
+                RandomParams {
+                    vertices: 120_000,
+                    min_degree: *degree.start(),
+                    max_degree: *degree.end(),
+                    ..RandomParams::default()
+                },
+                seed,
+            );
+            let n = arena.vertex_count();
+            let active: Vec<bool> = (0..n).map(|v| v % 11 != 5).collect();
+            let graph = graph_of(&arena, &active);
+            let (one, one_count) = tarjan(&graph, &active);
+            let threads = Threads::new(4);
+            let (many, many_count) = threads.install(|| Parallel::new(&graph, &active).run());
+            assert_eq!(one_count, many_count, "seed {seed}");
+            assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
+            assert!(one.iter().any(|&c| c == NO_COMPONENT));
+        }
+    }
+}

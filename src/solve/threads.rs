@@ -1,0 +1,94 @@
+//! The threads one solve may use: a rayon pool built once per solve and shared by every
+//! phase that runs in parallel (lifting rounds, evaluations, strategies), so no phase pays
+//! for a pool of its own and concurrent solves (the service's CPU slots) never share one.
+//!
+//! Parallel code asks [`Threads::parallel`] whether a piece of work is worth splitting: with
+//! one thread, or below [`PARALLEL_FROM_ITEMS`] items (a fork/join costs microseconds),
+//! every algorithm runs its sequential form on the calling thread. Results never depend on
+//! the thread count (each parallel algorithm states why).
+
+use std::sync::Arc;
+
+/// Work (vertices plus edges touched) below which parallel algorithms run sequentially.
+pub const PARALLEL_FROM_ITEMS: usize = 1 << 15;
+
+/// A solve's thread budget and, for more than one thread, its pool. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Threads {
+    count: usize,
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// Work below this runs sequentially ([`PARALLEL_FROM_ITEMS`] unless set).
+    parallel_from: usize,
+}
+
+impl Threads {
+    /// `count` threads (at least one); a pool of that many workers when `count > 1`, or
+    /// the calling thread alone if the system refuses to start threads.
+    pub fn new(count: usize) -> Threads {
+        if count <= 1 {
+            return Threads::one();
+        }
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(count)
+            .thread_name(|i| format!("egsolve-cpu-{i}"))
+            .build()
+        {
+            Ok(pool) => Threads {
+                count,
+                pool: Some(Arc::new(pool)),
+                parallel_from: PARALLEL_FROM_ITEMS,
+            },
+            Err(e) => {
+                tracing::warn!("solving on one thread: {e}");
+                Threads::one()
+            }
+        }
+    }
+
+    /// The calling thread only.
+    pub fn one() -> Threads {
+        Threads {
+            count: 1,
+            pool: None,
+            parallel_from: PARALLEL_FROM_ITEMS,
+        }
+    }
+
+    /// The same threads with work of `items` items or more run in parallel (tests use 0,
+    /// so that tiny games take every parallel path).
+    pub fn with_parallel_from(mut self, items: usize) -> Threads {
+        self.parallel_from = items;
+        self
+    }
+
+    /// Threads in the budget.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The pool, if there are several threads.
+    pub fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool.as_deref()
+    }
+
+    /// Whether work of `items` items should run in parallel.
+    pub fn parallel(&self, items: usize) -> bool {
+        self.pool.is_some() && items >= self.parallel_from
+    }
+
+    /// Runs `f` on the pool (so rayon's parallel iterators inside use it), or on the
+    /// calling thread with one thread.
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+
+    /// Contiguous index ranges of about `chunk` items covering `0..n` (the unit of parallel
+    /// loops over vertices: large enough to amortise a task, small enough to balance).
+    pub fn chunks(n: usize, chunk: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+        let chunk = chunk.max(1);
+        (0..n.div_ceil(chunk)).map(move |i| i * chunk..((i + 1) * chunk).min(n))
+    }
+}

@@ -1,0 +1,282 @@
+//! The store's claims, leases and fence on both engines, driven directly (no server): a job
+//! is claimed by one worker at a time; a lease that expires puts it back in the queue with
+//! the next attempt; a late worker's renewal reports the job lost and its result is refused,
+//! so the job completes exactly once; a job that loses `max_attempts` leases ends
+//! `failed` (`worker-lost`).
+
+mod service_support;
+
+use std::time::Duration;
+
+use egsolve::service::job::{BackendChoice, InputFormat, JobId, JobOptions, JobState, ReturnKind};
+use egsolve::service::store::Store;
+use egsolve::service::store::claim::{Candidate, ClaimRequest, Placement};
+use service_support::*;
+
+async fn open(engine: Engine, dir: &std::path::Path) -> Store {
+    let mut config = egsolve::service::ServeConfig::for_tests(dir);
+    engine.configure(&mut config);
+    Store::open_configured(config.database.as_deref(), dir, false)
+        .await
+        .unwrap()
+}
+
+fn request(worker: &str, lease_ms: u64) -> ClaimRequest {
+    ClaimRequest {
+        worker: worker.into(),
+        lease_ms,
+        free_gpus: 0,
+        largest_free_gpu_memory: 0,
+        free_cpus: 1,
+        largest_gpu_memory: None,
+        small_edges: 0,
+        max_wait_ms: 0,
+    }
+}
+
+/// A scheduler with one free CPU slot: places the first candidate only.
+fn on_cpu() -> impl FnMut(&Candidate) -> Option<Placement<()>> {
+    let mut free = true;
+    move |_| {
+        std::mem::take(&mut free).then(|| Placement {
+            slot: (),
+            backend: "reference".into(),
+            device: "cpu".into(),
+        })
+    }
+}
+
+/// Stores `body` as an arena and queues a job on it.
+async fn queue(store: &Store, body: &[u8], priority: i64) -> (JobId, String) {
+    use sha2::Digest;
+    let hash = hex::encode(sha2::Sha256::digest(body));
+    std::fs::write(store.arena_path(&hash), body).unwrap();
+    store.insert_arena(&hash, body.len() as u64).await.unwrap();
+    let options = JobOptions {
+        backend: BackendChoice::Reference,
+        priority,
+        time_limit_secs: 60,
+        format: InputFormat::Auto,
+        return_kind: ReturnKind::Credits,
+    };
+    let id = JobId::now_v7();
+    store
+        .insert_job(id, "alice", &options, &hash, 0.0, None)
+        .await
+        .unwrap();
+    (id, hash)
+}
+
+async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(engine, dir.path()).await;
+    let body = small_arena(30, 7);
+    let (id, hash) = queue(&store, &body, 0).await;
+
+    let first = store
+        .claim(&request("worker-a", 300), on_cpu())
+        .await
+        .unwrap();
+    assert_eq!(first.len(), 1);
+    assert_eq!((first[0].job.id, first[0].attempt), (id, 1));
+    assert!(
+        store
+            .claim(&request("worker-b", 300), on_cpu())
+            .await
+            .unwrap()
+            .is_empty(),
+        "a held job is claimed by nobody else"
+    );
+    // worker-a goes silent past its lease: the job is queued again, then worker-b's.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(store.reap_expired(3).await.unwrap(), (1, 0));
+    let second = store
+        .claim(&request("worker-b", 5000), on_cpu())
+        .await
+        .unwrap();
+    assert_eq!((second[0].job.id, second[0].attempt), (id, 2));
+    let progress = Default::default();
+    assert_eq!(
+        store
+            .renew("worker-a", 300, &[(id, 1, progress)])
+            .await
+            .unwrap(),
+        vec![id],
+        "worker-a learns the job is no longer its own"
+    );
+    assert!(
+        store
+            .renew("worker-b", 5000, &[(id, 2, progress)])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Both solve it; worker-b records first, worker-a's late result is refused.
+    let game = egsolve::format::read(&body[..], &Default::default()).unwrap();
+    let solution = egsolve::solve::solve(
+        &game.arena,
+        egsolve::solve::Backend::Reference,
+        &egsolve::solve::Control::new(),
+    )
+    .unwrap();
+    let key = egsolve::service::worker::result_key(&hash, InputFormat::Auto);
+    egsolve::service::result_file::write(&store.result_path(&key), &solution).unwrap();
+    let summary = egsolve::output::Summary::new(&game.arena, &solution, 0);
+    assert!(
+        store
+            .succeed(id, 2, "worker-b", &key, &summary, 1.0)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .succeed(id, 1, "worker-a", &key, &summary, 1.0)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .succeed(id, 2, "worker-a", &key, &summary, 1.0)
+            .await
+            .unwrap()
+    );
+    let job = store.job(id).await.unwrap().unwrap();
+    assert_eq!(job.state, JobState::Succeeded);
+    assert_eq!((job.attempts, job.completions), (2, 1));
+    assert_eq!(job.worker.as_deref(), Some("worker-b"));
+    assert_eq!(store.reusable_result(&key).await.unwrap(), Some(summary));
+    store.close().await;
+}
+
+async fn jobs_losing_every_attempt_fail_as_worker_lost(engine: Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(engine, dir.path()).await;
+    let (low, _) = queue(&store, &small_arena(20, 1), 0).await;
+    let (high, _) = queue(&store, &small_arena(20, 2), 5).await;
+    for attempt in 1..=2 {
+        let claimed = store
+            .claim(&request("doomed", 300), on_cpu())
+            .await
+            .unwrap();
+        let ids: Vec<JobId> = claimed.iter().map(|c| c.job.id).collect();
+        assert_eq!(ids, [high], "priority first, one slot");
+        assert_eq!(claimed[0].attempt, attempt);
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let expected = if attempt < 2 { (1, 0) } else { (0, 1) };
+        assert_eq!(store.reap_expired(2).await.unwrap(), expected);
+    }
+    let job = store.job(high).await.unwrap().unwrap();
+    assert_eq!(job.state, JobState::Failed);
+    let failure = job.failure.unwrap();
+    assert_eq!(failure.kind, "worker-lost");
+    assert!(failure.message.contains("doomed"), "{}", failure.message);
+    let next = store
+        .claim(&request("healthy", 5000), on_cpu())
+        .await
+        .unwrap();
+    assert_eq!(next[0].job.id, low);
+    store.close().await;
+}
+
+on_both_stores!(
+    late_attempts_are_refused_by_the_fence,
+    jobs_losing_every_attempt_fail_as_worker_lost,
+);
+
+/// `egsolve migrate` copies a stopped SQLite server's store into an empty PostgreSQL
+/// database: a server on PostgreSQL then shows every job, serves the results, runs the job
+/// that was still queued, and continues the sequence; a second copy is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sqlite_store_migrates_into_postgres() {
+    let Some(Engine::Postgres) = Engine::postgres() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Parsed by the worker, so a malformed arena becomes a failed job.
+    let sqlite = Server::start_in(dir.path(), |c| {
+        c.cpu_workers = 1;
+        c.inline_parse_bytes = 0;
+    })
+    .await;
+    let done = sqlite.submit_ok(small_arena(40, 1), "", None).await;
+    sqlite
+        .wait_finished(&done, None, Duration::from_secs(60))
+        .await;
+    let expected = sqlite
+        .get(&format!("/v1/jobs/{done}/result?format=text"), None)
+        .await
+        .text();
+    let failed = sqlite
+        .submit_ok(
+            b"1;\n0 MAX 1:1;\n1 MIN 0:1,\n".to_vec(),
+            "?format=mpg",
+            None,
+        )
+        .await;
+    sqlite
+        .wait_finished(&failed, None, Duration::from_secs(60))
+        .await;
+    sqlite.stop().await;
+    // A job queued while the server was down (inserted straight into its store).
+    let store = Store::open(dir.path(), true).await.unwrap();
+    let body = small_arena(30, 2);
+    let (queued, _) = queue(&store, &body, 0).await;
+    store.close().await;
+
+    let url = service_support::postgres::PgServer::shared()
+        .unwrap()
+        .create_database();
+    let migrate = |url: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_egsolve"))
+            .args(["migrate", "--data-dir"])
+            .arg(dir.path())
+            .args(["--database", url])
+            .output()
+            .unwrap()
+    };
+    let output = migrate(&url);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(printed.contains("copied 3 jobs"), "{printed}");
+
+    let cache = tempfile::tempdir().unwrap();
+    let server = Server::start_in(cache.path(), |c| {
+        c.database = Some(url.clone());
+        c.cpu_workers = 1;
+    })
+    .await;
+    let listed = server.get("/v1/jobs", None).await.json();
+    assert_eq!(listed["jobs"].as_array().unwrap().len(), 3, "{listed}");
+    let text = server
+        .get(&format!("/v1/jobs/{done}/result?format=text"), None)
+        .await
+        .text();
+    assert_eq!(text, expected, "the result moved with its bytes");
+    let view = server.get(&format!("/v1/jobs/{failed}"), None).await.json();
+    assert_eq!(view["failure"]["type"], "malformed-arena");
+    let ran = server
+        .wait_finished(&queued.to_string(), None, Duration::from_secs(60))
+        .await;
+    assert_eq!(ran["state"], "succeeded", "{ran}");
+    let fresh = server.submit_ok(small_arena(20, 3), "", None).await;
+    let page = server.get("/v1/jobs?limit=1", None).await.json();
+    assert_eq!(
+        page["jobs"][0]["id"],
+        fresh.as_str(),
+        "the sequence continues"
+    );
+    server.stop().await;
+
+    let again = migrate(&url);
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already holds"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+}
