@@ -259,6 +259,8 @@ fn measure_writers(n: usize, o: &Options) {
             .map(|v| v.wrapping_mul(31) % n as u32)
             .collect(),
         stats: Default::default(),
+        credits_computed: true,
+        parity: None,
     };
     let mut out = Vec::with_capacity(n * 16);
     let base_t = median_seconds(o.runs, || {

@@ -4,8 +4,11 @@
 //! - [`arena`]: the validated game graph (CSR successors, CSC predecessors, owners).
 //! - [`format`]: reading games (EGSolver `.mpg`, PGSolver `.gm` through the parity
 //!   reduction, JSON; gzip/bzip2/zstd) and writing them.
-//! - [`solve`]: the backends behind [`solve::solve`], the [`solve::Solution`] they all
-//!   produce, cancellation/progress, and strategy derivation.
+//! - [`parity`]: what parity games carry besides their arena (priority compression,
+//!   SCCs, the summary of how they were prepared).
+//! - [`solve`]: the backends behind [`solve::solve`] (and [`solve::solve_game`] for parity
+//!   games, with the native parity solver), the [`solve::Solution`] they all produce,
+//!   cancellation/progress, and strategy derivation.
 //! - [`check`]: certificates for a claimed solution.
 //! - [`output`]: solution writers (JSON, text, `paritysol`) and the JSON solution reader.
 //! - [`generate`]: seeded game generators; [`oracle`]: brute force for tiny games.
@@ -13,7 +16,7 @@
 //! - [`service`]: the HTTP job service (`egsolve serve`): API, SQLite queue, workers.
 //! - [`client`]: the API client behind `egsolve submit|status|result|cancel|jobs`.
 //!
-//! The solver core (`arena`, `solve`, `check`) does no I/O and never imports tokio or axum.
+//! The solver core (`arena`, `parity`, `solve`, `check`) does no I/O and never imports tokio or axum.
 
 pub mod arena;
 pub mod check;
@@ -23,5 +26,6 @@ pub mod format;
 pub mod generate;
 pub mod oracle;
 pub mod output;
+pub mod parity;
 pub mod service;
 pub mod solve;

@@ -4,6 +4,10 @@
 //! `max(0, −min prefix sum)` over the stem and one lap of the cycle, or ⊤ if the cycle is
 //! negative. Then `credit(v) = min over σ0 of max over σ1`. Exponential: meant for arenas of
 //! a handful of vertices, in tests.
+//!
+//! [`parity_winners`] does the same for parity games, on the priorities alone (positional
+//! strategies suffice there too): player 0 wins `v` when some σ0 makes the highest priority
+//! on the cycle of every lasso from `v` even.
 
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::TOP;
@@ -42,6 +46,63 @@ pub fn credits(arena: &Arena, max_profiles: u64) -> Option<Vec<u64>> {
         }
     });
     Some(best)
+}
+
+/// The winner (0 or 1) of every vertex of the parity game `arena` with `priorities`, by
+/// exhaustive search; `None` past `max_profiles` strategy profiles.
+pub fn parity_winners(arena: &Arena, priorities: &[u64], max_profiles: u64) -> Option<Vec<u8>> {
+    let n = arena.vertex_count();
+    let degrees: Vec<usize> = (0..n as VertexId)
+        .map(|v| arena.successors(v).len())
+        .collect();
+    let profiles = degrees
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))?;
+    if profiles > max_profiles {
+        return None;
+    }
+    let of = |p: Player| -> Vec<usize> {
+        (0..n)
+            .filter(|&v| arena.owner(v as VertexId) == p)
+            .collect()
+    };
+    let (zero, one) = (of(Player::Zero), of(Player::One));
+    let mut player0_wins = vec![false; n];
+    let mut choice = vec![0usize; n];
+    for_each_choice(&zero, &degrees, &mut choice, &mut |choice| {
+        let mut wins = vec![true; n];
+        let mut inner = choice.to_vec();
+        for_each_choice(&one, &degrees, &mut inner, &mut |full| {
+            for (v, wins) in wins.iter_mut().enumerate() {
+                *wins &= lasso_top(arena, priorities, full, v as VertexId) % 2 == 0;
+            }
+        });
+        for (best, wins) in player0_wins.iter_mut().zip(&wins) {
+            *best |= *wins;
+        }
+    });
+    Some(player0_wins.iter().map(|&w| u8::from(!w)).collect())
+}
+
+/// The highest priority on the cycle of the lasso from `start` under `choice`.
+fn lasso_top(arena: &Arena, priorities: &[u64], choice: &[usize], start: VertexId) -> u64 {
+    let mut visit = vec![usize::MAX; arena.vertex_count()];
+    let mut path = Vec::new();
+    let mut v = start;
+    while visit[v as usize] == usize::MAX {
+        visit[v as usize] = path.len();
+        path.push(v);
+        v = arena
+            .successors(v)
+            .nth(choice[v as usize])
+            .expect("choice within degree")
+            .0;
+    }
+    path[visit[v as usize]..]
+        .iter()
+        .map(|&u| priorities[u as usize])
+        .max()
+        .expect("a cycle has a vertex")
 }
 
 /// Calls `f` with every assignment of successor indices to `vertices` (others unchanged).
@@ -119,5 +180,18 @@ mod tests {
         e.push(1, 0, -3);
         let a = Arena::from_edges(vec![Player::One, Player::Zero], e, None).unwrap();
         assert_eq!(credits(&a, 100).unwrap(), vec![TOP, TOP]);
+    }
+
+    #[test]
+    fn parity_winners_by_hand() {
+        // 0 (player 0, priority 1) chooses between its own loop and 1 (player 1, priority 2),
+        // whose only move is back to 0: the cycle 0 1 has top 2, player 0 wins both; vertex
+        // 2 (priority 3) loops alone: player 1 wins it.
+        let mut e = EdgeList::default();
+        for (s, t) in [(0, 0), (0, 1), (1, 0), (2, 2)] {
+            e.push(s, t, 0);
+        }
+        let a = Arena::from_edges(vec![Player::Zero, Player::One, Player::Zero], e, None).unwrap();
+        assert_eq!(parity_winners(&a, &[1, 2, 3], 100).unwrap(), vec![0, 0, 1]);
     }
 }

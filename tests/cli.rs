@@ -215,3 +215,95 @@ fn timeout_exits_4() {
     ]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
 }
+
+/// A parity game beyond the energy reduction (100 priorities): `auto` answers it with the
+/// parity solver (winners and strategies, no credits), `check` certifies the answer and
+/// rejects a tampered one, `paritysol` works, text output and energy backends refuse it
+/// clearly, and it converts to JSON but not to `.mpg`.
+#[test]
+fn parity_games_beyond_the_reduction_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let generated = egsolve(&[
+        "gen",
+        "parity",
+        "--vertices",
+        "3000",
+        "--priorities",
+        "99",
+        "--degree",
+        "3",
+        "--seed",
+        "9",
+        "-o",
+        &p("g.gm"),
+    ]);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let out = egsolve(&["solve", &p("g.gm"), "-o", &p("s.json")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(p("s.json")).unwrap()).unwrap();
+    let summary = &doc["summary"];
+    assert_eq!(summary["backend"], "parity");
+    assert_eq!(summary["credits_computed"], false);
+    assert_eq!(summary["parity"]["priorities"], 100);
+    assert_eq!(summary["parity"]["reduction_fits"], false);
+    let first = &doc["vertices"][0];
+    assert!(
+        first.get("credit").is_none() && first.get("winner").is_some(),
+        "{first}"
+    );
+    let out = egsolve(&["check", &p("g.gm"), &p("s.json")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("highest priority"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Claim the other winner for vertex 0: rejected, naming where.
+    let winner = first["winner"].as_u64().unwrap();
+    let text = std::fs::read_to_string(p("s.json")).unwrap().replacen(
+        &format!("{{\"id\": 0, \"winner\": {winner}"),
+        &format!("{{\"id\": 0, \"winner\": {}", 1 - winner),
+        1,
+    );
+    std::fs::write(p("bad.json"), text).unwrap();
+    let out = egsolve(&["check", &p("g.gm"), &p("bad.json")]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+
+    let sol = egsolve(&["solve", &p("g.gm"), "--output", "paritysol"]);
+    assert!(sol.status.success());
+    let lines = egsolve::format::read_paritysol(&sol.stdout[..]).unwrap();
+    assert_eq!(lines.len(), 3000);
+    assert_eq!(u64::from(lines[0].1), winner);
+
+    for args in [
+        vec!["solve", &p("g.gm"), "--output", "text"],
+        vec!["solve", &p("g.gm"), "--backend", "cpu"],
+        vec!["solve", "examples/small.mpg", "--backend", "parity"],
+        vec!["convert", &p("g.gm"), "--to", "mpg"],
+    ] {
+        let out = egsolve(&args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("parity"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let out = egsolve(&["convert", &p("g.gm"), "--to", "json", "-o", &p("g.json")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let again = egsolve(&[
+        "solve",
+        &p("g.json"),
+        "--backend",
+        "parity",
+        "--output",
+        "paritysol",
+    ]);
+    assert_eq!(
+        again.stdout, sol.stdout,
+        "the JSON copy has the same answer"
+    );
+}

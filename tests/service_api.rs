@@ -254,9 +254,16 @@ async fn json_result_is_the_cli_document_and_certifies(engine: Engine) {
         let served_text = served.text();
 
         let parsed = egsolve::format::read(&bytes[..], &Default::default()).unwrap();
-        let solution = egsolve::solve::solve(
+        // As `egsolve solve --backend reference` does: through `solve_game`, which adds the
+        // parity summary for parity games.
+        let options = egsolve::solve::SolveOptions {
+            backend: egsolve::solve::Backend::Reference,
+            ..Default::default()
+        };
+        let solution = egsolve::solve::solve_game(
             &parsed.arena,
-            egsolve::solve::Backend::Reference,
+            parsed.parity.as_ref().map(|p| p.view()),
+            &options,
             &egsolve::solve::Control::new(),
         )
         .unwrap();

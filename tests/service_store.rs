@@ -120,7 +120,7 @@ async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
         &egsolve::solve::Control::new(),
     )
     .unwrap();
-    let key = egsolve::service::worker::result_key(&hash, InputFormat::Auto);
+    let key = egsolve::service::worker::result_key(&hash, InputFormat::Auto, BackendChoice::Auto);
     egsolve::service::result_file::write(&store.result_path(&key), &solution).unwrap();
     let summary = egsolve::output::Summary::new(&game.arena, &solution, 0);
     assert!(

@@ -198,6 +198,34 @@ impl Arena {
         n + 2 * 4 * (n + 1) + 2 * m * (4 + self.weight_width().bytes())
     }
 
+    /// The same arena with the weight of every edge set to `weight(source)` (the parity
+    /// reduction gives all edges leaving a vertex one weight).
+    pub fn with_source_weights(&self, mut weight: impl FnMut(VertexId) -> i64) -> Arena {
+        let n = self.vertex_count();
+        let mut succ = Vec::with_capacity(self.edge_count());
+        for v in 0..n as VertexId {
+            let w = weight(v);
+            succ.extend(self.succ_range(v).map(|_| w));
+        }
+        let pred: Box<[i64]> = self
+            .pred_sources
+            .iter()
+            .map(|&source| succ[self.succ_offsets[source as usize] as usize])
+            .collect();
+        let succ = succ.into_boxed_slice();
+        let width = Width::of(&succ).max(Width::of(&pred));
+        Arena {
+            owner: self.owner.clone(),
+            succ_offsets: self.succ_offsets.clone(),
+            succ_targets: self.succ_targets.clone(),
+            succ_weights: Weights::at_width(succ, width),
+            pred_offsets: self.pred_offsets.clone(),
+            pred_sources: self.pred_sources.clone(),
+            pred_weights: Weights::at_width(pred, width),
+            names: self.names.clone(),
+        }
+    }
+
     /// The same arena with every weight replaced by `f(weight)` and owners by `g(owner)`.
     /// Used for the dual game (roles swapped, weights rescaled).
     pub fn map(

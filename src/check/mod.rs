@@ -1,5 +1,8 @@
 //! Certificates: checking a claimed solution against the arena, independently of how it was
-//! computed. Used by `egsolve check` and by every backend's tests.
+//! computed. Used by `egsolve check` and by every backend's tests. This module certifies
+//! energy answers (credits); [`parity`] certifies parity game answers (winners and
+//! strategies) directly on the priorities, which is all there is to check for an answer
+//! of the parity solver.
 //!
 //! # What is certified
 //! 1. **Range**: every finite credit is at most `M` (the least measure never exceeds it).
@@ -29,10 +32,12 @@
 //! every cycle is clearly negative (the usual case).
 
 pub mod cycles;
+pub mod parity;
 
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::energy::{TOP, minus};
 use crate::solve::{BoundOverflow, NO_MOVE, energy};
+pub use parity::{ParityClaim, check_parity};
 
 /// One failed condition, at one vertex.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{CliError, output_file};
-use crate::format::{self, Format, ReadOptions};
+use super::{CliError, EXIT_BAD_INPUT, output_file};
+use crate::format::{self, Format, ReadOptions, Reduction};
 
 /// Target formats of `convert` and `gen`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -45,6 +45,17 @@ pub fn run(args: ConvertArgs) -> Result<(), CliError> {
             ..ReadOptions::default()
         },
     )?;
+    if let (WriteFormat::Mpg, Some(parity)) = (args.to, &game.parity) {
+        if let Reduction::TooLarge(overflow) = &parity.reduction {
+            return Err(CliError::new(
+                EXIT_BAD_INPUT,
+                format!(
+                    "cannot write this parity game as an energy game (.mpg): {overflow}; \
+                     convert it to json, which keeps the priorities"
+                ),
+            ));
+        }
+    }
     let mut out = output_file(args.out.as_ref())?;
     write_game(&mut out, &game, args.to)?;
     out.flush()?;

@@ -20,7 +20,9 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_REJECTED: i32 = 1;
 /// Bad command-line usage (clap's own code).
 pub const EXIT_USAGE: i32 = 2;
-/// Bad input: a malformed arena or solution file, or a game too large for 64 bits.
+/// Bad input: a malformed arena or solution file, an energy game too large for 64 bits, or
+/// a game the chosen backend does not solve (a parity game beyond the reduction on an
+/// energy backend, an energy game on `--backend parity`).
 pub const EXIT_BAD_INPUT: i32 = 3;
 /// The time limit ran out (or the solve was cancelled).
 pub const EXIT_TIMEOUT: i32 = 4;
@@ -71,7 +73,9 @@ impl From<crate::solve::SolveError> for CliError {
     fn from(e: crate::solve::SolveError) -> CliError {
         use crate::solve::{Interrupted, SolveError};
         let code = match e {
-            SolveError::Bound(_) => EXIT_BAD_INPUT,
+            SolveError::Bound(_)
+            | SolveError::ReductionTooLarge { .. }
+            | SolveError::NotAParityGame => EXIT_BAD_INPUT,
             SolveError::Interrupted(Interrupted::Cancelled | Interrupted::TimedOut) => EXIT_TIMEOUT,
             SolveError::Unavailable { .. } => EXIT_UNAVAILABLE,
         };

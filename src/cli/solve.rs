@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::progress::ProgressDisplay;
 use super::{CliError, EXIT_BAD_INPUT, output_file};
-use crate::format::{self, Format, ReadOptions};
+use crate::format::{self, Format, ParityInfo, ReadOptions};
 use crate::output::{self, OutputFormat};
 use crate::solve::cpu::CpuAlgorithm;
 use crate::solve::gpu::layout::VertexOrder;
@@ -22,11 +22,14 @@ pub struct SolveArgs {
     /// Input format (default: detected from the content): mpg, gm or json.
     #[arg(long)]
     pub format: Option<Format>,
-    /// Backend: auto (accelerated exact solver), reference (Algorithm 1), cpu (parallel
-    /// frontier lifting) or gpu (CUDA).
+    /// Backend: auto (accelerated exact solver; the parity solver for parity games whose
+    /// energy reduction does not fit in 64 bits), reference (Algorithm 1), cpu (parallel
+    /// frontier lifting), gpu (CUDA) or parity (the native parity game solver: winners and
+    /// strategies, no credits).
     #[arg(long, default_value = "auto")]
     pub backend: Backend,
-    /// Output: json, text (`ID CREDIT`, `T` for ⊤) or paritysol (parity inputs).
+    /// Output: json, text (`ID CREDIT`, `T` for ⊤; needs credits, so not for answers of
+    /// the parity solver) or paritysol (parity inputs).
     #[arg(long, default_value = "json")]
     pub output: OutputFormat,
     /// Write the answer here instead of standard output.
@@ -35,8 +38,9 @@ pub struct SolveArgs {
     /// Give up after this many seconds (exit code 4).
     #[arg(long)]
     pub timeout: Option<f64>,
-    /// cpu backend, and auto's lifting on games of 2^19 edges or more: worker threads
-    /// (default: one per core; 1 = auto lifts with the sequential worklist).
+    /// cpu backend, auto's lifting on games of 2^19 edges or more, and the parity solver on
+    /// games of 2^16 vertices or more: worker threads (default: one per core; 1 = auto lifts
+    /// with the sequential worklist, the parity solver attracts sequentially).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// cpu backend: `frontier` (default) or `sweep` (the paper's Algorithm 2, for comparison).
@@ -99,6 +103,10 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
             "--output paritysol needs a parity game (.gm) as input; use json or text",
         ));
     }
+    let parity = game.parity.as_ref().map(ParityInfo::view);
+    if args.output == OutputFormat::Text && solve::runs_parity_solver(parity, args.backend) {
+        return Err(CliError::new(EXIT_BAD_INPUT, output::NoCredits));
+    }
     let deadline = args
         .timeout
         .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
@@ -115,7 +123,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     options.gpu.order = args.vertex_order;
     options.gpu.plain = args.gpu_plain;
     options.gpu.lift_percent = args.gpu_lift_percent;
-    let solution = solve::solve_with(&game.arena, &options, &control);
+    let solution = solve::solve_game(&game.arena, parity, &options, &control);
     progress.finish();
     let solution = solution?;
     let mut out = output_file(args.out.as_ref())?;

@@ -35,7 +35,7 @@ pub struct SubmitArgs {
     pub file: PathBuf,
     #[command(flatten)]
     pub server: ServerArgs,
-    /// Backend: auto, gpu, cpu or reference.
+    /// Backend: auto, gpu, cpu, reference or parity (the parity solver, for parity games).
     #[arg(long)]
     pub backend: Option<String>,
     /// Priority (higher runs first, -1000..1000).

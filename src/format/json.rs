@@ -25,9 +25,9 @@ use serde_json::Value;
 
 use crate::arena::{Arena, EdgeList, Player};
 
+use super::Game;
 use super::error::{FormatError, Position};
-use super::parity::{reduce_parity, vertex_weights};
-use super::{Game, ParityInfo};
+use super::parity::parity_arena;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -161,20 +161,12 @@ pub(crate) fn parse(text: &[u8]) -> Result<Game, FormatError> {
         }
         other => other.map(|i| i as u32),
     };
-    let parity = if parity {
-        let weights_by_priority = reduce_parity(&priorities)?;
-        let weight_of_vertex = vertex_weights(&priorities, &weights_by_priority);
-        for (weight, &source) in edges.weights.iter_mut().zip(&edges.sources) {
-            *weight = weight_of_vertex[source as usize];
-        }
-        Some(ParityInfo {
-            priorities,
-            weights_by_priority,
-        })
+    let (arena, parity) = if parity {
+        let (arena, info) = parity_arena(owners, edges, Some(names), priorities)?;
+        (arena, Some(info))
     } else {
-        None
+        (Arena::from_edges(owners, edges, Some(names))?, None)
     };
-    let arena = Arena::from_edges(owners, edges, Some(names))?;
     Ok(Game {
         arena,
         parity,

@@ -1,6 +1,7 @@
 //! Reading and writing games: EGSolver arenas (`.mpg`), PGSolver parity games (`.gm`,
-//! reduced to energy games by [`reduce_parity`]), egsolve JSON, the binary arena format
-//! `egb` ([`egb`]), and Oink/PGSolver `paritysol` solutions.
+//! priorities compressed, then reduced to energy games when that fits in 64 bits:
+//! [`parity_arena`]), egsolve JSON, the binary arena format `egb` ([`egb`]), and
+//! Oink/PGSolver `paritysol` solutions.
 //!
 //! - The compression is recognised by magic bytes (gzip with any number of members, bzip2,
 //!   zstd, else plain) and decompressed while streaming ([`source`]); `egb` by its own magic.
@@ -20,7 +21,6 @@
 
 mod assemble;
 mod chunks;
-mod classes;
 mod cursor;
 mod detect;
 pub mod egb;
@@ -50,7 +50,10 @@ use crate::arena::Arena;
 pub use egb::write_egb;
 pub use error::{Compression, FormatError, Position};
 pub use json::write_json;
-pub use parity::{ReductionOverflow, reduce_parity, reduce_parity_classes, vertex_weights};
+pub use parity::{
+    ParityInfo, Reduction, ReductionOverflow, parity_arena, reduce_classes, reduce_parity,
+    vertex_weights,
+};
 pub use paritysol::{ParitySolLine, read_paritysol, read_paritysol_with};
 pub use write::write_mpg;
 
@@ -132,22 +135,14 @@ pub struct ReadOptions {
     pub chunk_bytes: Option<usize>,
 }
 
-/// The priorities of a parity game read from a `.gm` file (or JSON with priorities), kept so
-/// that answers can be written back as `paritysol`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParityInfo {
-    /// The priority of each vertex, by id.
-    pub priorities: Vec<u64>,
-    /// The weight `±a_i` given to each distinct priority, ascending by priority.
-    pub weights_by_priority: Vec<(u64, i64)>,
-}
-
-/// A game as read: the energy arena (reduced, for parity games), the parity data if the
-/// input was a parity game, and the initial vertex if the file named one (`start ID;` in
-/// `.gm`, `initial` in JSON).
+/// A game as read: the energy arena (reduced, for parity games — with zero weights when the
+/// reduction does not fit, see [`ParityInfo::reduction`]), the parity data if the input was
+/// a parity game, and the initial vertex if the file named one (`start ID;` in `.gm`,
+/// `initial` in JSON).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Game {
-    /// The energy game to solve.
+    /// The energy game to solve (for a parity game: its reduction, or only its graph when
+    /// the reduction does not fit; solve parity games with `solve::solve_game`).
     pub arena: Arena,
     /// The priorities, for parity inputs.
     pub parity: Option<ParityInfo>,

@@ -9,9 +9,10 @@
 //! The vertices are the ids that have a node line; they must be exactly `0..n` (any order,
 //! no holes, no repeats), and every successor must be one of them. `N` is the largest id in
 //! PGSolver and mCRL2 output but the vertex count in some generators: both are accepted,
-//! anything else is a header mismatch. The game is turned into an energy game by the exact
-//! reduction in [`super::parity`] (its priority classes counted in parallel); the
-//! priorities are kept in [`super::ParityInfo`].
+//! anything else is a header mismatch. The priorities are compressed and the game turned
+//! into an energy game by the exact reduction where it fits ([`super::parity`]: each edge
+//! gets its weight as the arena is laid out); the priorities are kept in
+//! [`super::ParityInfo`].
 //!
 //! The header lines are read first, on the calling thread; the node lines are parsed in
 //! chunks on all threads ([`super::chunks`]) by [`parse_record`], then [`assemble`] checks
@@ -20,12 +21,11 @@
 use crate::arena::{Arena, EdgeList, EdgeWeights, Player, Successors};
 
 use super::assemble::{self, Layout, Placement};
-use super::classes::{priority_classes, weight_of_priority};
 use super::cursor::{Cursor, shift_position};
 use super::error::{FormatError, Position};
-use super::parity::reduce_parity_classes;
+use super::parity::ParityPlan;
 use super::records::{Parsed, Records};
-use super::{Game, MAX_VERTEX_ID, ParityInfo};
+use super::{Game, MAX_VERTEX_ID};
 
 /// What the header lines say.
 #[derive(Debug, Clone, Copy, Default)]
@@ -228,23 +228,27 @@ pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatErr
 
     let layout = Layout::of(&parsed);
     let priorities = layout.per_record(&parsed, |r| &r.priorities);
-    let weights_by_priority = reduce_parity_classes(&priority_classes(&priorities))?;
-    let weight_of = |priority: u64| weight_of_priority(&weights_by_priority, priority);
-    let (arena, priorities) = match arrangement {
+    // Priorities by vertex id, then the reduction planned, so that every edge is written
+    // once with its weight.
+    let priorities = match &arrangement {
+        None => priorities,
+        Some(arrangement) => arrangement.apply(priorities),
+    };
+    let plan = ParityPlan::new(priorities);
+    let weight_of = |id: u32| plan.vertex_weight(id as usize);
+    let arena = match arrangement {
         None => {
-            let widest = super::classes::widest(&weights_by_priority);
+            let widest = plan.widest();
             let weights = if widest <= i16::MAX as u64 {
                 EdgeWeights::I16(
-                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.priorities[i]) as i16),
+                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.ids[i]) as i16),
                 )
             } else if widest <= i32::MAX as u64 {
                 EdgeWeights::I32(
-                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.priorities[i]) as i32),
+                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.ids[i]) as i32),
                 )
             } else {
-                EdgeWeights::I64(
-                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.priorities[i])),
-                )
+                EdgeWeights::I64(layout.per_edge_of_record(&parsed, |r, i| weight_of(r.ids[i])))
             };
             let successors = Successors {
                 offsets: layout.offsets(&parsed),
@@ -253,10 +257,7 @@ pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatErr
             };
             let owners = layout.per_record(&parsed, |r| &r.owners);
             let names = assemble::names_in_order(&parsed, n);
-            (
-                Arena::from_successors(owners, successors, names)?,
-                priorities,
-            )
+            Arena::from_successors(owners, successors, names)?
         }
         Some(arrangement) => {
             let mut edges = EdgeList::with_capacity(layout.edge_count());
@@ -267,7 +268,7 @@ pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatErr
                 let base = owners.len() as u32;
                 let mut start = 0;
                 for (i, &end) in r.ends.iter().enumerate() {
-                    let weight = weight_of(r.priorities[i]);
+                    let weight = weight_of(r.ids[i]);
                     for e in start..end as usize {
                         edges.push(r.ids[i], r.targets[e], weight);
                     }
@@ -277,17 +278,14 @@ pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatErr
                 names.extend(r.names.iter().map(|(i, name)| (base + i, name.clone())));
             }
             let owners = arrangement.apply(owners);
-            let priorities = arrangement.apply(priorities);
             let names = arrangement.names(n, names);
-            (Arena::from_edges(owners, edges, names)?, priorities)
+            Arena::from_edges(owners, edges, names)?
         }
     };
+    let (arena, parity) = plan.finish(arena);
     Ok(Game {
         arena,
-        parity: Some(ParityInfo {
-            priorities,
-            weights_by_priority,
-        }),
+        parity: Some(parity),
         initial,
     })
 }

@@ -12,12 +12,14 @@
 //! - [`climb`]: a negative cycle through player-1 vertices behind a large `M` (every
 //!   vertex climbs to ⊤ one step at a time: the worst case of plain lifting);
 //! - [`random_parity`]: random parity games (priorities, owners, successors) for the
-//!   reduction in `format`;
+//!   reduction in `format` and the parity solver; [`parity::clustered_parity`]: many
+//!   priorities spread over small components (per-SCC compression makes them reducible);
 //! - [`climbing`]: more families that make plain lifting climb (player 1's cycles behind a
 //!   large `M`, player 0 circling before a costly escape, reduced parity games with many
 //!   priorities), used by the accelerated solver's tests and benchmark.
 
 pub mod climbing;
+pub mod parity;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -178,6 +180,27 @@ pub struct ParityGame {
     pub priorities: Vec<u64>,
     /// Successors per vertex (at least one each).
     pub successors: Vec<Vec<VertexId>>,
+}
+
+impl ParityGame {
+    /// The game as the readers build it from `.gm` text: priorities compressed, reduced to
+    /// an energy game where that fits ([`crate::format::parity_arena`]).
+    pub fn to_game(&self) -> crate::format::Game {
+        let mut edges = EdgeList::with_capacity(self.successors.iter().map(Vec::len).sum());
+        for (v, successors) in self.successors.iter().enumerate() {
+            for &u in successors {
+                edges.push(v as VertexId, u, 0);
+            }
+        }
+        let (arena, parity) =
+            crate::format::parity_arena(self.owners.clone(), edges, None, self.priorities.clone())
+                .expect("a generated parity game is a valid arena");
+        crate::format::Game {
+            arena,
+            parity: Some(parity),
+            initial: None,
+        }
+    }
 }
 
 /// A random parity game with `n` vertices, priorities `0..=max_priority` and out-degree

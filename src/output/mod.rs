@@ -15,6 +15,13 @@
 //! ```
 //! `credit` is `null` for ⊤; `strategy` is the successor the owner picks where the owner
 //! wins, else `null`. The initial vertex is the file's `start` vertex if it names one, else 0.
+//!
+//! For parity games the summary adds `"parity": {"priorities", "compressed_priorities",
+//! "per_scc", "reduction_fits"}`. When the parity solver answered (no credits:
+//! `"credits_computed": false` in the summary, `true` otherwise), the vertex records have
+//! no `credit` key — `{"id": 0, "winner": 0, "strategy": 2}` — and the summary's
+//! `max_credit`, `bound`, `initial.credit` are 0, 0 and `null`. Text output needs credits
+//! and refuses such answers; `paritysol` writes them as usual.
 
 pub mod parallel;
 mod read;
@@ -25,9 +32,10 @@ use std::io::{self, Write};
 use serde::{Deserialize, Serialize};
 
 use crate::arena::{Arena, VertexId};
+use crate::parity::ParitySummary;
 use crate::solve::{Solution, TOP};
-pub use read::{SolutionFileError, read_json_solution};
-use records::{RecordBuffer, StrategyField};
+pub use read::{JsonAnswer, SolutionFileError, read_json_answer, read_json_solution};
+use records::{CreditField, RecordBuffer, StrategyField};
 
 /// The kinds of output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,6 +107,18 @@ pub struct Summary {
     /// Seconds per phase of the solve.
     #[serde(default)]
     pub phases: crate::solve::Phases,
+    /// Whether the credits were computed (false: a parity game answered by the parity
+    /// solver — winners and strategies only, `max_credit` and `bound` are 0). Summaries
+    /// stored before this field existed read as `true`.
+    #[serde(default = "computed")]
+    pub credits_computed: bool,
+    /// For parity games: the priorities and how they were compressed and solved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parity: Option<ParitySummary>,
+}
+
+fn computed() -> bool {
+    true
 }
 
 impl Summary {
@@ -113,7 +133,7 @@ impl Summary {
             initial: Initial {
                 vertex: initial,
                 winner: solution.winner(initial).index(),
-                credit: (credit != TOP).then_some(credit),
+                credit: (credit != TOP && solution.credits_computed).then_some(credit),
             },
             max_credit: solution.max_credit(),
             bound: solution.stats.bound,
@@ -124,6 +144,8 @@ impl Summary {
             backend: solution.stats.backend.clone(),
             evaluations: solution.stats.evaluations,
             phases: solution.stats.phases,
+            credits_computed: solution.credits_computed,
+            parity: solution.parity,
         }
     }
 }
@@ -140,18 +162,33 @@ pub fn write_json(
     selection: Selection<'_>,
 ) -> io::Result<()> {
     records::json_head(out, None, &Summary::new(arena, solution, initial))?;
+    let credits = CreditField::of(solution.credits_computed);
     write_records(out, solution, selection, |buffer, v, credit, strategy| {
-        buffer.json_vertex(v, credit, strategy, StrategyField::Included)
+        buffer.json_record(v, credit, strategy, credits, StrategyField::Included)
     })?;
     out.write_all(records::JSON_TAIL)
 }
 
-/// Writes `ID CREDIT` lines (`T` for ⊤) in id order.
+/// Text output needs credits, and this answer has none.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "text output lists credits, and this parity game was answered by the parity solver \
+     without credits (its reduction to an energy game does not fit in 64 bits, or \
+     --backend parity was chosen); use --output paritysol for `ID WINNER [STRATEGY];` lines, \
+     or json"
+)]
+pub struct NoCredits;
+
+/// Writes `ID CREDIT` lines (`T` for ⊤) in id order; an answer without credits is
+/// [`NoCredits`] (nothing written).
 pub fn write_text(
     out: &mut impl Write,
     solution: &Solution,
     selection: Selection<'_>,
 ) -> io::Result<()> {
+    if !solution.credits_computed {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, NoCredits));
+    }
     write_records(out, solution, selection, |buffer, v, credit, strategy| {
         buffer.text_line(v, credit, strategy, StrategyField::Omitted)
     })

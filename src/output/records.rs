@@ -22,6 +22,26 @@ pub enum StrategyField {
     Included,
 }
 
+/// Whether credits appear in a JSON record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreditField {
+    /// `"credit": C|null` (the answer has credits).
+    Included,
+    /// No `credit` key: the answer has winners and strategies only (the parity solver's).
+    Omitted,
+}
+
+impl CreditField {
+    /// The field for an answer whose credits were (`true`) or were not computed.
+    pub fn of(credits_computed: bool) -> CreditField {
+        if credits_computed {
+            CreditField::Included
+        } else {
+            CreditField::Omitted
+        }
+    }
+}
+
 /// A buffer of records that is flushed to `out` every [`CHUNK`] bytes.
 #[derive(Debug)]
 pub struct RecordBuffer {
@@ -88,6 +108,40 @@ impl RecordBuffer {
         } else {
             self.int(credit);
         }
+        self.raw(if credit == TOP {
+            b", \"winner\": 1"
+        } else {
+            b", \"winner\": 0"
+        });
+        if field == StrategyField::Included {
+            self.raw(b", \"strategy\": ");
+            if strategy == NO_MOVE {
+                self.raw(b"null");
+            } else {
+                self.int(strategy);
+            }
+        }
+        self.raw(b"}");
+    }
+
+    /// [`RecordBuffer::json_vertex`], or for an answer without credits
+    /// (`CreditField::Omitted`) `{"id": V, "winner": W[, "strategy": S|null]}`, where `credit`
+    /// only says who wins (⊤ for player 1).
+    pub fn json_record(
+        &mut self,
+        v: VertexId,
+        credit: u64,
+        strategy: u32,
+        credits: CreditField,
+        field: StrategyField,
+    ) {
+        if credits == CreditField::Included {
+            return self.json_vertex(v, credit, strategy, field);
+        }
+        self.raw(if self.first { b"\n  " } else { b",\n  " });
+        self.first = false;
+        self.raw(b"{\"id\": ");
+        self.int(v);
         self.raw(if credit == TOP {
             b", \"winner\": 1"
         } else {

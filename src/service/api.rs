@@ -231,6 +231,15 @@ async fn get_result(
         .result_summary(&key)
         .await?
         .ok_or_else(|| ApiError::Internal(format!("the result of job {id} is missing")))?;
+    if format == ResultFormat::Text && !summary.credits_computed {
+        return Err(ApiError::InvalidParameter {
+            name: "format",
+            message: "format=text lists credits, and this parity game was answered by the \
+                      parity solver without credits; use format=paritysol (ID WINNER \
+                      [STRATEGY];) or json"
+                .into(),
+        });
+    }
     if let Some(list) = &vertices {
         result_file::check_vertices(list, summary.vertices as u64).map_err(|v| {
             ApiError::InvalidParameter {

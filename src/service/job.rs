@@ -85,6 +85,9 @@ pub enum BackendChoice {
     Cpu,
     /// The sequential reference solver, on the CPU pool.
     Reference,
+    /// The native parity game solver, on the CPU pool (parity games only; winners and
+    /// strategies, no credits).
+    Parity,
 }
 
 impl BackendChoice {
@@ -95,6 +98,7 @@ impl BackendChoice {
             BackendChoice::Gpu => "gpu",
             BackendChoice::Cpu => "cpu",
             BackendChoice::Reference => "reference",
+            BackendChoice::Parity => "parity",
         }
     }
 
@@ -105,6 +109,7 @@ impl BackendChoice {
             BackendChoice::Gpu,
             BackendChoice::Cpu,
             BackendChoice::Reference,
+            BackendChoice::Parity,
         ]
         .into_iter()
         .find(|b| b.name() == s)

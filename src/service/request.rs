@@ -70,7 +70,7 @@ pub fn job_options(
             "backend",
             BackendChoice::Auto,
             BackendChoice::parse,
-            "auto, gpu, cpu or reference",
+            "auto, gpu, cpu, reference or parity",
         )?,
         priority: param(
             params,

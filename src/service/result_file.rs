@@ -2,9 +2,12 @@
 //! once, synced before the job is marked succeeded, and rendered on request — through the
 //! record writers of [`crate::output::records`], so the bytes are those of `egsolve solve` —
 //! as JSON (the CLI's document plus the job id), text (`ID CREDIT [STRATEGY]` lines, `T` for
-//! ⊤, like the shared `.credits` files) or PGSolver `paritysol`, formatted on every core in
-//! blocks and streamed in order from a blocking thread (compressed by the route's
-//! `CompressionLayer` when the client asks: `Accept-Encoding: zstd` or `gzip`).
+//! ⊤, like the shared `.credits` files; only for answers with credits) or PGSolver
+//! `paritysol`, formatted on every core in blocks and streamed in order from a blocking
+//! thread (compressed by the route's `CompressionLayer` when the client asks:
+//! `Accept-Encoding: zstd` or `gzip`). An answer of the parity solver stores 0 as the
+//! credit of `W0` vertices; its summary says the credits were not computed, and its JSON
+//! records then carry no credit.
 //!
 //! Layout: the magic `EGSR1\n`, `n` as u64 LE, then `n` records of (credit u64 LE, strategy
 //! u32 LE) — 12 bytes per vertex, so any vertex can be read directly.
@@ -18,7 +21,9 @@ use tokio::sync::mpsc;
 use super::job::{JobId, ResultSummary, ReturnKind};
 use crate::arena::VertexId;
 use crate::output::parallel::format_in_order;
-use crate::output::records::{JSON_TAIL, RecordBuffer, StrategyField, json_head, paritysol_head};
+use crate::output::records::{
+    CreditField, JSON_TAIL, RecordBuffer, StrategyField, json_head, paritysol_head,
+};
 use crate::solve::Solution;
 
 const MAGIC: &[u8; 6] = b"EGSR1\n";
@@ -188,10 +193,11 @@ fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::
         ResultFormat::Paritysol => paritysol_head(&mut head, n as usize)?,
         ResultFormat::Text => {}
     }
+    let credits = CreditField::of(request.summary.credits_computed);
     let record = |buffer: &mut RecordBuffer, v: u64, credit: u64, strategy: u32| {
         let v = v as VertexId;
         match request.format {
-            ResultFormat::Json => buffer.json_vertex(v, credit, strategy, strategies),
+            ResultFormat::Json => buffer.json_record(v, credit, strategy, credits, strategies),
             ResultFormat::Text => buffer.text_line(v, credit, strategy, strategies),
             ResultFormat::Paritysol => buffer.paritysol_line(v, credit, strategy),
         }

@@ -74,7 +74,7 @@ pub fn pick_slot(
         .find(|slot| matches!(slot, SlotKind::Cpu(_)));
     match job.backend {
         BackendChoice::Gpu => free_gpu,
-        BackendChoice::Cpu | BackendChoice::Reference => free_cpu,
+        BackendChoice::Cpu | BackendChoice::Reference | BackendChoice::Parity => free_cpu,
         BackendChoice::Auto => {
             let fits_some_gpu = gpus.iter().any(|g| job.memory_estimate <= g.memory_bytes);
             let cpu_allowed = !fits_some_gpu

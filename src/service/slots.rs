@@ -43,6 +43,7 @@ impl SlotKind {
     pub fn backend_for(self, choice: BackendChoice) -> Backend {
         match (self, choice) {
             (_, BackendChoice::Reference) => Backend::Reference,
+            (_, BackendChoice::Parity) => Backend::Parity,
             (SlotKind::Gpu(_), _) => Backend::Gpu,
             (SlotKind::Cpu(_), BackendChoice::Cpu) => Backend::Cpu,
             (SlotKind::Cpu(_), _) => Backend::Auto,

@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::error::ApiError;
 use super::idempotency::{self, Claim, ClaimGuard, Fingerprint};
-use super::job::{Failure, JobId, JobOptions};
+use super::job::{BackendChoice, Failure, JobId, JobOptions};
 use super::preparse::{ParseTee, PreparsedGame};
 use super::request::{caller, full_view, job_options};
 use super::slots::QueuedJob;
@@ -154,8 +154,15 @@ async fn commit(
         }
     };
 
-    let key = result_key(&stored.hash, options.format);
-    if let Some(summary) = state.store.reusable_result(&key).await? {
+    let key = result_key(&stored.hash, options.format, options.backend);
+    // An answer without credits (the parity solver's) serves only jobs that leave the
+    // choice to the server or ask for the parity solver: an energy backend asked for by
+    // name runs (and says why it cannot solve the game).
+    let reusable = state.store.reusable_result(&key).await?.filter(|summary| {
+        summary.credits_computed
+            || matches!(options.backend, BackendChoice::Auto | BackendChoice::Parity)
+    });
+    if let Some(summary) = reusable {
         state
             .store
             .insert_reused_job(id, &owner, &options, &stored.hash, &key, &summary)

@@ -19,14 +19,14 @@ use sha2::{Digest, Sha256};
 
 use super::ServeConfig;
 use super::events::JobEvents;
-use super::job::{ArenaStats, Failure, InputFormat};
+use super::job::{ArenaStats, BackendChoice, Failure, InputFormat};
 use super::metrics::Metrics;
 use super::preparse::PreparsedGame;
 use super::result_file;
 use super::slots::{Assignment, GpuDevice, SlotKind};
 use super::store::{Store, StoreError};
 use crate::arena::Arena;
-use crate::format::{self, Format, FormatError, ReadOptions};
+use crate::format::{self, Format, FormatError, ParityInfo, ReadOptions};
 use crate::output::Summary;
 use crate::solve::gpu::GpuOptions;
 use crate::solve::{self, Backend, Interrupted, SolveError, SolveOptions};
@@ -123,8 +123,14 @@ pub fn share_of_cores(configured: usize, cores: usize, running: usize) -> usize 
 }
 
 /// The key of a job's result: identical arena bytes read the same way give the same answer.
-pub fn result_key(arena_hash: &str, format: InputFormat) -> String {
-    hex::encode(Sha256::digest(format!("{arena_hash}:{}", format.name())))
+/// A job that forces the parity solver gets winners without credits, so its answer has a key
+/// of its own (it must not serve a later job that expects credits).
+pub fn result_key(arena_hash: &str, format: InputFormat, backend: BackendChoice) -> String {
+    let text = match backend {
+        BackendChoice::Parity => format!("{arena_hash}:{}:parity", format.name()),
+        _ => format!("{arena_hash}:{}", format.name()),
+    };
+    hex::encode(Sha256::digest(text))
 }
 
 /// Starts the thread serving `kind`; returns the channel feeding it. `finished` is called
@@ -243,15 +249,28 @@ fn run_job(
 
     let limit = Duration::from_secs(record.options.time_limit_secs);
     let control = control.with_deadline(Some(Instant::now() + limit));
+    // A parity game beyond the energy reduction goes to the parity solver when the job
+    // left the choice to the server, whatever slot it got.
+    let parity = game.game.parity.as_ref().map(ParityInfo::view);
+    let backend =
+        if job.backend == BackendChoice::Auto && solve::runs_parity_solver(parity, Backend::Auto) {
+            Backend::Parity
+        } else {
+            backend
+        };
     let solve_start = Instant::now();
     let solved = match kind {
         // A GPU slot solves on its own device.
         SlotKind::Gpu(i) if backend == Backend::Gpu => {
-            let options = GpuOptions {
-                device: Some(gpus[i].ordinal as usize),
-                ..GpuOptions::default()
+            let options = SolveOptions {
+                backend,
+                gpu: GpuOptions {
+                    device: Some(gpus[i].ordinal as usize),
+                    ..GpuOptions::default()
+                },
+                ..SolveOptions::default()
             };
-            solve::gpu::solve(arena, &options, &control)
+            solve::solve_game(arena, parity, &options, &control)
         }
         _ => {
             let ticket = context.cpu_solves.start(
@@ -263,7 +282,7 @@ fn run_job(
                 ..SolveOptions::default()
             };
             options.cpu.threads = ticket.threads;
-            solve::solve_with(arena, &options, &control)
+            solve::solve_game(arena, parity, &options, &control)
         }
     };
     let solution = match solved {
@@ -285,6 +304,12 @@ fn run_job(
             ));
         }
         Err(SolveError::Bound(e)) => return fail(Failure::new("bound-overflow", e.to_string())),
+        Err(e @ SolveError::ReductionTooLarge { .. }) => {
+            return fail(Failure::new("bound-overflow", e.to_string()));
+        }
+        Err(e @ SolveError::NotAParityGame) => {
+            return fail(Failure::new("backend-unavailable", e.to_string()));
+        }
         Err(e @ SolveError::Unavailable { .. }) => {
             return fail(Failure::new("backend-unavailable", e.to_string()));
         }
@@ -294,7 +319,11 @@ fn run_job(
         .metrics
         .observe_phase("solve", &solution.stats.backend, solve_seconds);
 
-    let key = result_key(&record.arena_hash, record.options.format);
+    let key = result_key(
+        &record.arena_hash,
+        record.options.format,
+        record.options.backend,
+    );
     if let Err(e) = result_file::write(&store.result_path(&key), &solution) {
         return fail(Failure::new(
             "internal",

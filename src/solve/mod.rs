@@ -3,7 +3,9 @@
 //!
 //! Every backend computes the same least energy progress measure (it is unique), then hands
 //! it to [`Solution::from_credits`], which derives both players' strategies the same way for
-//! all of them. This module does no I/O and never touches tokio or axum.
+//! all of them. Parity games go through [`solve_game`], which picks the energy backends
+//! (on the reduction) or the native parity solver ([`parity`], winners and strategies
+//! only). This module does no I/O and never touches tokio or axum.
 
 pub mod accel;
 pub mod auto;
@@ -11,6 +13,7 @@ pub mod control;
 pub mod cpu;
 pub mod energy;
 pub mod gpu;
+pub mod parity;
 pub mod phases;
 pub mod reference;
 pub mod strategy;
@@ -20,6 +23,7 @@ pub(crate) mod worklist;
 use std::time::Instant;
 
 use crate::arena::{Arena, Player, VertexId};
+use crate::parity::{ParitySummary, ParityView};
 pub use control::{Control, Interrupted, Progress, ProgressSnapshot};
 pub use energy::{BoundOverflow, TOP};
 pub use phases::Phases;
@@ -38,6 +42,9 @@ pub enum Backend {
     Cpu,
     /// Algorithm 3 on a CUDA GPU (frontier lifting, round loop on the device).
     Gpu,
+    /// The native parity game solver (parity games only; winners and strategies, no
+    /// credits); see [`parity`].
+    Parity,
 }
 
 impl Backend {
@@ -47,6 +54,7 @@ impl Backend {
         Backend::Reference,
         Backend::Cpu,
         Backend::Gpu,
+        Backend::Parity,
     ];
 
     /// The name used on the command line and in the API.
@@ -56,6 +64,7 @@ impl Backend {
             Backend::Reference => "reference",
             Backend::Cpu => "cpu",
             Backend::Gpu => "gpu",
+            Backend::Parity => "parity",
         }
     }
 }
@@ -98,6 +107,23 @@ pub enum SolveError {
         backend: &'static str,
         reason: String,
     },
+    /// An energy backend was asked to solve a parity game whose reduction does not fit in
+    /// 64 bits.
+    #[error(
+        "backend {backend} solves the energy reduction of parity games, and this game's \
+         ({priorities} priorities after compression) does not fit in 64 bits; use --backend \
+         parity (or auto), which solves it as a parity game (winners and strategies, no credits)"
+    )]
+    ReductionTooLarge {
+        backend: &'static str,
+        priorities: usize,
+    },
+    /// The parity backend was asked to solve an energy game.
+    #[error(
+        "backend parity solves parity games (.gm, or JSON with priorities); this is an energy \
+         game: use auto, reference, cpu or gpu"
+    )]
+    NotAParityGame,
 }
 
 /// Figures about one solve.
@@ -126,13 +152,19 @@ pub struct SolveStats {
 /// The answer: per vertex, the least credit (or ⊤) and the winner's strategy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Solution {
-    /// Least initial credit per vertex; [`TOP`] where player 1 wins.
+    /// Least initial credit per vertex; [`TOP`] where player 1 wins. When
+    /// [`Solution::credits_computed`] is false, only who wins: 0 on `W0`, [`TOP`] on `W1`.
     pub credit: Vec<u64>,
     /// The successor chosen by the vertex's owner where the owner wins it (player 0 on `W0`,
     /// player 1 on `W1`); [`NO_MOVE`] elsewhere.
     pub strategy: Vec<VertexId>,
     /// How it was computed.
     pub stats: SolveStats,
+    /// Whether `credit` holds the least credits (false: a parity game solved by the parity
+    /// solver, which decides winners and strategies only).
+    pub credits_computed: bool,
+    /// For parity games: how the priorities were prepared (set by [`solve_game`]).
+    pub parity: Option<ParitySummary>,
 }
 
 impl Solution {
@@ -193,9 +225,23 @@ impl Solution {
                 credit,
                 strategy,
                 stats,
+                credits_computed: true,
+                parity: None,
             },
             from_layers,
         ))
+    }
+
+    /// An answer of winners and strategies without credits: `credit` is 0 on `W0` and
+    /// [`TOP`] on `W1`, `strategy` as in [`Solution::strategy`].
+    pub fn winners_only(credit: Vec<u64>, strategy: Vec<VertexId>, stats: SolveStats) -> Solution {
+        Solution {
+            credit,
+            strategy,
+            stats,
+            credits_computed: false,
+            parity: None,
+        }
     }
 
     /// Who wins from `v`.
@@ -272,5 +318,45 @@ pub fn solve_with(
         Backend::Reference => reference::solve(arena, control),
         Backend::Cpu => cpu::solve(arena, &options.cpu, control),
         Backend::Gpu => gpu::solve(arena, &options.gpu, control),
+        Backend::Parity => Err(SolveError::NotAParityGame),
     }
+}
+
+/// Whether solving a game with `parity` (its priorities, for a parity game) on `backend`
+/// runs the native parity solver: when asked for, or with `auto` when the energy
+/// reduction does not fit in 64 bits.
+pub fn runs_parity_solver(parity: Option<ParityView<'_>>, backend: Backend) -> bool {
+    match parity {
+        None => false,
+        Some(view) => {
+            backend == Backend::Parity || (backend == Backend::Auto && !view.reduction_fits())
+        }
+    }
+}
+
+/// Solves a game as read: an energy game (`parity` is `None`) with `options.backend`, or a
+/// parity game — through its energy reduction (the arena's weights) with an energy backend,
+/// or natively with [`parity`] when [`runs_parity_solver`] says so. An energy backend asked
+/// for a parity game whose reduction does not fit is [`SolveError::ReductionTooLarge`].
+pub fn solve_game(
+    arena: &Arena,
+    parity: Option<ParityView<'_>>,
+    options: &SolveOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    let Some(view) = parity else {
+        return solve_with(arena, options, control);
+    };
+    let mut solution = if runs_parity_solver(parity, options.backend) {
+        parity::solve(arena, view.priorities, &options.cpu, control)?
+    } else if view.reduction_fits() {
+        solve_with(arena, options, control)?
+    } else {
+        return Err(SolveError::ReductionTooLarge {
+            backend: options.backend.name(),
+            priorities: view.summary.compressed_priorities,
+        });
+    };
+    solution.parity = Some(view.summary);
+    Ok(solution)
 }

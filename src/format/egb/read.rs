@@ -10,10 +10,9 @@ use super::{
     damaged,
 };
 use crate::arena::{Arena, ArenaError, EdgeWeights, Player, Successors, first_index};
-use crate::format::classes::{priority_classes, weight_of_priority, widest};
+use crate::format::Game;
 use crate::format::error::FormatError;
-use crate::format::parity::reduce_parity_classes;
-use crate::format::{Game, ParityInfo};
+use crate::format::parity::ParityPlan;
 
 /// Bytes per parallel piece of copying and checking.
 const PIECE: usize = 1 << 20;
@@ -210,17 +209,10 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Game, FormatError> {
     let offsets: Vec<u32> = numbers(&bytes[layout.offsets.clone()]);
     check_offsets(&offsets, header.m, layout.offsets.start)?;
     let targets: Vec<u32> = numbers(&bytes[layout.targets.clone()]);
-    let (weights, parity) = if parity {
+    let (weights, plan) = if parity {
         let priorities: Vec<u64> = numbers(&bytes[layout.priorities.clone()]);
-        let weights_by_priority = reduce_parity_classes(&priority_classes(&priorities))?;
-        let weights = vertex_weights(&offsets, &priorities, &weights_by_priority);
-        (
-            weights,
-            Some(ParityInfo {
-                priorities,
-                weights_by_priority,
-            }),
-        )
+        let plan = ParityPlan::new(priorities);
+        (vertex_weights(&offsets, &plan), Some(plan))
     } else {
         let section = &bytes[layout.weights.clone()];
         let weights = match header.weight_bytes {
@@ -256,6 +248,13 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Game, FormatError> {
         }
         other => damaged(HEADER, other.to_string()),
     })?;
+    let (arena, parity) = match plan {
+        Some(plan) => {
+            let (arena, parity) = plan.finish(arena);
+            (arena, Some(parity))
+        }
+        None => (arena, None),
+    };
     Ok(Game {
         arena,
         parity,
@@ -321,18 +320,14 @@ fn check_offsets(offsets: &[u32], m: u64, start: usize) -> Result<(), FormatErro
     Ok(())
 }
 
-/// Each edge's weight from its source's priority (offsets already checked).
-fn vertex_weights(
-    offsets: &[u32],
-    priorities: &[u64],
-    weights_by_priority: &[(u64, i64)],
-) -> EdgeWeights {
+/// Each edge's weight from its source's priority, per the parity game's reduction
+/// (offsets already checked).
+fn vertex_weights(offsets: &[u32], plan: &ParityPlan) -> EdgeWeights {
     fn fill<W: Copy + Send + Sync + Default>(
         offsets: &[u32],
-        priorities: &[u64],
-        weight: impl Fn(u64) -> W + Sync,
+        weight: impl Fn(usize) -> W + Sync,
     ) -> Vec<W> {
-        let n = priorities.len();
+        let n = offsets.len() - 1;
         let mut out = vec![W::default(); offsets[n] as usize];
         // Blocks of vertices own disjoint stretches of edges.
         let block = 1 << 14;
@@ -347,21 +342,17 @@ fn vertex_weights(
         parts.into_par_iter().for_each(|(first, last, part)| {
             let base = offsets[first] as usize;
             for v in first..last {
-                let w = weight(priorities[v]);
+                let w = weight(v);
                 part[offsets[v] as usize - base..offsets[v + 1] as usize - base].fill(w);
             }
         });
         out
     }
-    let weight = |p: u64| weight_of_priority(weights_by_priority, p);
-    match widest(weights_by_priority) {
-        w if w <= i16::MAX as u64 => {
-            EdgeWeights::I16(fill(offsets, priorities, |p| weight(p) as i16))
-        }
-        w if w <= i32::MAX as u64 => {
-            EdgeWeights::I32(fill(offsets, priorities, |p| weight(p) as i32))
-        }
-        _ => EdgeWeights::I64(fill(offsets, priorities, weight)),
+    let weight = |v: usize| plan.vertex_weight(v);
+    match plan.widest() {
+        w if w <= i16::MAX as u64 => EdgeWeights::I16(fill(offsets, |v| weight(v) as i16)),
+        w if w <= i32::MAX as u64 => EdgeWeights::I32(fill(offsets, |v| weight(v) as i32)),
+        _ => EdgeWeights::I64(fill(offsets, weight)),
     }
 }
 

@@ -127,7 +127,7 @@ impl Store {
              FROM jobs j JOIN arenas a ON a.hash = j.arena_hash \
              WHERE j.state = 'queued' AND ( \
                ($1 > 0 AND j.backend IN ('auto', 'gpu') AND {MEMORY_SQL} <= $2) \
-               OR ($3 > 0 AND (j.backend IN ('cpu', 'reference') OR (j.backend = 'auto' AND \
+               OR ($3 > 0 AND (j.backend IN ('cpu', 'reference', 'parity') OR (j.backend = 'auto' AND \
                  ({MEMORY_SQL} > $4 OR {EDGES_SQL} <= $5 OR j.queued_at <= {now} - $6))))) \
              ORDER BY j.priority DESC, j.seq LIMIT $7 {lock}"
         );

@@ -1,7 +1,8 @@
 //! `GET /v1/jobs/{id}/result/histogram?bins=N`: how a solved game's finite credits spread
 //! over `[0, max_credit]` in equal-width bins, and how many vertices each player wins — what
 //! the job page plots, without sending every vertex to the browser. Computed from the stored
-//! result on a blocking thread.
+//! result on a blocking thread. An answer of the parity solver (`credits_computed: false`)
+//! has winners only: its bins are empty.
 
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
@@ -103,6 +104,7 @@ pub async fn credit_histogram(
         .await?
         .ok_or_else(|| ApiError::Internal(format!("the result of job {id} is missing")))?;
     let max_credit = summary.max_credit;
+    let credits_computed = summary.credits_computed;
     let path = state.store.result_path(&key);
     let histogram = tokio::task::spawn_blocking(move || {
         let mut histogram = Histogram::new(max_credit, bins);
@@ -113,6 +115,11 @@ pub async fn credit_histogram(
     .map_err(|e| ApiError::Internal(format!("reading the result of job {id}: {e}")))?;
     let mut view = histogram.view(max_credit);
     view["job"] = job.id.to_string().into();
+    view["credits_computed"] = credits_computed.into();
+    if !credits_computed {
+        // The parity solver's answers store 0 for every W0 vertex: winners, no credits.
+        view["bins"] = Value::Array(Vec::new());
+    }
     Ok(axum::Json(view).into_response())
 }
 

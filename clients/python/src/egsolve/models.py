@@ -37,6 +37,20 @@ class Initial:
 
 
 @dataclass(frozen=True)
+class ParitySummary:
+    """How a parity game's priorities were prepared."""
+
+    #: Distinct priorities in the input.
+    priorities: int
+    #: Distinct priorities after compression.
+    compressed_priorities: int
+    #: Whether each strongly connected component was compressed on its own.
+    per_scc: bool
+    #: Whether the reduction to an energy game fits in 64 bits.
+    reduction_fits: bool
+
+
+@dataclass(frozen=True)
 class Summary:
     """The summary block of a solution (as ``egsolve solve --output json`` writes it)."""
 
@@ -56,11 +70,18 @@ class Summary:
     evaluations: int = 0
     #: Seconds per phase of the solve (``lifting``, ``evaluation``, ``strategy0``, …).
     phases: Dict[str, float] = field(default_factory=dict)
+    #: False for a parity game answered by the parity solver: winners and strategies only,
+    #: no credits (``Result.credits`` is then ``None``).
+    credits_computed: bool = True
+    #: Parity games only: how the priorities were prepared.
+    parity: Optional[ParitySummary] = None
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Summary":
         values = _known(cls, data)
         values["initial"] = Initial(**_known(Initial, data["initial"]))
+        parity = data.get("parity")
+        values["parity"] = ParitySummary(**_known(ParitySummary, parity)) if parity else None
         return cls(**values)
 
 
@@ -170,14 +191,15 @@ class JobInfo:
 class Result:
     """A solution: per vertex (in ``ids`` order) the winner, the credit (``None`` for ⊤) and,
     when the job was submitted with ``returns="strategies"``, the winner's move (``None``
-    where the vertex's owner loses).
+    where the vertex's owner loses). ``credits`` is ``None`` altogether for an answer of the
+    parity solver (``summary.credits_computed`` false): winners and strategies only.
     """
 
     job_id: str
     summary: Summary
     ids: List[int]
     winners: List[int]
-    credits: List[Optional[int]]
+    credits: Optional[List[Optional[int]]]
     strategies: Optional[List[Optional[int]]]
 
     def __len__(self) -> int:
@@ -187,12 +209,13 @@ class Result:
     def from_json(cls, data: Dict[str, Any]) -> "Result":
         vertices = data["vertices"]
         with_strategies = any("strategy" in v for v in vertices[:1])
+        summary = Summary.from_json(data["summary"])
         return cls(
             job_id=data["job"],
-            summary=Summary.from_json(data["summary"]),
+            summary=summary,
             ids=[v["id"] for v in vertices],
             winners=[v["winner"] for v in vertices],
-            credits=[v["credit"] for v in vertices],
+            credits=[v["credit"] for v in vertices] if summary.credits_computed else None,
             strategies=[v.get("strategy") for v in vertices] if with_strategies else None,
         )
 

@@ -198,6 +198,10 @@
   function creditPlot(h) {
     const plot = clear($('credit-plot'));
     const [W, H, L, B] = [1000, 200, 50, 20];
+    if (h.credits_computed === false) {
+      plot.append(svg('text', { x: W / 2, y: H / 2, class: 'axis mid' }, 'solved as a parity game: winners only, no credits'));
+      return;
+    }
     if (!h.w0) {
       plot.append(svg('text', { x: W / 2, y: H / 2, class: 'axis mid' }, 'player 0 wins no vertex: no finite credit'));
       return;
@@ -423,14 +427,22 @@
 
     function showResult(job) {
       $('result').hidden = false;
-      ['json', 'text', 'paritysol'].forEach((f) => resultLink($('result-' + f), job.id, f));
       const s = job.summary;
+      const noCredits = s && s.credits_computed === false;
+      ['json', 'text', 'paritysol'].forEach((f) => resultLink($('result-' + f), job.id, f));
+      // Text is `ID CREDIT` lines: there are none for an answer without credits.
+      $('result-text').hidden = noCredits;
       const dl = clear($('summary'));
       if (s) {
         fact(dl, 'player 0 wins', num(s.w0) + ' vertices');
         fact(dl, 'player 1 wins', num(s.w1) + ' vertices');
-        fact(dl, 'initial vertex ' + s.initial.vertex, 'player ' + s.initial.winner + ' wins, credit ' + credit(s.initial.credit));
-        fact(dl, 'largest finite credit', num(s.max_credit));
+        if (noCredits) {
+          fact(dl, 'initial vertex ' + s.initial.vertex, 'player ' + s.initial.winner + ' wins');
+          fact(dl, 'credits', 'not computed (parity solver: winners and strategies only)');
+        } else {
+          fact(dl, 'initial vertex ' + s.initial.vertex, 'player ' + s.initial.winner + ' wins, credit ' + credit(s.initial.credit));
+          fact(dl, 'largest finite credit', num(s.max_credit));
+        }
         fact(dl, 'solved by', s.backend + ' in ' + s.solve_seconds.toFixed(3) + ' s (' + num(s.lifts) + ' lifts)');
         sharePlot(s.w0, s.w1);
       }
