@@ -25,16 +25,50 @@ pub fn repo_file(relative: &str) -> String {
 }
 
 /// A private copy of the binary cargo built for these tests: builds of other checkouts that
-/// share the target directory cannot replace it while a test runs.
+/// share the target directory cannot replace it while a test runs. One copy per build (named
+/// by the binary's size and modification time) under cargo's per-target temporary
+/// directory, shared by every test process: each test runs in its own process, and a copy
+/// per process (the binary is 100+ MB with debug info) once filled the disk. Copies of
+/// other builds older than a day are removed.
 pub fn binary() -> &'static Path {
-    static COPY: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    let (_, path) = COPY.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("egsolve");
-        std::fs::copy(env!("CARGO_BIN_EXE_egsolve"), &path).expect("copy the egsolve binary");
-        (dir, path)
-    });
-    path
+    static COPY: OnceLock<PathBuf> = OnceLock::new();
+    COPY.get_or_init(|| {
+        let built = Path::new(env!("CARGO_BIN_EXE_egsolve"));
+        let meta = std::fs::metadata(built).expect("the built egsolve binary");
+        let stamp = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("egsolve-binaries");
+        std::fs::create_dir_all(&dir).expect("the binaries directory");
+        let path = dir.join(format!("egsolve-{}-{stamp}", meta.len()));
+        if !path.is_file() {
+            // Copied under a name of this process, then renamed: other processes see either
+            // no file or the whole one.
+            let partial = dir.join(format!(".partial-{}", std::process::id()));
+            std::fs::copy(built, &partial).expect("copy the egsolve binary");
+            std::fs::rename(&partial, &path).expect("rename the copied binary");
+        }
+        remove_stale_copies(&dir, &path);
+        path
+    })
+}
+
+fn remove_stale_copies(dir: &Path, keep: &Path) {
+    let day = std::time::Duration::from_secs(24 * 3600);
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > day);
+        if path != keep && old {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 /// An `egsolve` command with no `EGSOLVE_*` variables inherited from the caller.

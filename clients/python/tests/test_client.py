@@ -69,20 +69,6 @@ def test_results_in_every_format_match_the_shared_answers(client: Client, game: 
     some = job.result(vertices=[3, 0])
     assert some.ids == [3, 0] and some.winners == [winners[3], winners[0]]
 
-
-def test_parity_solver_answers_have_winners_and_no_credits(client: Client) -> None:
-    game = GAMES[0]
-    path = shared_data() / "parity" / f"{game}.gm.gz"
-    winners = expected_winners(shared_data() / "parity" / f"{game}.sol.gz")
-    job = client.submit(path, backend="parity", returns="strategies")
-    result = job.result()
-    assert result.summary.backend == "parity" and not result.summary.credits_computed
-    assert result.credits is None
-    assert result.winners == winners
-    assert result.summary.parity is not None and result.summary.parity.reduction_fits
-    assert result.summary.parity.compressed_priorities <= result.summary.parity.priorities
-    assert result.strategies is not None and len(result.strategies) == len(winners)
-
     histogram = job.histogram(bins=7)
     assert (histogram.w0, histogram.w1) == (winners.count(0), winners.count(1))
     assert sum(count for _, _, count in histogram.bins) == histogram.w0
@@ -194,3 +180,21 @@ def test_the_job_list_shows_live_progress(open_server) -> None:
             assert listed.info.progress is not None and listed.info.progress.lifts > 0
         finally:
             job.cancel()
+
+
+def test_parity_solver_answers_have_winners_and_no_credits(client: Client) -> None:
+    game = GAMES[0]
+    path = shared_data() / "parity" / f"{game}.gm.gz"
+    winners = expected_winners(shared_data() / "parity" / f"{game}.sol.gz")
+    job = client.submit(path, backend="parity", returns="strategies")
+    result = job.result()
+    assert result.summary.backend == "parity" and not result.summary.credits_computed
+    assert result.credits is None
+    assert result.winners == winners
+    assert result.summary.parity is not None and result.summary.parity.reduction_fits
+    assert result.summary.parity.compressed_priorities <= result.summary.parity.priorities
+    assert result.strategies is not None and len(result.strategies) == len(winners)
+    # Winners counted, no credit bins.
+    histogram = job.histogram(bins=7)
+    assert (histogram.w0, histogram.w1) == (winners.count(0), winners.count(1))
+    assert not histogram.credits_computed and histogram.bins == []

@@ -277,6 +277,8 @@ class Histogram:
     w1: int
     max_credit: int
     bins: List[Tuple[int, int, int]]
+    #: False for an answer of the parity solver: winners only, ``bins`` empty.
+    credits_computed: bool = True
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Histogram":
@@ -286,4 +288,5 @@ class Histogram:
             w1=data["w1"],
             max_credit=data["max_credit"],
             bins=[(b["from"], b["to"], b["count"]) for b in data["bins"]],
+            credits_computed=data.get("credits_computed", True),
         )
