@@ -117,6 +117,8 @@ const FORWARD: u8 = 1;
 const BACKWARD: u8 = 2;
 /// Not (or no longer) in any part.
 const NO_PART: u32 = u32::MAX;
+/// Peeled by the trim, its component not yet numbered.
+const TRIMMED: u32 = u32::MAX - 1;
 
 /// The shared state of the parallel algorithm; vertices of different parts are touched by
 /// different tasks only, so relaxed atomics suffice.
@@ -223,7 +225,7 @@ impl<'a> Parallel<'a> {
         // A vertex is peeled by whoever moves it out of part 0 first.
         let peel = |v: VertexId| -> bool {
             self.part[v as usize]
-                .compare_exchange(0, NO_PART, Relaxed, Relaxed)
+                .compare_exchange(0, TRIMMED, Relaxed, Relaxed)
                 .is_ok()
         };
         let mut frontier: Vec<VertexId> = (0..n as VertexId)
@@ -236,7 +238,6 @@ impl<'a> Parallel<'a> {
             .collect();
         frontier.retain(|&v| peel(v));
         explore(frontier, |v, next| {
-            self.component[v as usize].store(self.new_component(), Relaxed);
             for &u in graph.successor_ids(v) {
                 if self.in_part(u, 0) && in_degree[u as usize].fetch_sub(1, Relaxed) == 1 && peel(u)
                 {
@@ -251,6 +252,17 @@ impl<'a> Parallel<'a> {
                     next.push(u);
                 }
             }
+        });
+        // Each peeled vertex is a component of its own, numbered afterwards in vertex order
+        // (one shared counter bumped per peeled vertex contends on many cores).
+        let peeled: Vec<VertexId> = (0..n as VertexId)
+            .into_par_iter()
+            .filter(|&v| self.in_part(v, TRIMMED))
+            .collect();
+        let base = self.next_component.fetch_add(peeled.len() as u32, Relaxed);
+        peeled.par_iter().enumerate().for_each(|(i, &v)| {
+            self.component[v as usize].store(base + i as u32, Relaxed);
+            self.part[v as usize].store(NO_PART, Relaxed);
         });
         (0..n as VertexId)
             .into_par_iter()
