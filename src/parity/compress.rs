@@ -16,6 +16,8 @@
 //! runs it only when the global compression leaves an energy reduction that does not fit
 //! in 64 bits (then it can make it fit: weights grow with the number of priorities).
 
+use rayon::prelude::*;
+
 use super::scc::SccFinder;
 use crate::arena::{Arena, VertexId};
 
@@ -36,12 +38,23 @@ impl Compressed {
     /// The number of vertices of each compressed priority (index = priority; the length is
     /// the highest priority plus one).
     pub fn counts(&self) -> Vec<u64> {
-        let top = self.priority.iter().copied().max().unwrap_or(0) as usize;
-        let mut counts = vec![0u64; top + 1];
-        for &p in &self.priority {
-            counts[p as usize] += 1;
-        }
-        counts
+        let top = self.priority.par_iter().copied().max().unwrap_or(0) as usize;
+        self.priority
+            .par_chunks(1 << 16)
+            .fold(
+                || vec![0u64; top + 1],
+                |mut counts, piece| {
+                    piece.iter().for_each(|&p| counts[p as usize] += 1);
+                    counts
+                },
+            )
+            .reduce(
+                || vec![0u64; top + 1],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            )
     }
 }
 
@@ -62,7 +75,8 @@ fn ranks(sorted: impl IntoIterator<Item = u64>) -> impl Iterator<Item = u32> {
 
 /// Compresses `priorities` globally (see the module docs).
 pub fn compress(priorities: &[u64]) -> Compressed {
-    let (Some(&min), Some(&max)) = (priorities.iter().min(), priorities.iter().max()) else {
+    let (Some(&min), Some(&max)) = (priorities.par_iter().min(), priorities.par_iter().max())
+    else {
         return Compressed {
             priority: Vec::new(),
             input_distinct: 0,
@@ -87,7 +101,7 @@ pub fn compress(priorities: &[u64]) -> Compressed {
             rank_of[k as usize] = r;
         }
         let priority: Vec<u32> = priorities
-            .iter()
+            .par_iter()
             .map(|&p| rank_of[(p - min) as usize])
             .collect();
         return Compressed {
