@@ -82,7 +82,7 @@ pub enum VertexOrder {
     PlayersFirst,
     /// The input's order (the default); the kernels read each vertex's player from a byte
     /// array. No host-side renumbering, so a solve's end-to-end time is mostly the copies
-    /// (BENCHMARKS.md, session 4).
+    /// (notes/history/benchmarks-sessions-1-4.md, session 4).
     #[default]
     Input,
 }
