@@ -126,6 +126,12 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     let solution = solve::solve_game(&game.arena, parity, &options, &control);
     progress.finish();
     let solution = solution?;
+    tracing::info!(
+        solve = solution.stats.solve_seconds,
+        strategies = solution.stats.strategy_seconds,
+        "solved"
+    );
+    let write_start = Instant::now();
     let mut out = output_file(args.out.as_ref())?;
     let initial = game.initial.unwrap_or(0);
     match args.output {
@@ -134,5 +140,6 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         OutputFormat::Paritysol => output::write_paritysol(&mut out, &solution, None)?,
     }
     out.flush()?;
+    tracing::info!(seconds = write_start.elapsed().as_secs_f64(), "written");
     Ok(())
 }
