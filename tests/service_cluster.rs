@@ -193,6 +193,25 @@ async fn wait_for(
     panic!("job {id} did not get there within {limit:?}: {last}");
 }
 
+/// Polls (no long poll: a notification delayed on a loaded machine must not let the short
+/// running window pass unseen) until the job runs. Panics, saying so, if it finished first.
+async fn wait_running(http: &reqwest::Client, base: &str, id: &str) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut last = serde_json::Value::Null;
+    while Instant::now() < deadline {
+        if let Some(view) = json(http, &format!("{base}/v1/jobs/{id}")).await {
+            match view["state"].as_str() {
+                Some("running") => return view,
+                Some("queued") => {}
+                _ => panic!("job {id} finished before it was seen running: {view}"),
+            }
+            last = view;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("job {id} never ran within 60 s: {last}");
+}
+
 fn finished(view: &serde_json::Value) -> bool {
     matches!(
         view["state"].as_str(),
@@ -247,8 +266,9 @@ fn holder<'a>(workers: &'a [Proc], worker: &str) -> &'a Proc {
         .unwrap_or_else(|| panic!("no worker process is {worker}"))
 }
 
-/// A job the reference solver takes about a second or two on (n² lifts).
-const SLOW: u32 = 12_000;
+/// A job the reference solver takes a few seconds on (n² lifts): long enough to be seen
+/// running, then killed or frozen, on a loaded 2-core machine.
+const SLOW: u32 = 16_000;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_worker_s_job_finishes_once_on_another() {
@@ -261,10 +281,7 @@ async fn a_killed_worker_s_job_finishes_once_on_another() {
 
     let body = slow_cycle(SLOW);
     let id = submit(&http, &base, body.clone(), "?backend=reference").await;
-    let running = wait_for(&http, &base, &id, Duration::from_secs(60), |v| {
-        v["state"] == "running"
-    })
-    .await;
+    let running = wait_running(&http, &base, &id).await;
     let victim = holder(&workers, running["worker"].as_str().unwrap());
     victim.signal("-KILL");
     let killed = Instant::now();
@@ -300,10 +317,7 @@ async fn a_frozen_worker_past_its_lease_records_nothing() {
 
     let body = slow_cycle(SLOW);
     let id = submit(&http, &base, body.clone(), "?backend=reference").await;
-    let running = wait_for(&http, &base, &id, Duration::from_secs(60), |v| {
-        v["state"] == "running"
-    })
-    .await;
+    let running = wait_running(&http, &base, &id).await;
     let frozen_id = running["worker"].as_str().unwrap().to_string();
     let frozen = holder(&workers, &frozen_id);
     frozen.signal("-STOP");
@@ -348,10 +362,7 @@ async fn a_cancel_on_an_api_host_stops_the_solve_on_its_worker_within_a_second()
     wait_registered(&http, &base, 2).await;
     // Far too long to finish by itself while the test runs.
     let id = submit(&http, &base, slow_cycle(60_000), "?backend=reference").await;
-    let running = wait_for(&http, &base, &id, Duration::from_secs(60), |v| {
-        v["state"] == "running"
-    })
-    .await;
+    let running = wait_running(&http, &base, &id).await;
     let worker_id = running["worker"].as_str().unwrap().to_string();
     let reply = http
         .delete(format!("{base}/v1/jobs/{id}"))
