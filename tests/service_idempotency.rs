@@ -136,45 +136,63 @@ async fn malformed_keys_and_failed_first_requests() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_in_use_answers_409_with_retry_after() {
     let server = Server::start(|_| {}).await;
-    // A first request whose body is still arriving holds its key.
-    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Vec<u8>, std::io::Error>>(1);
-    let body = reqwest::Body::wrap_stream(tokio_stream_from(rx));
-    let slow = server
-        .http
-        .post(format!("{}/v1/jobs", server.base))
-        .header("idempotency-key", "busy")
-        .body(body)
-        .send();
-    let slow = tokio::spawn(slow);
-    tx.send(Ok(b"9;\n".to_vec())).await.unwrap();
-    let mut answer = None;
-    for _ in 0..100 {
-        let reply = submit_with_key(&server, small_arena(10, 3), "", "busy").await;
-        if reply.status == 409 {
-            answer = Some(reply);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let reply = answer.expect("a 409 while the first request runs");
-    reply.assert_problem(409, "idempotency-key-in-use");
-    assert_eq!(reply.headers["retry-after"], "1");
-    // The first request finishes; its job is what the key names from now on.
     let rest: String = (0..10)
         .map(|v| format!("{v} MAX {}:-1;\n", (v + 1) % 10))
         .collect();
-    tx.send(Ok(rest.into_bytes())).await.unwrap();
-    drop(tx);
-    let first = slow.await.unwrap().unwrap();
-    assert_eq!(first.status(), 202);
-    let first: serde_json::Value = first.json().await.unwrap();
-    let replay = submit_with_key(&server, slow_cycle(10), "", "busy").await;
-    assert_eq!(replay.status, 202, "{}", replay.text());
-    assert_eq!(replay.json()["id"], first["id"]);
-    server.stop().await;
+    // A first request whose body is still arriving holds its key. On a loaded machine the
+    // probe may reach the server before the first request's headers do and take the key
+    // itself; then that attempt proves nothing, and the next one (a fresh key) waits longer.
+    for attempt in 0..6u64 {
+        let key = format!("busy-{attempt}");
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<Vec<u8>, std::io::Error>>(1);
+        let body = reqwest::Body::wrap_stream(tokio_stream_from(rx));
+        let slow = server
+            .http
+            .post(format!("{}/v1/jobs", server.base))
+            .header("idempotency-key", &key)
+            .body(body)
+            .send();
+        let slow = tokio::spawn(slow);
+        tx.send(Ok(b"9;\n".to_vec())).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50 << attempt)).await;
+        let probe = submit_with_key(&server, small_arena(10, 3 + attempt), "", &key).await;
+        let held = probe.status == 409;
+        if held {
+            probe.assert_problem(409, "idempotency-key-in-use");
+            assert_eq!(probe.headers["retry-after"], "1");
+        } else {
+            assert_eq!(probe.status, 202, "{}", probe.text());
+        }
+        // The first request finishes; its job is what the key names from now on. (A
+        // request refused at its headers has stopped reading its body: the send fails.)
+        let sent = tx.send(Ok(rest.clone().into_bytes())).await;
+        assert!(
+            sent.is_ok() || !held,
+            "the request holding the key stopped reading"
+        );
+        drop(tx);
+        let first = slow.await.unwrap().unwrap();
+        if !held {
+            // The probe took the key first: the slow request came second (409 while the
+            // probe ran, or 422 for reusing the probe's key with another arena).
+            assert!(
+                [409, 422].contains(&first.status().as_u16()),
+                "{}",
+                first.status()
+            );
+            continue;
+        }
+        assert_eq!(first.status(), 202);
+        let first: serde_json::Value = first.json().await.unwrap();
+        let replay = submit_with_key(&server, slow_cycle(10), "", &key).await;
+        assert_eq!(replay.status, 202, "{}", replay.text());
+        assert_eq!(replay.json()["id"], first["id"]);
+        server.stop().await;
+        return;
+    }
+    panic!("the first request never held its key before the probe arrived (6 attempts)");
 }
 
-/// A stream of the chunks sent into `rx`.
 fn tokio_stream_from(
     mut rx: tokio::sync::mpsc::Receiver<Result<Vec<u8>, std::io::Error>>,
 ) -> impl futures::Stream<Item = Result<Vec<u8>, std::io::Error>> {
