@@ -11,7 +11,9 @@
 // One launch runs rounds until the frontier empties, leaves the size window
 // [shrink_below, grow_above] that suits the launch's grid, or `max_rounds` pass. Every
 // thread tracks the round number itself and takes every exit decision from the same
-// counter read after the same barrier, so all threads leave together.
+// counter read after the same barrier, so all threads leave together (a value written
+// before round r's barrier is not written again until every block has read it: the
+// frontier counts rotate through three words, the time verdict through two).
 //
 // Round r: count[r % 3] is the frontier's size; pushes count into count[(r + 1) % 3];
 // count[(r + 2) % 3] (read as the frontier size at the start of round r - 1) is zeroed for
@@ -32,7 +34,8 @@
 // lifted, a max vertex that reached ⊤ goes to ⊤ (full rounds 7-15 % faster on three of
 // four 10^7-edge games on an H100, BENCHMARKS.md session 4).
 // Experiment knobs, set through EGSOLVE_NVRTC_EXTRA_OPTIONS: LIFT_EARLY_EXIT=0,
-// LIFT_BATCH, LIFT_MIN_BLOCKS (scripts/gpu-session.sh `variants`, BENCHMARKS.md).
+// LIFT_BATCH, LIFT_MIN_BLOCKS (scripts/gpu-session.sh `variants`, BENCHMARKS.md), and the
+// test knob LIFT_SLOW_READER_NS.
 
 typedef unsigned long long u64;
 typedef long long i64;
@@ -60,6 +63,14 @@ typedef short i16;
 #define LIFT_MIN_BLOCKS 0
 #endif
 
+// Test knob: the grid's last block sleeps this many nanoseconds after every barrier before
+// reading the round's counters, so that the leader runs a round ahead of it (0: off). With
+// it, a verdict the leader could overwrite before every block has read it turns from a rare
+// hang into a likely one (scripts and logs: notes/gpu/h100-session8).
+#ifndef LIFT_SLOW_READER_NS
+#define LIFT_SLOW_READER_NS 0
+#endif
+
 struct LiftParams {
     const u32* succ_offsets;
     const u32* succ_targets;
@@ -85,8 +96,13 @@ struct LiftParams {
 
 // state words: [0..3) frontier counts, [3] round, [4] barrier arrivals, [5] barrier
 // generation, [6..8) lifts (u64, little-endian words), [8] whether round `round`'s frontier
-// is dense, [9] whether the launch's time is up (written by the leader before each barrier
-// when max_ns != 0).
+// is dense, [9..11) whether the launch's time is up after round r, in word 9 + (r & 1)
+// (written by the leader before round r's barrier when max_ns != 0). Two words, because the
+// leader may finish round r + 1 and write its verdict before a slow block has read round
+// r's: with one word that block could leave a round early and the rest of the grid would
+// wait for it at the next barrier for ever (the IEEE1394 hang of notes/gpu/h100-session6).
+// The leader writes word 9 + (r & 1) again only before round r + 2's barrier, after every
+// block has passed round r + 1's, so after reading it.
 #define ST_COUNT 0
 #define ST_ROUND 3
 #define ST_BAR_COUNT 4
@@ -306,14 +322,19 @@ __device__ void run_rounds(const LiftParams& p) {
             for (int off = 16; off > 0; off >>= 1) pushed += __shfl_down_sync(0xffffffffu, pushed, off);
             if (lane == 0 && pushed != 0) atomicAdd(next_count, pushed);
         }
-        // The leader alone reads the clock; everyone reads its verdict after the barrier.
-        if (leader && p.max_ns != 0) p.state[ST_STOP] = global_ns() - started >= p.max_ns ? 1u : 0u;
+        // The leader alone reads the clock; everyone reads its verdict after the barrier,
+        // from this round's word of the two (see the state words above).
+        u32* stop = p.state + ST_STOP + (round & 1);
+        if (leader && p.max_ns != 0) *stop = global_ns() - started >= p.max_ns ? 1u : 0u;
         grid_barrier(p.state);
+#if LIFT_SLOW_READER_NS > 0
+        if (gridDim.x > 1 && blockIdx.x == gridDim.x - 1) __nanosleep(LIFT_SLOW_READER_NS);
+#endif
         round += 1;
         done += 1;
         dense = dense_push;
         const u32 next_size = load_volatile(next_count);
-        const bool time_up = p.max_ns != 0 && load_volatile(p.state + ST_STOP) != 0;
+        const bool time_up = p.max_ns != 0 && load_volatile(stop) != 0;
         const bool leave = next_size == 0 || next_size > p.grow_above ||
                            next_size < p.shrink_below || done >= p.max_rounds || time_up;
         if (leave) {

@@ -89,6 +89,7 @@ fn the_kernel_knobs_compile_for_sm90() {
         "#define LIFT_BATCH 4\n",
         "#define LIFT_BATCH 2\n#define LIFT_EARLY_EXIT 0\n",
         "#define LIFT_MIN_BLOCKS 2\n",
+        "#define LIFT_SLOW_READER_NS 100000\n",
     ];
     for (w, v) in [(16, 32), (64, 64)] {
         let source = egsolve::solve::gpu::compile::lift_source(w, v);
