@@ -80,8 +80,10 @@ fn parse_algorithm(s: &str) -> Result<CpuAlgorithm, String> {
 /// Runs `egsolve solve`.
 pub fn run(args: SolveArgs) -> Result<(), CliError> {
     if args.backend == Backend::Gpu {
-        // The driver's start-up overlaps the parse.
-        solve::gpu::warm_up(args.device);
+        // The driver's start-up overlaps the parse; inputs of a few megabytes (compressed
+        // or not) make arrays that go through the staging buffers.
+        let large_input = std::fs::metadata(&args.file).is_ok_and(|m| m.len() >= 2 << 20);
+        solve::gpu::warm_up(args.device, large_input);
     }
     let progress = ProgressDisplay::start(&args.file);
     let opts = ReadOptions {

@@ -21,7 +21,7 @@ use cudarc::nvrtc::{Ptx, result as nvrtc, sys as nvrtc_sys};
 use super::cubin_cache;
 use super::devices::{nvrtc_ready, open};
 use super::error::{DuringExt, GpuError};
-use super::staging::Staging;
+use super::staging::{STAGED_FROM, Staging};
 
 /// The frontier-lifting kernels (`kernels/lift.cu`).
 pub const LIFT_SOURCE: &str = include_str!("../../../kernels/lift.cu");
@@ -182,12 +182,24 @@ impl Kernels {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if staging.is_none() {
+            let start = std::time::Instant::now();
             match Staging::new(&self.ctx) {
                 Ok(buffers) => *staging = Some(buffers),
                 Err(e) => tracing::warn!("no staging buffers, copying directly: {e}"),
             }
+            tracing::debug!(
+                seconds = start.elapsed().as_secs_f64(),
+                "gpu: page-locked staging buffers allocated"
+            );
         }
         staging
+    }
+
+    /// [`Kernels::staging`] when a copy of `largest_bytes` goes through the buffers
+    /// ([`STAGED_FROM`]); otherwise nothing is locked or allocated (page-locking the buffers
+    /// costs tens of milliseconds, more than a small game's whole upload).
+    pub fn staging_for(&self, largest_bytes: usize) -> Option<MutexGuard<'_, Option<Staging>>> {
+        (largest_bytes >= STAGED_FROM).then(|| self.staging())
     }
 
     /// The lifting kernels for weights of `weight_bits` and energies of `value_bits`,

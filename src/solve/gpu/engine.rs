@@ -233,6 +233,14 @@ impl DeviceCredit {
         })
     }
 
+    /// Bytes of `n` energies on the device.
+    fn bytes(&self, n: usize) -> usize {
+        match self {
+            DeviceCredit::Narrow(_) => n * 4,
+            DeviceCredit::Wide(_) => n * 8,
+        }
+    }
+
     fn pointer(&self, stream: &Arc<CudaStream>) -> u64 {
         match self {
             DeviceCredit::Narrow(c) => c.device_ptr(stream).0,
@@ -421,21 +429,23 @@ impl GpuEngine {
 
         let start = Instant::now();
         let stream = ctx.new_stream().during("creating a stream")?;
-        let mut staging = device.staging();
+        let stream_seconds = start.elapsed().as_secs_f64();
+        // The largest array: successor targets or a weight column, or the offsets.
+        let largest =
+            (m as usize * (4.max(weight_bits as usize / 8))).max(layout.succ_offsets.len() * 4);
+        let mut guard = device.staging_for(largest);
+        let mut direct = None;
+        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
         let adjacency = [
-            upload_array(&stream, &mut staging, &layout.succ_offsets)?,
-            upload_array(&stream, &mut staging, &layout.succ_targets)?,
-            upload_array(&stream, &mut staging, &layout.pred_offsets)?,
-            upload_array(&stream, &mut staging, &layout.pred_sources)?,
+            upload_array(&stream, staging, &layout.succ_offsets)?,
+            upload_array(&stream, staging, &layout.succ_targets)?,
+            upload_array(&stream, staging, &layout.pred_offsets)?,
+            upload_array(&stream, staging, &layout.pred_sources)?,
         ];
-        let weights = DeviceWeights::upload(
-            &stream,
-            &mut staging,
-            &layout.succ_weights,
-            &layout.pred_weights,
-        )?;
+        let weights =
+            DeviceWeights::upload(&stream, staging, &layout.succ_weights, &layout.pred_weights)?;
         let owners = match &layout.owners {
-            Some(owners) => Some(upload_array(&stream, &mut staging, owners)?),
+            Some(owners) => Some(upload_array(&stream, staging, owners)?),
             None => None,
         };
         let alloc_u32 = |len: usize| stream.alloc_zeros::<u32>(len.max(1)).during("allocating");
@@ -445,8 +455,14 @@ impl GpuEngine {
         let stamp = alloc_u32(n as usize)?;
         let state = alloc_u32(16)?;
         stream.synchronize().during("uploading the game")?;
-        drop(staging);
+        drop(guard);
         let upload_seconds = start.elapsed().as_secs_f64();
+        tracing::debug!(
+            stream_seconds,
+            upload_seconds,
+            staged = largest >= STAGED_FROM,
+            "gpu: game uploaded"
+        );
 
         let ptr_u32 = |s: &CudaSlice<u32>| s.device_ptr(&stream).0;
         let (succ_weights, pred_weights) = weights.pointers(&stream);
@@ -714,9 +730,13 @@ impl GpuEngine {
         self.params.max_ns = 0;
         let solve = begin.elapsed().as_secs_f64();
         let start = Instant::now();
-        let device =
-            self.credit
-                .download(&self.stream, &mut self.device.staging(), self.n as usize)?;
+        let mut guard = self.device.staging_for(self.credit.bytes(self.n as usize));
+        let mut direct = None;
+        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
+        let device = self
+            .credit
+            .download(&self.stream, staging, self.n as usize)?;
+        drop(guard);
         let credit = Numbering::to_input_order(self.numbering.as_ref(), device);
         let download = start.elapsed().as_secs_f64();
         Ok(LiftRun {

@@ -97,10 +97,12 @@ pub fn solve(
     )
 }
 
-/// Opens device `device` (or the first) and loads its most common kernels if the disk
-/// cache has them, on a thread of its own, so that a process that will solve on the GPU pays for the
-/// driver's start-up while it parses its input. Errors are left for the solve to report.
-pub fn warm_up(device: Option<usize>) {
+/// Opens device `device` (or the first), loads its most common kernels if the disk cache
+/// has them and, when `large_input` says the game's arrays will go through them, allocates
+/// its staging buffers, on a thread of its own, so that a process that will solve on the
+/// GPU pays for the driver's start-up while it parses its input (a small game's upload
+/// would only wait behind the page-locking). Errors are left for the solve to report.
+pub fn warm_up(device: Option<usize>, large_input: bool) {
     let spawned = std::thread::Builder::new()
         .name("egsolve-gpu-warm-up".into())
         .spawn(move || {
@@ -110,6 +112,10 @@ pub fn warm_up(device: Option<usize>) {
             if let Ok(k) = compile::kernels(device.unwrap_or(0)) {
                 // Parity games reduce to 16-bit weights with 32-bit energies.
                 k.lift_if_cached(16, 32);
+                if large_input {
+                    // Page-locked buffers for the upload (kept per device).
+                    drop(k.staging());
+                }
             }
         });
     if let Err(e) = spawned {
