@@ -8,7 +8,7 @@
 //! launch ends when the frontier leaves its grid's size window, so the host switches grids.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{
@@ -129,6 +129,46 @@ struct LiftParams {
 
 // SAFETY: plain `repr(C)` data (device addresses and integers) with the C struct's layout.
 unsafe impl DeviceRepr for LiftParams {}
+
+/// How long one lifting launch may run before the solve gives up on the device
+/// ([`GpuError::Hung`]), unless `EGSOLVE_GPU_WATCHDOG_SECS` says otherwise: launches aim at
+/// a few milliseconds and leave at a phase's time limit (device clock), so only a kernel
+/// that never returns comes near it.
+pub const LAUNCH_WATCHDOG: Duration = Duration::from_secs(120);
+
+/// [`LAUNCH_WATCHDOG`], or `EGSOLVE_GPU_WATCHDOG_SECS` (whole seconds, at least 1) when set.
+pub fn launch_watchdog() -> Duration {
+    std::env::var("EGSOLVE_GPU_WATCHDOG_SECS")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .map_or(LAUNCH_WATCHDOG, |secs| Duration::from_secs(secs.max(1)))
+}
+
+/// Polls `complete` until it says `true` (then `Ok(true)`) or `limit` has passed
+/// (`Ok(false)`): back to back for the first 2 ms, as a blocking wait would spin, then
+/// sleeping 50 µs, and 1 ms once a second has passed.
+pub(crate) fn wait_until<E>(
+    mut complete: impl FnMut() -> Result<bool, E>,
+    limit: Duration,
+) -> Result<bool, E> {
+    let start = Instant::now();
+    loop {
+        if complete()? {
+            return Ok(true);
+        }
+        let waited = start.elapsed();
+        if waited >= limit {
+            return Ok(false);
+        }
+        if waited < Duration::from_millis(2) {
+            std::thread::yield_now();
+        } else if waited < Duration::from_secs(1) {
+            std::thread::sleep(Duration::from_micros(50));
+        } else {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
 
 /// Both weight columns on the device, at the arena's storage width.
 enum DeviceWeights {
@@ -597,8 +637,23 @@ impl GpuEngine {
         Ok(())
     }
 
-    /// Reads the round state: (frontier size, rounds, lifts, whether the frontier is dense).
+    /// Reads the round state after a launch: (frontier size, rounds, lifts, whether the
+    /// frontier is dense). Waits for the launch by polling an event, so that a launch that
+    /// never returns ends the solve with [`GpuError::Hung`] after [`launch_watchdog`]
+    /// instead of blocking its thread for ever (the copy comes after: into pageable memory
+    /// it would itself block until the launch is done).
     fn read_state(&self) -> Result<(u32, u32, u64, bool), GpuError> {
+        let during = "waiting for a lifting launch";
+        let launched = self
+            .stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .during(during)?;
+        let watchdog = launch_watchdog();
+        if !wait_until(|| launched.try_is_complete(), watchdog).during(during)? {
+            return Err(GpuError::Hung {
+                seconds: watchdog.as_secs(),
+            });
+        }
         let mut state = [0u32; 16];
         self.stream
             .memcpy_dtoh(&self.state, &mut state[..])
@@ -791,6 +846,44 @@ mod tests {
         }
         assert_eq!(narrow(TOP), u32::MAX);
         assert_eq!(widen(u32::MAX), TOP);
+    }
+
+    /// The launch watchdog's wait: done as soon as the query says so, past every back-off
+    /// step; gives up after its limit on a launch that never completes; passes errors on.
+    #[test]
+    fn the_watchdog_waits_for_completion_and_gives_up_on_a_hung_launch() {
+        let mut polls = 0;
+        let done = wait_until(
+            || -> Result<bool, ()> {
+                polls += 1;
+                Ok(polls == 3)
+            },
+            Duration::from_secs(5),
+        );
+        assert_eq!((done, polls), (Ok(true), 3));
+
+        let start = Instant::now();
+        let slow = wait_until(
+            || -> Result<bool, ()> { Ok(start.elapsed() >= Duration::from_millis(30)) },
+            Duration::from_secs(5),
+        );
+        assert_eq!(slow, Ok(true));
+
+        let start = Instant::now();
+        let hung = wait_until(
+            || -> Result<bool, ()> { Ok(false) },
+            Duration::from_millis(1200),
+        );
+        assert_eq!(hung, Ok(false));
+        let waited = start.elapsed();
+        assert!(waited >= Duration::from_millis(1200), "{waited:?}");
+        assert!(waited < Duration::from_secs(4), "{waited:?}");
+
+        let failed = wait_until(
+            || -> Result<bool, &str> { Err("device lost") },
+            Duration::MAX,
+        );
+        assert_eq!(failed, Err("device lost"));
     }
 }
 
