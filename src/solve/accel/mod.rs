@@ -67,7 +67,9 @@
 //! The last σ1 of each vertex is kept (from the evaluation or attractor that last saw it
 //! finite) and seeds the layered construction of [`player1`], which every backend uses;
 //! only if it stops short does the dual game of [`crate::solve::strategy`] compute the
-//! strategy instead.
+//! strategy instead. Under [`Schedule::Measured`] the evaluations happen when the clock
+//! says, so two runs may seed, and so return, different winning moves of player 1 (each
+//! certified); the values, and with them player 0's moves, are the same in every run.
 
 mod attractor;
 mod cycles;
