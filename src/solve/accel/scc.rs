@@ -1,12 +1,13 @@
 //! Strongly connected components of a [`Graph`] restricted to a vertex subset.
 //!
 //! - One thread, or a small subset: iterative Tarjan.
-//! - Several threads: **trim**, then **forward–backward** (FB) splits, each part trimmed
-//!   again before its own split, then Tarjan on small parts (the scheme of Slota et al.'s
-//!   *Multistep*). Trimming peels, in parallel frontier rounds with per-vertex degree
-//!   counters, every vertex with no predecessor or no successor left in its part (each a
-//!   component of its own); most vertices of model-checking games go that way. On what remains, FB takes a pivot `p` of a part, marks what `p` reaches
-//!   forward and backward (parallel frontier searches inside the part), makes the
+//! - Several threads: **trim**, then **forward–backward** (FB) splits, the parts beside a
+//!   large component trimmed again before their own split, then Tarjan on small parts (the
+//!   scheme of Slota et al.'s *Multistep*). Trimming peels, in parallel frontier rounds with
+//!   per-vertex degree counters, every vertex with no predecessor or no successor left in
+//!   its part (each a component of its own); most vertices of model-checking games go that
+//!   way. On what remains, FB takes a pivot `p` of a part, marks what `p` reaches forward
+//!   and backward (parallel frontier searches inside the part), makes the
 //!   intersection one component, and splits the rest into forward-only, backward-only and
 //!   untouched parts, which contain whole components and are solved independently (in
 //!   parallel, wave after wave) the same way; parts below [`SEQUENTIAL_BELOW`] vertices go
@@ -310,9 +311,9 @@ impl<'a> Parallel<'a> {
         }
         // Trimming first: after a split that found a large component, the parts beside it
         // are mostly vertices on no cycle, which the trim peels on all threads (random p1
-        // 50 % game, 16 cores: components 0.64 -> 0.34 s). Parts bound for Tarjan skip it:
-        // on model-checking games the first trim leaves many small components, and trimming
-        // again cost IEEE1394 12 ms for nothing (notes/gpu/h100-session8/trim.log).
+        // 50 % game, 16 cores: components 0.46 -> 0.22 s, notes/gpu/h100-session8/trim4.log).
+        // Part 0 was trimmed by `run`; parts bound for Tarjan skip it (on model-checking
+        // games they hold many small components, which a trim leaves).
         let members = if p == 0 || sequential || members.len() < SEQUENTIAL_BELOW {
             members
         } else {

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{
-    CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg,
+    CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
+    PushKernelArg,
 };
 use rayon::prelude::*;
 
@@ -398,6 +399,10 @@ pub struct GpuEngine {
     _frontier1: CudaSlice<u32>,
     stamp: CudaSlice<u32>,
     state: CudaSlice<u32>,
+    /// Recorded after each launch and polled under the watchdog ([`GpuEngine::read_state`]).
+    launched: CudaEvent,
+    /// [`launch_watchdog`], read once per engine.
+    watchdog: Duration,
     params: LiftParams,
 }
 
@@ -470,9 +475,7 @@ impl GpuEngine {
         let start = Instant::now();
         let stream = ctx.new_stream().during("creating a stream")?;
         let stream_seconds = start.elapsed().as_secs_f64();
-        // The largest array: successor targets or a weight column, or the offsets.
-        let largest =
-            (m as usize * (4.max(weight_bits as usize / 8))).max(layout.succ_offsets.len() * 4);
+        let largest = layout.largest_array_bytes();
         let mut guard = device.staging_for(largest);
         let mut direct = None;
         let staging = guard.as_deref_mut().unwrap_or(&mut direct);
@@ -528,7 +531,12 @@ impl GpuEngine {
             max_ns: 0,
             owners: owners.as_ref().map_or(0, |o| o.device_ptr(&stream).0),
         };
+        let launched = ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .during("creating an event")?;
         let mut engine = GpuEngine {
+            launched,
+            watchdog: launch_watchdog(),
             stream,
             ordinal,
             n: layout.n,
@@ -639,19 +647,15 @@ impl GpuEngine {
 
     /// Reads the round state after a launch: (frontier size, rounds, lifts, whether the
     /// frontier is dense). Waits for the launch by polling an event, so that a launch that
-    /// never returns ends the solve with [`GpuError::Hung`] after [`launch_watchdog`]
+    /// never returns ends the solve with [`GpuError::Hung`] after the engine's watchdog
     /// instead of blocking its thread for ever (the copy comes after: into pageable memory
     /// it would itself block until the launch is done).
     fn read_state(&self) -> Result<(u32, u32, u64, bool), GpuError> {
         let during = "waiting for a lifting launch";
-        let launched = self
-            .stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
-            .during(during)?;
-        let watchdog = launch_watchdog();
-        if !wait_until(|| launched.try_is_complete(), watchdog).during(during)? {
+        self.launched.record(&self.stream).during(during)?;
+        if !wait_until(|| self.launched.try_is_complete(), self.watchdog).during(during)? {
             return Err(GpuError::Hung {
-                seconds: watchdog.as_secs(),
+                seconds: self.watchdog.as_secs(),
             });
         }
         let mut state = [0u32; 16];

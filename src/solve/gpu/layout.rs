@@ -44,6 +44,16 @@ impl WeightColumn<'_> {
         }
     }
 
+    /// Bytes of the column.
+    pub fn bytes(&self) -> usize {
+        let len = match self {
+            WeightColumn::I16(w) => w.len(),
+            WeightColumn::I32(w) => w.len(),
+            WeightColumn::I64(w) => w.len(),
+        };
+        len * self.bits() as usize / 8
+    }
+
     /// Weight `k` as `i64`.
     pub fn get(&self, k: usize) -> i64 {
         match self {
@@ -258,6 +268,14 @@ impl<'a> DeviceLayout<'a> {
     /// Input-ordered values in device order.
     pub fn to_device_order(&self, input_values: &[u64]) -> Vec<u64> {
         Numbering::to_device_order(self.numbering.as_ref(), input_values)
+    }
+
+    /// Bytes of the largest array to upload (offsets, targets or a weight column): whether
+    /// the upload goes through the staging buffers.
+    pub fn largest_array_bytes(&self) -> usize {
+        (self.succ_offsets.len() * 4)
+            .max(self.succ_targets.len() * 4)
+            .max(self.succ_weights.bytes())
     }
 
     /// Average out-degree.
