@@ -5,7 +5,10 @@
 //!
 //! Both sides are built from the arena's own CSR and CSC, each vertex filling its own range
 //! (count, prefix sum, fill), so the build runs on all of a solve's threads and gives the
-//! same graph for every thread count. A player-1 vertex whose σ1 edge has identical twins
+//! same graph for every thread count. A first pass over the vertices writes one word per
+//! vertex (inactive, keeps every edge, or its σ1 edge's target), so each edge of the two
+//! passes reads one word at its source rather than the source's activity, owner and σ1
+//! edge (random reads, each a likely cache miss on large games). A player-1 vertex whose σ1 edge has identical twins
 //! (same target and weight) may appear once per twin among its target's predecessors;
 //! every algorithm over these graphs is indifferent to repeated identical edges.
 
@@ -26,7 +29,17 @@ pub(super) struct Graph {
     pred_offsets: Vec<u32>,
     pred_sources: Vec<VertexId>,
     pred_weights: Vec<i64>,
+    /// Scratch of [`Graph::rebuild`]: per vertex, [`DROPS_ALL`], [`KEEPS_ALL`] or the
+    /// target of its σ1 edge …
+    keeps: Vec<VertexId>,
+    /// … and that edge's weight.
+    sigma_weight: Vec<i64>,
 }
+
+/// An inactive vertex: no edges.
+const DROPS_ALL: VertexId = VertexId::MAX;
+/// An active player-0 vertex: every edge into the subset.
+const KEEPS_ALL: VertexId = VertexId::MAX - 1;
 
 impl Graph {
     /// Rebuilds this graph (reusing its buffers) as `G_σ1` restricted to `active`; σ1 is
@@ -42,68 +55,81 @@ impl Graph {
         let targets = arena.succ_targets();
         let weights = arena.succ_weights();
         let offsets = arena.succ_offsets();
-        let kept_successor = |v: usize, e: usize| -> bool {
-            active[targets[e] as usize]
-                && (arena.owner(v as VertexId) == Player::Zero || sigma_edge[v] as usize == e)
-        };
-        let succ_range = |v: usize| -> std::ops::Range<usize> {
-            if !active[v] {
-                0..0
+        let parallel = threads.parallel(n + arena.edge_count()).then_some(threads);
+        // One pass over the vertices names what each keeps, so that the edge passes below
+        // read one word per source instead of its activity, owner and σ1 edge.
+        self.keeps.resize(n, DROPS_ALL);
+        self.sigma_weight.resize(n, 0);
+        let mark = |v: usize, keeps: &mut u32, sigma_weight: &mut i64| {
+            *keeps = if !active[v] {
+                DROPS_ALL
             } else if arena.owner(v as VertexId) == Player::Zero {
-                offsets[v] as usize..offsets[v + 1] as usize
+                KEEPS_ALL
             } else {
                 let e = sigma_edge[v] as usize;
-                e..e + 1
+                *sigma_weight = weights.get(e);
+                targets[e]
+            };
+        };
+        per_vertex_pair(parallel, &mut self.keeps, &mut self.sigma_weight, mark);
+        let keeps = &self.keeps[..];
+        let sigma_weight = &self.sigma_weight[..];
+        let kept_range = |v: usize| -> std::ops::Range<usize> {
+            match keeps[v] {
+                DROPS_ALL => 0..0,
+                KEEPS_ALL => offsets[v] as usize..offsets[v + 1] as usize,
+                _ => {
+                    let e = sigma_edge[v] as usize;
+                    e..e + 1
+                }
             }
         };
-        let work = n + arena.edge_count();
+        let kept_successors = |v: usize| kept_range(v).filter(|&e| active[targets[e] as usize]);
         build_csr(
             n,
-            threads.parallel(work).then_some(threads),
+            parallel,
             &mut self.succ_offsets,
             &mut self.succ_targets,
             &mut self.succ_weights,
-            |v| succ_range(v).filter(|&e| kept_successor(v, e)).count() as u32,
+            |v| kept_successors(v).count() as u32,
             |v, out_targets, out_weights| {
-                let mut i = 0;
-                for e in succ_range(v).filter(|&e| kept_successor(v, e)) {
+                for (i, e) in kept_successors(v).enumerate() {
                     out_targets[i] = targets[e];
                     out_weights[i] = weights.get(e);
-                    i += 1;
                 }
             },
         );
         let sources = arena.pred_sources();
         let pred_weights = arena.pred_weights();
         let pred_offsets = arena.pred_offsets();
-        let kept_predecessor = |x: usize, i: usize| -> bool {
-            let p = sources[i] as usize;
-            active[p]
-                && (arena.owner(p as VertexId) == Player::Zero || {
-                    let e = sigma_edge[p] as usize;
-                    targets[e] as usize == x && weights.get(e) == pred_weights.get(i)
-                })
-        };
-        let pred_range = |x: usize| -> std::ops::Range<usize> {
-            if active[x] {
+        // A predecessor edge p → x stays when p keeps every edge, or when it is p's σ1 edge
+        // (same target and weight: a parallel edge of another weight is not σ1's).
+        let kept_predecessors = |x: usize| {
+            let range = if active[x] {
                 pred_offsets[x] as usize..pred_offsets[x + 1] as usize
             } else {
                 0..0
-            }
+            };
+            range.filter(move |&i| {
+                let p = sources[i] as usize;
+                match keeps[p] {
+                    DROPS_ALL => false,
+                    KEEPS_ALL => true,
+                    target => target as usize == x && sigma_weight[p] == pred_weights.get(i),
+                }
+            })
         };
         build_csr(
             n,
-            threads.parallel(work).then_some(threads),
+            parallel,
             &mut self.pred_offsets,
             &mut self.pred_sources,
             &mut self.pred_weights,
-            |x| pred_range(x).filter(|&i| kept_predecessor(x, i)).count() as u32,
+            |x| kept_predecessors(x).count() as u32,
             |x, out_sources, out_weights| {
-                let mut k = 0;
-                for i in pred_range(x).filter(|&i| kept_predecessor(x, i)) {
+                for (k, i) in kept_predecessors(x).enumerate() {
                     out_sources[k] = sources[i];
                     out_weights[k] = pred_weights.get(i);
-                    k += 1;
                 }
             },
         );
@@ -159,6 +185,30 @@ impl Graph {
             .iter()
             .copied()
             .zip(self.pred_weights[range].iter().copied())
+    }
+}
+
+/// Sets both columns at every vertex with `f(v, a, b)`, chunk by chunk on `threads`' pool
+/// when given.
+fn per_vertex_pair<A: Send, B: Send>(
+    threads: Option<&Threads>,
+    a: &mut [A],
+    b: &mut [B],
+    f: impl Fn(usize, &mut A, &mut B) + Sync,
+) {
+    let run = |c: usize, a: &mut [A], b: &mut [B]| {
+        for (i, (a, b)) in a.iter_mut().zip(b).enumerate() {
+            f(c * CHUNK + i, a, b);
+        }
+    };
+    match threads {
+        Some(threads) => threads.install(|| {
+            a.par_chunks_mut(CHUNK)
+                .zip(b.par_chunks_mut(CHUNK))
+                .enumerate()
+                .for_each(|(c, (a, b))| run(c, a, b))
+        }),
+        None => run(0, a, b),
     }
 }
 
