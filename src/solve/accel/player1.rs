@@ -34,6 +34,7 @@ use crate::arena::{Arena, Player, VertexId};
 use crate::solve::NO_MOVE;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::TOP;
+use crate::solve::phases::Stopwatch;
 use crate::solve::threads::Threads;
 
 /// No seed move at this vertex.
@@ -61,6 +62,8 @@ fn layered(
     threads: &Threads,
     control: &Control,
 ) -> Result<Option<Vec<VertexId>>, Interrupted> {
+    let mut watch = Stopwatch::start();
+    let mut seconds = PartSeconds::default();
     let n = arena.vertex_count();
     let in_w1: Vec<bool> = credit.par_iter().map(|&c| c == TOP).collect();
     let mut strategy = vec![NO_MOVE; n];
@@ -71,8 +74,10 @@ fn layered(
     let Some((edge, open)) = seed_moves(arena, &in_w1, seed) else {
         return Ok(None);
     };
+    watch.lap(&mut seconds.seed);
     let mut graph = Graph::default();
     graph.rebuild(arena, &in_w1, &edge, threads);
+    watch.lap(&mut seconds.graph);
     let mut layers = Layers {
         layer: vec![NO_LAYER; n],
         open,
@@ -94,6 +99,7 @@ fn layered(
             );
             next_layer = next;
         }
+        watch.lap(&mut seconds.attractor);
         let rest: Vec<bool> = (0..n)
             .into_par_iter()
             .map(|v| in_w1[v] && layers.layer[v] == NO_LAYER)
@@ -108,7 +114,9 @@ fn layered(
             .map(|v| rest[v] && maybe_good[v])
             .collect();
         let (component, count) = components(&graph, &redo, threads);
+        watch.lap(&mut seconds.components);
         let good = nonnegative_components(&graph, &component, count, threads, control)?;
+        watch.lap(&mut seconds.cycle_test);
         maybe_good.par_iter_mut().enumerate().for_each(|(v, m)| {
             *m = redo[v] && component[v] != NO_COMPONENT && good[component[v] as usize];
         });
@@ -135,6 +143,7 @@ fn layered(
         next_layer += 1;
         // Player-0 vertices outside S lose the successors just added.
         frontier = layer;
+        watch.lap(&mut seconds.reach);
     }
     // Moves of the vertices the attractor took: their first edge to a lower layer.
     strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
@@ -146,7 +155,33 @@ fn layered(
             *s = arena.succ_targets()[e];
         }
     });
+    watch.lap(&mut seconds.moves);
+    tracing::debug!(
+        layers = next_layer,
+        seed = seconds.seed,
+        graph = seconds.graph,
+        components = seconds.components,
+        cycle_test = seconds.cycle_test,
+        reach = seconds.reach,
+        attractor = seconds.attractor,
+        moves = seconds.moves,
+        "player 1's strategy: seconds per part"
+    );
     Ok(Some(strategy))
+}
+
+/// Seconds per part of [`layered`], for the debug log.
+#[derive(Default)]
+struct PartSeconds {
+    seed: f64,
+    graph: f64,
+    components: f64,
+    cycle_test: f64,
+    /// Reachability to the good components, and the new layer.
+    reach: f64,
+    attractor: f64,
+    /// The attracted vertices' moves.
+    moves: f64,
 }
 
 /// σ1 on `W1` from the seed (a kept edge staying in `W1`, else a lightest edge into `W1`;
