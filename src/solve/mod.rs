@@ -201,23 +201,19 @@ impl Solution {
         strategy::player0(arena, &credit, stats.bound, &mut strategy, threads);
         let player1_start = Instant::now();
         stats.phases.strategy0 = player1_start.duration_since(start).as_secs_f64();
-        let from_layers =
-            match accel::player1::certified_strategy(arena, &credit, seed, threads, control)? {
-                Some(player1) => {
-                    for v in 0..arena.vertex_count() as VertexId {
-                        if arena.owner(v) == Player::One && credit[v as usize] == TOP {
-                            strategy[v as usize] = player1[v as usize];
-                        }
-                    }
-                    stats.strategy_lifts = 0;
-                    true
-                }
-                None => {
-                    stats.strategy_lifts =
-                        strategy::player1(arena, &credit, &mut strategy, control)?;
-                    false
-                }
-            };
+        let from_layers = accel::player1::certified_strategy(
+            arena,
+            &credit,
+            seed,
+            &mut strategy,
+            threads,
+            control,
+        )?;
+        stats.strategy_lifts = if from_layers {
+            0
+        } else {
+            strategy::player1(arena, &credit, &mut strategy, control)?
+        };
         stats.phases.strategy1 = player1_start.elapsed().as_secs_f64();
         stats.strategy_seconds = start.elapsed().as_secs_f64();
         Ok((

@@ -41,38 +41,50 @@ use crate::solve::threads::Threads;
 pub const NO_EDGE: u32 = u32::MAX;
 
 /// Player 1's strategy on `W1` (where `credit` is ⊤) from the seed moves `seed` (edge
-/// indices, [`NO_EDGE`] for none): `strategy[v]` at the player-1 vertices of `W1`,
-/// [`NO_MOVE`] elsewhere; `None` if the layers stop before covering `W1`.
+/// indices, [`NO_EDGE`] for none): writes `strategy[v]` at the player-1 vertices of `W1`
+/// and nothing elsewhere; `false` if the layers stop before covering `W1` (those entries
+/// are then [`NO_MOVE`]).
 pub fn certified_strategy(
     arena: &Arena,
     credit: &[u64],
     seed: &[u32],
+    strategy: &mut [VertexId],
     threads: &Threads,
     control: &Control,
-) -> Result<Option<Vec<VertexId>>, Interrupted> {
-    threads.install(|| layered(arena, credit, seed, threads, control))
+) -> Result<bool, Interrupted> {
+    threads.install(|| {
+        if !credit.par_iter().any(|&c| c == TOP) {
+            // Player 1 wins nowhere: no moves to choose, nothing to check.
+            return Ok(true);
+        }
+        let covered = layered(arena, credit, seed, strategy, threads, control)?;
+        if !covered {
+            strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
+                if credit[v] == TOP && arena.owner(v as VertexId) == Player::One {
+                    *s = NO_MOVE;
+                }
+            });
+        }
+        Ok(covered)
+    })
 }
 
-/// [`certified_strategy`] inside the solve's pool: every per-vertex pass is a parallel
-/// iterator (the same result on any number of threads).
+/// [`certified_strategy`] inside the solve's pool, `W1` not empty: every per-vertex pass is
+/// a parallel iterator (the same result on any number of threads).
 fn layered(
     arena: &Arena,
     credit: &[u64],
     seed: &[u32],
+    strategy: &mut [VertexId],
     threads: &Threads,
     control: &Control,
-) -> Result<Option<Vec<VertexId>>, Interrupted> {
+) -> Result<bool, Interrupted> {
     let mut watch = Stopwatch::start();
     let mut seconds = PartSeconds::default();
     let n = arena.vertex_count();
     let in_w1: Vec<bool> = credit.par_iter().map(|&c| c == TOP).collect();
-    let mut strategy = vec![NO_MOVE; n];
-    if !in_w1.contains(&true) {
-        // Player 1 wins nowhere: no moves to choose, nothing to check.
-        return Ok(Some(strategy));
-    }
     let Some((edge, open)) = seed_moves(arena, &in_w1, seed) else {
-        return Ok(None);
+        return Ok(false);
     };
     watch.lap(&mut seconds.seed);
     let mut graph = Graph::default();
@@ -131,7 +143,7 @@ fn layered(
             "player 1's strategy: a layer"
         );
         if layer.is_empty() {
-            return Ok(None);
+            return Ok(false);
         }
         let targets = arena.succ_targets();
         for &v in &layer {
@@ -167,7 +179,7 @@ fn layered(
         moves = seconds.moves,
         "player 1's strategy: seconds per part"
     );
-    Ok(Some(strategy))
+    Ok(true)
 }
 
 /// Seconds per part of [`layered`], for the debug log.
