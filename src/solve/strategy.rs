@@ -1,8 +1,9 @@
 //! Winning strategies from a solved game, the same for every backend.
 //!
 //! - **Player 0 on `W0`**: at each player-0 vertex with a finite credit, a successor `u` with
-//!   `f(v) >= f(u) ⊖ w(v,u)` (one exists because `f` is a progress measure); the one that
-//!   needs the least credit is taken.
+//!   `f(v) >= f(u) ⊖ w(v,u)` (one exists because `f` is a progress measure); the first that
+//!   needs the least credit is taken (at the least fixpoint that is the first one needing
+//!   at most `f(v)`, where the scan stops).
 //! - **Player 1 on `W1`**: the credits say nothing about *how* player 1 wins, so we solve the
 //!   *dual game* on `W1`: roles swapped, weights `w' = −k·w − 1` with `k = |W1|`. A cycle of
 //!   length `≤ k` has `w'`-weight `≥ 0` exactly when its `w`-weight is negative, so the dual
@@ -60,11 +61,21 @@ fn player0_from(
         if arena.owner(v) != Player::Zero || credit[v as usize] == TOP {
             continue;
         }
-        let best = arena
-            .successors(v)
-            .min_by_key(|&(u, w)| minus(credit[u as usize], w, bound))
-            .map(|(u, _)| u);
-        *slot = best.unwrap_or(NO_MOVE);
+        // The first successor needing the least credit. At the least fixpoint that least
+        // credit is `credit[v]` itself, so the scan stops at the first successor that needs
+        // no more (the same choice as a full scan, at a fraction of the random reads).
+        let need = credit[v as usize];
+        let mut best = (NO_MOVE, TOP);
+        for (u, w) in arena.successors(v) {
+            let key = minus(credit[u as usize], w, bound);
+            if best.0 == NO_MOVE || key < best.1 {
+                best = (u, key);
+                if key <= need {
+                    break;
+                }
+            }
+        }
+        *slot = best.0;
     }
 }
 
