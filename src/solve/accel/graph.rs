@@ -58,8 +58,16 @@ impl Graph {
         let parallel = threads.parallel(n + arena.edge_count()).then_some(threads);
         // One pass over the vertices names what each keeps, so that the edge passes below
         // read one word per source instead of its activity, owner and σ1 edge.
-        self.keeps.resize(n, DROPS_ALL);
-        self.sigma_weight.resize(n, 0);
+        match parallel {
+            Some(threads) => threads.install(|| {
+                refill(&mut self.keeps, n, DROPS_ALL);
+                refill(&mut self.sigma_weight, n, 0);
+            }),
+            None => {
+                self.keeps.resize(n, DROPS_ALL);
+                self.sigma_weight.resize(n, 0);
+            }
+        }
         let mark = |v: usize, keeps: &mut u32, sigma_weight: &mut i64| {
             *keeps = if !active[v] {
                 DROPS_ALL
@@ -225,9 +233,9 @@ fn build_csr(
     count: impl Fn(usize) -> u32 + Sync,
     fill: impl Fn(usize, &mut [VertexId], &mut [i64]) + Sync,
 ) {
-    offsets.clear();
-    offsets.resize(n + 1, 0);
     let Some(threads) = threads else {
+        offsets.clear();
+        offsets.resize(n + 1, 0);
         for v in 0..n {
             offsets[v + 1] = offsets[v] + count(v);
         }
@@ -243,6 +251,7 @@ fn build_csr(
         return;
     };
     threads.install(|| {
+        refill(offsets, n + 1, 0);
         offsets[1..]
             .par_chunks_mut(CHUNK)
             .enumerate()
@@ -253,10 +262,8 @@ fn build_csr(
             });
         prefix_sum(&mut offsets[1..]);
         let total = offsets[n] as usize;
-        ids.clear();
-        ids.resize(total, 0);
-        weights.clear();
-        weights.resize(total, 0);
+        refill(ids, total, 0);
+        refill(weights, total, 0);
         // Each chunk of vertices owns one contiguous piece of both columns.
         let mut pieces = Vec::with_capacity(n.div_ceil(CHUNK));
         let (mut rest_ids, mut rest_weights) = (&mut ids[..], &mut weights[..]);
@@ -279,6 +286,14 @@ fn build_csr(
                 }
             });
     });
+}
+
+/// Empties `values` and fills it with `len` copies of `value` on the current rayon pool:
+/// on a large game these columns are hundreds of megabytes, which one thread would zero
+/// (and page in) alone.
+fn refill<T: Copy + Send + Sync>(values: &mut Vec<T>, len: usize, value: T) {
+    values.clear();
+    values.par_extend(rayon::iter::repeat_n(value, len));
 }
 
 /// In-place inclusive prefix sum on the current rayon pool (chunk sums, their scan, then
