@@ -34,6 +34,9 @@ use crate::solve::threads::Threads;
 
 const NO_PARENT: u32 = u32::MAX;
 
+/// Components of at least this many members run their per-member passes in parallel.
+const PARALLEL_MEMBERS: usize = 1 << 14;
+
 /// Path value: (weight, length), compared lexicographically.
 type PathValue = (i128, i64);
 
@@ -47,6 +50,7 @@ pub(super) fn nonnegative_components(
     control: &Control,
 ) -> Result<Vec<bool>, Interrupted> {
     let groups = Groups::new(component, count, threads);
+    let parallel = threads.parallel(groups.members.len());
     let test = |c: usize| -> Result<bool, Interrupted> {
         let members = groups.members(c);
         Ok(match members.len() {
@@ -56,10 +60,10 @@ pub(super) fn nonnegative_components(
                 graph.successors(v).any(|(u, w)| u == v && w >= 0)
             }
             _ => Component::new(graph, component, c as u32, members, &groups.local)
-                .has_nonnegative_cycle(control)?,
+                .has_nonnegative_cycle(parallel, control)?,
         })
     };
-    if !threads.parallel(groups.members.len()) {
+    if !parallel {
         return (0..count as usize).map(test).collect();
     }
     threads.install(|| (0..count as usize).into_par_iter().map(test).collect())
@@ -170,20 +174,39 @@ impl<'a> Component<'a> {
             .map(move |(u, w)| (local[u as usize], w))
     }
 
-    fn has_nonnegative_cycle(self, control: &Control) -> Result<bool, Interrupted> {
+    /// With `parallel` (inside the solve's pool), a large component's per-member passes run
+    /// on its threads: on random games one component holds most vertices.
+    fn has_nonnegative_cycle(self, parallel: bool, control: &Control) -> Result<bool, Interrupted> {
         let size = self.members.len();
-        if (0..size).all(|i| self.internal(i).all(|(_, w)| w < 0)) {
+        let all_negative = |i: usize| self.internal(i).all(|(_, w)| w < 0);
+        let heaviest = |i: usize| {
+            self.internal(i)
+                .max_by_key(|&(_, w)| w)
+                .unwrap_or((NO_PARENT, 0))
+        };
+        let parallel = parallel && size >= PARALLEL_MEMBERS;
+        let negative = if parallel {
+            (0..size).into_par_iter().all(all_negative)
+        } else {
+            (0..size).all(all_negative)
+        };
+        if negative {
             return Ok(false);
         }
         // Greedy pointers point forward (to the heaviest successor), Bellman–Ford's
         // backward (to the predecessor that set the value); a cycle among either is a cycle
         // of the graph, and its weight is the sum of the recorded edge weights.
         let mut pointers = Pointers::new(size);
-        for i in 0..size {
-            pointers.parent[i] = self
-                .internal(i)
-                .max_by_key(|&(_, w)| w)
-                .unwrap_or((NO_PARENT, 0));
+        if parallel {
+            pointers
+                .parent
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(i, p)| *p = heaviest(i));
+        } else {
+            for (i, p) in pointers.parent.iter_mut().enumerate() {
+                *p = heaviest(i);
+            }
         }
         if pointers.cycle_is_nonnegative() {
             return Ok(true);
@@ -281,5 +304,56 @@ impl Pointers {
             }
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{RandomParams, random};
+    use crate::solve::accel::scc::components;
+
+    /// Random player-0 games have one component of most vertices, above
+    /// [`PARALLEL_MEMBERS`]: its per-member passes run in parallel and answer as on one
+    /// thread, and all-negative / all-nonnegative weights give the known answers.
+    #[test]
+    fn a_large_component_answers_alike_on_any_number_of_threads() {
+        for (seed, (min_weight, max_weight)) in
+            [(-6, -1), (0, 6), (-6, 1), (-3, 1), (-2, 2)].into_iter().enumerate()
+        {
+            let arena = random(
+                RandomParams {
+                    vertices: 3 * PARALLEL_MEMBERS as u32,
+                    min_degree: 1,
+                    max_degree: 3,
+                    min_weight,
+                    max_weight,
+                    player1_percent: 0,
+                },
+                seed as u64,
+            );
+            let n = arena.vertex_count();
+            let active = vec![true; n];
+            let mut graph = Graph::default();
+            graph.rebuild(&arena, &active, &vec![0; n], &Threads::one());
+            let (component, count) = components(&graph, &active, &Threads::one());
+            let mut sizes = vec![0usize; count as usize];
+            component.iter().for_each(|&c| sizes[c as usize] += 1);
+            let largest = sizes.iter().copied().max().unwrap_or(0);
+            assert!(largest >= PARALLEL_MEMBERS, "largest component {largest}");
+            let control = Control::new();
+            let one = nonnegative_components(&graph, &component, count, &Threads::one(), &control)
+                .expect("not interrupted");
+            let many = Threads::new(3).with_parallel_from(0);
+            let got = nonnegative_components(&graph, &component, count, &many, &control)
+                .expect("not interrupted");
+            assert_eq!(one, got, "weights {min_weight}..={max_weight}");
+            let big = sizes.iter().position(|&s| s == largest).expect("largest");
+            match (min_weight, max_weight) {
+                (_, max) if max < 0 => assert!(!got.contains(&true)),
+                (min, _) if min >= 0 => assert!(got[big]),
+                _ => {}
+            }
+        }
     }
 }
