@@ -195,6 +195,9 @@ fn sequential_rounds<W: Weight, V: Value>(
     let (mut rounds, mut lifts) = (0u64, 0u64);
     let (mut current, mut next) = (current_bit(round), next_bit(round));
     let mut edges_since_check = 0;
+    // Rounds here can be a handful of lifts: the clock is read once per this many lifts.
+    const LIFTS_PER_CLOCK_READ: u64 = 1 << 10;
+    let mut next_clock_read = 0u64;
     loop {
         if remaining == 0 {
             // A round boundary: what was queued is the next round's frontier, and it
@@ -205,7 +208,10 @@ fn sequential_rounds<W: Weight, V: Value>(
             if remaining == 0
                 || large(remaining)
                 || lifts_before + lifts >= budget.lifts
-                || budget.expired()
+                || (lifts >= next_clock_read && {
+                    next_clock_read = lifts + LIFTS_PER_CLOCK_READ;
+                    budget.expired()
+                })
             {
                 return Ok(SequentialRun {
                     rounds,
