@@ -318,8 +318,9 @@ mod tests {
     /// thread, and all-negative / all-nonnegative weights give the known answers.
     #[test]
     fn a_large_component_answers_alike_on_any_number_of_threads() {
-        for (seed, (min_weight, max_weight)) in
-            [(-6, -1), (0, 6), (-6, 1), (-3, 1), (-2, 2)].into_iter().enumerate()
+        for (seed, (min_weight, max_weight)) in [(-6, -1), (0, 6), (-6, 1), (-3, 1), (-2, 2)]
+            .into_iter()
+            .enumerate()
         {
             let arena = random(
                 RandomParams {

@@ -8,9 +8,13 @@
 //! same graph for every thread count. A first pass over the vertices writes one word per
 //! vertex (inactive, keeps every edge, or its σ1 edge's target), so each edge of the two
 //! passes reads one word at its source rather than the source's activity, owner and σ1
-//! edge (random reads, each a likely cache miss on large games). A player-1 vertex whose σ1 edge has identical twins
-//! (same target and weight) may appear once per twin among its target's predecessors;
-//! every algorithm over these graphs is indifferent to repeated identical edges.
+//! edge (random reads, each a likely cache miss on large games).
+//!
+//! A player-1 vertex whose σ1 edge has identical twins (same target and weight) keeps every
+//! twin, among its successors and among its target's predecessors alike, so the two sides
+//! hold the same multiset of edges (the components' trim counts degrees on one side and
+//! decrements them from the other); every algorithm over these graphs is indifferent to
+//! repeated identical edges.
 
 use rayon::prelude::*;
 
@@ -82,17 +86,26 @@ impl Graph {
         per_vertex_pair(parallel, &mut self.keeps, &mut self.sigma_weight, mark);
         let keeps = &self.keeps[..];
         let sigma_weight = &self.sigma_weight[..];
-        let kept_range = |v: usize| -> std::ops::Range<usize> {
-            match keeps[v] {
+        // A σ1 vertex keeps its σ1 edge and the edge's identical twins (same target and
+        // weight), as its target's predecessor list below does: both sides hold the same
+        // multiset of edges.
+        let kept_successors = |v: usize| {
+            let range = match keeps[v] {
                 DROPS_ALL => 0..0,
-                KEEPS_ALL => offsets[v] as usize..offsets[v + 1] as usize,
-                _ => {
-                    let e = sigma_edge[v] as usize;
-                    e..e + 1
+                _ => offsets[v] as usize..offsets[v + 1] as usize,
+            };
+            range.filter(move |&e| {
+                let target = targets[e];
+                match keeps[v] {
+                    KEEPS_ALL => active[target as usize],
+                    sigma_target => {
+                        target == sigma_target
+                            && weights.get(e) == sigma_weight[v]
+                            && active[target as usize]
+                    }
                 }
-            }
+            })
         };
-        let kept_successors = |v: usize| kept_range(v).filter(|&e| active[targets[e] as usize]);
         build_csr(
             n,
             parallel,

@@ -236,28 +236,16 @@ impl<'a> Parallel<'a> {
     fn trim(&self, p: u32, members: Members<'_>) -> Vec<VertexId> {
         let graph = self.graph;
         let (in_degree, out_degree) = (&self.in_degree, &self.out_degree);
-        if let Members::List(list) = members {
-            // Counters of part 0's trim are fresh; later parts reuse their members'.
-            list.par_iter().for_each(|&v| {
-                in_degree[v as usize].store(0, Relaxed);
-                out_degree[v as usize].store(0, Relaxed);
-            });
-        }
-        // Counted from the side each is decremented from (successor lists for in-degrees,
-        // predecessor lists for out-degrees), so repeated identical edges stay consistent.
+        // Each member counts its own neighbours in the part: in-degrees from its
+        // predecessor list, out-degrees from its successor list (plain stores, no shared
+        // counters). Peeling decrements them from the other side; the graph holds the same
+        // multiset of edges on both sides, so every count reaches exactly its zero.
         members.for_each(
             |v| self.in_part(v, p),
             |v| {
-                for &u in graph.successor_ids(v) {
-                    if self.in_part(u, p) {
-                        in_degree[u as usize].fetch_add(1, Relaxed);
-                    }
-                }
-                for &u in graph.predecessor_ids(v) {
-                    if self.in_part(u, p) {
-                        out_degree[u as usize].fetch_add(1, Relaxed);
-                    }
-                }
+                let inside = |ids: &[VertexId]| ids.iter().filter(|&&u| self.in_part(u, p)).count();
+                in_degree[v as usize].store(inside(graph.predecessor_ids(v)) as u32, Relaxed);
+                out_degree[v as usize].store(inside(graph.successor_ids(v)) as u32, Relaxed);
             },
         );
         // A vertex is peeled by whoever moves it out of part `p` first.
@@ -531,6 +519,52 @@ mod tests {
             assert_eq!(one_count, many_count, "seed {seed}");
             assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
             assert!(one.iter().any(|&c| c == NO_COMPONENT));
+        }
+    }
+
+    /// Player-1 vertices whose σ1 edge has identical twins (and parallel edges of another
+    /// weight): the trim's degree counts, taken from either side of the graph, still
+    /// reach zero exactly, so the parallel components equal Tarjan's.
+    #[test]
+    fn twin_edges_leave_the_parallel_components_unchanged() {
+        use crate::arena::{EdgeList, Player};
+        for seed in [5, 6] {
+            let base = random(
+                RandomParams {
+                    vertices: 60_000,
+                    min_degree: 1,
+                    max_degree: 2,
+                    player1_percent: 50,
+                    ..RandomParams::default()
+                },
+                seed,
+            );
+            let n = base.vertex_count();
+            let mut edges = EdgeList::with_capacity(3 * base.edge_count());
+            for v in 0..n as VertexId {
+                for (i, (u, w)) in base.successors(v).enumerate() {
+                    edges.push(v, u, w);
+                    if base.owner(v) == Player::One && (v as usize + i) % 3 != 0 {
+                        edges.push(v, u, w); // an identical twin
+                        edges.push(v, u, w + 1); // a parallel edge of another weight
+                    }
+                }
+            }
+            let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+            let active: Vec<bool> = (0..n).map(|v| v % 13 != 4).collect();
+            let graph = graph_of(&arena, &active);
+            for v in 0..n as VertexId {
+                for &u in graph.successor_ids(v) {
+                    let there = graph.predecessor_ids(u).iter().filter(|&&p| p == v).count();
+                    let here = graph.successor_ids(v).iter().filter(|&&x| x == u).count();
+                    assert_eq!(here, there, "seed {seed}: edge {v} -> {u} on both sides");
+                }
+            }
+            let (one, one_count) = tarjan(&graph, &active);
+            let threads = Threads::new(4);
+            let (many, many_count) = threads.install(|| Parallel::new(&graph, &active).run());
+            assert_eq!(one_count, many_count, "seed {seed}");
+            assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
         }
     }
 }
