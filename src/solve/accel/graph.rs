@@ -90,20 +90,16 @@ impl Graph {
         // weight), as its target's predecessor list below does: both sides hold the same
         // multiset of edges.
         let kept_successors = |v: usize| {
-            let range = match keeps[v] {
-                DROPS_ALL => 0..0,
-                _ => offsets[v] as usize..offsets[v + 1] as usize,
+            let (keep, sigma_weight) = (keeps[v], sigma_weight[v]);
+            let range = if keep == DROPS_ALL {
+                0..0
+            } else {
+                offsets[v] as usize..offsets[v + 1] as usize
             };
             range.filter(move |&e| {
                 let target = targets[e];
-                match keeps[v] {
-                    KEEPS_ALL => active[target as usize],
-                    sigma_target => {
-                        target == sigma_target
-                            && weights.get(e) == sigma_weight[v]
-                            && active[target as usize]
-                    }
-                }
+                (keep == KEEPS_ALL || (target == keep && weights.get(e) == sigma_weight))
+                    && active[target as usize]
             })
         };
         build_csr(
