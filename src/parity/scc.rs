@@ -157,7 +157,7 @@ mod tests {
     #[test]
     fn emits_in_reverse_topological_order() {
         // 0 -> 1 -> 2 (a chain): sinks first.
-        let succ = vec![vec![1], vec![2], vec![2]];
+        let succ = [vec![1], vec![2], vec![2]];
         let mut order = Vec::new();
         SccFinder::new(3).run(
             [0],

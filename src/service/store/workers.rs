@@ -10,6 +10,9 @@ use sqlx::Row;
 use super::{Store, StoreError, with_pool};
 use crate::service::job::JobId;
 
+/// A `workers` row as read: id, host, api, started_at, heartbeat_at, slots (JSON).
+type WorkerRow = (String, String, i64, i64, i64, String);
+
 /// What a worker process serves, as registered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkerSlots {
@@ -119,10 +122,7 @@ impl Store {
              WHERE heartbeat_at >= {now} - $1 ORDER BY host, started_at, id"
         );
         let stale = stale_ms.min(i64::MAX as u64 / 10) as i64;
-        let (rows, jobs): (
-            Vec<(String, String, i64, i64, i64, String)>,
-            Vec<(String, String, String)>,
-        ) = with_pool!(self, pool => {
+        let (rows, jobs): (Vec<WorkerRow>, Vec<(String, String, String)>) = with_pool!(self, pool => {
             sqlx::query(sqlx::AssertSqlSafe(forget))
                 .bind(stale * 10)
                 .execute(pool)

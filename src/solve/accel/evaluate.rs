@@ -117,8 +117,7 @@ pub(super) fn evaluate(
     let good = nonnegative_components(graph, &component, count, threads, control)?;
     let in_good = |v: usize| component[v] != NO_COMPONENT && good[component[v] as usize];
     let reach = reaching(graph, &finite, in_good, threads);
-    let mut outcome = Outcome::default();
-    outcome.topped = if threads.parallel(n) {
+    let topped = if threads.parallel(n) {
         threads.install(|| {
             values
                 .par_iter_mut()
@@ -135,6 +134,7 @@ pub(super) fn evaluate(
         }
         topped
     };
+    let mut outcome = Outcome { topped, raised: 0 };
     watch.lap(&mut phases.cycle_test);
     if outcome.topped > 0 {
         outcome.topped += attract_top(arena, values, bound, sigma_edge, threads);

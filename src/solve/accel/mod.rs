@@ -341,7 +341,7 @@ pub fn solve_scheduled(
         accel.topped += outcome.topped as u64;
         accel.raised += outcome.raised as u64;
         accel.evaluation_seconds += evaluation.as_secs_f64();
-        let productive = outcome.topped + outcome.raised >= n / 64 + 1;
+        let productive = outcome.topped + outcome.raised > n / 64;
         phasing.next(evaluation, productive, engine.phase_ratio());
     }
     drop(graph);

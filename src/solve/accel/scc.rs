@@ -518,7 +518,7 @@ mod tests {
             let (many, many_count) = threads.install(|| Parallel::new(&graph, &active).run());
             assert_eq!(one_count, many_count, "seed {seed}");
             assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
-            assert!(one.iter().any(|&c| c == NO_COMPONENT));
+            assert!(one.contains(&NO_COMPONENT));
         }
     }
 

@@ -838,6 +838,26 @@ impl GpuEngine {
     }
 }
 
+/// Measurement entry points for the device benchmarks (`tools/gpu_check`).
+impl GpuEngine {
+    /// Resets to 0 with every vertex in the frontier, then times (CUDA events) one launch
+    /// of up to `rounds` rounds on `blocks` blocks, pushing densely or as lists. Milliseconds.
+    pub fn time_launch(&mut self, blocks: u32, rounds: u32, dense: bool) -> Result<f64, GpuError> {
+        self.reset(None)?;
+        self.set_dense(dense);
+        let stream = self.stream().clone();
+        let start = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .during("recording an event")?;
+        self.launch_rounds(blocks, rounds, 0, u32::MAX)?;
+        let end = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .during("recording an event")?;
+        end.synchronize().during("waiting for the round")?;
+        Ok(start.elapsed_ms(&end).during("reading the timer")? as f64)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -888,25 +908,5 @@ mod tests {
             Duration::MAX,
         );
         assert_eq!(failed, Err("device lost"));
-    }
-}
-
-/// Measurement entry points for the device benchmarks (`tools/gpu_check`).
-impl GpuEngine {
-    /// Resets to 0 with every vertex in the frontier, then times (CUDA events) one launch
-    /// of up to `rounds` rounds on `blocks` blocks, pushing densely or as lists. Milliseconds.
-    pub fn time_launch(&mut self, blocks: u32, rounds: u32, dense: bool) -> Result<f64, GpuError> {
-        self.reset(None)?;
-        self.set_dense(dense);
-        let stream = self.stream().clone();
-        let start = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .during("recording an event")?;
-        self.launch_rounds(blocks, rounds, 0, u32::MAX)?;
-        let end = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .during("recording an event")?;
-        end.synchronize().during("waiting for the round")?;
-        Ok(start.elapsed_ms(&end).during("reading the timer")? as f64)
     }
 }
