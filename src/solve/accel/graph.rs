@@ -62,14 +62,17 @@ impl Graph {
         let parallel = threads.parallel(n + arena.edge_count()).then_some(threads);
         // One pass over the vertices names what each keeps, so that the edge passes below
         // read one word per source instead of its activity, owner and σ1 edge.
-        match parallel {
-            Some(threads) => threads.install(|| {
-                refill(&mut self.keeps, n, DROPS_ALL);
-                refill(&mut self.sigma_weight, n, 0);
-            }),
-            None => {
-                self.keeps.resize(n, DROPS_ALL);
-                self.sigma_weight.resize(n, 0);
+        // (Every word is written below; the scratch is only sized here, once per game.)
+        if self.keeps.len() != n {
+            match parallel {
+                Some(threads) => threads.install(|| {
+                    refill(&mut self.keeps, n, DROPS_ALL);
+                    refill(&mut self.sigma_weight, n, 0);
+                }),
+                None => {
+                    self.keeps.resize(n, DROPS_ALL);
+                    self.sigma_weight.resize(n, 0);
+                }
             }
         }
         let mark = |v: usize, keeps: &mut u32, sigma_weight: &mut i64| {
