@@ -198,4 +198,41 @@ mod tests {
             assert!(parallel == sequential, "{threads} threads");
         }
     }
+
+    /// At the least fixpoint, the scan that stops at the first successor needing at most
+    /// `f(v)` picks the same successor as a full scan for the first least need.
+    #[test]
+    fn player0_early_exit_equals_the_full_argmin_at_the_fixpoint() {
+        for seed in 0..40u64 {
+            let arena = random(
+                RandomParams {
+                    vertices: 300,
+                    min_degree: 1,
+                    max_degree: 6,
+                    min_weight: -5,
+                    max_weight: 5,
+                    player1_percent: 40,
+                },
+                seed,
+            );
+            let solution =
+                crate::solve::solve(&arena, crate::solve::Backend::Reference, &Control::new())
+                    .expect("solves");
+            let (credit, bound) = (&solution.credit, solution.stats.bound);
+            let mut early = vec![NO_MOVE; arena.vertex_count()];
+            player0(&arena, credit, bound, &mut early, &Threads::one());
+            for v in 0..arena.vertex_count() as VertexId {
+                let full = (arena.owner(v) == Player::Zero && credit[v as usize] != TOP)
+                    .then(|| {
+                        arena
+                            .successors(v)
+                            .min_by_key(|&(u, w)| minus(credit[u as usize], w, bound))
+                            .map(|(u, _)| u)
+                            .expect("a successor")
+                    })
+                    .unwrap_or(NO_MOVE);
+                assert_eq!(early[v as usize], full, "seed {seed} vertex {v}");
+            }
+        }
+    }
 }

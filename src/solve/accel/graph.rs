@@ -62,7 +62,8 @@ impl Graph {
         let parallel = threads.parallel(n + arena.edge_count()).then_some(threads);
         // One pass over the vertices names what each keeps, so that the edge passes below
         // read one word per source instead of its activity, owner and σ1 edge.
-        // (Every word is written below; the scratch is only sized here, once per game.)
+        // (The marking pass rewrites every `keeps` word, and `sigma_weight` wherever `keeps`
+        // names a σ1 target; the scratch is only sized here, once per game.)
         if self.keeps.len() != n {
             match parallel {
                 Some(threads) => threads.install(|| {

@@ -15,7 +15,7 @@
 //!
 //! Repeat until `S = W1`. Every cycle of the final strategy lies in one layer and is
 //! negative, and `W1` is closed (player 0 cannot leave it, σ1 never does), which is what
-//! `egsolve check` certifies. If a round adds nothing, `None`: the caller falls back.
+//! `egsolve check` certifies. If a round adds nothing, `false`: the caller falls back.
 //!
 //! Cost: one graph build, then per round an attractor step and, on the part of `R` whose
 //! components may still hold a nonnegative cycle (components of `R` refine those of the

@@ -56,7 +56,7 @@ pub(super) struct FrontierRun {
 }
 
 /// Lifts `state` to the least fixpoint, or until the first round boundary after `budget`
-/// runs out (its lifts or its time). `pool` is `None` for one thread.
+/// runs out (its lifts, or its time: sequential rounds read the clock once per 1,024 lifts). `pool` is `None` for one thread.
 pub(super) fn run<W: Weight, V: Value>(
     state: &mut LiftState<'_, W, V>,
     pool: Option<&rayon::ThreadPool>,
@@ -167,7 +167,7 @@ struct SequentialRun {
 /// Sequential rounds (Gauss–Seidel: lifts see the latest values) from round `round` on,
 /// back to back, until the frontier empties, a round ends with a frontier that `large`
 /// calls large (parallel rounds take over), or a round ends with `budget` spent (its lifts,
-/// `lifts_before` of them before this call, or its time). The ring is one FIFO worklist: each
+/// `lifts_before` of them before this call, or its time, read once per 1,024 lifts). The ring is one FIFO worklist: each
 /// round's frontier is the stretch appended while the previous round was lifted, so a
 /// round boundary is just a position, and with one thread this is the reference worklist
 /// exactly, without a call per round.
