@@ -222,15 +222,15 @@ mod tests {
             let mut early = vec![NO_MOVE; arena.vertex_count()];
             player0(&arena, credit, bound, &mut early, &Threads::one());
             for v in 0..arena.vertex_count() as VertexId {
-                let full = (arena.owner(v) == Player::Zero && credit[v as usize] != TOP)
-                    .then(|| {
-                        arena
-                            .successors(v)
-                            .min_by_key(|&(u, w)| minus(credit[u as usize], w, bound))
-                            .map(|(u, _)| u)
-                            .expect("a successor")
-                    })
-                    .unwrap_or(NO_MOVE);
+                let full = if arena.owner(v) == Player::Zero && credit[v as usize] != TOP {
+                    arena
+                        .successors(v)
+                        .min_by_key(|&(u, w)| minus(credit[u as usize], w, bound))
+                        .map(|(u, _)| u)
+                        .expect("a successor")
+                } else {
+                    NO_MOVE
+                };
                 assert_eq!(early[v as usize], full, "seed {seed} vertex {v}");
             }
         }
