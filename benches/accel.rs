@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use egsolve::arena::{Arena, EdgeList, Player};
 use egsolve::generate::climbing as families;
+use egsolve::solve::accel::player1::Player1Source;
 use egsolve::solve::accel::{self, AccelStats, WorklistEngine};
 use egsolve::solve::{Control, Solution, reference};
 use rand::{Rng, SeedableRng};
@@ -125,10 +126,11 @@ fn measure(name: &str, arena: &Arena, options: &Options, first_budget: Option<u6
         stats.lifts,
         stats.evaluations,
         stats.evaluation_seconds,
-        if stats.strategy_from_evaluations {
-            "p1:eval"
-        } else {
-            "p1:dual"
+        match stats.player1 {
+            Player1Source::Empty => "p1:none",
+            Player1Source::Recorded => "p1:rec",
+            Player1Source::Layers => "p1:layers",
+            Player1Source::DualGame => "p1:dual",
         },
     );
 }

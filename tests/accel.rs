@@ -8,6 +8,7 @@ use egsolve::arena::{Arena, Player};
 use egsolve::check::{Claim, check};
 use egsolve::generate::RandomParams;
 use egsolve::generate::climbing as families;
+use egsolve::solve::accel::player1::Player1Source;
 use egsolve::solve::accel::{self, WorklistEngine};
 use egsolve::solve::{Control, TOP, reference};
 use rand::{Rng, SeedableRng};
@@ -104,10 +105,13 @@ fn nonnegative_cycle_in_w1(arena: &Arena, credit: &[u64], strategy: &[u32]) -> b
     false
 }
 
-fn assert_same_with_budget(arena: &Arena, budget: u64, context: &str) {
+/// Solves with phases of `budget` lifts, asserts the answer and both strategies (see
+/// above), and returns the solve's figures.
+fn assert_same_with_budget(arena: &Arena, budget: u64, context: &str) -> accel::AccelStats {
     let expected = reference::solve(arena, &Control::new()).expect("reference solves");
-    let (got, _) = accel::solve_with_budget(arena, &mut WorklistEngine, budget, &Control::new())
-        .expect("accel solves");
+    let (got, stats) =
+        accel::solve_with_budget(arena, &mut WorklistEngine, budget, &Control::new())
+            .expect("accel solves");
     assert_eq!(
         got.credit,
         expected.credit,
@@ -136,6 +140,7 @@ fn assert_same_with_budget(arena: &Arena, budget: u64, context: &str) {
             describe(arena)
         );
     }
+    stats
 }
 
 /// The project's certificate checker accepts the solution (player 1's strategy included).
@@ -154,7 +159,7 @@ fn assert_certified(arena: &Arena, solution: &egsolve::solve::Solution, context:
 
 fn assert_same(arena: &Arena, context: &str) {
     for budget in [1, 3, 17] {
-        assert_same_with_budget(arena, budget, &format!("{context}, budget {budget}"));
+        let _ = assert_same_with_budget(arena, budget, &format!("{context}, budget {budget}"));
     }
 }
 
@@ -189,16 +194,20 @@ fn small_random_games_match_reference() {
 fn evaluations_jump_on_small_games() {
     // The comparisons above must exercise both kinds of jump, not only lifting.
     let (mut evaluations, mut topped, mut raised, mut from_evaluations) = (0, 0, 0, 0);
+    let (mut recorded, mut layers) = (0, 0);
     for seed in 0..200u64 {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = rng.random_range(5..=40);
         let arena = random_game(&mut rng, n, 3, -20..=10);
-        let (_, stats) = accel::solve_with_budget(&arena, &mut WorklistEngine, 2, &Control::new())
-            .expect("solves");
+        let stats = assert_same_with_budget(&arena, 2, &format!("seed {seed}, budget 2"));
         evaluations += stats.evaluations;
         topped += stats.topped;
         raised += stats.raised;
-        from_evaluations += stats.strategy_from_evaluations as u64;
+        from_evaluations += stats.player1.without_dual_game() as u64;
+        recorded += (stats.player1 == Player1Source::Recorded) as u64;
+        // Longer phases let lifting top vertices before an evaluation: no record then.
+        let stats = assert_same_with_budget(&arena, 50, &format!("seed {seed}, budget 50"));
+        layers += (stats.player1 == Player1Source::Layers) as u64;
     }
     assert!(
         evaluations > 200 && topped > 100 && raised > 100,
@@ -207,6 +216,12 @@ fn evaluations_jump_on_small_games() {
     assert!(
         from_evaluations > 150,
         "player 1's strategy came from evaluations {from_evaluations} / 200 times"
+    );
+    // Both ways to it are taken (each solve certified above): the moves the evaluations
+    // recorded, and the layered construction where lifting topped a vertex first.
+    assert!(
+        recorded > 150 && layers > 15,
+        "recorded {recorded}, layers {layers} / 200"
     );
 }
 

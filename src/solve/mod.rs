@@ -178,30 +178,31 @@ impl Solution {
         control: &Control,
     ) -> Result<Solution, SolveError> {
         let seed = vec![accel::player1::NO_EDGE; arena.vertex_count()];
-        Solution::from_credits_seeded(arena, credit, &seed, stats, threads, control)
+        let seed = accel::player1::Seed::none(&seed);
+        Solution::from_credits_seeded(arena, credit, seed, stats, threads, control)
             .map(|(solution, _)| solution)
     }
 
     /// Completes credits with both players' strategies: player 0's from the credits
-    /// ([`strategy::player0`]); player 1's by the layered construction of
-    /// [`accel::player1`] from `seed` (σ1 edges the backend already knows, or
-    /// [`accel::player1::NO_EDGE`]), or, where that stops short, from the dual game
-    /// ([`strategy::player1`]). Both on `threads`; the choices do not depend on them.
-    /// Returns whether player 1's strategy came from the layers.
+    /// ([`strategy::player0`]); player 1's from `seed` by [`accel::player1`] (the
+    /// evaluations' recorded moves where their ranks accept them, else the layered
+    /// construction from the σ1 edges the backend already knows), or, where that stops
+    /// short, from the dual game ([`strategy::player1`]). Both on `threads`; the choices do
+    /// not depend on them. Returns where player 1's strategy came from.
     pub fn from_credits_seeded(
         arena: &Arena,
         credit: Vec<u64>,
-        seed: &[u32],
+        seed: accel::player1::Seed<'_>,
         mut stats: SolveStats,
         threads: &Threads,
         control: &Control,
-    ) -> Result<(Solution, bool), SolveError> {
+    ) -> Result<(Solution, accel::player1::Player1Source), SolveError> {
         let start = Instant::now();
         let mut strategy = vec![NO_MOVE; arena.vertex_count()];
         strategy::player0(arena, &credit, stats.bound, &mut strategy, threads);
         let player1_start = Instant::now();
         stats.phases.strategy0 = player1_start.duration_since(start).as_secs_f64();
-        let from_layers = accel::player1::certified_strategy(
+        let source = accel::player1::certified_strategy(
             arena,
             &credit,
             seed,
@@ -209,7 +210,7 @@ impl Solution {
             threads,
             control,
         )?;
-        stats.strategy_lifts = if from_layers {
+        stats.strategy_lifts = if source.without_dual_game() {
             0
         } else {
             strategy::player1(arena, &credit, &mut strategy, control)?
@@ -224,7 +225,7 @@ impl Solution {
                 credits_computed: true,
                 parity: None,
             },
-            from_layers,
+            source,
         ))
     }
 

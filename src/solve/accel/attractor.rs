@@ -167,18 +167,33 @@ impl Layers {
     }
 }
 
+/// What [`attract_top`] did.
+pub(super) struct Attracted {
+    /// Vertices it moved to ⊤.
+    pub moved: usize,
+    /// Each vertex's layer: 0 at ⊤ before, [`NO_LAYER`] still finite.
+    pub layer: Vec<u32>,
+    /// One above the highest layer.
+    pub top_layers: u32,
+    /// Whether every vertex of layer 1 joined through vertices at ⊤ alone (a player-1
+    /// vertex with a successor at ⊤, a player-0 vertex all of whose successors are), not
+    /// through a finite value that `⊖` takes above `M`: then every recorded move leads to
+    /// a vertex at ⊤ before it ([`super::ranks`]).
+    pub recorded: bool,
+}
+
 /// Sets to ⊤ every vertex that lifting would set to ⊤ from `values` by ⊤ alone: layer 0 is
 /// ⊤ already, layer 1 what the values send to ⊤ (a player-1 edge with `f(u) ⊖ w = ⊤`, a
 /// player-0 vertex all of whose edges give ⊤), and the layers above what they complete. At
 /// each player-1 vertex of layer 2 or more, and of layer 1 with an edge to layer 0,
-/// `sigma_edge` records the first edge to a lower layer. Returns how many vertices moved.
+/// `sigma_edge` records the first edge to a lower layer.
 pub(super) fn attract_top(
     arena: &Arena,
     values: &mut [u64],
     bound: u64,
     sigma_edge: &mut [u32],
     threads: &Threads,
-) -> usize {
+) -> Attracted {
     let n = arena.vertex_count();
     let parallel = threads.parallel(n + arena.edge_count());
     let gives_top = |x: VertexId, w: i64| minus(values[x as usize], w, bound) == TOP;
@@ -212,8 +227,20 @@ pub(super) fn attract_top(
         .filter(|&v| layers.layer[v as usize] == 1)
         .collect();
     let moved_first = seeds.len();
+    let through_top = |&v: &VertexId| {
+        let mut successors = arena.succ_targets()[arena.succ_range(v)].iter();
+        match arena.owner(v) {
+            Player::Zero => successors.all(|&u| values[u as usize] == TOP),
+            Player::One => successors.any(|&u| values[u as usize] == TOP),
+        }
+    };
+    let recorded = if parallel {
+        threads.install(|| seeds.par_iter().all(through_top))
+    } else {
+        seeds.iter().all(through_top)
+    };
     // An edge counts if it did not give ⊤ before (then it was counted open).
-    let (joined, _) = layers.grow(
+    let (joined, top_layers) = layers.grow(
         arena,
         seeds,
         1,
@@ -250,5 +277,10 @@ pub(super) fn attract_top(
             .enumerate()
             .for_each(apply);
     }
-    moved_first + joined.len()
+    Attracted {
+        moved: moved_first + joined.len(),
+        layer: layers.layer,
+        top_layers,
+        recorded,
+    }
 }

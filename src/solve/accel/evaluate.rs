@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::attractor::attract_top;
 use super::cycles::nonnegative_components;
 use super::graph::Graph;
+use super::ranks::TopRanks;
 use super::reach::reaching;
 use super::relax::credits_to_pinned;
 use super::scc::{NO_COMPONENT, components};
@@ -91,7 +92,8 @@ fn per_vertex<T: Send>(
 }
 
 /// One evaluation of σ1 (`sigma_edge`, chosen by [`choose_strategy`]) against `values`,
-/// followed by player 1's attractor to ⊤ (which records its edges in `sigma_edge`).
+/// followed by player 1's attractor to ⊤ (which records its edges in `sigma_edge`); the
+/// vertices it tops for a recorded reason get their `ranks`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate(
     arena: &Arena,
@@ -99,12 +101,14 @@ pub(super) fn evaluate(
     bound: u64,
     sigma_edge: &mut [u32],
     graph: &mut Graph,
+    ranks: &mut TopRanks,
     threads: &Threads,
     phases: &mut Phases,
     control: &Control,
 ) -> Result<Outcome, Interrupted> {
     let mut watch = Stopwatch::start();
     let n = arena.vertex_count();
+    ranks.require_ranked(values, threads);
     let finite = per_vertex(n, threads, |v| values[v] != TOP);
     graph.rebuild(arena, &finite, sigma_edge, threads);
     let graph = &*graph;
@@ -137,7 +141,18 @@ pub(super) fn evaluate(
     let mut outcome = Outcome { topped, raised: 0 };
     watch.lap(&mut phases.cycle_test);
     if outcome.topped > 0 {
-        outcome.topped += attract_top(arena, values, bound, sigma_edge, threads);
+        let trap = ranks.rank_trap(|v| finite[v] && !reach[v], threads);
+        let attracted = attract_top(arena, values, bound, sigma_edge, threads);
+        outcome.topped += attracted.moved;
+        if let Some(trap) = trap {
+            ranks.rank_layers(
+                trap,
+                &attracted.layer,
+                attracted.top_layers,
+                attracted.recorded,
+                threads,
+            );
+        }
     }
     control.checkpoint()?;
     watch.lap(&mut phases.attractor);
@@ -257,6 +272,7 @@ mod tests {
                     bound,
                     &mut sigma,
                     &mut graph,
+                    &mut TopRanks::new(n),
                     threads,
                     &mut Phases::default(),
                     &Control::new(),

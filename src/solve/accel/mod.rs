@@ -65,7 +65,12 @@
 //!
 //! # Player 1's strategy
 //! The last σ1 of each vertex is kept (from the evaluation or attractor that last saw it
-//! finite) and seeds the layered construction of [`player1`], which every backend uses;
+//! finite). Each vertex an evaluation tops (as unable to reach a nonnegative cycle of `H`,
+//! or by the attractor after it) gets a rank (`ranks`); if every vertex of `W1` ends with
+//! one, the kept moves are player 1's winning strategy as they stand (every move and every
+//! player-0 edge leads to a rank no higher, every cycle within a rank is negative), checked
+//! in one pass. Otherwise — lifting topped a vertex before an evaluation, or after the last
+//! — the kept moves seed the layered construction of [`player1`], which every backend uses;
 //! only if it stops short does the dual game of [`crate::solve::strategy`] compute the
 //! strategy instead. Under [`Schedule::Measured`] the evaluations happen when the clock
 //! says, so two runs may seed, and so return, different winning moves of player 1 (each
@@ -76,6 +81,7 @@ mod cycles;
 mod evaluate;
 mod graph;
 pub mod player1;
+mod ranks;
 mod reach;
 mod relax;
 mod scc;
@@ -83,6 +89,7 @@ mod scc;
 use std::time::{Duration, Instant};
 
 use self::graph::Graph;
+use self::ranks::TopRanks;
 pub use super::control::Budget;
 use super::control::Control;
 use super::energy;
@@ -177,9 +184,8 @@ pub struct AccelStats {
     pub lifts: u64,
     /// Seconds spent in evaluations.
     pub evaluation_seconds: f64,
-    /// Whether player 1's strategy came from the layered construction (true) or the dual
-    /// game.
-    pub strategy_from_evaluations: bool,
+    /// Where player 1's strategy came from.
+    pub player1: player1::Player1Source,
 }
 
 /// When the driver stops lifting to evaluate (see the module docs).
@@ -299,6 +305,7 @@ pub fn solve_scheduled(
     let mut values = vec![0u64; n];
     let mut sigma_edge = vec![player1::NO_EDGE; n];
     let mut graph = Graph::default();
+    let mut ranks = TopRanks::new(n);
     let mut accel = AccelStats::default();
     let mut rounds = 0u64;
     let mut phases = Phases::default();
@@ -332,6 +339,7 @@ pub fn solve_scheduled(
             bound,
             &mut sigma_edge,
             &mut graph,
+            &mut ranks,
             &threads,
             &mut phases,
             control,
@@ -345,6 +353,7 @@ pub fn solve_scheduled(
         phasing.next(evaluation, productive, engine.phase_ratio());
     }
     drop(graph);
+    ranks.require_ranked(&values, &threads);
     phases.evaluation = accel.evaluation_seconds;
     let stats = SolveStats {
         backend: "auto".into(),
@@ -356,8 +365,17 @@ pub fn solve_scheduled(
         phases,
         ..SolveStats::default()
     };
-    let (solution, from_layers) =
-        Solution::from_credits_seeded(arena, values, &sigma_edge, stats, &threads, control)?;
-    accel.strategy_from_evaluations = from_layers;
+    let (solution, source) = Solution::from_credits_seeded(
+        arena,
+        values,
+        player1::Seed {
+            edges: &sigma_edge,
+            ranks: ranks.intact(),
+        },
+        stats,
+        &threads,
+        control,
+    )?;
+    accel.player1 = source;
     Ok((solution, accel))
 }

@@ -1,6 +1,7 @@
 //! Player 1's winning strategy on `W1`, built in layers and certified by its construction;
 //! used by every backend ([`crate::solve::Solution::from_credits`]) before the dual game,
-//! which stays the fallback.
+//! which stays the fallback. When the accelerated solver's evaluations ranked every vertex
+//! of `W1` (`super::ranks`), their recorded moves are the strategy and nothing is built.
 //!
 //! Start from a move σ1 for each player-1 vertex of `W1` (a seed: the accelerated driver's
 //! last σ1, kept at each vertex from the evaluation or attractor that last saw it finite; a
@@ -28,6 +29,7 @@ use rayon::prelude::*;
 use super::attractor::{Layers, NO_LAYER};
 use super::cycles::nonnegative_components;
 use super::graph::Graph;
+use super::ranks::NO_RANK;
 use super::reach::reaching;
 use super::scc::{NO_COMPONENT, components};
 use crate::arena::{Arena, Player, VertexId};
@@ -40,33 +42,116 @@ use crate::solve::threads::Threads;
 /// No seed move at this vertex.
 pub const NO_EDGE: u32 = u32::MAX;
 
-/// Player 1's strategy on `W1` (where `credit` is ⊤) from the seed moves `seed` (edge
-/// indices, [`NO_EDGE`] for none): writes `strategy[v]` at the player-1 vertices of `W1`
-/// and nothing elsewhere; `false` if the layers stop before covering `W1` (those entries
-/// are then [`NO_MOVE`]).
+/// What a backend knows of player 1's strategy when its credits are final.
+#[derive(Debug, Clone, Copy)]
+pub struct Seed<'a> {
+    /// A move (edge index) per vertex, [`NO_EDGE`] for none.
+    pub edges: &'a [u32],
+    /// The accelerated solver's ranks of the vertices at ⊤ (`super::ranks`), when every
+    /// vertex of `W1` got one: then `edges` already win on `W1`.
+    pub ranks: Option<&'a [u32]>,
+}
+
+impl Seed<'_> {
+    /// No moves known.
+    pub fn none(edges: &[u32]) -> Seed<'_> {
+        Seed { edges, ranks: None }
+    }
+}
+
+/// Where player 1's strategy came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Player1Source {
+    /// Player 1 wins nowhere: nothing to choose.
+    Empty,
+    /// The evaluations' recorded moves, accepted by their ranks (no construction).
+    Recorded,
+    /// The layered construction of this module.
+    Layers,
+    /// The dual game (the fallback, or not computed yet).
+    #[default]
+    DualGame,
+}
+
+impl Player1Source {
+    /// Whether the strategy came without the dual game.
+    pub fn without_dual_game(self) -> bool {
+        self != Player1Source::DualGame
+    }
+}
+
+/// Player 1's strategy on `W1` (where `credit` is ⊤) from `seed`: writes `strategy[v]` at
+/// the player-1 vertices of `W1` and nothing elsewhere. The recorded moves if their ranks
+/// accept them ([`recorded_strategy`]), else the layered construction from the seed moves;
+/// [`Player1Source::DualGame`] if the layers stop before covering `W1` (those entries are
+/// then [`NO_MOVE`]).
 pub fn certified_strategy(
     arena: &Arena,
     credit: &[u64],
-    seed: &[u32],
+    seed: Seed<'_>,
     strategy: &mut [VertexId],
     threads: &Threads,
     control: &Control,
-) -> Result<bool, Interrupted> {
+) -> Result<Player1Source, Interrupted> {
     threads.install(|| {
         if !credit.par_iter().any(|&c| c == TOP) {
             // Player 1 wins nowhere: no moves to choose, nothing to check.
-            return Ok(true);
+            return Ok(Player1Source::Empty);
         }
-        let covered = layered(arena, credit, seed, strategy, threads, control)?;
-        if !covered {
-            strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
-                if credit[v] == TOP && arena.owner(v as VertexId) == Player::One {
-                    *s = NO_MOVE;
-                }
-            });
+        if let Some(ranks) = seed.ranks
+            && recorded_strategy(arena, credit, seed.edges, ranks, strategy)
+        {
+            return Ok(Player1Source::Recorded);
         }
-        Ok(covered)
+        if layered(arena, credit, seed.edges, strategy, threads, control)? {
+            return Ok(Player1Source::Layers);
+        }
+        strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
+            if credit[v] == TOP && arena.owner(v as VertexId) == Player::One {
+                *s = NO_MOVE;
+            }
+        });
+        Ok(Player1Source::DualGame)
     })
+}
+
+/// Player 1's strategy on `W1` as the evaluations recorded it (`super::ranks`): each
+/// player-1 vertex's seed move. Accepted, and written to `strategy`, if every vertex of
+/// `W1` has a rank, every such move and every edge of a player-0 vertex of `W1` leads to a
+/// vertex of `W1` of no higher rank: with the ranks' construction (every cycle within a
+/// rank is negative) σ1 then wins everywhere on `W1`. The check is one pass over the
+/// edges of `W1`; it catches a broken record, and relies on the construction for the
+/// cycles.
+fn recorded_strategy(
+    arena: &Arena,
+    credit: &[u64],
+    seed: &[u32],
+    ranks: &[u32],
+    strategy: &mut [VertexId],
+) -> bool {
+    let targets = arena.succ_targets();
+    let accepted = (0..credit.len()).into_par_iter().all(|v| {
+        if credit[v] != TOP {
+            return true;
+        }
+        let rank = ranks[v];
+        let no_higher = |&u: &VertexId| credit[u as usize] == TOP && ranks[u as usize] <= rank;
+        rank != NO_RANK
+            && match arena.owner(v as VertexId) {
+                Player::Zero => targets[arena.succ_range(v as VertexId)]
+                    .iter()
+                    .all(no_higher),
+                Player::One => seed[v] != NO_EDGE && no_higher(&targets[seed[v] as usize]),
+            }
+    });
+    if accepted {
+        strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
+            if credit[v] == TOP && arena.owner(v as VertexId) == Player::One {
+                *s = targets[seed[v] as usize];
+            }
+        });
+    }
+    accepted
 }
 
 /// [`certified_strategy`] inside the solve's pool, `W1` not empty: every per-vertex pass is

@@ -1,0 +1,180 @@
+//! Why each vertex is at ⊤: a rank per vertex, kept by the driver across evaluations, so
+//! that player 1's strategy on `W1` can be the evaluations' own moves, with no construction
+//! after the solve ([`super::player1::recorded_strategy`]).
+//!
+//! An evaluation tops the vertices `T` of `H = G_σ1 − K` that cannot reach a nonnegative
+//! cycle of `H` (`K`: the vertices at ⊤ when it starts). `T` is closed under `H`'s edges (a
+//! successor outside `K` that reached a nonnegative cycle would let its predecessor reach
+//! it), so from `T` player 0 can only stay in `T` or enter `K`, σ1 does the same, and every
+//! cycle inside `T` is a cycle of `H`, hence negative. Player 1's attractor to ⊤ then adds
+//! layers whose recorded moves lead strictly down.
+//!
+//! **Ranks.** If every vertex of `K` has a rank, `T` gets the next rank and the attractor's
+//! layers the ones above it. Then every recorded move of player 1 (σ1 in `T`, the
+//! attractor's edge above) and every edge of a ranked player-0 vertex leads to a rank no
+//! higher, and every cycle within one rank lies inside one `T`, so is negative: σ1 wins on
+//! the ranked vertices, and every play from them ends in a negative cycle.
+//!
+//! A vertex topped any other way — lifting past `M`, the Bellman–Ford step's ⊤, an
+//! attractor step that used a finite value above `M` — gets no rank. Once an evaluation
+//! starts while such a vertex is at ⊤, its `T` could lean on it, so the chain is broken for
+//! the rest of the solve (nothing more is recorded, the memory is freed) and player 1's
+//! strategy is built by the layered construction, as it is when the solve ends with an
+//! unranked vertex at ⊤.
+
+use rayon::prelude::*;
+
+use super::attractor::NO_LAYER;
+use crate::solve::energy::TOP;
+use crate::solve::threads::Threads;
+
+/// No rank: not at ⊤, or topped without a recorded reason.
+pub const NO_RANK: u32 = u32::MAX;
+
+/// The ranks of the vertices at ⊤ (see the module docs), or nothing once the chain broke.
+#[derive(Debug, Default)]
+pub(super) struct TopRanks {
+    /// Each vertex's rank; empty once the chain broke.
+    rank: Vec<u32>,
+    /// The next free rank.
+    next: u32,
+}
+
+impl TopRanks {
+    /// Ranks for `n` vertices, none at ⊤ yet.
+    pub fn new(n: usize) -> TopRanks {
+        TopRanks {
+            rank: vec![NO_RANK; n],
+            next: 0,
+        }
+    }
+
+    /// The ranks, if every vertex at ⊤ so far has one.
+    pub fn intact(&self) -> Option<&[u32]> {
+        (!self.rank.is_empty()).then_some(&self.rank[..])
+    }
+
+    /// Breaks the chain (for good) unless every vertex at ⊤ in `values` has a rank: called
+    /// when an evaluation starts and when the solve ends.
+    pub fn require_ranked(&mut self, values: &[u64], threads: &Threads) {
+        if self.rank.is_empty() {
+            return;
+        }
+        let unranked = |(&value, &rank): (&u64, &u32)| value == TOP && rank == NO_RANK;
+        let broken = if threads.parallel(values.len()) {
+            threads.install(|| values.par_iter().zip(&self.rank).any(unranked))
+        } else {
+            values.iter().zip(&self.rank).any(unranked)
+        };
+        if broken {
+            self.rank = Vec::new();
+        }
+    }
+
+    /// Ranks, with one new rank, the vertices an evaluation topped as unable to reach a
+    /// nonnegative cycle (`topped(v)`); returns that rank, `None` if the chain is broken.
+    pub fn rank_trap(
+        &mut self,
+        topped: impl Fn(usize) -> bool + Sync,
+        threads: &Threads,
+    ) -> Option<u32> {
+        if self.rank.is_empty() {
+            return None;
+        }
+        let Some(after) = self.next.checked_add(1).filter(|&r| r != NO_RANK) else {
+            self.rank = Vec::new();
+            return None;
+        };
+        let trap = self.next;
+        let set = |(v, rank): (usize, &mut u32)| {
+            if topped(v) {
+                *rank = trap;
+            }
+        };
+        if threads.parallel(self.rank.len()) {
+            threads.install(|| self.rank.par_iter_mut().enumerate().for_each(set));
+        } else {
+            self.rank.iter_mut().enumerate().for_each(set);
+        }
+        self.next = after;
+        Some(trap)
+    }
+
+    /// Ranks the vertices of an attractor to ⊤ above `trap` (the rank of the vertices the
+    /// same evaluation topped first): layer `L >= 1` of `layer` gets rank `trap + L`, layer
+    /// 0 (at ⊤ already) keeps its own. `top_layers` is one above the highest layer; with
+    /// `recorded` false (some vertex joined without a recorded reason) nothing is ranked
+    /// and the chain breaks at the next check.
+    pub fn rank_layers(
+        &mut self,
+        trap: u32,
+        layer: &[u32],
+        top_layers: u32,
+        recorded: bool,
+        threads: &Threads,
+    ) {
+        if self.rank.is_empty() || !recorded {
+            return;
+        }
+        let Some(after) = trap
+            .checked_add(top_layers)
+            .filter(|&r| r != NO_RANK)
+            .map(|r| r.max(self.next))
+        else {
+            self.rank = Vec::new();
+            return;
+        };
+        let set = |(rank, &l): (&mut u32, &u32)| {
+            if l != 0 && l != NO_LAYER {
+                *rank = trap + l;
+            }
+        };
+        if threads.parallel(self.rank.len()) {
+            threads.install(|| self.rank.par_iter_mut().zip(layer).for_each(set));
+        } else {
+            self.rank.iter_mut().zip(layer).for_each(set);
+        }
+        self.next = after;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unranked_top_breaks_the_chain_for_good() {
+        let threads = Threads::one();
+        let mut ranks = TopRanks::new(4);
+        ranks.require_ranked(&[0, 0, 5, 0], &threads);
+        assert!(ranks.intact().is_some(), "nothing at ⊤ yet");
+        let trap = ranks.rank_trap(|v| v == 1, &threads).expect("intact");
+        ranks.require_ranked(&[0, TOP, 5, 0], &threads);
+        assert_eq!(ranks.intact().expect("ranked")[1], trap);
+        // Vertex 3 reached ⊤ without a reason (lifting past M, say).
+        ranks.require_ranked(&[0, TOP, 5, TOP], &threads);
+        assert!(ranks.intact().is_none());
+        assert_eq!(ranks.rank_trap(|_| true, &threads), None);
+        ranks.require_ranked(&[0, TOP, 5, TOP], &threads);
+        assert!(ranks.intact().is_none(), "a broken chain stays broken");
+    }
+
+    #[test]
+    fn layers_rank_above_their_trap_only_when_recorded() {
+        let threads = Threads::one();
+        let mut ranks = TopRanks::new(4);
+        let trap = ranks.rank_trap(|v| v == 0, &threads).expect("intact");
+        ranks.rank_layers(trap, &[0, 1, 2, NO_LAYER], 3, true, &threads);
+        assert_eq!(
+            ranks.intact().expect("intact"),
+            &[trap, trap + 1, trap + 2, NO_RANK]
+        );
+        let next = ranks.rank_trap(|v| v == 3, &threads).expect("intact");
+        assert!(next > trap + 2, "the next trap ranks above every layer");
+        let mut unrecorded = TopRanks::new(2);
+        let trap = unrecorded.rank_trap(|v| v == 0, &threads).expect("intact");
+        unrecorded.rank_layers(trap, &[0, 1], 2, false, &threads);
+        unrecorded.require_ranked(&[TOP, TOP], &threads);
+        assert!(unrecorded.intact().is_none());
+    }
+}
