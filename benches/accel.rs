@@ -129,6 +129,7 @@ fn measure(name: &str, arena: &Arena, options: &Options, first_budget: Option<u6
         match stats.player1 {
             Player1Source::Empty => "p1:none",
             Player1Source::Recorded => "p1:rec",
+            Player1Source::RecordedAndLayers => "p1:rec+layers",
             Player1Source::Layers => "p1:layers",
             Player1Source::DualGame => "p1:dual",
         },

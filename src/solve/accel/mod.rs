@@ -66,13 +66,13 @@
 //! # Player 1's strategy
 //! The last σ1 of each vertex is kept (from the evaluation or attractor that last saw it
 //! finite). Each vertex an evaluation tops (as unable to reach a nonnegative cycle of `H`,
-//! or by the attractor after it) gets a rank (`ranks`); if every vertex of `W1` ends with
-//! one, the kept moves are player 1's winning strategy as they stand (every move and every
-//! player-0 edge leads to a rank no higher, every cycle within a rank is negative), checked
-//! in one pass. Otherwise — lifting topped a vertex before an evaluation, or after the last
-//! — the kept moves seed the layered construction of [`player1`], which every backend uses;
-//! only if it stops short does the dual game of [`crate::solve::strategy`] compute the
-//! strategy instead. Under [`Schedule::Measured`] the evaluations happen when the clock
+//! or by the attractor after it) gets a rank (`ranks`) until a vertex reaches ⊤ another way
+//! before an evaluation; the kept moves win on the ranked vertices as they stand (every
+//! move and every player-0 edge leads to a rank no higher, every cycle within a rank is
+//! negative), checked in one pass. If they cover `W1`, that is player 1's strategy;
+//! otherwise the layered construction of [`player1`], which every backend uses, completes
+//! it from them (seeded by the kept moves); only if it stops short does the dual game of
+//! [`crate::solve::strategy`] compute the strategy instead. Under [`Schedule::Measured`] the evaluations happen when the clock
 //! says, so two runs may seed, and so return, different winning moves of player 1 (each
 //! certified); the values, and with them player 0's moves, are the same in every run.
 
@@ -353,7 +353,6 @@ pub fn solve_scheduled(
         phasing.next(evaluation, productive, engine.phase_ratio());
     }
     drop(graph);
-    ranks.require_ranked(&values, &threads);
     phases.evaluation = accel.evaluation_seconds;
     let stats = SolveStats {
         backend: "auto".into(),
@@ -370,7 +369,7 @@ pub fn solve_scheduled(
         values,
         player1::Seed {
             edges: &sigma_edge,
-            ranks: ranks.intact(),
+            ranks: Some(ranks.ranks()),
         },
         stats,
         &threads,

@@ -66,6 +66,8 @@ pub enum Player1Source {
     Empty,
     /// The evaluations' recorded moves, accepted by their ranks (no construction).
     Recorded,
+    /// The recorded moves on part of `W1`, the layered construction on the rest.
+    RecordedAndLayers,
     /// The layered construction of this module.
     Layers,
     /// The dual game (the fallback, or not computed yet).
@@ -81,10 +83,10 @@ impl Player1Source {
 }
 
 /// Player 1's strategy on `W1` (where `credit` is ⊤) from `seed`: writes `strategy[v]` at
-/// the player-1 vertices of `W1` and nothing elsewhere. The recorded moves if their ranks
-/// accept them ([`recorded_strategy`]), else the layered construction from the seed moves;
-/// [`Player1Source::DualGame`] if the layers stop before covering `W1` (those entries are
-/// then [`NO_MOVE`]).
+/// the player-1 vertices of `W1` and nothing elsewhere. The recorded moves where the ranks
+/// accept them ([`recorded_moves`]); the layered construction from those (or from nothing)
+/// for the rest of `W1`; [`Player1Source::DualGame`] if the layers stop before covering
+/// `W1` (those entries are then [`NO_MOVE`]).
 pub fn certified_strategy(
     arena: &Arena,
     credit: &[u64],
@@ -98,13 +100,22 @@ pub fn certified_strategy(
             // Player 1 wins nowhere: no moves to choose, nothing to check.
             return Ok(Player1Source::Empty);
         }
-        if let Some(ranks) = seed.ranks
-            && recorded_strategy(arena, credit, seed.edges, ranks, strategy)
-        {
-            return Ok(Player1Source::Recorded);
+        let mut prefix = None;
+        if let Some(ranks) = seed.ranks {
+            match recorded_moves(arena, credit, seed.edges, ranks, strategy) {
+                Recorded::Everywhere => return Ok(Player1Source::Recorded),
+                Recorded::Partly => prefix = Some(ranks),
+                Recorded::Rejected => {}
+            }
         }
-        if layered(arena, credit, seed.edges, strategy, threads, control)? {
-            return Ok(Player1Source::Layers);
+        if layered(
+            arena, credit, seed.edges, prefix, strategy, threads, control,
+        )? {
+            return Ok(if prefix.is_some() {
+                Player1Source::RecordedAndLayers
+            } else {
+                Player1Source::Layers
+            });
         }
         strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
             if credit[v] == TOP && arena.owner(v as VertexId) == Player::One {
@@ -115,43 +126,68 @@ pub fn certified_strategy(
     })
 }
 
-/// Player 1's strategy on `W1` as the evaluations recorded it (`super::ranks`): each
-/// player-1 vertex's seed move. Accepted, and written to `strategy`, if every vertex of
-/// `W1` has a rank, every such move and every edge of a player-0 vertex of `W1` leads to a
-/// vertex of `W1` of no higher rank: with the ranks' construction (every cycle within a
-/// rank is negative) σ1 then wins everywhere on `W1`. The check is one pass over the
-/// edges of `W1`; it catches a broken record, and relies on the construction for the
-/// cycles.
-fn recorded_strategy(
+/// How far the recorded moves go.
+enum Recorded {
+    /// They cover `W1`.
+    Everywhere,
+    /// They win on the ranked vertices, a part of `W1`.
+    Partly,
+    /// The record does not hold, or ranks no vertex of `W1` (nothing written).
+    Rejected,
+}
+
+/// Player 1's moves on the ranked vertices of `W1` as the evaluations recorded them
+/// (`super::ranks`): each ranked player-1 vertex's seed move. They hold, and are written to
+/// `strategy`, if every such move and every edge of a ranked player-0 vertex leads to a
+/// vertex of `W1` of no higher rank: with the ranks' construction (every cycle within a rank
+/// is negative) σ1 then wins on the ranked vertices, which neither player can leave. The
+/// check is one pass over their edges; it catches a broken record, and relies on the
+/// construction for the cycles.
+fn recorded_moves(
     arena: &Arena,
     credit: &[u64],
     seed: &[u32],
     ranks: &[u32],
     strategy: &mut [VertexId],
-) -> bool {
+) -> Recorded {
     let targets = arena.succ_targets();
-    let accepted = (0..credit.len()).into_par_iter().all(|v| {
-        if credit[v] != TOP {
-            return true;
-        }
-        let rank = ranks[v];
-        let no_higher = |&u: &VertexId| credit[u as usize] == TOP && ranks[u as usize] <= rank;
-        rank != NO_RANK
-            && match arena.owner(v as VertexId) {
+    // (the record holds here, an unranked vertex of W1 is here, a ranked one is)
+    let (holds, unranked, ranked) = (0..credit.len())
+        .into_par_iter()
+        .map(|v| {
+            if credit[v] != TOP {
+                return (true, false, false);
+            }
+            let rank = ranks[v];
+            if rank == NO_RANK {
+                return (true, true, false);
+            }
+            let no_higher = |&u: &VertexId| credit[u as usize] == TOP && ranks[u as usize] <= rank;
+            let holds = match arena.owner(v as VertexId) {
                 Player::Zero => targets[arena.succ_range(v as VertexId)]
                     .iter()
                     .all(no_higher),
                 Player::One => seed[v] != NO_EDGE && no_higher(&targets[seed[v] as usize]),
-            }
-    });
-    if accepted {
-        strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
-            if credit[v] == TOP && arena.owner(v as VertexId) == Player::One {
-                *s = targets[seed[v] as usize];
-            }
-        });
+            };
+            (holds, false, true)
+        })
+        .reduce(
+            || (true, false, false),
+            |a, b| (a.0 && b.0, a.1 || b.1, a.2 || b.2),
+        );
+    if !holds || !ranked {
+        return Recorded::Rejected;
     }
-    accepted
+    strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
+        if credit[v] == TOP && ranks[v] != NO_RANK && arena.owner(v as VertexId) == Player::One {
+            *s = targets[seed[v] as usize];
+        }
+    });
+    if unranked {
+        Recorded::Partly
+    } else {
+        Recorded::Everywhere
+    }
 }
 
 /// [`certified_strategy`] inside the solve's pool, `W1` not empty: every per-vertex pass is
@@ -160,6 +196,7 @@ fn layered(
     arena: &Arena,
     credit: &[u64],
     seed: &[u32],
+    prefix: Option<&[u32]>,
     strategy: &mut [VertexId],
     threads: &Threads,
     control: &Control,
@@ -171,18 +208,32 @@ fn layered(
     let Some((edge, open)) = seed_moves(arena, &in_w1, seed) else {
         return Ok(false);
     };
-    watch.lap(&mut seconds.seed);
-    let mut graph = Graph::default();
-    graph.rebuild(arena, &in_w1, &edge, threads);
-    watch.lap(&mut seconds.graph);
+    // S starts as the ranked vertices (their moves are written), all in layer 0.
+    let ranked = |v: usize| prefix.is_some_and(|ranks| in_w1[v] && ranks[v] != NO_RANK);
     let mut layers = Layers {
-        layer: vec![NO_LAYER; n],
+        layer: (0..n)
+            .into_par_iter()
+            .map(|v| if ranked(v) { 0 } else { NO_LAYER })
+            .collect(),
         open,
     };
+    let mut frontier: Vec<VertexId> = (0..n as VertexId)
+        .into_par_iter()
+        .filter(|&v| layers.layer[v as usize] == 0)
+        .collect();
+    let frontier_recorded = frontier.len();
+    let mut next_layer = u32::from(!frontier.is_empty());
+    watch.lap(&mut seconds.seed);
+    // The layers beyond S look at the edges among the rest of W1 only.
+    let unranked: Vec<bool> = (0..n)
+        .into_par_iter()
+        .map(|v| in_w1[v] && !ranked(v))
+        .collect();
+    let mut graph = Graph::default();
+    graph.rebuild(arena, &unranked, &edge, threads);
+    watch.lap(&mut seconds.graph);
     // Vertices whose component may still hold a nonnegative cycle.
-    let mut maybe_good = in_w1.clone();
-    let mut frontier: Vec<VertexId> = Vec::new();
-    let mut next_layer = 0u32;
+    let mut maybe_good = unranked;
     loop {
         if !frontier.is_empty() {
             let first = next_layer - 1;
@@ -255,6 +306,7 @@ fn layered(
     watch.lap(&mut seconds.moves);
     tracing::debug!(
         layers = next_layer,
+        recorded = frontier_recorded,
         seed = seconds.seed,
         graph = seconds.graph,
         components = seconds.components,

@@ -15,12 +15,14 @@
 //! higher, and every cycle within one rank lies inside one `T`, so is negative: σ1 wins on
 //! the ranked vertices, and every play from them ends in a negative cycle.
 //!
-//! A vertex topped any other way — lifting past `M`, the Bellman–Ford step's ⊤, an
-//! attractor step that used a finite value above `M` — gets no rank. Once an evaluation
-//! starts while such a vertex is at ⊤, its `T` could lean on it, so the chain is broken for
-//! the rest of the solve (nothing more is recorded, the memory is freed) and player 1's
-//! strategy is built by the layered construction, as it is when the solve ends with an
-//! unranked vertex at ⊤.
+//! A vertex topped any other way — lifting past `M` or from a vertex at ⊤, the
+//! Bellman–Ford step's ⊤, an attractor step that used a finite value above `M` — gets no
+//! rank. Once an evaluation starts while such a vertex is at ⊤, its `T` could lean on it,
+//! so the ranks are **frozen** for the rest of the solve: the ranked vertices stay a set
+//! `S` that player 1's recorded moves keep (player 0 cannot leave it either, and every cycle
+//! in it is negative), and player 1's strategy on the rest of `W1` is built by the layered
+//! construction from `S` (the attractor to `S` first). On random games a handful of such
+//! vertices is typical, so the construction is left with almost nothing.
 
 use rayon::prelude::*;
 
@@ -31,13 +33,16 @@ use crate::solve::threads::Threads;
 /// No rank: not at ⊤, or topped without a recorded reason.
 pub const NO_RANK: u32 = u32::MAX;
 
-/// The ranks of the vertices at ⊤ (see the module docs), or nothing once the chain broke.
+/// The ranks of the vertices at ⊤ (see the module docs), frozen once one was topped
+/// without a recorded reason.
 #[derive(Debug, Default)]
 pub(super) struct TopRanks {
-    /// Each vertex's rank; empty once the chain broke.
+    /// Each vertex's rank, [`NO_RANK`] if none.
     rank: Vec<u32>,
     /// The next free rank.
     next: u32,
+    /// No more ranks are given.
+    frozen: bool,
 }
 
 impl TopRanks {
@@ -46,43 +51,42 @@ impl TopRanks {
         TopRanks {
             rank: vec![NO_RANK; n],
             next: 0,
+            frozen: false,
         }
     }
 
-    /// The ranks, if every vertex at ⊤ so far has one.
-    pub fn intact(&self) -> Option<&[u32]> {
-        (!self.rank.is_empty()).then_some(&self.rank[..])
+    /// Each vertex's rank ([`NO_RANK`]: none); the ranked vertices are a set player 1's
+    /// recorded moves win on.
+    pub fn ranks(&self) -> &[u32] {
+        &self.rank
     }
 
-    /// Breaks the chain (for good) unless every vertex at ⊤ in `values` has a rank: called
-    /// when an evaluation starts and when the solve ends.
+    /// Freezes the ranks (for good) unless every vertex at ⊤ in `values` has one: called
+    /// when an evaluation starts.
     pub fn require_ranked(&mut self, values: &[u64], threads: &Threads) {
-        if self.rank.is_empty() {
+        if self.frozen {
             return;
         }
         let unranked = |(&value, &rank): (&u64, &u32)| value == TOP && rank == NO_RANK;
-        let broken = if threads.parallel(values.len()) {
+        self.frozen = if threads.parallel(values.len()) {
             threads.install(|| values.par_iter().zip(&self.rank).any(unranked))
         } else {
             values.iter().zip(&self.rank).any(unranked)
         };
-        if broken {
-            self.rank = Vec::new();
-        }
     }
 
     /// Ranks, with one new rank, the vertices an evaluation topped as unable to reach a
-    /// nonnegative cycle (`topped(v)`); returns that rank, `None` if the chain is broken.
+    /// nonnegative cycle (`topped(v)`); returns that rank, `None` if the ranks are frozen.
     pub fn rank_trap(
         &mut self,
         topped: impl Fn(usize) -> bool + Sync,
         threads: &Threads,
     ) -> Option<u32> {
-        if self.rank.is_empty() {
+        if self.frozen {
             return None;
         }
         let Some(after) = self.next.checked_add(1).filter(|&r| r != NO_RANK) else {
-            self.rank = Vec::new();
+            self.frozen = true;
             return None;
         };
         let trap = self.next;
@@ -104,7 +108,7 @@ impl TopRanks {
     /// same evaluation topped first): layer `L >= 1` of `layer` gets rank `trap + L`, layer
     /// 0 (at ⊤ already) keeps its own. `top_layers` is one above the highest layer; with
     /// `recorded` false (some vertex joined without a recorded reason) nothing is ranked
-    /// and the chain breaks at the next check.
+    /// and the ranks freeze at the next check.
     pub fn rank_layers(
         &mut self,
         trap: u32,
@@ -113,7 +117,7 @@ impl TopRanks {
         recorded: bool,
         threads: &Threads,
     ) {
-        if self.rank.is_empty() || !recorded {
+        if self.frozen || !recorded {
             return;
         }
         let Some(after) = trap
@@ -121,7 +125,7 @@ impl TopRanks {
             .filter(|&r| r != NO_RANK)
             .map(|r| r.max(self.next))
         else {
-            self.rank = Vec::new();
+            self.frozen = true;
             return;
         };
         let set = |(rank, &l): (&mut u32, &u32)| {
@@ -143,38 +147,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_unranked_top_breaks_the_chain_for_good() {
+    fn an_unranked_top_freezes_the_ranks_for_good() {
         let threads = Threads::one();
         let mut ranks = TopRanks::new(4);
         ranks.require_ranked(&[0, 0, 5, 0], &threads);
-        assert!(ranks.intact().is_some(), "nothing at ⊤ yet");
-        let trap = ranks.rank_trap(|v| v == 1, &threads).expect("intact");
+        let trap = ranks.rank_trap(|v| v == 1, &threads).expect("not frozen");
         ranks.require_ranked(&[0, TOP, 5, 0], &threads);
-        assert_eq!(ranks.intact().expect("ranked")[1], trap);
-        // Vertex 3 reached ⊤ without a reason (lifting past M, say).
+        assert_eq!(ranks.ranks(), &[NO_RANK, trap, NO_RANK, NO_RANK]);
+        // Vertex 3 reached ⊤ without a reason (lifting past M, say): what was ranked stays.
         ranks.require_ranked(&[0, TOP, 5, TOP], &threads);
-        assert!(ranks.intact().is_none());
         assert_eq!(ranks.rank_trap(|_| true, &threads), None);
-        ranks.require_ranked(&[0, TOP, 5, TOP], &threads);
-        assert!(ranks.intact().is_none(), "a broken chain stays broken");
+        ranks.rank_layers(trap, &[1, 0, 1, 1], 2, true, &threads);
+        ranks.require_ranked(&[TOP, TOP, TOP, TOP], &threads);
+        assert_eq!(ranks.rank_trap(|_| true, &threads), None, "frozen for good");
+        assert_eq!(ranks.ranks(), &[NO_RANK, trap, NO_RANK, NO_RANK]);
     }
 
     #[test]
     fn layers_rank_above_their_trap_only_when_recorded() {
         let threads = Threads::one();
         let mut ranks = TopRanks::new(4);
-        let trap = ranks.rank_trap(|v| v == 0, &threads).expect("intact");
+        let trap = ranks.rank_trap(|v| v == 0, &threads).expect("not frozen");
         ranks.rank_layers(trap, &[0, 1, 2, NO_LAYER], 3, true, &threads);
-        assert_eq!(
-            ranks.intact().expect("intact"),
-            &[trap, trap + 1, trap + 2, NO_RANK]
-        );
-        let next = ranks.rank_trap(|v| v == 3, &threads).expect("intact");
+        assert_eq!(ranks.ranks(), &[trap, trap + 1, trap + 2, NO_RANK]);
+        let next = ranks.rank_trap(|v| v == 3, &threads).expect("not frozen");
         assert!(next > trap + 2, "the next trap ranks above every layer");
         let mut unrecorded = TopRanks::new(2);
-        let trap = unrecorded.rank_trap(|v| v == 0, &threads).expect("intact");
+        let trap = unrecorded
+            .rank_trap(|v| v == 0, &threads)
+            .expect("not frozen");
         unrecorded.rank_layers(trap, &[0, 1], 2, false, &threads);
+        assert_eq!(unrecorded.ranks(), &[trap, NO_RANK]);
         unrecorded.require_ranked(&[TOP, TOP], &threads);
-        assert!(unrecorded.intact().is_none());
+        assert_eq!(unrecorded.rank_trap(|_| true, &threads), None);
     }
 }
