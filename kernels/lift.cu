@@ -5,7 +5,8 @@
 // and [n0, n) to player 1 (max), or in the input's order with owners[v] the player of v. CSR successors and CSC predecessors; weights at the arena's storage width
 // W (16, 32 or 64 bits), energies V = u32 when the bound M < u32::MAX, else u64, with TOP
 // = all ones; `energy_minus` is src/solve/energy.rs `minus`, bit for bit, at either width.
-// Kernels: lift_rounds_h{H}_w{16,32,64}_v{32,64}, one per lane count; one width pair per
+// Kernels: lift_rounds_h{H}_w{16,32,64}_v{32,64}, one per lane count, and
+// player0_moves_w.._v.. (player 0's strategy at the fixpoint); one width pair per
 // compilation (the LIFT_* macros at the end).
 //
 // One launch runs rounds until the frontier empties, leaves the size window
@@ -349,6 +350,37 @@ __device__ void run_rounds(const LiftParams& p) {
     }
 }
 
+// Player 0's strategy at the least fixpoint, from the values the last launch left there
+// (src/solve/strategy.rs `player0_from`, the same choice): at each player-0 vertex with a
+// finite value, the first successor whose f(u) ⊖ w is least; the scan stops at the first
+// that needs at most f(v), which at the fixpoint is the least. Every other vertex gets ~0
+// (NO_MOVE). One thread per vertex, grid-stride; vertex ids and `moves` in device order.
+template <typename W, typename V>
+__device__ __forceinline__ void choose_player0_moves(const LiftParams& p, u32* moves) {
+    const V* credit = (const V*)p.credit;
+    const W* weights = (const W*)p.succ_weights;
+    const u32 stride = gridDim.x * blockDim.x;
+    for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < p.n; v += stride) {
+        const bool is_min = p.owners == nullptr ? v < p.n0 : __ldg(p.owners + v) == 0;
+        const V need = credit[v];
+        u32 best = ~0u;
+        if (is_min && need != top<V>()) {
+            V best_key = top<V>();
+            const u32 end = __ldg(p.succ_offsets + v + 1);
+            for (u32 e = __ldg(p.succ_offsets + v); e < end; ++e) {
+                const u32 u = __ldg(p.succ_targets + e);
+                const V key = energy_minus<V>(credit[u], (i64)__ldg(weights + e), p.bound);
+                if (best == ~0u || key < best_key) {
+                    best = u;
+                    best_key = key;
+                    if (key <= need) break;
+                }
+            }
+        }
+        moves[v] = best;
+    }
+}
+
 #if LIFT_MIN_BLOCKS > 0
 #define LIFT_BOUNDS __launch_bounds__(BLOCK, LIFT_MIN_BLOCKS)
 #else
@@ -361,7 +393,14 @@ __device__ void run_rounds(const LiftParams& p) {
         run_rounds<H, W, V>(p);                                                       \
     }
 
+#define MOVES_KERNEL(WB, W, VB, V)                                                    \
+    extern "C" __global__ void __launch_bounds__(BLOCK)                               \
+        player0_moves_w##WB##_v##VB(LiftParams p, u32* moves) {                       \
+        choose_player0_moves<W, V>(p, moves);                                         \
+    }
+
 #define LIFT_KERNELS(WB, W, VB, V)       \
+    MOVES_KERNEL(WB, W, VB, V)           \
     LIFT_KERNEL(1, WB, W, VB, V)         \
     LIFT_KERNEL(2, WB, W, VB, V)         \
     LIFT_KERNEL(4, WB, W, VB, V)         \

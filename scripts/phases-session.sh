@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call for issue 14 (every phase on all cores and on the GPU): for every game,
 # `egsolve solve` with auto (all cores), auto --threads 1, cpu and gpu; each answer compared
-# with the independent one (energy: credits; parity: Oink's winners) and with auto's, every
+# with the independent one (energy: credits; parity: Oink's winners) and with auto's (credits,
+# and player 0's moves: the JSON records of W0), every
 # JSON certified by `egsolve check`; the summary line (solve/strategy seconds, evaluations,
 # per-phase seconds) of each run and the process's wall time go to $OUT/phases.log, and
 # $OUT/phases.jsonl gets one JSON object per run for scripts/bench-report.
@@ -42,6 +43,8 @@ for f in $games; do
     elif [ -f "$base.sol.gz" ]; then cmp -s <(winners_sol "$base.sol.gz" zcat) <(winners_text "$t/$b.txt") && ok=ref-same || ok=ref-DIFFERS
     fi
     [ "$b" = auto ] || { cmp -s "$t/auto.txt" "$t/$b.txt" && ok="$ok auto-same" || ok="$ok auto-DIFFERS"; }
+    # Player 0's moves (the records of W0, one per line) must equal auto's on every backend.
+    [ "$b" = auto ] || [ $rc != 0 ] || { cmp -s <(grep '"winner": 0' "$t/auto.json") <(grep '"winner": 0' "$t/$b.json") && ok="$ok p0-same" || ok="$ok p0-DIFFERS"; }
     chk=$(timeout 120 "$e" check "$f" "$t/$b.json" >/dev/null 2>"$t/check.err" && echo check-ok || echo "check-FAIL $(head -c 200 "$t/check.err")")
     echo "$name $b rc=$rc wall_ms=$wall $ok $chk"
     echo "  $summary" | cut -c1-900

@@ -179,12 +179,13 @@ impl Solution {
     ) -> Result<Solution, SolveError> {
         let seed = vec![accel::player1::NO_EDGE; arena.vertex_count()];
         let seed = accel::player1::Seed::none(&seed);
-        Solution::from_credits_seeded(arena, credit, seed, stats, threads, control)
+        Solution::from_credits_seeded(arena, credit, None, seed, stats, threads, control)
             .map(|(solution, _)| solution)
     }
 
     /// Completes credits with both players' strategies: player 0's from the credits
-    /// ([`strategy::player0`]); player 1's from `seed` by [`accel::player1`] (the
+    /// ([`strategy::player0`]) unless the backend computed those moves (`player0`, the same
+    /// choice; its seconds already in `stats`); player 1's from `seed` by [`accel::player1`] (the
     /// evaluations' recorded moves where their ranks accept them, else the layered
     /// construction from the σ1 edges the backend already knows), or, where that stops
     /// short, from the dual game ([`strategy::player1`]). Both on `threads`; the choices do
@@ -192,16 +193,23 @@ impl Solution {
     pub fn from_credits_seeded(
         arena: &Arena,
         credit: Vec<u64>,
+        player0: Option<Vec<VertexId>>,
         seed: accel::player1::Seed<'_>,
         mut stats: SolveStats,
         threads: &Threads,
         control: &Control,
     ) -> Result<(Solution, accel::player1::Player1Source), SolveError> {
         let start = Instant::now();
-        let mut strategy = vec![NO_MOVE; arena.vertex_count()];
-        strategy::player0(arena, &credit, stats.bound, &mut strategy, threads);
+        let mut strategy = match player0 {
+            Some(moves) => moves,
+            None => {
+                let mut strategy = vec![NO_MOVE; arena.vertex_count()];
+                strategy::player0(arena, &credit, stats.bound, &mut strategy, threads);
+                strategy
+            }
+        };
         let player1_start = Instant::now();
-        stats.phases.strategy0 = player1_start.duration_since(start).as_secs_f64();
+        stats.phases.strategy0 += player1_start.duration_since(start).as_secs_f64();
         let source = accel::player1::certified_strategy(
             arena,
             &credit,
@@ -216,7 +224,7 @@ impl Solution {
             strategy::player1(arena, &credit, &mut strategy, control)?
         };
         stats.phases.strategy1 = player1_start.elapsed().as_secs_f64();
-        stats.strategy_seconds = start.elapsed().as_secs_f64();
+        stats.strategy_seconds += start.elapsed().as_secs_f64();
         Ok((
             Solution {
                 credit,

@@ -97,7 +97,7 @@ use super::phases::Phases;
 use super::threads::Threads;
 use super::worklist::{self, Primal};
 use super::{Solution, SolveError, SolveStats};
-use crate::arena::Arena;
+use crate::arena::{Arena, VertexId};
 
 /// What one call of a lifting engine did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -129,6 +129,12 @@ pub trait LiftEngine {
     /// A lifting phase's length as a fraction of the next evaluation's expected time.
     fn phase_ratio(&self) -> f64 {
         1.0
+    }
+    /// Player 0's moves at the least fixpoint that the last [`LiftEngine::lift`] reached,
+    /// computed where the values are (the device), or `None` to leave them to the host:
+    /// the choice of [`crate::solve::strategy::player0`], vertex for vertex.
+    fn player0_moves(&mut self) -> Result<Option<Vec<VertexId>>, SolveError> {
+        Ok(None)
     }
     /// Lifts `values` within `budget`, on `threads` where the engine uses the host's.
     fn lift(
@@ -354,12 +360,16 @@ pub fn solve_scheduled(
     }
     drop(graph);
     phases.evaluation = accel.evaluation_seconds;
+    let moves_start = Instant::now();
+    let player0 = engine.player0_moves()?;
+    phases.strategy0 = moves_start.elapsed().as_secs_f64();
     let stats = SolveStats {
         backend: "auto".into(),
         bound,
         lifts: accel.lifts,
         rounds,
-        solve_seconds: start.elapsed().as_secs_f64(),
+        solve_seconds: moves_start.duration_since(start).as_secs_f64(),
+        strategy_seconds: phases.strategy0,
         evaluations: accel.evaluations,
         phases,
         ..SolveStats::default()
@@ -367,6 +377,7 @@ pub fn solve_scheduled(
     let (solution, source) = Solution::from_credits_seeded(
         arena,
         values,
+        player0,
         player1::Seed {
             edges: &sigma_edge,
             ranks: Some(ranks.ranks()),

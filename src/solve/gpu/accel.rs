@@ -4,7 +4,9 @@
 //! the lifting on the device and the evaluations on the host.
 //!
 //! The game is uploaded once; each lifting phase uploads the values, lifts from them with
-//! every vertex in the first frontier, and downloads them (one `n`-word copy each way).
+//! every vertex in the first frontier, and downloads them (one `n`-word copy each way). At
+//! the fixpoint, player 0's strategy is chosen on the device too, from the values there
+//! (one `n`-word download instead of the host's pass over every edge).
 //!
 //! **Phase lengths** come from the driver's measured schedule ([`accel::Schedule`]): each
 //! phase runs for a time, which the kernel honours itself (it leaves after the round in
@@ -17,7 +19,7 @@
 use std::time::Instant;
 
 use super::engine::{GpuEngine, GpuOptions};
-use crate::arena::Arena;
+use crate::arena::{Arena, VertexId};
 use crate::solve::accel::{self, Budget, LiftEngine, LiftRun};
 use crate::solve::{Control, SolveError, Threads};
 
@@ -72,6 +74,10 @@ impl LiftEngine for GpuLift {
             Some(p) => p as f64 / 100.0,
             None => LIFT_PERCENT as f64 / 100.0,
         }
+    }
+
+    fn player0_moves(&mut self) -> Result<Option<Vec<VertexId>>, SolveError> {
+        Ok(self.engine.player0_moves()?)
     }
 
     fn lift(

@@ -39,6 +39,12 @@ pub fn lift_kernel_name(lanes: u32, weight_bits: u32, value_bits: u32) -> String
     format!("lift_rounds_h{lanes}_w{weight_bits}_v{value_bits}")
 }
 
+/// Player 0's strategy at the fixpoint, for weights of `weight_bits` and energies of
+/// `value_bits` (`kernels/lift.cu`, in the same module as the lifting kernels).
+pub fn moves_kernel_name(weight_bits: u32, value_bits: u32) -> String {
+    format!("player0_moves_w{weight_bits}_v{value_bits}")
+}
+
 /// `kernels/lift.cu` for one pair of widths: the macros that select its kernels, then the
 /// source.
 pub fn lift_source(weight_bits: u32, value_bits: u32) -> String {
@@ -54,7 +60,11 @@ pub fn sources() -> Vec<(String, String, Vec<String>)> {
     let mut all = Vec::new();
     for &v in &VALUE_BITS {
         for &w in &WEIGHT_BITS {
-            let entries = LANES.iter().map(|&h| lift_kernel_name(h, w, v)).collect();
+            let entries = LANES
+                .iter()
+                .map(|&h| lift_kernel_name(h, w, v))
+                .chain([moves_kernel_name(w, v)])
+                .collect();
             all.push((format!("lift_w{w}_v{v}.cu"), lift_source(w, v), entries));
         }
     }
@@ -166,6 +176,8 @@ pub struct Kernels {
 pub struct LiftKernels {
     /// `lift_rounds_h{H}_w.._v..`, indexed like [`LANES`].
     pub functions: Vec<CudaFunction>,
+    /// `player0_moves_w.._v..`.
+    pub player0_moves: CudaFunction,
     /// Seconds to get this module's CUBIN (NVRTC, or the disk cache) and load it.
     pub load_seconds: f64,
     /// Whether the CUBIN came from the disk cache.
@@ -269,8 +281,12 @@ impl Kernels {
             .map(|&h| module.load_function(&lift_kernel_name(h, weight_bits, value_bits)))
             .collect::<Result<Vec<_>, _>>()
             .during("loading the lifting kernels")?;
+        let player0_moves = module
+            .load_function(&moves_kernel_name(weight_bits, value_bits))
+            .during("loading the strategy kernel")?;
         let k = Arc::new(LiftKernels {
             functions,
+            player0_moves,
             load_seconds,
             cached,
             _module: module,

@@ -24,7 +24,7 @@ use super::layout::{
     DeviceLayout, Numbering, VertexOrder, WeightColumn, device_bytes, lanes_for_degree, value_bits,
 };
 use super::staging::{STAGED_FROM, Staging};
-use crate::arena::Arena;
+use crate::arena::{Arena, VertexId};
 use crate::solve::Control;
 
 /// Threads per block (the kernels' `__launch_bounds__`).
@@ -395,7 +395,8 @@ pub struct GpuEngine {
     _weights: DeviceWeights,
     _owners: Option<CudaSlice<u8>>,
     credit: DeviceCredit,
-    _frontier0: CudaSlice<u32>,
+    /// The first frontier; also the strategy kernel's output.
+    frontier0: CudaSlice<u32>,
     _frontier1: CudaSlice<u32>,
     stamp: CudaSlice<u32>,
     state: CudaSlice<u32>,
@@ -558,7 +559,7 @@ impl GpuEngine {
             _weights: weights,
             _owners: owners,
             credit,
-            _frontier0: frontier0,
+            frontier0,
             _frontier1: frontier1,
             stamp,
             state,
@@ -813,6 +814,36 @@ impl GpuEngine {
                 download,
             },
         })
+    }
+
+    /// Player 0's moves (successor ids in input order, `NO_MOVE` where player 0 does not
+    /// move) from the values the last lifting run left on the device, which must be the
+    /// least fixpoint: the choice of `strategy::player0`, vertex for vertex. `None` when the
+    /// vertices are renumbered (the host derives them then). The first frontier buffer is
+    /// the kernel's output: the next lifting run resets it.
+    pub fn player0_moves(&mut self) -> Result<Option<Vec<VertexId>>, GpuError> {
+        if self.numbering.is_some() {
+            return Ok(None);
+        }
+        let n = self.n as usize;
+        let cfg = LaunchConfig {
+            grid_dim: (self.n.div_ceil(BLOCK).max(1), 1, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let moves = self.params.frontier0;
+        let mut launch = self.stream.launch_builder(&self.kernels.player0_moves);
+        launch.arg(&self.params);
+        launch.arg(&moves);
+        // SAFETY: `params` holds live allocations of this engine (offsets n+1, adjacency and
+        // weights m, credits and owners n) and `moves` is the first frontier, n words; the
+        // kernel reads those and writes moves[v] for v < n only.
+        unsafe { launch.launch(cfg) }.during("launching the strategy kernel")?;
+        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
+        let mut direct = None;
+        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
+        let moves = download_array(&self.stream, staging, &self.frontier0, n)?;
+        Ok(Some(moves))
     }
 
     /// The seconds of getting ready: context, kernels, layout and upload (the lifting

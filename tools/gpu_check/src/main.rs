@@ -9,6 +9,8 @@
 //! - `gpu_check sweep [--data DIR] [--edges M]`: the accelerated driver on the device with
 //!   several lifting-phase lengths, against plain device lifting and the CPU `auto` solver,
 //!   on the shared data and generated games (see [`accel`]).
+//! - `gpu_check warm [--runs R] FILE...`: `--backend gpu` and `auto` solving each file
+//!   several times in one process (the service's case), every run's phases (see [`warm`]).
 //! - `gpu_check full [--edges M] [--degree D]`: the full-round table alone (every lane
 //!   count and layout) for one generated game, to compare kernel builds
 //!   (`EGSOLVE_NVRTC_EXTRA_OPTIONS`) one process each.
@@ -20,6 +22,7 @@ mod accel;
 mod bandwidth;
 mod bench;
 mod games;
+mod warm;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -93,6 +96,16 @@ fn main() {
             accel::sweep(arg(&args, "--data").map(PathBuf::from), edges);
             true
         }
+        "warm" => {
+            let files: Vec<PathBuf> = args
+                .iter()
+                .skip(2)
+                .filter(|a| !a.starts_with("--") && a.parse::<usize>().is_err())
+                .map(PathBuf::from)
+                .collect();
+            warm::warm(&files, parsed(&args, "--runs", 4));
+            true
+        }
         "full" => {
             let edges = parsed(&args, "--edges", 10_000_000u64);
             let degree = parsed(&args, "--degree", 4);
@@ -115,7 +128,7 @@ fn main() {
             true
         }
         other => {
-            eprintln!("unknown mode {other}: expected check, sweep, bench, full or rounds");
+            eprintln!("unknown mode {other}: expected check, sweep, warm, bench, full or rounds");
             false
         }
     };

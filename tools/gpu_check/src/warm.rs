@@ -1,0 +1,81 @@
+//! `gpu_check warm [--runs R] FILE...`: the service's case. Each game is read once, then
+//! solved `R` times (default 4) by `--backend gpu` and by `auto` on every core, all in
+//! this one process, so only the first gpu run pays for the CUDA context and the kernels.
+//! Prints every run's solve seconds, strategy seconds and the GPU's phases (upload,
+//! lifting, download, player 0's moves), and whether the gpu run's credits and player 0's
+//! moves equal `auto`'s (player 1's may differ: each is certified by `egsolve check`).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use egsolve::format::{ReadOptions, read_path};
+use egsolve::solve::{Backend, Control, Solution, solve};
+
+/// Solves each of `files` `runs` times per backend and prints one line per run.
+pub fn warm(files: &[PathBuf], runs: usize) {
+    for path in files {
+        let name: String = path
+            .file_name()
+            .map(|n| n.to_string_lossy().chars().take(40).collect())
+            .unwrap_or_default();
+        let game = match read_path(path, &ReadOptions::default()) {
+            Ok(game) => game,
+            Err(e) => {
+                println!("{name}: FAIL: {e}");
+                continue;
+            }
+        };
+        let arena = &game.arena;
+        let mut reference: Option<Solution> = None;
+        for run in 1..=runs {
+            for backend in [Backend::Auto, Backend::Gpu] {
+                let started = Instant::now();
+                let solution = match solve(arena, backend, &Control::new()) {
+                    Ok(solution) => solution,
+                    Err(e) => {
+                        println!("{name} {backend:?} run {run}: FAIL: {e}");
+                        continue;
+                    }
+                };
+                let wall = started.elapsed().as_secs_f64();
+                let s = &solution.stats;
+                let p = &s.phases;
+                let verdict = match &reference {
+                    None => "reference".to_string(),
+                    Some(auto) => {
+                        let credits = auto.credit == solution.credit;
+                        let moves0 = (0..arena.vertex_count()).all(|v| {
+                            auto.credit[v] == egsolve::solve::TOP
+                                || auto.strategy[v] == solution.strategy[v]
+                        });
+                        format!(
+                            "credits {} p0 moves {}",
+                            if credits { "same" } else { "DIFFER" },
+                            if moves0 { "same" } else { "DIFFER" }
+                        )
+                    }
+                };
+                println!(
+                    "{name} {backend:?} run {run}: wall {wall:.4} solve {:.4} strategies {:.4} \
+                     | context {:.4} kernels {:.4} upload {:.4} lifting {:.4} evaluation {:.4} \
+                     download {:.4} strategy0 {:.4} strategy1 {:.4} | lifts {} evals {} | {verdict}",
+                    s.solve_seconds,
+                    s.strategy_seconds,
+                    p.gpu_context,
+                    p.gpu_kernels,
+                    p.gpu_upload,
+                    p.lifting,
+                    p.evaluation,
+                    p.gpu_download,
+                    p.strategy0,
+                    p.strategy1,
+                    s.lifts,
+                    s.evaluations,
+                );
+                if reference.is_none() && backend == Backend::Auto {
+                    reference = Some(solution);
+                }
+            }
+        }
+    }
+}
