@@ -352,32 +352,60 @@ __device__ void run_rounds(const LiftParams& p) {
 
 // Player 0's strategy at the least fixpoint, from the values the last launch left there
 // (src/solve/strategy.rs `player0_from`, the same choice): at each player-0 vertex with a
-// finite value, the first successor whose f(u) ⊖ w is least; the scan stops at the first
-// that needs at most f(v), which at the fixpoint is the least. Every other vertex gets ~0
-// (NO_MOVE). One thread per vertex, grid-stride; vertex ids and `moves` in device order.
+// finite value, the first successor that needs at most f(v) (f(u) ⊖ w <= f(v): at the
+// fixpoint, the first of least need), else the first of least need. Every other vertex
+// gets ~0 (NO_MOVE). A warp per vertex, 32 successors per step, so that a hub's thousands
+// of successors are not one thread's chain of loads; vertex ids and `moves` in device order.
 template <typename W, typename V>
 __device__ __forceinline__ void choose_player0_moves(const LiftParams& p, u32* moves) {
     const V* credit = (const V*)p.credit;
     const W* weights = (const W*)p.succ_weights;
-    const u32 stride = gridDim.x * blockDim.x;
-    for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < p.n; v += stride) {
+    const u32 lane = threadIdx.x & 31;
+    const u32 warps = (gridDim.x * blockDim.x) >> 5;
+    for (u32 v = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < p.n; v += warps) {
         const bool is_min = p.owners == nullptr ? v < p.n0 : __ldg(p.owners + v) == 0;
         const V need = credit[v];
         u32 best = ~0u;
-        if (is_min && need != top<V>()) {
-            V best_key = top<V>();
+        if (is_min && need != top<V>()) {  // the same for the whole warp
+            const u32 begin = __ldg(p.succ_offsets + v);
             const u32 end = __ldg(p.succ_offsets + v + 1);
-            for (u32 e = __ldg(p.succ_offsets + v); e < end; ++e) {
-                const u32 u = __ldg(p.succ_targets + e);
-                const V key = energy_minus<V>(credit[u], (i64)__ldg(weights + e), p.bound);
-                if (best == ~0u || key < best_key) {
-                    best = u;
-                    best_key = key;
-                    if (key <= need) break;
+            // This lane's first edge of least need so far, for when none needs <= f(v).
+            V least = top<V>();
+            u32 least_edge = ~0u;
+            u32 chosen = ~0u;
+            for (u32 base = begin; base < end; base += 32) {
+                const u32 e = base + lane;
+                bool enough = false;
+                if (e < end) {
+                    const V key =
+                        energy_minus<V>(credit[__ldg(p.succ_targets + e)], (i64)__ldg(weights + e), p.bound);
+                    enough = key <= need;
+                    if (least_edge == ~0u || key < least) {
+                        least = key;
+                        least_edge = e;
+                    }
+                }
+                const unsigned hits = __ballot_sync(0xffffffffu, enough);
+                if (hits != 0) {
+                    chosen = base + __ffs(hits) - 1;
+                    break;
                 }
             }
+            if (chosen == ~0u) {
+                for (int off = 16; off > 0; off >>= 1) {
+                    const V other = __shfl_down_sync(0xffffffffu, least, off);
+                    const u32 other_edge = __shfl_down_sync(0xffffffffu, least_edge, off);
+                    if (other_edge != ~0u &&
+                        (least_edge == ~0u || other < least || (other == least && other_edge < least_edge))) {
+                        least = other;
+                        least_edge = other_edge;
+                    }
+                }
+                chosen = __shfl_sync(0xffffffffu, least_edge, 0);
+            }
+            best = __ldg(p.succ_targets + chosen);
         }
-        moves[v] = best;
+        if (lane == 0) moves[v] = best;
     }
 }
 

@@ -177,8 +177,7 @@ impl Solution {
         threads: &Threads,
         control: &Control,
     ) -> Result<Solution, SolveError> {
-        let seed = vec![accel::player1::NO_EDGE; arena.vertex_count()];
-        let seed = accel::player1::Seed::none(&seed);
+        let seed = accel::player1::Seed::none();
         Solution::from_credits_seeded(arena, credit, None, seed, stats, threads, control)
             .map(|(solution, _)| solution)
     }

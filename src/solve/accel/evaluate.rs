@@ -272,7 +272,7 @@ mod tests {
                     bound,
                     &mut sigma,
                     &mut graph,
-                    &mut TopRanks::new(n),
+                    &mut TopRanks::default(),
                     threads,
                     &mut Phases::default(),
                     &Control::new(),

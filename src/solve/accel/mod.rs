@@ -309,13 +309,18 @@ pub fn solve_scheduled(
     let threads = Threads::new(engine.threads()).with_parallel_from(engine.parallel_from());
     let n = arena.vertex_count();
     let mut values = vec![0u64; n];
-    let mut sigma_edge = vec![player1::NO_EDGE; n];
+    // σ1 and the ranks are allocated by the first evaluation (most games never evaluate).
+    let mut sigma_edge: Vec<u32> = Vec::new();
     let mut graph = Graph::default();
-    let mut ranks = TopRanks::new(n);
+    let mut ranks = TopRanks::default();
     let mut accel = AccelStats::default();
     let mut rounds = 0u64;
     let mut phases = Phases::default();
     let mut phasing = Phasing::new(schedule, arena, engine, threads.count());
+    tracing::debug!(
+        seconds = start.elapsed().as_secs_f64(),
+        "accel: threads and state ready"
+    );
     loop {
         let lift_start = Instant::now();
         let run = engine.lift(
@@ -337,6 +342,9 @@ pub fn solve_scheduled(
             break;
         }
         let evaluation_start = Instant::now();
+        if sigma_edge.is_empty() {
+            sigma_edge = vec![player1::NO_EDGE; n];
+        }
         evaluate::choose_strategy(arena, &values, bound, &mut sigma_edge, &threads);
         phases.graph += evaluation_start.elapsed().as_secs_f64();
         let outcome = evaluate::evaluate(
@@ -361,6 +369,10 @@ pub fn solve_scheduled(
     drop(graph);
     phases.evaluation = accel.evaluation_seconds;
     let moves_start = Instant::now();
+    tracing::debug!(
+        seconds = moves_start.duration_since(start).as_secs_f64(),
+        "accel: least fixpoint"
+    );
     let player0 = engine.player0_moves()?;
     phases.strategy0 = moves_start.elapsed().as_secs_f64();
     let stats = SolveStats {
@@ -380,7 +392,7 @@ pub fn solve_scheduled(
         player0,
         player1::Seed {
             edges: &sigma_edge,
-            ranks: Some(ranks.ranks()),
+            ranks: (!ranks.ranks().is_empty()).then(|| ranks.ranks()),
         },
         stats,
         &threads,

@@ -45,7 +45,7 @@ pub const NO_EDGE: u32 = u32::MAX;
 /// What a backend knows of player 1's strategy when its credits are final.
 #[derive(Debug, Clone, Copy)]
 pub struct Seed<'a> {
-    /// A move (edge index) per vertex, [`NO_EDGE`] for none.
+    /// A move (edge index) per vertex, [`NO_EDGE`] for none; empty: none anywhere.
     pub edges: &'a [u32],
     /// The accelerated solver's ranks of the vertices at ⊤ (`super::ranks`), when every
     /// vertex of `W1` got one: then `edges` already win on `W1`.
@@ -54,8 +54,11 @@ pub struct Seed<'a> {
 
 impl Seed<'_> {
     /// No moves known.
-    pub fn none(edges: &[u32]) -> Seed<'_> {
-        Seed { edges, ranks: None }
+    pub fn none() -> Seed<'static> {
+        Seed {
+            edges: &[],
+            ranks: None,
+        }
     }
 }
 
@@ -101,7 +104,9 @@ pub fn certified_strategy(
             return Ok(Player1Source::Empty);
         }
         let mut prefix = None;
-        if let Some(ranks) = seed.ranks {
+        // Ranks and moves for every vertex, or nothing to go on.
+        let n = credit.len();
+        if let Some(ranks) = seed.ranks.filter(|r| r.len() == n && seed.edges.len() == n) {
             match recorded_moves(arena, credit, seed.edges, ranks, strategy) {
                 Recorded::Everywhere => return Ok(Player1Source::Recorded),
                 Recorded::Partly => prefix = Some(ranks),
@@ -356,7 +361,7 @@ fn seed_moves(arena: &Arena, in_w1: &[bool], seed: &[u32]) -> Option<(Vec<u32>, 
                     arena.successors(v).all(|(u, _)| in_w1[u as usize])
                 }
                 Player::One => {
-                    let kept = seed[v as usize];
+                    let kept = seed.get(v as usize).copied().unwrap_or(NO_EDGE);
                     let e = if kept != NO_EDGE && in_w1[targets[kept as usize] as usize] {
                         Some(kept as usize)
                     } else {

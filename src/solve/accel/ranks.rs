@@ -34,7 +34,7 @@ use crate::solve::threads::Threads;
 pub const NO_RANK: u32 = u32::MAX;
 
 /// The ranks of the vertices at ⊤ (see the module docs), frozen once one was topped
-/// without a recorded reason.
+/// without a recorded reason. `default()`: nothing ranked, nothing allocated.
 #[derive(Debug, Default)]
 pub(super) struct TopRanks {
     /// Each vertex's rank, [`NO_RANK`] if none.
@@ -46,26 +46,20 @@ pub(super) struct TopRanks {
 }
 
 impl TopRanks {
-    /// Ranks for `n` vertices, none at ⊤ yet.
-    pub fn new(n: usize) -> TopRanks {
-        TopRanks {
-            rank: vec![NO_RANK; n],
-            next: 0,
-            frozen: false,
-        }
-    }
-
     /// Each vertex's rank ([`NO_RANK`]: none); the ranked vertices are a set player 1's
-    /// recorded moves win on.
+    /// recorded moves win on. Empty before the first evaluation.
     pub fn ranks(&self) -> &[u32] {
         &self.rank
     }
 
     /// Freezes the ranks (for good) unless every vertex at ⊤ in `values` has one: called
-    /// when an evaluation starts.
+    /// when an evaluation starts (the first allocates the ranks).
     pub fn require_ranked(&mut self, values: &[u64], threads: &Threads) {
         if self.frozen {
             return;
+        }
+        if self.rank.is_empty() {
+            self.rank = vec![NO_RANK; values.len()];
         }
         let unranked = |(&value, &rank): (&u64, &u32)| value == TOP && rank == NO_RANK;
         self.frozen = if threads.parallel(values.len()) {
@@ -149,7 +143,8 @@ mod tests {
     #[test]
     fn an_unranked_top_freezes_the_ranks_for_good() {
         let threads = Threads::one();
-        let mut ranks = TopRanks::new(4);
+        let mut ranks = TopRanks::default();
+        assert!(ranks.ranks().is_empty());
         ranks.require_ranked(&[0, 0, 5, 0], &threads);
         let trap = ranks.rank_trap(|v| v == 1, &threads).expect("not frozen");
         ranks.require_ranked(&[0, TOP, 5, 0], &threads);
@@ -166,13 +161,15 @@ mod tests {
     #[test]
     fn layers_rank_above_their_trap_only_when_recorded() {
         let threads = Threads::one();
-        let mut ranks = TopRanks::new(4);
+        let mut ranks = TopRanks::default();
+        ranks.require_ranked(&[0; 4], &threads);
         let trap = ranks.rank_trap(|v| v == 0, &threads).expect("not frozen");
         ranks.rank_layers(trap, &[0, 1, 2, NO_LAYER], 3, true, &threads);
         assert_eq!(ranks.ranks(), &[trap, trap + 1, trap + 2, NO_RANK]);
         let next = ranks.rank_trap(|v| v == 3, &threads).expect("not frozen");
         assert!(next > trap + 2, "the next trap ranks above every layer");
-        let mut unrecorded = TopRanks::new(2);
+        let mut unrecorded = TopRanks::default();
+        unrecorded.require_ranked(&[0; 2], &threads);
         let trap = unrecorded
             .rank_trap(|v| v == 0, &threads)
             .expect("not frozen");

@@ -826,8 +826,9 @@ impl GpuEngine {
             return Ok(None);
         }
         let n = self.n as usize;
+        // A warp per vertex (grid-stride beyond 2^16 blocks).
         let cfg = LaunchConfig {
-            grid_dim: (self.n.div_ceil(BLOCK).max(1), 1, 1),
+            grid_dim: (self.n.div_ceil(BLOCK / 32).clamp(1, 1 << 16), 1, 1),
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };

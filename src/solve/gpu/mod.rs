@@ -47,6 +47,11 @@ pub fn solve(
     let start = Instant::now();
     let mut engine = GpuEngine::upload(arena, bound, options)?;
     let setup = engine.setup_timings();
+    tracing::debug!(
+        seconds = start.elapsed().as_secs_f64(),
+        ?setup,
+        "gpu: engine ready"
+    );
     let device_phases = |download: f64| Phases {
         gpu_context: setup.context,
         gpu_kernels: setup.kernels,
@@ -56,6 +61,10 @@ pub fn solve(
     };
     if !options.plain {
         let (mut solution, _, lift) = accel::solve(arena, engine, options, control)?;
+        tracing::debug!(
+            seconds = start.elapsed().as_secs_f64(),
+            "gpu: solved, strategies included"
+        );
         solution.stats.backend = "gpu".into();
         // As every backend reports it: up to the final credits, strategies apart.
         solution.stats.solve_seconds =
