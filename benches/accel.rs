@@ -131,6 +131,7 @@ fn measure(name: &str, arena: &Arena, options: &Options, first_budget: Option<u6
             Player1Source::Recorded => "p1:rec",
             Player1Source::RecordedAndLayers => "p1:rec+layers",
             Player1Source::Layers => "p1:layers",
+            Player1Source::LayersRecordRejected => "p1:layers (record rejected)",
             Player1Source::DualGame => "p1:dual",
         },
     );

@@ -403,7 +403,7 @@ __device__ __forceinline__ void choose_player0_moves(const LiftParams& p, u32* m
                 }
                 chosen = __shfl_sync(0xffffffffu, least_edge, 0);
             }
-            best = __ldg(p.succ_targets + chosen);
+            best = chosen == ~0u ? ~0u : __ldg(p.succ_targets + chosen);  // ~0u: no edge
         }
         if (lane == 0) moves[v] = best;
     }

@@ -119,6 +119,12 @@ fn assert_same_with_budget(arena: &Arena, budget: u64, context: &str) -> accel::
         describe(arena)
     );
     assert_certified(arena, &got, context);
+    assert_ne!(
+        stats.player1,
+        Player1Source::LayersRecordRejected,
+        "{context}: the evaluations' record of player 1's moves failed its check\n{}",
+        describe(arena)
+    );
     // Player 1's strategy: inside W1 and no nonnegative cycle.
     for v in 0..arena.vertex_count() as u32 {
         if arena.owner(v) == Player::One && got.credit[v as usize] == TOP {

@@ -188,7 +188,9 @@ impl Solution {
     /// evaluations' recorded moves where their ranks accept them, else the layered
     /// construction from the σ1 edges the backend already knows), or, where that stops
     /// short, from the dual game ([`strategy::player1`]). Both on `threads`; the choices do
-    /// not depend on them. Returns where player 1's strategy came from.
+    /// not depend on them. The seconds spent here are added to `stats.strategy_seconds` and
+    /// `stats.phases.strategy0` (which may already hold the backend's share) and set
+    /// `stats.phases.strategy1`. Returns where player 1's strategy came from.
     pub fn from_credits_seeded(
         arena: &Arena,
         credit: Vec<u64>,
@@ -200,7 +202,10 @@ impl Solution {
     ) -> Result<(Solution, accel::player1::Player1Source), SolveError> {
         let start = Instant::now();
         let mut strategy = match player0 {
-            Some(moves) => moves,
+            Some(moves) => {
+                debug_assert_eq!(moves.len(), arena.vertex_count(), "a move per vertex");
+                moves
+            }
             None => {
                 let mut strategy = vec![NO_MOVE; arena.vertex_count()];
                 strategy::player0(arena, &credit, stats.bound, &mut strategy, threads);

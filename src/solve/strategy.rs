@@ -165,8 +165,9 @@ mod tests {
     use super::*;
     use crate::generate::{RandomParams, random};
 
-    /// Player 0's choices on several threads equal the sequential ones on a game above the parallel threshold, for
-    /// arbitrary values with ⊤ among them (the choice is a per-vertex argmin either way).
+    /// Player 0's choices on several threads equal the sequential ones on a game above the
+    /// parallel threshold, for arbitrary values with ⊤ among them (the choice is a per-vertex
+    /// argmin either way).
     #[test]
     fn player0_on_threads_equals_sequential() {
         let arena = random(

@@ -175,10 +175,11 @@ pub(super) struct Attracted {
     pub layer: Vec<u32>,
     /// One above the highest layer.
     pub top_layers: u32,
-    /// Whether every vertex of layer 1 joined through vertices at ⊤ alone (a player-1
-    /// vertex with a successor at ⊤, a player-0 vertex all of whose successors are), not
-    /// through a finite value that `⊖` takes above `M`: then every recorded move leads to
-    /// a vertex at ⊤ before it ([`super::ranks`]).
+    /// Whether every vertex it moved joined through lower layers alone (a player-1 vertex
+    /// with a successor in a lower layer, a player-0 vertex all of whose successors are in
+    /// lower layers), none through a finite value that `⊖` takes above `M`: then every
+    /// move from a moved vertex that the ranks rely on leads to a vertex at ⊤ before it
+    /// ([`super::ranks`]).
     pub recorded: bool,
 }
 
@@ -227,18 +228,6 @@ pub(super) fn attract_top(
         .filter(|&v| layers.layer[v as usize] == 1)
         .collect();
     let moved_first = seeds.len();
-    let through_top = |&v: &VertexId| {
-        let mut successors = arena.succ_targets()[arena.succ_range(v)].iter();
-        match arena.owner(v) {
-            Player::Zero => successors.all(|&u| values[u as usize] == TOP),
-            Player::One => successors.any(|&u| values[u as usize] == TOP),
-        }
-    };
-    let recorded = if parallel {
-        threads.install(|| seeds.par_iter().all(through_top))
-    } else {
-        seeds.iter().all(through_top)
-    };
     // An edge counts if it did not give ⊤ before (then it was counted open).
     let (joined, top_layers) = layers.grow(
         arena,
@@ -248,6 +237,25 @@ pub(super) fn attract_top(
         |_| true,
         threads,
     );
+    // Every moved vertex must have joined through lower layers (layer 0: ⊤ before).
+    let through_lower = |v: usize| {
+        let l = layers.layer[v];
+        if l == 0 || l == NO_LAYER {
+            return true;
+        }
+        let mut below = arena.succ_targets()[arena.succ_range(v as VertexId)]
+            .iter()
+            .map(|&u| layers.layer[u as usize] < l);
+        match arena.owner(v as VertexId) {
+            Player::Zero => below.all(|b| b),
+            Player::One => below.any(|b| b),
+        }
+    };
+    let recorded = if parallel {
+        threads.install(|| (0..n).into_par_iter().all(through_lower))
+    } else {
+        (0..n).all(through_lower)
+    };
     let record = |v: usize, sigma: &mut u32| {
         let l = layers.layer[v];
         if l != 0 && l != NO_LAYER && arena.owner(v as VertexId) == Player::One {
@@ -282,5 +290,48 @@ pub(super) fn attract_top(
         layer: layers.layer,
         top_layers,
         recorded,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::EdgeList;
+
+    /// Vertex 0 (player 1) is at ⊤; 1 (player 1) joins at layer 1 through it; 2 (player 0)
+    /// joins at layer 2, its other edge to 3 counting as ⊤ only because `f(3) ⊖ -5 > M`
+    /// while 3 stays finite. 2's moves then do not all lead down: not recorded.
+    fn game(bound: u64) -> (Arena, Vec<u64>) {
+        let mut edges = EdgeList::default();
+        for (s, t, w) in [(0, 0, 0), (1, 0, 0), (2, 1, 0), (2, 3, -5), (3, 3, 1)] {
+            edges.push(s, t, w);
+        }
+        let owners = vec![Player::One, Player::One, Player::Zero, Player::Zero];
+        let arena = Arena::from_edges(owners, edges, None).expect("valid");
+        (arena, vec![TOP, 0, 0, bound - 2])
+    }
+
+    #[test]
+    fn a_player0_vertex_joined_past_the_bound_is_not_recorded() {
+        for threads in [Threads::one(), Threads::new(2).with_parallel_from(0)] {
+            let (arena, mut values) = game(100);
+            let mut sigma = vec![u32::MAX; 4];
+            let attracted = attract_top(&arena, &mut values, 100, &mut sigma, &threads);
+            assert_eq!(attracted.layer, vec![0, 1, 2, NO_LAYER]);
+            assert_eq!(values, vec![TOP, TOP, TOP, 98]);
+            assert!(!attracted.recorded, "vertex 2 may still move to 3");
+            assert_eq!(sigma[1], 1, "player 1's move at 1 leads down to 0");
+        }
+    }
+
+    #[test]
+    fn an_attractor_through_lower_layers_alone_is_recorded() {
+        // With a bound far above f(3) + 5, the edge 2 → 3 stays open and 2 stays finite.
+        let (arena, mut values) = game(1000);
+        values[3] = 10;
+        let mut sigma = vec![u32::MAX; 4];
+        let attracted = attract_top(&arena, &mut values, 1000, &mut sigma, &Threads::one());
+        assert_eq!(attracted.layer, vec![0, 1, NO_LAYER, NO_LAYER]);
+        assert!(attracted.recorded);
     }
 }

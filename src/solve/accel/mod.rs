@@ -64,17 +64,18 @@
 //!   "yes" otherwise (see `cycles`); a wrong "yes" only shrinks what an evaluation sets.
 //!
 //! # Player 1's strategy
-//! The last σ1 of each vertex is kept (from the evaluation or attractor that last saw it
-//! finite). Each vertex an evaluation tops (as unable to reach a nonnegative cycle of `H`,
-//! or by the attractor after it) gets a rank (`ranks`) until a vertex reaches ⊤ another way
-//! before an evaluation; the kept moves win on the ranked vertices as they stand (every
-//! move and every player-0 edge leads to a rank no higher, every cycle within a rank is
-//! negative), checked in one pass. If they cover `W1`, that is player 1's strategy;
-//! otherwise the layered construction of [`player1`], which every backend uses, completes
-//! it from them (seeded by the kept moves); only if it stops short does the dual game of
-//! [`crate::solve::strategy`] compute the strategy instead. Under [`Schedule::Measured`] the evaluations happen when the clock
-//! says, so two runs may seed, and so return, different winning moves of player 1 (each
-//! certified); the values, and with them player 0's moves, are the same in every run.
+//! The last σ1 of each vertex is kept (from the evaluation or attractor that last saw it finite).
+//! Each vertex an evaluation tops (as unable to reach a nonnegative cycle of `H`, or by the
+//! attractor after it, every vertex of which joined through lower layers) gets a rank (`ranks`)
+//! until a vertex reaches ⊤ another way (the ranks then freeze as they are); the kept moves win on
+//! the ranked vertices as they stand (every move and every player-0 edge leads to a rank no higher,
+//! every cycle within a rank is negative), checked in one pass. If they cover `W1`, that is player
+//! 1's strategy; otherwise the layered construction of [`player1`], which every backend uses,
+//! completes it from them (seeded by the kept moves); only if it stops short does the dual game of
+//! [`crate::solve::strategy`] compute the strategy instead. Under [`Schedule::Measured`] the
+//! evaluations happen when the clock says, so two runs may seed, and so return, different winning
+//! moves of player 1 (each certified); the values, and with them player 0's moves, are the same in
+//! every run.
 
 mod attractor;
 mod cycles;

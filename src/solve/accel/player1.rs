@@ -1,7 +1,9 @@
 //! Player 1's winning strategy on `W1`, built in layers and certified by its construction;
 //! used by every backend ([`crate::solve::Solution::from_credits`]) before the dual game,
-//! which stays the fallback. When the accelerated solver's evaluations ranked every vertex
-//! of `W1` (`super::ranks`), their recorded moves are the strategy and nothing is built.
+//! which stays the fallback. The accelerated solver's evaluations rank the vertices they
+//! top (`super::ranks`), and their recorded moves win on the ranked ones: if those cover
+//! `W1`, they are the strategy and nothing is built; otherwise `S` below starts as the
+//! ranked vertices instead of empty.
 //!
 //! Start from a move σ1 for each player-1 vertex of `W1` (a seed: the accelerated driver's
 //! last σ1, kept at each vertex from the evaluation or attractor that last saw it finite; a
@@ -47,8 +49,8 @@ pub const NO_EDGE: u32 = u32::MAX;
 pub struct Seed<'a> {
     /// A move (edge index) per vertex, [`NO_EDGE`] for none; empty: none anywhere.
     pub edges: &'a [u32],
-    /// The accelerated solver's ranks of the vertices at ⊤ (`super::ranks`), when every
-    /// vertex of `W1` got one: then `edges` already win on `W1`.
+    /// The accelerated solver's ranks of the vertices at ⊤ (`super::ranks`; possibly
+    /// frozen, so covering part of `W1`): `edges` already win on the ranked vertices.
     pub ranks: Option<&'a [u32]>,
 }
 
@@ -73,6 +75,9 @@ pub enum Player1Source {
     RecordedAndLayers,
     /// The layered construction of this module.
     Layers,
+    /// The layered construction, after the evaluations' record failed its check (never
+    /// expected: the ranks' construction makes it hold; tests assert it does not happen).
+    LayersRecordRejected,
     /// The dual game (the fallback, or not computed yet).
     #[default]
     DualGame,
@@ -103,24 +108,28 @@ pub fn certified_strategy(
             // Player 1 wins nowhere: no moves to choose, nothing to check.
             return Ok(Player1Source::Empty);
         }
-        let mut prefix = None;
         // Ranks and moves for every vertex, or nothing to go on.
         let n = credit.len();
+        let mut prefix = None;
+        let mut layers = Player1Source::Layers;
         if let Some(ranks) = seed.ranks.filter(|r| r.len() == n && seed.edges.len() == n) {
             match recorded_moves(arena, credit, seed.edges, ranks, strategy) {
                 Recorded::Everywhere => return Ok(Player1Source::Recorded),
-                Recorded::Partly => prefix = Some(ranks),
-                Recorded::Rejected => {}
+                Recorded::Partly => {
+                    prefix = Some(ranks);
+                    layers = Player1Source::RecordedAndLayers;
+                }
+                Recorded::Nothing => {}
+                Recorded::Rejected => {
+                    tracing::warn!("player 1's recorded moves failed their check; building them");
+                    layers = Player1Source::LayersRecordRejected;
+                }
             }
         }
         if layered(
             arena, credit, seed.edges, prefix, strategy, threads, control,
         )? {
-            return Ok(if prefix.is_some() {
-                Player1Source::RecordedAndLayers
-            } else {
-                Player1Source::Layers
-            });
+            return Ok(layers);
         }
         strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
             if credit[v] == TOP && arena.owner(v as VertexId) == Player::One {
@@ -137,7 +146,9 @@ enum Recorded {
     Everywhere,
     /// They win on the ranked vertices, a part of `W1`.
     Partly,
-    /// The record does not hold, or ranks no vertex of `W1` (nothing written).
+    /// No vertex of `W1` is ranked (nothing written).
+    Nothing,
+    /// The record does not hold (nothing written).
     Rejected,
 }
 
@@ -180,8 +191,11 @@ fn recorded_moves(
             || (true, false, false),
             |a, b| (a.0 && b.0, a.1 || b.1, a.2 || b.2),
         );
-    if !holds || !ranked {
+    if !holds {
         return Recorded::Rejected;
+    }
+    if !ranked {
+        return Recorded::Nothing;
     }
     strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
         if credit[v] == TOP && ranks[v] != NO_RANK && arena.owner(v as VertexId) == Player::One {

@@ -1,6 +1,6 @@
 //! Why each vertex is at ⊤: a rank per vertex, kept by the driver across evaluations, so
 //! that player 1's strategy on `W1` can be the evaluations' own moves, with no construction
-//! after the solve ([`super::player1::recorded_strategy`]).
+//! after the solve (`player1::recorded_moves`).
 //!
 //! An evaluation tops the vertices `T` of `H = G_σ1 − K` that cannot reach a nonnegative
 //! cycle of `H` (`K`: the vertices at ⊤ when it starts). `T` is closed under `H`'s edges (a
