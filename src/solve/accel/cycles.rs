@@ -203,10 +203,10 @@ impl Groups {
         let mut members: Vec<VertexId> = slots.into_par_iter().map(|m| m.into_inner()).collect();
         let mut unsorted = Vec::new();
         let mut rest = members.as_mut_slice();
-        for c in 0..count {
+        for (c, &index) in large_index.iter().enumerate() {
             let (slice, tail) = std::mem::take(&mut rest).split_at_mut(size(c));
             rest = tail;
-            if slice.len() > 1 && large_index[c] == NOT_LARGE {
+            if slice.len() > 1 && index == NOT_LARGE {
                 unsorted.push(slice);
             }
         }
