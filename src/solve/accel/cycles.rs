@@ -153,19 +153,23 @@ impl Groups {
         };
         // Per chunk, its members of each large component; then, per large component, an
         // exclusive prefix over the chunks from the component's offset.
-        let mut cursor: Vec<u32> = component
-            .par_chunks(GROUP_CHUNK)
-            .flat_map_iter(|chunk| {
-                let mut counts = vec![0u32; large];
-                for &c in chunk {
-                    let i = large_of(c);
-                    if i != NOT_LARGE {
-                        counts[i as usize] += 1;
+        let mut cursor: Vec<u32> = if large == 0 {
+            Vec::new()
+        } else {
+            component
+                .par_chunks(GROUP_CHUNK)
+                .flat_map_iter(|chunk| {
+                    let mut counts = vec![0u32; large];
+                    for &c in chunk {
+                        let i = large_of(c);
+                        if i != NOT_LARGE {
+                            counts[i as usize] += 1;
+                        }
                     }
-                }
-                counts
-            })
-            .collect();
+                    counts
+                })
+                .collect()
+        };
         for (c, &i) in large_index
             .iter()
             .enumerate()
@@ -178,8 +182,11 @@ impl Groups {
                 at += here;
             }
         }
+        // Members of large components get their slot and position here; the others a slot
+        // in any order, then their position once their slice is sorted.
         let fill: Vec<AtomicU32> = offsets[..count].par_iter().map(|&o| o.into()).collect();
         let slots: Vec<AtomicU32> = (0..total).into_par_iter().map(|_| 0.into()).collect();
+        let local: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| 0.into()).collect();
         component
             .par_chunks(GROUP_CHUNK)
             .enumerate()
@@ -189,34 +196,30 @@ impl Groups {
                     if c == NO_COMPONENT {
                         continue;
                     }
+                    let v = k * GROUP_CHUNK + j;
                     let i = large_of(c);
                     let slot = if i == NOT_LARGE {
                         fill[c as usize].fetch_add(1, Relaxed)
                     } else {
                         let at = mine[i as usize];
                         mine[i as usize] += 1;
+                        local[v].store(at - offsets[c as usize], Relaxed);
                         at
                     };
-                    slots[slot as usize].store((k * GROUP_CHUNK + j) as VertexId, Relaxed);
+                    slots[slot as usize].store(v as VertexId, Relaxed);
                 }
             });
         let mut members: Vec<VertexId> = slots.into_par_iter().map(|m| m.into_inner()).collect();
-        let mut unsorted = Vec::new();
-        let mut rest = members.as_mut_slice();
-        for (c, &index) in large_index.iter().enumerate() {
-            let (slice, tail) = std::mem::take(&mut rest).split_at_mut(size(c));
-            rest = tail;
-            if slice.len() > 1 && index == NOT_LARGE {
-                unsorted.push(slice);
+        // Consecutive members of one component form one slice (a singleton's position is
+        // 0 already).
+        let same = |a: &VertexId, b: &VertexId| component[*a as usize] == component[*b as usize];
+        members.par_chunk_by_mut(same).for_each(|slice| {
+            if slice.len() > 1 && large_of(component[slice[0] as usize]) == NOT_LARGE {
+                slice.sort_unstable();
+                for (j, &v) in slice.iter().enumerate() {
+                    local[v as usize].store(j as u32, Relaxed);
+                }
             }
-        }
-        unsorted
-            .into_par_iter()
-            .for_each(|slice| slice.sort_unstable());
-        let local: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| 0.into()).collect();
-        members.par_iter().enumerate().for_each(|(slot, &v)| {
-            let c = component[v as usize] as usize;
-            local[v as usize].store(slot as u32 - offsets[c], Relaxed);
         });
         Groups {
             offsets,
