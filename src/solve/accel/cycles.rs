@@ -209,18 +209,21 @@ impl Groups {
                     slots[slot as usize].store(v as VertexId, Relaxed);
                 }
             });
-        let mut members: Vec<VertexId> = slots.into_par_iter().map(|m| m.into_inner()).collect();
-        // Consecutive members of one component form one slice (a singleton's position is
-        // 0 already).
-        let same = |a: &VertexId, b: &VertexId| component[*a as usize] == component[*b as usize];
-        members.par_chunk_by_mut(same).for_each(|slice| {
-            if slice.len() > 1 && large_of(component[slice[0] as usize]) == NOT_LARGE {
-                slice.sort_unstable();
-                for (j, &v) in slice.iter().enumerate() {
+        // Each small component of several members: its slice sorted, its positions set (a
+        // singleton's position is 0 already).
+        (0..count)
+            .into_par_iter()
+            .filter(|&c| size(c) > 1 && large_index[c] == NOT_LARGE)
+            .for_each(|c| {
+                let slice = &slots[offsets[c] as usize..offsets[c + 1] as usize];
+                let mut sorted: Vec<VertexId> = slice.iter().map(|v| v.load(Relaxed)).collect();
+                sorted.sort_unstable();
+                for (j, (&v, slot)) in sorted.iter().zip(slice).enumerate() {
+                    slot.store(v, Relaxed);
                     local[v as usize].store(j as u32, Relaxed);
                 }
-            }
-        });
+            });
+        let members: Vec<VertexId> = slots.into_par_iter().map(|m| m.into_inner()).collect();
         Groups {
             offsets,
             members,
