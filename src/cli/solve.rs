@@ -65,6 +65,11 @@ pub struct SolveArgs {
     /// (0: the CPU driver's lift budgets). Default: 25.
     #[arg(long)]
     pub gpu_lift_percent: Option<u32>,
+    /// gpu backend: compute the evaluations' strongly connected components on the device
+    /// on games of at least this many vertices (0: always; 18446744073709551615: never).
+    /// Default: 32768.
+    #[arg(long, value_name = "VERTICES")]
+    pub gpu_components_from: Option<u64>,
 }
 
 fn parse_algorithm(s: &str) -> Result<CpuAlgorithm, String> {
@@ -125,6 +130,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     options.gpu.order = args.vertex_order;
     options.gpu.plain = args.gpu_plain;
     options.gpu.lift_percent = args.gpu_lift_percent;
+    options.gpu.device_components_from = args.gpu_components_from;
     let solution = solve::solve_game(&game.arena, parity, &options, &control);
     progress.finish();
     let solution = solution?;

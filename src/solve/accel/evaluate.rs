@@ -5,15 +5,17 @@
 
 use rayon::prelude::*;
 
+use super::LiftEngine;
 use super::attractor::attract_top;
 use super::cycles::nonnegative_components;
-use super::graph::Graph;
+use super::graph::{DROPS_ALL, Graph};
 use super::ranks::TopRanks;
 use super::reach::reaching;
 use super::relax::credits_to_pinned;
-use super::scc::{NO_COMPONENT, components};
+use super::scc::{NO_COMPONENT, components, numbered};
 use crate::arena::{Arena, Player, VertexId};
-use crate::solve::control::{Control, Interrupted};
+use crate::solve::SolveError;
+use crate::solve::control::Control;
 use crate::solve::energy::{TOP, minus};
 use crate::solve::phases::{Phases, Stopwatch};
 use crate::solve::threads::Threads;
@@ -91,11 +93,36 @@ fn per_vertex<T: Send>(
     }
 }
 
+/// The components of `graph` restricted to `inside`: those `engine` computed when `started`
+/// (it took them in [`LiftEngine::start_components`]), else, or if it gave up, the host's.
+fn finish_components(
+    engine: &mut dyn LiftEngine,
+    started: bool,
+    graph: &Graph,
+    inside: &[bool],
+    threads: &Threads,
+) -> Result<(Vec<u32>, u32), SolveError> {
+    if started {
+        if let Some(representatives) = engine.finish_components()? {
+            match numbered(representatives, threads) {
+                Some(found) => return Ok(found),
+                None => tracing::warn!(
+                    "the engine's components are not a map to representatives; \
+                     computing them on the host"
+                ),
+            }
+        }
+    }
+    Ok(components(graph, inside, threads))
+}
+
 /// One evaluation of σ1 (`sigma_edge`, chosen by [`choose_strategy`]) against `values`,
 /// followed by player 1's attractor to ⊤ (which records its edges in `sigma_edge`); the
-/// vertices it tops for a recorded reason get their `ranks`.
+/// vertices it tops for a recorded reason get their `ranks`. The components come from
+/// `engine` where it takes them (the device, while the host builds its graph).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate(
+    engine: &mut dyn LiftEngine,
     arena: &Arena,
     values: &mut [u64],
     bound: u64,
@@ -105,18 +132,20 @@ pub(super) fn evaluate(
     threads: &Threads,
     phases: &mut Phases,
     control: &Control,
-) -> Result<Outcome, Interrupted> {
+) -> Result<Outcome, SolveError> {
     let mut watch = Stopwatch::start();
     let n = arena.vertex_count();
     ranks.require_ranked(values, threads);
     let finite = per_vertex(n, threads, |v| values[v] != TOP);
-    graph.rebuild(arena, &finite, sigma_edge, threads);
+    graph.mark(arena, &finite, sigma_edge, threads);
+    let on_engine = engine.start_components(graph.keeps())?;
+    graph.build(arena, &finite, threads);
     let graph = &*graph;
-    control.checkpoint()?;
     watch.lap(&mut phases.graph);
 
     // U: vertices that can reach a nonnegative cycle of G_σ1 (minus the ⊤ vertices).
-    let (component, count) = components(graph, &finite, threads);
+    let (component, count) = finish_components(engine, on_engine, graph, &finite, threads)?;
+    control.checkpoint()?;
     watch.lap(&mut phases.components);
     let good = nonnegative_components(graph, &component, count, threads, control)?;
     let in_good = |v: usize| component[v] != NO_COMPONENT && good[component[v] as usize];
@@ -166,7 +195,11 @@ pub(super) fn evaluate(
         reach[v] && !pinned[v] && values[v] != TOP && in_good(v)
     });
     if redo.contains(&true) {
-        let (redo_component, redo_count) = components(graph, &redo, threads);
+        let keeps = graph.keeps();
+        let redo_keeps = per_vertex(n, threads, |v| if redo[v] { keeps[v] } else { DROPS_ALL });
+        let on_engine = engine.start_components(&redo_keeps)?;
+        let (redo_component, redo_count) =
+            finish_components(engine, on_engine, graph, &redo, threads)?;
         watch.lap(&mut phases.components);
         let redo_good =
             nonnegative_components(graph, &redo_component, redo_count, threads, control)?;
@@ -267,6 +300,7 @@ mod tests {
                 choose_strategy(&arena, &values, bound, &mut sigma, threads);
                 let mut graph = Graph::default();
                 let outcome = evaluate(
+                    &mut crate::solve::accel::WorklistEngine,
                     &arena,
                     &mut values,
                     bound,

@@ -41,7 +41,7 @@ pub(super) struct Graph {
 }
 
 /// An inactive vertex: no edges.
-const DROPS_ALL: VertexId = VertexId::MAX;
+pub(super) const DROPS_ALL: VertexId = VertexId::MAX;
 /// An active player-0 vertex: every edge into the subset.
 const KEEPS_ALL: VertexId = VertexId::MAX - 1;
 
@@ -55,10 +55,22 @@ impl Graph {
         sigma_edge: &[u32],
         threads: &Threads,
     ) {
+        self.mark(arena, active, sigma_edge, threads);
+        self.build(arena, active, threads);
+    }
+
+    /// The first step of [`Graph::rebuild`]: one word per vertex saying what it keeps
+    /// ([`Graph::keeps`]).
+    pub(super) fn mark(
+        &mut self,
+        arena: &Arena,
+        active: &[bool],
+        sigma_edge: &[u32],
+        threads: &Threads,
+    ) {
         let n = arena.vertex_count();
         let targets = arena.succ_targets();
         let weights = arena.succ_weights();
-        let offsets = arena.succ_offsets();
         let parallel = threads.parallel(n + arena.edge_count()).then_some(threads);
         // One pass over the vertices names what each keeps, so that the edge passes below
         // read one word per source instead of its activity, owner and σ1 edge.
@@ -88,6 +100,22 @@ impl Graph {
             };
         };
         per_vertex_pair(parallel, &mut self.keeps, &mut self.sigma_weight, mark);
+    }
+
+    /// What each vertex keeps, as [`Graph::mark`] left it: [`DROPS_ALL`] (inactive),
+    /// [`KEEPS_ALL`] (an active player-0 vertex) or the target of its σ1 edge.
+    pub(super) fn keeps(&self) -> &[VertexId] {
+        &self.keeps
+    }
+
+    /// The second step of [`Graph::rebuild`]: both sides' edges from [`Graph::mark`]'s words
+    /// (`active` as given to it).
+    pub(super) fn build(&mut self, arena: &Arena, active: &[bool], threads: &Threads) {
+        let n = arena.vertex_count();
+        let targets = arena.succ_targets();
+        let weights = arena.succ_weights();
+        let offsets = arena.succ_offsets();
+        let parallel = threads.parallel(n + arena.edge_count()).then_some(threads);
         let keeps = &self.keeps[..];
         let sigma_weight = &self.sigma_weight[..];
         // A σ1 vertex keeps its σ1 edge and the edge's identical twins (same target and

@@ -137,6 +137,19 @@ pub trait LiftEngine {
     fn player0_moves(&mut self) -> Result<Option<Vec<VertexId>>, SolveError> {
         Ok(None)
     }
+    /// Starts the strongly connected components of an evaluation's graph where the engine
+    /// runs (the device), to be fetched by [`LiftEngine::finish_components`]: `keeps` holds
+    /// one word per vertex, what it keeps in the graph (the words of `graph::Graph::keeps`).
+    /// `false` (nothing started) leaves them to the host.
+    fn start_components(&mut self, _keeps: &[VertexId]) -> Result<bool, SolveError> {
+        Ok(false)
+    }
+    /// The components started last: each vertex's representative (a member of its
+    /// component, the same for all members; `u32::MAX` outside), or `None` to leave them to
+    /// the host after all.
+    fn finish_components(&mut self) -> Result<Option<Vec<u32>>, SolveError> {
+        Ok(None)
+    }
     /// Lifts `values` within `budget`, on `threads` where the engine uses the host's.
     fn lift(
         &mut self,
@@ -349,6 +362,7 @@ pub fn solve_scheduled(
         evaluate::choose_strategy(arena, &values, bound, &mut sigma_edge, &threads);
         phases.graph += evaluation_start.elapsed().as_secs_f64();
         let outcome = evaluate::evaluate(
+            engine,
             arena,
             &mut values,
             bound,

@@ -41,6 +41,89 @@ pub(super) fn components(graph: &Graph, inside: &[bool], threads: &Threads) -> (
     threads.install(|| Parallel::new(graph, inside).run())
 }
 
+/// Vertices per parallel task of [`numbered`].
+const NUMBER_CHUNK: usize = 1 << 16;
+
+/// Components numbered `0..count` (in the order of their representatives' ids) from each
+/// vertex's representative: a member of its component, the same for all its members
+/// ([`NO_COMPONENT`] outside), as the device computes them. `None` when the input is not
+/// such a map (a representative out of range or not its own representative).
+pub(super) fn numbered(mut representative: Vec<u32>, threads: &Threads) -> Option<(Vec<u32>, u32)> {
+    let n = representative.len();
+    let is_own = |v: usize, r: u32| r == v as u32;
+    let mut number = vec![NO_COMPONENT; n];
+    let count = if threads.parallel(n) {
+        threads.install(|| {
+            let counts: Vec<u32> = representative
+                .par_chunks(NUMBER_CHUNK)
+                .enumerate()
+                .map(|(c, chunk)| {
+                    let base = c * NUMBER_CHUNK;
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, &r)| is_own(base + i, r))
+                        .count() as u32
+                })
+                .collect();
+            let mut firsts = counts.clone();
+            let count = prefix_sum_exclusive(&mut firsts);
+            number
+                .par_chunks_mut(NUMBER_CHUNK)
+                .zip(representative.par_chunks(NUMBER_CHUNK))
+                .enumerate()
+                .for_each(|(c, (numbers, chunk))| {
+                    let (base, mut next) = (c * NUMBER_CHUNK, firsts[c]);
+                    for (i, &r) in chunk.iter().enumerate() {
+                        if is_own(base + i, r) {
+                            numbers[i] = next;
+                            next += 1;
+                        }
+                    }
+                });
+            count
+        })
+    } else {
+        let mut next = 0;
+        for (v, &r) in representative.iter().enumerate() {
+            if is_own(v, r) {
+                number[v] = next;
+                next += 1;
+            }
+        }
+        next
+    };
+    let relabel = |r: &mut u32| -> bool {
+        if *r == NO_COMPONENT {
+            return true;
+        }
+        match number.get(*r as usize) {
+            Some(&k) if k != NO_COMPONENT => {
+                *r = k;
+                true
+            }
+            _ => false,
+        }
+    };
+    let valid = if threads.parallel(n) {
+        threads.install(|| representative.par_iter_mut().all(relabel))
+    } else {
+        representative.iter_mut().all(relabel)
+    };
+    valid.then_some((representative, count))
+}
+
+/// Exclusive prefix sums in place; returns the total.
+fn prefix_sum_exclusive(values: &mut [u32]) -> u32 {
+    let mut total = 0;
+    for x in values.iter_mut() {
+        let here = *x;
+        *x = total;
+        total += here;
+    }
+    total
+}
+
 /// Iterative Tarjan over every vertex of `inside`.
 fn tarjan(graph: &Graph, inside: &[bool]) -> (Vec<u32>, u32) {
     let n = graph.len();
@@ -520,6 +603,157 @@ mod tests {
             assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
             assert!(one.contains(&NO_COMPONENT));
         }
+    }
+
+    /// Representatives (each component's largest member, say) number into the same
+    /// partition with numbers in the representatives' order, on one thread and several;
+    /// a map whose representative is not its own is refused.
+    #[test]
+    fn representatives_number_into_the_partition() {
+        for seed in [7, 8] {
+            let arena = random(
+                RandomParams {
+                    vertices: 200_000,
+                    min_degree: 1,
+                    max_degree: 3,
+                    ..RandomParams::default()
+                },
+                seed,
+            );
+            let n = arena.vertex_count();
+            let active: Vec<bool> = (0..n).map(|v| v % 7 != 2).collect();
+            let graph = graph_of(&arena, &active);
+            let (component, count) = tarjan(&graph, &active);
+            let mut largest = vec![0u32; count as usize];
+            for (v, &c) in component.iter().enumerate() {
+                if c != NO_COMPONENT {
+                    largest[c as usize] = largest[c as usize].max(v as u32);
+                }
+            }
+            let representative: Vec<u32> = component
+                .iter()
+                .map(|&c| {
+                    if c == NO_COMPONENT {
+                        c
+                    } else {
+                        largest[c as usize]
+                    }
+                })
+                .collect();
+            for threads in [Threads::one(), Threads::new(3).with_parallel_from(0)] {
+                let (numbers, numbered_count) =
+                    numbered(representative.clone(), &threads).expect("a representative map");
+                assert_eq!(numbered_count, count, "seed {seed}");
+                assert_eq!(canonical(&numbers), canonical(&component), "seed {seed}");
+                assert!(numbers.iter().all(|&k| k == NO_COMPONENT || k < count));
+                let members: Vec<usize> = (0..n)
+                    .filter(|&v| representative[v] != NO_COMPONENT && representative[v] != v as u32)
+                    .take(2)
+                    .collect();
+                let mut bad = representative.clone();
+                bad[members[0]] = members[1] as u32;
+                assert!(
+                    numbered(bad, &threads).is_none(),
+                    "seed {seed}: a member as representative"
+                );
+                let mut bad = representative.clone();
+                bad[members[0]] = n as u32;
+                assert!(
+                    numbered(bad, &threads).is_none(),
+                    "seed {seed}: out of range"
+                );
+            }
+        }
+    }
+
+    /// Where a GPU is, its components (`kernels/components.cu`) equal Tarjan's on random
+    /// graphs (one giant component, many small ones, chains, parallel edges of player-1
+    /// vertices beside the σ1 edge), fixed seeds and a fresh one; a cycle longer than the
+    /// kernel's sweeps is left to the host (`None`). Without a GPU: nothing to check.
+    #[test]
+    fn device_components_equal_tarjans_where_a_gpu_is() {
+        use crate::arena::{EdgeList, Player};
+        use crate::solve::gpu::{GpuEngine, GpuOptions, devices::driver_ready};
+        if let Err(e) = driver_ready() {
+            eprintln!("no GPU: device components not checked ({e})");
+            return;
+        }
+        let fresh: u64 = rand::random();
+        eprintln!("fresh seed {fresh}");
+        let mut seeds: Vec<u64> = (0..24).collect();
+        seeds.push(fresh);
+        for seed in seeds {
+            let base = random(
+                RandomParams {
+                    vertices: [50, 3_000, 40_000, 250_000][(seed % 4) as usize],
+                    min_degree: 1,
+                    max_degree: 1 + (seed % 5) as u32,
+                    player1_percent: (seed * 17 % 101) as u8,
+                    ..RandomParams::default()
+                },
+                seed,
+            );
+            let n = base.vertex_count();
+            // Player-1 vertices get parallel edges of other weights (not σ1's) now and then.
+            let mut edges = EdgeList::with_capacity(2 * base.edge_count());
+            for v in 0..n as VertexId {
+                for (i, (u, w)) in base.successors(v).enumerate() {
+                    edges.push(v, u, w);
+                    if base.owner(v) == Player::One && (v as usize + i + seed as usize) % 5 == 0 {
+                        edges.push(v, u, w + 1);
+                    }
+                }
+            }
+            let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+            let bound = crate::solve::energy::bound(&arena).expect("fits");
+            let mut engine =
+                GpuEngine::upload(&arena, bound, &GpuOptions::default()).expect("uploads");
+            for round in 0..3u64 {
+                let active: Vec<bool> = (0..n as u64)
+                    .map(|v| (v * 2654435761 + seed + round) % 9 != 0 || round == 0)
+                    .collect();
+                let sigma: Vec<u32> = (0..n as VertexId)
+                    .map(|v| {
+                        let range = arena.succ_range(v);
+                        (range.start + (v as usize + round as usize) % range.len()) as u32
+                    })
+                    .collect();
+                let mut graph = Graph::default();
+                graph.rebuild(&arena, &active, &sigma, &Threads::one());
+                let (host, host_count) = tarjan(&graph, &active);
+                assert!(engine.start_components(graph.keeps()).expect("starts"));
+                let representatives = engine
+                    .finish_components()
+                    .expect("runs")
+                    .unwrap_or_else(|| panic!("seed {seed} round {round}: out of sweeps"));
+                let (device, device_count) =
+                    numbered(representatives, &Threads::one()).expect("a representative map");
+                assert_eq!(device_count, host_count, "seed {seed} round {round}: count");
+                assert_eq!(
+                    canonical(&device),
+                    canonical(&host),
+                    "seed {seed} round {round}"
+                );
+            }
+        }
+        // One cycle through 20,000 vertices: the forward search needs a sweep per vertex.
+        let n = 20_000u32;
+        let mut edges = EdgeList::default();
+        for v in 0..n {
+            edges.push(v, (v + 1) % n, -1);
+        }
+        let arena = Arena::from_edges(vec![Player::Zero; n as usize], edges, None).expect("valid");
+        let bound = crate::solve::energy::bound(&arena).expect("fits");
+        let mut engine = GpuEngine::upload(&arena, bound, &GpuOptions::default()).expect("uploads");
+        let active = vec![true; n as usize];
+        let mut graph = Graph::default();
+        graph.rebuild(&arena, &active, &vec![0; n as usize], &Threads::one());
+        assert!(engine.start_components(graph.keeps()).expect("starts"));
+        assert_eq!(
+            engine.finish_components().expect("runs"),
+            None,
+            "left to the host"
+        );
     }
 
     /// Player-1 vertices whose σ1 edge has identical twins (and parallel edges of another

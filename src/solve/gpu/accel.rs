@@ -27,6 +27,11 @@ use crate::solve::{Control, SolveError, Threads};
 /// Default length of a lifting phase, in percent of the next evaluation's expected time.
 pub const LIFT_PERCENT: u32 = 25;
 
+/// Games of at least this many vertices get their evaluations' strongly connected
+/// components from the device ([`GpuEngine::start_components`]); below, the host's take
+/// less than the two copies.
+pub const DEVICE_COMPONENTS_FROM: u64 = 1 << 15;
+
 /// Games with at least this many edges per vertex get player 0's strategy from the device.
 pub const DEVICE_MOVES_FROM_DEGREE: u64 = 2;
 
@@ -42,6 +47,12 @@ pub struct GpuLift {
     pub seconds: f64,
     /// … of which copying values back to the host.
     pub download_seconds: f64,
+    /// Evaluations' components computed on the device …
+    pub component_launches: u64,
+    /// … of which the device left to the host (out of sweeps).
+    pub component_fallbacks: u64,
+    /// When the running components launch started (for the debug log).
+    components_started: Option<Instant>,
 }
 
 impl GpuLift {
@@ -54,6 +65,9 @@ impl GpuLift {
             launches: 0,
             seconds: 0.0,
             download_seconds: 0.0,
+            component_launches: 0,
+            component_fallbacks: 0,
+            components_started: None,
         }
     }
 
@@ -89,6 +103,41 @@ impl LiftEngine for GpuLift {
             return Ok(None);
         }
         Ok(self.engine.player0_moves()?)
+    }
+
+    fn start_components(&mut self, keeps: &[VertexId]) -> Result<bool, SolveError> {
+        let from = self
+            .options
+            .device_components_from
+            .unwrap_or(DEVICE_COMPONENTS_FROM);
+        if (keeps.len() as u64) < from {
+            return Ok(false);
+        }
+        self.components_started = Some(Instant::now());
+        Ok(self.engine.start_components(keeps)?)
+    }
+
+    fn finish_components(&mut self) -> Result<Option<Vec<u32>>, SolveError> {
+        let representatives = self.engine.finish_components()?;
+        let figures = self.engine.component_figures();
+        let seconds = self
+            .components_started
+            .take()
+            .map_or(0.0, |start| start.elapsed().as_secs_f64());
+        tracing::debug!(
+            seconds,
+            sweeps = figures.sweeps,
+            colourings = figures.colourings,
+            trimmed = figures.trimmed,
+            giant = figures.giant,
+            done = representatives.is_some(),
+            "gpu: components"
+        );
+        self.component_launches += 1;
+        if representatives.is_none() {
+            self.component_fallbacks += 1;
+        }
+        Ok(representatives)
     }
 
     fn lift(

@@ -25,6 +25,11 @@ use super::staging::{STAGED_FROM, Staging};
 
 /// The frontier-lifting kernels (`kernels/lift.cu`).
 pub const LIFT_SOURCE: &str = include_str!("../../../kernels/lift.cu");
+/// The strongly connected components of an evaluation's graph (`kernels/components.cu`),
+/// compiled in every lifting module, after [`LIFT_SOURCE`] (it uses its grid barrier).
+pub const COMPONENTS_SOURCE: &str = include_str!("../../../kernels/components.cu");
+/// The components kernel's entry point (the same in every module).
+pub const COMPONENTS_KERNEL: &str = "strongly_connected_components";
 
 /// Lanes per vertex that have a kernel.
 pub const LANES: [u32; 6] = [1, 2, 4, 8, 16, 32];
@@ -46,11 +51,11 @@ pub fn moves_kernel_name(weight_bits: u32, value_bits: u32) -> String {
 }
 
 /// `kernels/lift.cu` for one pair of widths: the macros that select its kernels, then the
-/// source.
+/// source, then `kernels/components.cu`.
 pub fn lift_source(weight_bits: u32, value_bits: u32) -> String {
     format!(
         "#define LIFT_WB {weight_bits}\n#define LIFT_W i{weight_bits}\n\
-         #define LIFT_VB {value_bits}\n#define LIFT_V u{value_bits}\n{LIFT_SOURCE}"
+         #define LIFT_VB {value_bits}\n#define LIFT_V u{value_bits}\n{LIFT_SOURCE}\n{COMPONENTS_SOURCE}"
     )
 }
 
@@ -63,7 +68,7 @@ pub fn sources() -> Vec<(String, String, Vec<String>)> {
             let entries = LANES
                 .iter()
                 .map(|&h| lift_kernel_name(h, w, v))
-                .chain([moves_kernel_name(w, v)])
+                .chain([moves_kernel_name(w, v), COMPONENTS_KERNEL.to_string()])
                 .collect();
             all.push((format!("lift_w{w}_v{v}.cu"), lift_source(w, v), entries));
         }
@@ -178,6 +183,8 @@ pub struct LiftKernels {
     pub functions: Vec<CudaFunction>,
     /// `player0_moves_w.._v..`.
     pub player0_moves: CudaFunction,
+    /// [`COMPONENTS_KERNEL`].
+    pub components: CudaFunction,
     /// Seconds to get this module's CUBIN (NVRTC, or the disk cache) and load it.
     pub load_seconds: f64,
     /// Whether the CUBIN came from the disk cache.
@@ -284,9 +291,13 @@ impl Kernels {
         let player0_moves = module
             .load_function(&moves_kernel_name(weight_bits, value_bits))
             .during("loading the strategy kernel")?;
+        let components = module
+            .load_function(COMPONENTS_KERNEL)
+            .during("loading the components kernel")?;
         let k = Arc::new(LiftKernels {
             functions,
             player0_moves,
+            components,
             load_seconds,
             cached,
             _module: module,

@@ -18,6 +18,7 @@ use cudarc::driver::{
 use rayon::prelude::*;
 
 use super::compile::{Kernels, LANES, LiftKernels, kernels};
+use super::components::{Adjacency, ComponentFigures, DeviceComponents};
 use super::devices::device_info;
 use super::error::{DuringExt, GpuError, GpuSolveError};
 use super::layout::{
@@ -66,6 +67,11 @@ pub struct GpuOptions {
     /// (as on the CPU: `2n` lifts first, then at least doubling).
     #[serde(default)]
     pub lift_percent: Option<u32>,
+    /// Accelerated driver: the evaluations' strongly connected components on the device on
+    /// games of at least this many vertices (`None` = [`super::accel::DEVICE_COMPONENTS_FROM`];
+    /// `Some(0)`: always; `Some(u64::MAX)`: never, the host computes them as `auto` does).
+    #[serde(default)]
+    pub device_components_from: Option<u64>,
 }
 
 /// Wall-clock seconds of each phase.
@@ -235,8 +241,30 @@ fn upload_array<T: DeviceRepr + bytemuck::Pod>(
     }
 }
 
+/// `src` copied into `dst` (at least as long) on `stream`: through the staging buffers when
+/// it is large and they exist, else directly from pageable memory.
+pub(super) fn upload_into<T: DeviceRepr + bytemuck::Pod>(
+    stream: &Arc<CudaStream>,
+    staging: &mut Option<Staging>,
+    src: &[T],
+    dst: &mut CudaSlice<T>,
+) -> Result<(), GpuError> {
+    let during = "uploading";
+    let bytes: &[u8] = bytemuck::cast_slice(src);
+    match staging {
+        Some(staging) if bytes.len() >= STAGED_FROM => {
+            let (ptr, _record) = dst.device_ptr_mut(stream);
+            staging.upload(stream, bytes, ptr)
+        }
+        _ => {
+            let mut view = dst.slice_mut(..src.len());
+            stream.memcpy_htod(src, &mut view).during(during)
+        }
+    }
+}
+
 /// `n` elements of `src` in host memory: through the staging buffers when large.
-fn download_array<T: DeviceRepr + bytemuck::Pod>(
+pub(super) fn download_array<T: DeviceRepr + bytemuck::Pod>(
     stream: &Arc<CudaStream>,
     staging: &mut Option<Staging>,
     src: &CudaSlice<T>,
@@ -405,6 +433,8 @@ pub struct GpuEngine {
     /// [`launch_watchdog`], read once per engine.
     watchdog: Duration,
     params: LiftParams,
+    /// The components kernel's buffers, allocated by the first evaluation that uses them.
+    components: Option<DeviceComponents>,
 }
 
 /// The device to use: the requested one, or the one with the most free memory; an error if
@@ -567,6 +597,7 @@ impl GpuEngine {
             kernels: lift_kernels,
             multiprocessors: device.multiprocessors,
             device: device.clone(),
+            components: None,
         };
         engine.set_lanes(lanes)?;
         Ok(engine)
@@ -845,6 +876,57 @@ impl GpuEngine {
         let staging = guard.as_deref_mut().unwrap_or(&mut direct);
         let moves = download_array(&self.stream, staging, &self.frontier0, n)?;
         Ok(Some(moves))
+    }
+
+    /// Starts the strongly connected components of an evaluation's graph on the device
+    /// (see [`super::components`]): `keeps` has one word per vertex in input order. `false`
+    /// (nothing started) when the vertices are renumbered or the arrays do not fit.
+    pub fn start_components(&mut self, keeps: &[u32]) -> Result<bool, GpuError> {
+        if self.numbering.is_some() {
+            return Ok(false);
+        }
+        if self.components.is_none() {
+            let adjacency = Adjacency {
+                succ_offsets: self.params.succ_offsets,
+                succ_targets: self.params.succ_targets,
+                pred_offsets: self.params.pred_offsets,
+                pred_sources: self.params.pred_sources,
+            };
+            match DeviceComponents::new(
+                self.kernels.clone(),
+                self.device.clone(),
+                self.stream.clone(),
+                adjacency,
+                self.n,
+                self.watchdog,
+            ) {
+                Ok(components) => self.components = Some(components),
+                Err(e) => {
+                    tracing::warn!("components stay on the host: {e}");
+                    return Ok(false);
+                }
+            }
+        }
+        let components = self.components.as_mut().expect("allocated above");
+        components.start(keeps)?;
+        Ok(true)
+    }
+
+    /// The components [`GpuEngine::start_components`] started: each vertex's
+    /// representative, or `None` when the device left them to the host.
+    pub fn finish_components(&mut self) -> Result<Option<Vec<u32>>, GpuError> {
+        match self.components.as_mut() {
+            Some(components) => components.finish(),
+            None => Ok(None),
+        }
+    }
+
+    /// The last components launch's figures.
+    pub fn component_figures(&self) -> ComponentFigures {
+        self.components
+            .as_ref()
+            .map(|c| c.figures)
+            .unwrap_or_default()
     }
 
     /// The seconds of getting ready: context, kernels, layout and upload (the lifting

@@ -10,6 +10,8 @@
 //! - [`cubin_cache`]: compiled CUBINs on disk, so NVRTC runs once per machine.
 //! - [`layout`]: the vertex order (player 0 first, or the input's) and the memory estimate.
 //! - [`engine`]: upload once, lift from 0 or from any point below the fixpoint.
+//! - [`components`]: an evaluation's strongly connected components on the device, while
+//!   the host builds its graph.
 //! - [`staging`]: large copies through page-locked buffers, host copy and transfer
 //!   overlapped.
 //!
@@ -19,6 +21,7 @@
 
 pub mod accel;
 pub mod compile;
+pub mod components;
 pub mod cubin_cache;
 pub mod devices;
 pub mod engine;

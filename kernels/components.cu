@@ -1,0 +1,297 @@
+// Strongly connected components of an evaluation's graph H = G_σ1 − K, restricted to a
+// vertex subset, on the device: the GPU backend's counterpart of src/solve/accel/scc.rs
+// (src/solve/gpu/components.rs drives it). compile.rs appends this file to lift.cu: it uses
+// the arena's CSR and CSC already on the device, and grid_barrier / load_volatile from there.
+//
+// keep[v] says what v keeps (the words of src/solve/accel/graph.rs): KEEP_NONE (outside the
+// subset), KEEP_ALL (an active player-0 vertex: every edge into the subset) or the target of
+// its σ1 edge (an active player-1 vertex). An arena edge v -> u is in H iff keep[v] is
+// KEEP_ALL or u, and keep[u] is not KEEP_NONE. Parallel edges do not matter here.
+//
+// Output: comp[v] = the id of a member of v's component (its representative: the same for
+// every member), COMP_NONE outside the subset. Which member represents a component may depend
+// on the timing of the sweeps; the partition does not.
+//
+// One cooperative launch does all of it: sweeps over the vertices (grid-stride, a thread per
+// vertex) with a grid barrier after each; a sweep reads other vertices' state with __ldcg
+// (L2, coherent across SMs), so a value written earlier in the same sweep may or may not be
+// seen, and every step below is correct either way (each only ever moves towards its
+// fixpoint). Every decision to leave a loop is taken by every thread from the same word read
+// after the same barrier, so the whole grid leaves together.
+//
+// 1. Trim: a pending vertex with no pending H-predecessor or no pending H-successor other
+//    than itself is a component of its own. Every finished vertex lies in a finished
+//    component, so a pending vertex's component is among the pending ones: the rule is right
+//    in any order. Repeated until a sweep trims nothing (at most TRIM_SWEEPS sweeps).
+// 2. Forward-backward from a pivot (the pending vertex with the largest
+//    (pending in-degree + 1) * (pending out-degree + 1)): F = what it reaches, B = what
+//    reaches it, inside the pending vertices, both searches in the same sweeps; F ∩ B is its
+//    component (the giant one of random games, found in about their diameter of sweeps).
+// 3. Colouring (Orzan), until nothing is pending: colour[v] := v, then the maximum colour
+//    flows forward to the fixpoint (each vertex pulls from its pending predecessors, so it is
+//    the only writer of its colour): colour[v] = the largest id that reaches v. A root r
+//    (colour[r] = r) is reached by no larger id, so its component is exactly the vertices of
+//    colour r that reach r backward through vertices of colour r; every root's component is
+//    finished at once, and the trim runs again.
+// More than max_sweeps sweeps in all (long chains, deep DAGs of components): the kernel stops
+// with state[CS_FAILED] = 1, and the host computes the components itself.
+
+#define KEEP_NONE 0xffffffffu
+#define KEEP_ALL 0xfffffffeu
+#define COMP_NONE 0xffffffffu
+#define COMP_PENDING 0xfffffffeu
+
+// Search marks.
+#define MARK_F 1u    // reached forward from the pivot
+#define MARK_FX 2u   // … and its successors marked
+#define MARK_B 4u    // reaches the pivot
+#define MARK_BX 8u   // … and its predecessors marked
+#define MARK_R 16u   // reaches its colour's root inside the colour
+#define MARK_RX 32u  // … and its predecessors marked
+
+#define TRIM_SWEEPS 16
+
+// state words: [0..3) "something changed" flags, rotating by sweep (sweep s writes word s % 3
+// and clears (s + 1) % 3, which every thread read before passing sweep s - 1's barrier);
+// [4], [5] the grid barrier (ST_BAR_COUNT, ST_BAR_GEN of lift.cu); [6..8) the pivot key (u64);
+// [8] failed; [9] sweeps run; [10] colouring rounds; [11] vertices trimmed; [12] the pivot's
+// component size bound (vertices marked F and B). The host zeroes them before each launch.
+#define CS_FAILED 8
+#define CS_SWEEPS 9
+#define CS_COLOURINGS 10
+#define CS_TRIMMED 11
+#define CS_GIANT 12
+#define CS_PIVOT 6
+
+struct ComponentParams {
+    const u32* succ_offsets;
+    const u32* succ_targets;
+    const u32* pred_offsets;
+    const u32* pred_sources;
+    const u32* keep;
+    u32* comp;
+    u32* colour;
+    u32* mark;
+    u32* state;
+    u32 n;
+    u32 max_sweeps;
+};
+
+__device__ __forceinline__ bool h_edge(const ComponentParams& p, u32 keep_v, u32 u) {
+    return keep_v != KEEP_NONE && (keep_v == KEEP_ALL || keep_v == u) &&
+           __ldg(p.keep + u) != KEEP_NONE;
+}
+
+__device__ __forceinline__ bool pending(const ComponentParams& p, u32 v) {
+    return __ldcg(p.comp + v) == COMP_PENDING;
+}
+
+// Ends sweep `sweep` for the calling thread (`changed`: whether it changed anything) and
+// returns whether any thread did; the whole grid calls it together.
+__device__ __forceinline__ bool sweep_end(const ComponentParams& p, u32& sweep, bool changed) {
+    const u32 slot = sweep % 3;
+    if (__syncthreads_or(changed) && threadIdx.x == 0) atomicExch(p.state + slot, 1u);
+    if (blockIdx.x == 0 && threadIdx.x == 0) atomicExch(p.state + (sweep + 1) % 3, 0u);
+    grid_barrier(p.state);
+    sweep++;
+    return load_volatile(p.state + slot) != 0;
+}
+
+#define FOR_EACH_VERTEX(v) \
+    for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < p.n; v += gridDim.x * blockDim.x)
+
+// Pending H-successors (other than v) of pending v: stops at the first when `first`.
+__device__ __forceinline__ u32 pending_successors(const ComponentParams& p, u32 v, bool first) {
+    const u32 kv = __ldg(p.keep + v);
+    u32 count = 0;
+    const u32 end = __ldg(p.succ_offsets + v + 1);
+    for (u32 e = __ldg(p.succ_offsets + v); e < end; e++) {
+        const u32 u = __ldg(p.succ_targets + e);
+        if (u != v && h_edge(p, kv, u) && pending(p, u)) {
+            count++;
+            if (first) break;
+        }
+    }
+    return count;
+}
+
+// Pending H-predecessors (other than v) of pending v: stops at the first when `first`.
+__device__ __forceinline__ u32 pending_predecessors(const ComponentParams& p, u32 v, bool first) {
+    u32 count = 0;
+    const u32 end = __ldg(p.pred_offsets + v + 1);
+    for (u32 k = __ldg(p.pred_offsets + v); k < end; k++) {
+        const u32 w = __ldg(p.pred_sources + k);
+        if (w != v && h_edge(p, __ldg(p.keep + w), v) && pending(p, w)) {
+            count++;
+            if (first) break;
+        }
+    }
+    return count;
+}
+
+// Trim sweeps until one trims nothing (or TRIM_SWEEPS). False when out of sweeps.
+__device__ bool trim(const ComponentParams& p, u32& sweep) {
+    for (int t = 0; t < TRIM_SWEEPS; t++) {
+        if (sweep >= p.max_sweeps) return false;
+        bool changed = false;
+        u32 trimmed = 0;
+        FOR_EACH_VERTEX(v) {
+            if (!pending(p, v)) continue;
+            if (pending_successors(p, v, true) == 0 || pending_predecessors(p, v, true) == 0) {
+                p.comp[v] = v;
+                changed = true;
+                trimmed++;
+            }
+        }
+        if (trimmed) atomicAdd(p.state + CS_TRIMMED, trimmed);
+        if (!sweep_end(p, sweep, changed)) break;
+    }
+    return true;
+}
+
+// Forward-backward from the best pivot. False when out of sweeps.
+__device__ bool forward_backward(const ComponentParams& p, u32& sweep) {
+    if (sweep >= p.max_sweeps) return false;
+    bool any = false;
+    FOR_EACH_VERTEX(v) {
+        if (!pending(p, v)) continue;
+        u64 score = (u64)(pending_predecessors(p, v, false) + 1) *
+                    (u64)(pending_successors(p, v, false) + 1);
+        if (score > 0x7fffffffULL) score = 0x7fffffffULL;
+        atomicMax((u64*)(p.state + CS_PIVOT), (score << 32) | v);
+        any = true;
+    }
+    sweep_end(p, sweep, any);
+    const u64 key = ((u64)load_volatile(p.state + CS_PIVOT + 1) << 32) |
+                    load_volatile(p.state + CS_PIVOT);
+    if (key == 0) return true;  // nothing pending
+    const u32 pivot = (u32)key;
+    // The pivot's thread treats it as marked (and marks it when expanding it).
+    for (;;) {
+        if (sweep >= p.max_sweeps) return false;
+        bool changed = false;
+        FOR_EACH_VERTEX(v) {
+            u32 m = __ldcg(p.mark + v);
+            if (v == pivot) m |= MARK_F | MARK_B;
+            if (!(m & (MARK_F | MARK_B)) || !pending(p, v)) continue;
+            if ((m & MARK_F) && !(m & MARK_FX)) {
+                atomicOr(p.mark + v, MARK_F | MARK_FX);
+                changed = true;
+                const u32 kv = __ldg(p.keep + v);
+                const u32 end = __ldg(p.succ_offsets + v + 1);
+                for (u32 e = __ldg(p.succ_offsets + v); e < end; e++) {
+                    const u32 u = __ldg(p.succ_targets + e);
+                    if (h_edge(p, kv, u) && !(__ldcg(p.mark + u) & MARK_F) && pending(p, u)) {
+                        atomicOr(p.mark + u, MARK_F);
+                    }
+                }
+            }
+            if ((m & MARK_B) && !(m & MARK_BX)) {
+                atomicOr(p.mark + v, MARK_B | MARK_BX);
+                changed = true;
+                const u32 end = __ldg(p.pred_offsets + v + 1);
+                for (u32 k = __ldg(p.pred_offsets + v); k < end; k++) {
+                    const u32 w = __ldg(p.pred_sources + k);
+                    if (h_edge(p, __ldg(p.keep + w), v) && !(__ldcg(p.mark + w) & MARK_B) &&
+                        pending(p, w)) {
+                        atomicOr(p.mark + w, MARK_B);
+                    }
+                }
+            }
+        }
+        if (!sweep_end(p, sweep, changed)) break;
+    }
+    if (sweep >= p.max_sweeps) return false;
+    u32 giant = 0;
+    FOR_EACH_VERTEX(v) {
+        const u32 m = __ldcg(p.mark + v);
+        if ((m & MARK_F) && (m & MARK_B) && pending(p, v)) {
+            p.comp[v] = pivot;
+            giant++;
+        }
+    }
+    if (giant) atomicAdd(p.state + CS_GIANT, giant);
+    sweep_end(p, sweep, false);
+    return true;
+}
+
+// Colouring rounds until nothing is pending. False when out of sweeps.
+__device__ bool colouring(const ComponentParams& p, u32& sweep) {
+    for (;;) {
+        if (sweep >= p.max_sweeps) return false;
+        bool any = false;
+        FOR_EACH_VERTEX(v) {
+            if (!pending(p, v)) continue;
+            p.colour[v] = v;
+            any = true;
+        }
+        if (!sweep_end(p, sweep, any)) return true;
+        if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(p.state + CS_COLOURINGS, 1u);
+        // The largest colour that reaches each vertex.
+        for (;;) {
+            if (sweep >= p.max_sweeps) return false;
+            bool changed = false;
+            FOR_EACH_VERTEX(v) {
+                if (!pending(p, v)) continue;
+                const u32 old = __ldcg(p.colour + v);
+                u32 c = old;
+                const u32 end = __ldg(p.pred_offsets + v + 1);
+    for (u32 k = __ldg(p.pred_offsets + v); k < end; k++) {
+                    const u32 w = __ldg(p.pred_sources + k);
+                    if (h_edge(p, __ldg(p.keep + w), v) && pending(p, w)) {
+                        const u32 cw = __ldcg(p.colour + w);
+                        if (cw > c) c = cw;
+                    }
+                }
+                if (c > old) {
+                    p.colour[v] = c;
+                    changed = true;
+                }
+            }
+            if (!sweep_end(p, sweep, changed)) break;
+        }
+        // Each root's component: backward from the root inside its colour.
+        for (;;) {
+            if (sweep >= p.max_sweeps) return false;
+            bool changed = false;
+            FOR_EACH_VERTEX(v) {
+                if (!pending(p, v)) continue;
+                const u32 c = __ldcg(p.colour + v);
+                const u32 m = __ldcg(p.mark + v);
+                if (!(c == v || (m & MARK_R)) || (m & MARK_RX)) continue;
+                atomicOr(p.mark + v, MARK_R | MARK_RX);
+                changed = true;
+                const u32 end = __ldg(p.pred_offsets + v + 1);
+    for (u32 k = __ldg(p.pred_offsets + v); k < end; k++) {
+                    const u32 w = __ldg(p.pred_sources + k);
+                    if (h_edge(p, __ldg(p.keep + w), v) && !(__ldcg(p.mark + w) & MARK_R) &&
+                        pending(p, w) && __ldcg(p.colour + w) == c) {
+                        atomicOr(p.mark + w, MARK_R);
+                    }
+                }
+            }
+            if (!sweep_end(p, sweep, changed)) break;
+        }
+        if (sweep >= p.max_sweeps) return false;
+        FOR_EACH_VERTEX(v) {
+            if (pending(p, v) && (__ldcg(p.mark + v) & MARK_R)) p.comp[v] = __ldcg(p.colour + v);
+        }
+        sweep_end(p, sweep, false);
+        if (!trim(p, sweep)) return false;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+    strongly_connected_components(ComponentParams p) {
+    u32 sweep = 0;
+    FOR_EACH_VERTEX(v) {
+        p.comp[v] = __ldg(p.keep + v) == KEEP_NONE ? COMP_NONE : COMP_PENDING;
+    }
+    sweep_end(p, sweep, false);
+    const bool done = trim(p, sweep) && forward_backward(p, sweep) && trim(p, sweep) &&
+                      colouring(p, sweep);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        if (!done) atomicExch(p.state + CS_FAILED, 1u);
+        atomicExch(p.state + CS_SWEEPS, sweep);
+    }
+}
