@@ -62,7 +62,7 @@ pub struct SolveArgs {
     #[arg(long)]
     pub gpu_plain: bool,
     /// gpu backend: length of each lifting phase in percent of the last evaluation's time
-    /// (0: the CPU driver's lift budgets). Default: 25.
+    /// (0: the CPU driver's lift budgets). Default: 10.
     #[arg(long)]
     pub gpu_lift_percent: Option<u32>,
     /// gpu backend: compute the evaluations' strongly connected components on the device

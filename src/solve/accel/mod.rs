@@ -30,6 +30,11 @@
 //! Bellman–Ford relaxation (a unique fixpoint, `relax`); so every thread count gives the
 //! same values and the same strategies.
 //!
+//! **Engines may compute the components.** An engine that runs elsewhere may take an
+//! evaluation's strongly connected components ([`LiftEngine::start_components`]): the GPU
+//! engine computes them on the device while the host builds its graph. Only the partition
+//! is used (component numbers differ), so the values are the same either way.
+//!
 //! **Evaluation.** Let `K = {f = ⊤}` and `H = G_σ1 − K`: vertices outside `K`, all edges of
 //! player-0 vertices, the σ1 edge of player-1 vertices, edges into `K` dropped.
 //! 1. `U` := vertices of `H` that can reach a cycle of weight `>= 0` in `H` (strongly

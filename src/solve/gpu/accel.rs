@@ -1,7 +1,10 @@
 //! The GPU as the accelerated solver's lifting engine: [`GpuLift`] implements
 //! [`accel::LiftEngine`], so `--backend gpu` runs the same exact scheme as `auto` (lifting
 //! interleaved with evaluations of player 1's strategies, see [`crate::solve::accel`]) with
-//! the lifting on the device and the evaluations on the host.
+//! the lifting on the device and the evaluations on the host, but for their strongly
+//! connected components: on games of [`DEVICE_COMPONENTS_FROM`] vertices or more the device
+//! computes them ([`super::components`]) while the host builds its copy of the evaluation's
+//! graph (which the cycle test, reachability and Bellman–Ford read).
 //!
 //! The game is uploaded once; each lifting phase uploads the values, lifts from them with
 //! every vertex in the first frontier, and downloads them (one `n`-word copy each way). At
@@ -15,7 +18,10 @@
 //! predecessors one thread pushes — does not overrun). The device lifts far faster than
 //! the host evaluates, so the phase is [`LIFT_PERCENT`] of the next evaluation's expected
 //! time rather than all of it: 25 % was the fastest of 25/100/400 % on the shared games and
-//! 10^7-edge random games on an H100 (BENCHMARKS.md).
+//! 10^7-edge random games on an H100 with the components on the host; with them on the
+//! device, 10 % was as fast as 5 % and faster than 25 and 50 % on every game that evaluates
+//! (random p50 0.35–0.38 s against 0.43 at 25 %; BENCHMARKS.md §4, session 12), and games
+//! that lifting finishes (BRP, Hesselink) did not change.
 
 use std::time::Instant;
 
@@ -25,7 +31,7 @@ use crate::solve::accel::{self, Budget, LiftEngine, LiftRun};
 use crate::solve::{Control, SolveError, Threads};
 
 /// Default length of a lifting phase, in percent of the next evaluation's expected time.
-pub const LIFT_PERCENT: u32 = 25;
+pub const LIFT_PERCENT: u32 = 10;
 
 /// Games of at least this many vertices get their evaluations' strongly connected
 /// components from the device ([`GpuEngine::start_components`]); below, the host's take

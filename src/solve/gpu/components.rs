@@ -19,8 +19,8 @@ use cudarc::driver::{
 };
 
 use super::compile::{Kernels, LiftKernels};
-use super::engine::{download_array, upload_into, wait_until};
 use super::error::{DuringExt, GpuError};
+use super::transfer::{download_array, upload_into, wait_until};
 
 /// Sweeps the kernel may run before it leaves the components to the host (a few tens of
 /// milliseconds on a 10^7-edge game).

@@ -51,7 +51,7 @@ pub enum GpuError {
     /// The lanes option is not a power of two in 1..=32.
     #[error("lanes must be 1, 2, 4, 8, 16 or 32 (got {0})")]
     BadLanes(u32),
-    /// A lifting launch did not finish within [`super::engine::launch_watchdog`].
+    /// A lifting launch did not finish within [`super::transfer::launch_watchdog`].
     #[error(
         "a lifting kernel launch has not finished after {seconds} s: the device looks hung \
          (a bug; please report it with the game). The solve stops here; the kernel may keep \

@@ -14,6 +14,8 @@
 //!   the host builds its graph.
 //! - [`staging`]: large copies through page-locked buffers, host copy and transfer
 //!   overlapped.
+//! - [`transfer`]: copies to and from the device (staged when large) and the launch
+//!   watchdog's wait.
 //!
 //! Everything that can fail is a [`GpuError`]; at the backend's edge it becomes
 //! [`SolveError::Unavailable`](crate::solve::SolveError) so callers can fall back to a CPU
@@ -28,6 +30,7 @@ pub mod engine;
 pub mod error;
 pub mod layout;
 pub mod staging;
+pub mod transfer;
 
 use std::time::Instant;
 
