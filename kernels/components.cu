@@ -295,3 +295,148 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
         atomicExch(p.state + CS_SWEEPS, sweep);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The greedy witness of the giant component (the pivot's, step 2 above), launched after the
+// components on the same stream: the cycle-sign test's first step (src/solve/accel/cycles.rs)
+// for the one component that costs the host most. Every member points to its heaviest
+// successor inside the component (the last of equal weights in successor order; a player-1
+// member to its σ1 edge, sigma_edge[v]); the pointer graph is functional, so every member
+// reaches a pointer cycle. If one has weight >= 0 the kernel reports a member of it
+// (state[CS_WITNESS]); the host walks that cycle again from the arena and sums it exactly
+// before it believes it (weights here are summed in saturating i64), so a wrong answer here
+// can only cost the host its own test. All by pointer doubling, R = ceil(log2 n) + 1 rounds
+// per step, each round reading one buffer and writing the other (so after r rounds a value
+// spans exactly 2^r pointers):
+// 1. jump[v] = ptr^(2^R)(v): on a cycle (every tail is shorter than n); those are marked;
+//    on a cycle of length L, ptr^(2^R) is a bijection, so every cycle vertex is marked.
+// 2. Each cycle's smallest id (the minimum over 2^R >= L pointers): its leader.
+// 3. List ranking cut at each leader: sum[v] = the weight from v along the pointers to its
+//    leader; the leader's own sum is its cycle's weight.
+#define CS_WITNESS 13  // a member of a nonnegative pointer cycle + 1 (0: none found)
+#define CS_ROUNDS 14   // R
+#define NO_POINTER 0xffffffffu
+#define MARK_CYCLE 64u
+
+struct WitnessParams {
+    const LIFT_W* succ_weights;
+    const u32* sigma_edge;
+    u32* pointer;
+    u32* next[2];
+    u32* least[2];
+    i64* weight;
+    i64* sum[2];
+};
+
+__device__ __forceinline__ i64 saturating_add(i64 a, i64 b) {
+    const i64 s = (i64)((u64)a + (u64)b);
+    if ((a >= 0) == (b >= 0) && (s >= 0) != (a >= 0)) {
+        return a >= 0 ? (i64)0x7fffffffffffffffLL : (i64)0x8000000000000000ULL;
+    }
+    return s;
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+    giant_witness(ComponentParams p, WitnessParams w) {
+    u32 sweep = 0;
+    if (load_volatile(p.state + CS_FAILED) != 0 || load_volatile(p.state + CS_GIANT) == 0) return;
+    const u32 giant = load_volatile(p.state + CS_PIVOT);
+    u32 rounds = 1;
+    while (rounds < 32 && (1u << (rounds - 1)) < p.n) rounds++;
+    // Pointers.
+    FOR_EACH_VERTEX(v) {
+        u32 to = NO_POINTER;
+        i64 best = 0;
+        if (__ldcg(p.comp + v) == giant) {
+            const u32 kv = __ldg(p.keep + v);
+            if (kv != KEEP_ALL) {
+                const u32 e = __ldg(w.sigma_edge + v);
+                to = __ldg(p.succ_targets + e);
+                best = (i64)__ldg(w.succ_weights + e);
+            } else {
+                const u32 end = __ldg(p.succ_offsets + v + 1);
+                for (u32 e = __ldg(p.succ_offsets + v); e < end; e++) {
+                    const u32 u = __ldg(p.succ_targets + e);
+                    const i64 we = (i64)__ldg(w.succ_weights + e);
+                    if (__ldcg(p.comp + u) == giant && (to == NO_POINTER || we >= best)) {
+                        to = u;
+                        best = we;
+                    }
+                }
+            }
+        }
+        w.pointer[v] = to;
+        w.weight[v] = best;
+        w.next[0][v] = to;
+    }
+    sweep_end(p, sweep, false);
+    // 1. Far along the pointers: on a cycle.
+    u32 b = 0;
+    for (u32 r = 0; r < rounds; r++, b ^= 1) {
+        FOR_EACH_VERTEX(v) {
+            const u32 x = __ldcg(w.next[b] + v);
+            w.next[b ^ 1][v] = x == NO_POINTER ? NO_POINTER : __ldcg(w.next[b] + x);
+        }
+        sweep_end(p, sweep, false);
+    }
+    FOR_EACH_VERTEX(v) {
+        const u32 x = __ldcg(w.next[b] + v);
+        if (x != NO_POINTER) atomicOr(p.mark + x, MARK_CYCLE);
+    }
+    sweep_end(p, sweep, false);
+    // 2. Each cycle's smallest id.
+    FOR_EACH_VERTEX(v) {
+        const bool on = (__ldcg(p.mark + v) & MARK_CYCLE) != 0;
+        w.least[0][v] = on ? v : NO_POINTER;
+        w.next[0][v] = on ? __ldcg(w.pointer + v) : NO_POINTER;
+    }
+    sweep_end(p, sweep, false);
+    b = 0;
+    for (u32 r = 0; r < rounds; r++, b ^= 1) {
+        FOR_EACH_VERTEX(v) {
+            const u32 x = __ldcg(w.next[b] + v);
+            if (x == NO_POINTER) {
+                w.least[b ^ 1][v] = __ldcg(w.least[b] + v);
+                w.next[b ^ 1][v] = NO_POINTER;
+                continue;
+            }
+            const u32 mine = __ldcg(w.least[b] + v);
+            const u32 theirs = __ldcg(w.least[b] + x);
+            w.least[b ^ 1][v] = mine < theirs ? mine : theirs;
+            w.next[b ^ 1][v] = __ldcg(w.next[b] + x);
+        }
+        sweep_end(p, sweep, false);
+    }
+    const u32* leader = w.least[b];
+    // 3. Sums to the leader, cut there.
+    FOR_EACH_VERTEX(v) {
+        const u32 l = __ldcg(leader + v);
+        const u32 to = __ldcg(w.pointer + v);
+        const bool on = l != NO_POINTER;
+        w.sum[0][v] = on ? __ldcg(w.weight + v) : 0;
+        w.next[0][v] = on && to != l ? to : NO_POINTER;
+    }
+    sweep_end(p, sweep, false);
+    u32 s = 0;
+    for (u32 r = 0; r < rounds; r++, s ^= 1) {
+        FOR_EACH_VERTEX(v) {
+            const u32 x = __ldcg(w.next[s] + v);
+            const i64 mine = __ldcg(w.sum[s] + v);
+            if (x == NO_POINTER) {
+                w.sum[s ^ 1][v] = mine;
+                w.next[s ^ 1][v] = NO_POINTER;
+                continue;
+            }
+            w.sum[s ^ 1][v] =
+                saturating_add(mine, __ldcg(w.sum[s] + x));
+            w.next[s ^ 1][v] = __ldcg(w.next[s] + x);
+        }
+        sweep_end(p, sweep, false);
+    }
+    FOR_EACH_VERTEX(v) {
+        if (__ldcg(leader + v) == v && __ldcg(w.sum[s] + v) >= 0) {
+            atomicExch(p.state + CS_WITNESS, v + 1);
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) atomicExch(p.state + CS_ROUNDS, rounds);
+}

@@ -26,9 +26,10 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::graph::Graph;
+use super::graph::{DROPS_ALL, Graph, KEEPS_ALL};
 use super::reach::explore;
 use super::scc::NO_COMPONENT;
+use crate::arena::Arena;
 use crate::arena::VertexId;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::threads::Threads;
@@ -45,16 +46,18 @@ const GROUP_CHUNK: usize = 1 << 14;
 type PathValue = (i128, i64);
 
 /// For each component (of `component`, `count` of them), whether it contains a cycle of
-/// weight `>= 0`.
+/// weight `>= 0`; component `settled` is known to (a confirmed witness), so it is neither
+/// grouped nor tested.
 pub(super) fn nonnegative_components(
     graph: &Graph,
     component: &[u32],
     count: u32,
+    settled: Option<u32>,
     threads: &Threads,
     control: &Control,
 ) -> Result<Vec<bool>, Interrupted> {
     let grouping = std::time::Instant::now();
-    let groups = Groups::new(component, count, threads);
+    let groups = Groups::new(component, count, settled, threads);
     tracing::debug!(
         seconds = grouping.elapsed().as_secs_f64(),
         count,
@@ -62,6 +65,9 @@ pub(super) fn nonnegative_components(
     );
     let parallel = threads.parallel(groups.members.len());
     let test = |c: usize| -> Result<bool, Interrupted> {
+        if settled == Some(c as u32) {
+            return Ok(true);
+        }
         let members = groups.members(c);
         Ok(match members.len() {
             0 => false,
@@ -86,6 +92,64 @@ pub(super) fn nonnegative_components(
     result
 }
 
+/// Whether the greedy pointers from `start` return to it along a cycle of weight `>= 0`,
+/// summed exactly: how a greedy witness found elsewhere (the device) is confirmed. The
+/// pointers are those of [`Component::has_nonnegative_cycle`], over the arena: a vertex that
+/// keeps every edge (`keeps`, the graph's words) points to its heaviest successor in its
+/// component (the last of equal weights in successor order), one that keeps one successor
+/// to its σ1 edge `sigma_edge[v]`.
+pub(super) fn confirms_greedy_cycle(
+    arena: &Arena,
+    keeps: &[VertexId],
+    sigma_edge: &[u32],
+    component: &[u32],
+    start: VertexId,
+) -> bool {
+    let Some(&c) = component.get(start as usize) else {
+        return false;
+    };
+    if c == NO_COMPONENT {
+        return false;
+    }
+    let targets = arena.succ_targets();
+    let weights = arena.succ_weights();
+    let pointer = |v: VertexId| -> Option<(VertexId, i64)> {
+        match keeps[v as usize] {
+            DROPS_ALL => None,
+            KEEPS_ALL => {
+                let mut best: Option<(VertexId, i64)> = None;
+                for e in arena.succ_range(v) {
+                    let (u, w) = (targets[e], weights.get(e));
+                    if component[u as usize] == c && best.is_none_or(|(_, b)| w >= b) {
+                        best = Some((u, w));
+                    }
+                }
+                best
+            }
+            _ => {
+                let e = sigma_edge[v as usize] as usize;
+                Some((targets[e], weights.get(e)))
+            }
+        }
+    };
+    let mut sum: i128 = 0;
+    let mut v = start;
+    for _ in 0..component.len() {
+        let Some((u, w)) = pointer(v) else {
+            return false;
+        };
+        if component[u as usize] != c {
+            return false;
+        }
+        sum += w as i128;
+        v = u;
+        if v == start {
+            return sum >= 0;
+        }
+    }
+    false
+}
+
 /// Members of each component, contiguous, and each member's position in its component.
 struct Groups {
     offsets: Vec<u32>,
@@ -94,10 +158,15 @@ struct Groups {
 }
 
 impl Groups {
-    fn new(component: &[u32], count: u32, threads: &Threads) -> Groups {
+    /// The members of every component but `skip` (which gets none).
+    fn new(component: &[u32], count: u32, skip: Option<u32>, threads: &Threads) -> Groups {
         let n = component.len();
+        let skip = skip.unwrap_or(NO_COMPONENT);
         let mut offsets = vec![0u32; count as usize + 1];
-        for &c in component.iter().filter(|&&c| c != NO_COMPONENT) {
+        for &c in component
+            .iter()
+            .filter(|&&c| c != NO_COMPONENT && c != skip)
+        {
             offsets[c as usize + 1] += 1;
         }
         for i in 0..count as usize {
@@ -109,7 +178,7 @@ impl Groups {
             let mut members = vec![0; total];
             let mut local = vec![0; n];
             for (v, &c) in component.iter().enumerate() {
-                if c != NO_COMPONENT {
+                if c != NO_COMPONENT && c != skip {
                     let slot = &mut fill[c as usize];
                     members[*slot as usize] = v as VertexId;
                     local[v] = *slot - offsets[c as usize];
@@ -122,7 +191,7 @@ impl Groups {
                 local,
             };
         }
-        threads.install(|| Groups::fill_parallel(component, offsets))
+        threads.install(|| Groups::fill_parallel(component, offsets, skip))
     }
 
     /// The members in id order within each component, on the pool's threads, without a
@@ -132,7 +201,7 @@ impl Groups {
     /// a cursor per chunk from per-chunk counts, so each chunk writes its members of it in
     /// id order at their own place; a smaller one's members claim slots on its counter
     /// (few of them), and its slice is sorted afterwards.
-    fn fill_parallel(component: &[u32], offsets: Vec<u32>) -> Groups {
+    fn fill_parallel(component: &[u32], offsets: Vec<u32>, skip: u32) -> Groups {
         const NOT_LARGE: u32 = u32::MAX;
         let n = component.len();
         let count = offsets.len() - 1;
@@ -193,7 +262,7 @@ impl Groups {
             .for_each(|(k, chunk)| {
                 let mut mine = cursor[k * large..(k + 1) * large].to_vec();
                 for (j, &c) in chunk.iter().enumerate() {
-                    if c == NO_COMPONENT {
+                    if c == NO_COMPONENT || c == skip {
                         continue;
                     }
                     let v = k * GROUP_CHUNK + j;
@@ -469,6 +538,50 @@ impl Pointers {
     }
 }
 
+/// The members of component `c` that lie on a cycle of weight `>= 0` of its greedy pointers
+/// (each member to its heaviest successor inside `c` in `graph`, the last of equal weights),
+/// found by walking every member's pointers: what [`confirms_greedy_cycle`] and the device's
+/// witness must agree with.
+#[cfg(test)]
+pub(super) fn greedy_witnesses(graph: &Graph, component: &[u32], c: u32) -> Vec<VertexId> {
+    let n = graph.len();
+    let pointer = |v: usize| {
+        graph
+            .successors(v as VertexId)
+            .filter(|&(u, _)| component[u as usize] == c)
+            .max_by_key(|&(_, w)| w)
+    };
+    // 0: not seen, 1: on the current walk, 2: done.
+    let mut state = vec![0u8; n];
+    let mut witnesses = Vec::new();
+    for start in (0..n).filter(|&v| component[v] == c) {
+        let mut walk = Vec::new();
+        let mut v = start;
+        while state[v] == 0 {
+            state[v] = 1;
+            walk.push(v);
+            match pointer(v) {
+                Some((u, _)) => v = u as usize,
+                None => break,
+            }
+        }
+        if state[v] == 1 && pointer(v).is_some() {
+            // A new cycle through v.
+            let at = walk.iter().position(|&x| x == v).expect("on the walk");
+            let cycle = &walk[at..];
+            let weight: i128 = cycle.iter().map(|&x| pointer(x).unwrap().1 as i128).sum();
+            if weight >= 0 {
+                witnesses.extend(cycle.iter().map(|&x| x as VertexId));
+            }
+        }
+        for x in walk {
+            state[x] = 2;
+        }
+    }
+    witnesses.sort_unstable();
+    witnesses
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -476,6 +589,82 @@ mod tests {
     use crate::solve::accel::scc::components;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+
+    /// A greedy witness is confirmed from the arena exactly at the members of nonnegative
+    /// greedy cycles (found by walking the graph's pointers), on random games with parallel
+    /// edges of player-1 vertices beside σ1's, fixed seeds and a fresh one; the settled
+    /// component is neither grouped nor tested, and the other answers do not change.
+    #[test]
+    fn greedy_witnesses_are_confirmed_exactly_on_nonnegative_cycles() {
+        use crate::arena::EdgeList;
+        let fresh: u64 = rand::random();
+        let mut confirmed = 0;
+        for seed in (0..40u64).chain([fresh]) {
+            let base = random(
+                RandomParams {
+                    vertices: 200 + (seed % 5) as u32 * 700,
+                    min_degree: 1,
+                    max_degree: 2 + (seed % 3) as u32,
+                    min_weight: -6,
+                    max_weight: 4,
+                    player1_percent: 40,
+                },
+                seed,
+            );
+            let n = base.vertex_count();
+            let mut edges = EdgeList::default();
+            for v in 0..n as VertexId {
+                for (i, (u, w)) in base.successors(v).enumerate() {
+                    edges.push(v, u, w);
+                    if (v as usize + i) % 4 == 0 {
+                        edges.push(v, u, w + 3);
+                    }
+                }
+            }
+            let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+            let active: Vec<bool> = (0..n).map(|v| v % 13 != 1).collect();
+            // σ1: the lightest edge of each player-1 vertex (a parallel edge may be heavier).
+            let sigma: Vec<u32> = (0..n as VertexId)
+                .map(|v| {
+                    let w = arena.succ_weights();
+                    arena.succ_range(v).min_by_key(|&e| w.get(e)).unwrap() as u32
+                })
+                .collect();
+            let mut graph = Graph::default();
+            graph.rebuild(&arena, &active, &sigma, &Threads::one());
+            let (component, count) = components(&graph, &active, &Threads::one());
+            let control = Control::new();
+            let all =
+                nonnegative_components(&graph, &component, count, None, &Threads::one(), &control)
+                    .expect("runs");
+            for c in 0..count {
+                let witnesses = greedy_witnesses(&graph, &component, c);
+                for v in (0..n as VertexId).filter(|&v| component[v as usize] == c) {
+                    let on = witnesses.binary_search(&v).is_ok();
+                    let got = confirms_greedy_cycle(&arena, graph.keeps(), &sigma, &component, v);
+                    assert_eq!(got, on, "seed {seed}: vertex {v} of component {c}");
+                    confirmed += got as usize;
+                }
+                if !witnesses.is_empty() {
+                    assert!(
+                        all[c as usize],
+                        "seed {seed}: a witness means a nonnegative cycle"
+                    );
+                    let settled = nonnegative_components(
+                        &graph,
+                        &component,
+                        count,
+                        Some(c),
+                        &Threads::new(2).with_parallel_from(0),
+                        &control,
+                    )
+                    .expect("runs");
+                    assert_eq!(settled, all, "seed {seed}: component {c} settled");
+                }
+            }
+        }
+        assert!(confirmed > 0, "some witnesses were confirmed");
+    }
 
     /// Grouping members on several threads gives the sequential grouping exactly (members
     /// in id order within each component, each vertex's position): two components above
@@ -495,8 +684,13 @@ mod tests {
                     _ => rng.random_range(2..count),
                 })
                 .collect();
-            let one = Groups::new(&component, count, &Threads::one());
-            let many = Groups::new(&component, count, &Threads::new(3).with_parallel_from(0));
+            let one = Groups::new(&component, count, None, &Threads::one());
+            let many = Groups::new(
+                &component,
+                count,
+                None,
+                &Threads::new(3).with_parallel_from(0),
+            );
             assert_eq!(one.offsets, many.offsets, "seed {seed}");
             assert_eq!(one.members, many.members, "seed {seed}");
             assert_eq!(one.local, many.local, "seed {seed}");
@@ -567,10 +761,11 @@ mod tests {
             let largest = sizes.iter().copied().max().unwrap_or(0);
             assert!(largest >= PARALLEL_MEMBERS, "largest component {largest}");
             let control = Control::new();
-            let one = nonnegative_components(&graph, &component, count, &Threads::one(), &control)
-                .expect("not interrupted");
+            let one =
+                nonnegative_components(&graph, &component, count, None, &Threads::one(), &control)
+                    .expect("not interrupted");
             let many = Threads::new(3).with_parallel_from(0);
-            let got = nonnegative_components(&graph, &component, count, &many, &control)
+            let got = nonnegative_components(&graph, &component, count, None, &many, &control)
                 .expect("not interrupted");
             assert_eq!(one, got, "weights {min_weight}..={max_weight}");
             let big = sizes.iter().position(|&s| s == largest).expect("largest");

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::LiftEngine;
 use super::attractor::attract_top;
-use super::cycles::nonnegative_components;
+use super::cycles::{confirms_greedy_cycle, nonnegative_components};
 use super::graph::{DROPS_ALL, Graph};
 use super::ranks::TopRanks;
 use super::reach::reaching;
@@ -93,19 +93,40 @@ fn per_vertex<T: Send>(
     }
 }
 
-/// The components of `graph` restricted to `inside`: those `engine` computed when `started`
-/// (it took them in [`LiftEngine::start_components`]), else, or if it gave up, the host's.
+/// Components of an evaluation's graph: each vertex's, their count, and one known to hold a
+/// cycle of weight `>= 0` (a confirmed greedy witness), if any.
+type Found = (Vec<u32>, u32, Option<u32>);
+
+/// The components of `graph` restricted to `inside` (whose words are `keeps`): those
+/// `engine` computed when `started` (it took them in [`LiftEngine::start_components`]),
+/// with its greedy witness where the host confirms it; else, or if it gave up, the host's.
+#[allow(clippy::too_many_arguments)]
 fn finish_components(
     engine: &mut dyn LiftEngine,
     started: bool,
+    arena: &Arena,
     graph: &Graph,
     inside: &[bool],
+    keeps: &[VertexId],
+    sigma_edge: &[u32],
     threads: &Threads,
-) -> Result<(Vec<u32>, u32), SolveError> {
+) -> Result<Found, SolveError> {
     if started {
-        if let Some(representatives) = engine.finish_components()? {
-            match numbered(representatives, threads) {
-                Some(found) => return Ok(found),
+        if let Some(found) = engine.finish_components()? {
+            match numbered(found.representatives, threads) {
+                Some((component, count)) => {
+                    let settled = found.witness.and_then(|(representative, member)| {
+                        let c = *component.get(representative as usize)?;
+                        let confirmed = c != NO_COMPONENT
+                            && component.get(member as usize) == Some(&c)
+                            && confirms_greedy_cycle(arena, keeps, sigma_edge, &component, member);
+                        if !confirmed {
+                            tracing::warn!("the engine's greedy witness does not sum to >= 0 here");
+                        }
+                        confirmed.then_some(c)
+                    });
+                    return Ok((component, count, settled));
+                }
                 None => tracing::warn!(
                     "the engine's components are not a map to representatives; \
                      computing them on the host"
@@ -113,7 +134,8 @@ fn finish_components(
             }
         }
     }
-    Ok(components(graph, inside, threads))
+    let (component, count) = components(graph, inside, threads);
+    Ok((component, count, None))
 }
 
 /// One evaluation of σ1 (`sigma_edge`, chosen by [`choose_strategy`]) against `values`,
@@ -138,16 +160,25 @@ pub(super) fn evaluate(
     ranks.require_ranked(values, threads);
     let finite = per_vertex(n, threads, |v| values[v] != TOP);
     graph.mark(arena, &finite, sigma_edge, threads);
-    let on_engine = engine.start_components(graph.keeps())?;
+    let on_engine = engine.start_components(graph.keeps(), sigma_edge)?;
     graph.build(arena, &finite, threads);
     let graph = &*graph;
     watch.lap(&mut phases.graph);
 
     // U: vertices that can reach a nonnegative cycle of G_σ1 (minus the ⊤ vertices).
-    let (component, count) = finish_components(engine, on_engine, graph, &finite, threads)?;
+    let (component, count, settled) = finish_components(
+        engine,
+        on_engine,
+        arena,
+        graph,
+        &finite,
+        graph.keeps(),
+        sigma_edge,
+        threads,
+    )?;
     control.checkpoint()?;
     watch.lap(&mut phases.components);
-    let good = nonnegative_components(graph, &component, count, threads, control)?;
+    let good = nonnegative_components(graph, &component, count, settled, threads, control)?;
     let in_good = |v: usize| component[v] != NO_COMPONENT && good[component[v] as usize];
     let reach = reaching(graph, &finite, in_good, threads);
     let topped = if threads.parallel(n) {
@@ -197,12 +228,26 @@ pub(super) fn evaluate(
     if redo.contains(&true) {
         let keeps = graph.keeps();
         let redo_keeps = per_vertex(n, threads, |v| if redo[v] { keeps[v] } else { DROPS_ALL });
-        let on_engine = engine.start_components(&redo_keeps)?;
-        let (redo_component, redo_count) =
-            finish_components(engine, on_engine, graph, &redo, threads)?;
+        let on_engine = engine.start_components(&redo_keeps, sigma_edge)?;
+        let (redo_component, redo_count, redo_settled) = finish_components(
+            engine,
+            on_engine,
+            arena,
+            graph,
+            &redo,
+            &redo_keeps,
+            sigma_edge,
+            threads,
+        )?;
         watch.lap(&mut phases.components);
-        let redo_good =
-            nonnegative_components(graph, &redo_component, redo_count, threads, control)?;
+        let redo_good = nonnegative_components(
+            graph,
+            &redo_component,
+            redo_count,
+            redo_settled,
+            threads,
+            control,
+        )?;
         for (v, &c) in redo_component.iter().enumerate() {
             if c != NO_COMPONENT && redo_good[c as usize] {
                 pinned[v] = true;

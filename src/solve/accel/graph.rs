@@ -43,7 +43,7 @@ pub(super) struct Graph {
 /// An inactive vertex: no edges.
 pub(super) const DROPS_ALL: VertexId = VertexId::MAX;
 /// An active player-0 vertex: every edge into the subset.
-const KEEPS_ALL: VertexId = VertexId::MAX - 1;
+pub(super) const KEEPS_ALL: VertexId = VertexId::MAX - 1;
 
 impl Graph {
     /// Rebuilds this graph (reusing its buffers) as `G_σ1` restricted to `active`; σ1 is

@@ -144,15 +144,18 @@ pub trait LiftEngine {
     }
     /// Starts the strongly connected components of an evaluation's graph where the engine
     /// runs (the device), to be fetched by [`LiftEngine::finish_components`]: `keeps` holds
-    /// one word per vertex, what it keeps in the graph (the words of `graph::Graph::keeps`).
+    /// one word per vertex, what it keeps in the graph (the words of `graph::Graph::keeps`),
+    /// and `sigma_edge` σ1's edges (for a greedy witness of the largest component).
     /// `false` (nothing started) leaves them to the host.
-    fn start_components(&mut self, _keeps: &[VertexId]) -> Result<bool, SolveError> {
+    fn start_components(
+        &mut self,
+        _keeps: &[VertexId],
+        _sigma_edge: &[u32],
+    ) -> Result<bool, SolveError> {
         Ok(false)
     }
-    /// The components started last: each vertex's representative (a member of its
-    /// component, the same for all members; `u32::MAX` outside), or `None` to leave them to
-    /// the host after all.
-    fn finish_components(&mut self) -> Result<Option<Vec<u32>>, SolveError> {
+    /// The components started last, or `None` to leave them to the host after all.
+    fn finish_components(&mut self) -> Result<Option<EngineComponents>, SolveError> {
         Ok(None)
     }
     /// Lifts `values` within `budget`, on `threads` where the engine uses the host's.
@@ -165,6 +168,19 @@ pub trait LiftEngine {
         threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError>;
+}
+
+/// Components an engine computed ([`LiftEngine::finish_components`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineComponents {
+    /// Each vertex's representative: a member of its component, the same for all members
+    /// (`u32::MAX` outside).
+    pub representatives: Vec<u32>,
+    /// A component's representative and a member of a cycle of its greedy pointers (each
+    /// member to its heaviest successor inside, the last of equal weights; σ1's edge for a
+    /// player-1 member) that the engine summed to a weight `>= 0`; the host confirms it by
+    /// summing it again before it counts.
+    pub witness: Option<(VertexId, VertexId)>,
 }
 
 /// The sequential worklist of Algorithm 1 as an engine.

@@ -282,7 +282,7 @@ fn layered(
             .collect();
         let (component, count) = components(&graph, &redo, threads);
         watch.lap(&mut seconds.components);
-        let good = nonnegative_components(&graph, &component, count, threads, control)?;
+        let good = nonnegative_components(&graph, &component, count, None, threads, control)?;
         watch.lap(&mut seconds.cycle_test);
         maybe_good.par_iter_mut().enumerate().for_each(|(v, m)| {
             *m = redo[v] && component[v] != NO_COMPONENT && good[component[v] as usize];

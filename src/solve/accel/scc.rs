@@ -673,6 +673,7 @@ mod tests {
     #[test]
     fn device_components_equal_tarjans_where_a_gpu_is() {
         use crate::arena::{EdgeList, Player};
+        use crate::solve::accel::cycles::{confirms_greedy_cycle, greedy_witnesses};
         use crate::solve::gpu::{GpuEngine, GpuOptions, devices::driver_ready};
         if let Err(e) = driver_ready() {
             eprintln!("no GPU: device components not checked ({e})");
@@ -680,6 +681,8 @@ mod tests {
         }
         let fresh: u64 = rand::random();
         eprintln!("fresh seed {fresh}");
+        // Giants without and with a witness.
+        let mut giants = [0usize; 2];
         let mut seeds: Vec<u64> = (0..24).collect();
         seeds.push(fresh);
         for seed in seeds {
@@ -721,21 +724,55 @@ mod tests {
                 let mut graph = Graph::default();
                 graph.rebuild(&arena, &active, &sigma, &Threads::one());
                 let (host, host_count) = tarjan(&graph, &active);
-                assert!(engine.start_components(graph.keeps()).expect("starts"));
-                let representatives = engine
+                assert!(
+                    engine
+                        .start_components(graph.keeps(), Some(&sigma))
+                        .expect("starts")
+                );
+                let found = engine
                     .finish_components()
                     .expect("runs")
                     .unwrap_or_else(|| panic!("seed {seed} round {round}: out of sweeps"));
                 let (device, device_count) =
-                    numbered(representatives, &Threads::one()).expect("a representative map");
+                    numbered(found.representatives, &Threads::one()).expect("a representative map");
                 assert_eq!(device_count, host_count, "seed {seed} round {round}: count");
                 assert_eq!(
                     canonical(&device),
                     canonical(&host),
                     "seed {seed} round {round}"
                 );
+                // The giant's greedy witness: found exactly when its pointers close a
+                // nonnegative cycle (small weights: the device's sums are exact), on it,
+                // and confirmed from the arena.
+                if let Some(giant) = found.giant {
+                    let c = device[giant as usize];
+                    let witnesses = greedy_witnesses(&graph, &device, c);
+                    assert_eq!(
+                        found.witness.is_some(),
+                        !witnesses.is_empty(),
+                        "seed {seed} round {round}: witness"
+                    );
+                    if let Some(member) = found.witness {
+                        assert!(witnesses.binary_search(&member).is_ok());
+                        assert!(confirms_greedy_cycle(
+                            &arena,
+                            graph.keeps(),
+                            &sigma,
+                            &device,
+                            member
+                        ));
+                        giants[1] += 1;
+                    } else {
+                        giants[0] += 1;
+                    }
+                }
             }
         }
+        eprintln!("giants without / with a witness: {giants:?}");
+        assert!(
+            giants[0] > 0 && giants[1] > 0,
+            "both answers occur: {giants:?}"
+        );
         // One cycle through 20,000 vertices: the forward search needs a sweep per vertex.
         let n = 20_000u32;
         let mut edges = EdgeList::default();
@@ -748,7 +785,11 @@ mod tests {
         let active = vec![true; n as usize];
         let mut graph = Graph::default();
         graph.rebuild(&arena, &active, &vec![0; n as usize], &Threads::one());
-        assert!(engine.start_components(graph.keeps()).expect("starts"));
+        assert!(
+            engine
+                .start_components(graph.keeps(), None)
+                .expect("starts")
+        );
         assert_eq!(
             engine.finish_components().expect("runs"),
             None,

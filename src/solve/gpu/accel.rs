@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use super::engine::{GpuEngine, GpuOptions};
 use crate::arena::{Arena, VertexId};
-use crate::solve::accel::{self, Budget, LiftEngine, LiftRun};
+use crate::solve::accel::{self, Budget, EngineComponents, LiftEngine, LiftRun};
 use crate::solve::{Control, SolveError, Threads};
 
 /// Default length of a lifting phase, in percent of the next evaluation's expected time.
@@ -111,7 +111,11 @@ impl LiftEngine for GpuLift {
         Ok(self.engine.player0_moves()?)
     }
 
-    fn start_components(&mut self, keeps: &[VertexId]) -> Result<bool, SolveError> {
+    fn start_components(
+        &mut self,
+        keeps: &[VertexId],
+        sigma_edge: &[u32],
+    ) -> Result<bool, SolveError> {
         let from = self
             .options
             .device_components_from
@@ -120,11 +124,11 @@ impl LiftEngine for GpuLift {
             return Ok(false);
         }
         self.components_started = Some(Instant::now());
-        Ok(self.engine.start_components(keeps)?)
+        Ok(self.engine.start_components(keeps, Some(sigma_edge))?)
     }
 
-    fn finish_components(&mut self) -> Result<Option<Vec<u32>>, SolveError> {
-        let representatives = self.engine.finish_components()?;
+    fn finish_components(&mut self) -> Result<Option<EngineComponents>, SolveError> {
+        let found = self.engine.finish_components()?;
         let figures = self.engine.component_figures();
         let seconds = self
             .components_started
@@ -136,14 +140,19 @@ impl LiftEngine for GpuLift {
             colourings = figures.colourings,
             trimmed = figures.trimmed,
             giant = figures.giant,
-            done = representatives.is_some(),
+            done = found.is_some(),
+            witness = found.as_ref().is_some_and(|f| f.witness.is_some()),
+            giant = found.as_ref().and_then(|f| f.giant),
             "gpu: components"
         );
         self.component_launches += 1;
-        if representatives.is_none() {
+        if found.is_none() {
             self.component_fallbacks += 1;
         }
-        Ok(representatives)
+        Ok(found.map(|f| EngineComponents {
+            representatives: f.representatives,
+            witness: f.giant.zip(f.witness),
+        }))
     }
 
     fn lift(

@@ -30,6 +30,9 @@ pub const LIFT_SOURCE: &str = include_str!("../../../kernels/lift.cu");
 pub const COMPONENTS_SOURCE: &str = include_str!("../../../kernels/components.cu");
 /// The components kernel's entry point (the same in every module).
 pub const COMPONENTS_KERNEL: &str = "strongly_connected_components";
+/// The giant component's greedy witness (`kernels/components.cu`, at the module's weight
+/// width).
+pub const WITNESS_KERNEL: &str = "giant_witness";
 
 /// Lanes per vertex that have a kernel.
 pub const LANES: [u32; 6] = [1, 2, 4, 8, 16, 32];
@@ -68,7 +71,11 @@ pub fn sources() -> Vec<(String, String, Vec<String>)> {
             let entries = LANES
                 .iter()
                 .map(|&h| lift_kernel_name(h, w, v))
-                .chain([moves_kernel_name(w, v), COMPONENTS_KERNEL.to_string()])
+                .chain([
+                    moves_kernel_name(w, v),
+                    COMPONENTS_KERNEL.to_string(),
+                    WITNESS_KERNEL.to_string(),
+                ])
                 .collect();
             all.push((format!("lift_w{w}_v{v}.cu"), lift_source(w, v), entries));
         }
@@ -185,6 +192,8 @@ pub struct LiftKernels {
     pub player0_moves: CudaFunction,
     /// [`COMPONENTS_KERNEL`].
     pub components: CudaFunction,
+    /// [`WITNESS_KERNEL`].
+    pub witness: CudaFunction,
     /// Seconds to get this module's CUBIN (NVRTC, or the disk cache) and load it.
     pub load_seconds: f64,
     /// Whether the CUBIN came from the disk cache.
@@ -294,7 +303,11 @@ impl Kernels {
         let components = module
             .load_function(COMPONENTS_KERNEL)
             .during("loading the components kernel")?;
+        let witness = module
+            .load_function(WITNESS_KERNEL)
+            .during("loading the witness kernel")?;
         let k = Arc::new(LiftKernels {
+            witness,
             functions,
             player0_moves,
             components,

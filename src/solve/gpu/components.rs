@@ -36,6 +36,8 @@ const SWEEPS: usize = 9;
 const COLOURINGS: usize = 10;
 const TRIMMED: usize = 11;
 const GIANT: usize = 12;
+const PIVOT: usize = 6;
+const WITNESS: usize = 13;
 
 /// The kernel's parameters; the layout matches `struct ComponentParams`.
 #[repr(C)]
@@ -57,10 +59,76 @@ struct ComponentParams {
 // SAFETY: plain `repr(C)` data (device addresses and integers) with the C struct's layout.
 unsafe impl DeviceRepr for ComponentParams {}
 
+/// The witness kernel's parameters; the layout matches `struct WitnessParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct WitnessParams {
+    succ_weights: u64,
+    sigma_edge: u64,
+    pointer: u64,
+    next: [u64; 2],
+    least: [u64; 2],
+    weight: u64,
+    sum: [u64; 2],
+}
+
+// SAFETY: plain `repr(C)` data (device addresses) with the C struct's layout.
+unsafe impl DeviceRepr for WitnessParams {}
+
+/// The greedy witness kernel's arrays: σ1's edges (uploaded) and its scratch.
+struct WitnessBuffers {
+    sigma_edge: CudaSlice<u32>,
+    _words: [CudaSlice<u32>; 5],
+    _sums: [CudaSlice<i64>; 3],
+    params: WitnessParams,
+}
+
+impl WitnessBuffers {
+    fn new(stream: &Arc<CudaStream>, n: usize, succ_weights: u64) -> Result<Self, GpuError> {
+        let during = "allocating the witness arrays";
+        let words = || stream.alloc_zeros::<u32>(n.max(1)).during(during);
+        let sums = || stream.alloc_zeros::<i64>(n.max(1)).during(during);
+        let sigma_edge = words()?;
+        let w = [words()?, words()?, words()?, words()?, words()?];
+        let x = [sums()?, sums()?, sums()?];
+        let p32 = |s: &CudaSlice<u32>| s.device_ptr(stream).0;
+        let p64 = |s: &CudaSlice<i64>| s.device_ptr(stream).0;
+        let params = WitnessParams {
+            succ_weights,
+            sigma_edge: p32(&sigma_edge),
+            pointer: p32(&w[0]),
+            next: [p32(&w[1]), p32(&w[2])],
+            least: [p32(&w[3]), p32(&w[4])],
+            weight: p64(&x[0]),
+            sum: [p64(&x[1]), p64(&x[2])],
+        };
+        Ok(WitnessBuffers {
+            sigma_edge,
+            _words: w,
+            _sums: x,
+            params,
+        })
+    }
+}
+
+/// What the device found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundComponents {
+    /// Each vertex's representative (`u32::MAX` outside the subset).
+    pub representatives: Vec<u32>,
+    /// The representative of the component forward–backward found (its pivot), when the
+    /// witness kernel ran on it.
+    pub giant: Option<u32>,
+    /// A member of a cycle of the giant's greedy pointers that the device summed to `>= 0`.
+    pub witness: Option<u32>,
+}
+
 /// The arena's adjacency on the device, as the engine uploaded it (input order).
 #[derive(Debug, Clone, Copy)]
 pub struct Adjacency {
     pub succ_offsets: u64,
+    /// The successor weights, at the module's weight width.
+    pub succ_weights: u64,
     pub succ_targets: u64,
     pub pred_offsets: u64,
     pub pred_sources: u64,
@@ -88,6 +156,10 @@ pub struct DeviceComponents {
     mark: CudaSlice<u32>,
     state: CudaSlice<u32>,
     params: ComponentParams,
+    /// Allocated by the first start with σ1's edges.
+    witness: Option<WitnessBuffers>,
+    succ_weights: u64,
+    witness_started: bool,
     done: CudaEvent,
     watchdog: Duration,
     /// Whether a launch awaits [`DeviceComponents::finish`].
@@ -154,6 +226,9 @@ impl DeviceComponents {
             mark,
             state,
             params,
+            witness: None,
+            succ_weights: adjacency.succ_weights,
+            witness_started: false,
             done,
             watchdog,
             started: false,
@@ -162,9 +237,10 @@ impl DeviceComponents {
     }
 
     /// Uploads `keeps` (one word per vertex: `u32::MAX` outside the subset, `u32::MAX - 1`
-    /// for a vertex that keeps every edge, else its one successor) and launches the kernel;
-    /// returns before it ends.
-    pub fn start(&mut self, keeps: &[u32]) -> Result<(), GpuError> {
+    /// for a vertex that keeps every edge, else its one successor) and launches the kernel,
+    /// then, given σ1's edges (`sigma_edge`, read at the vertices that keep one successor),
+    /// the giant component's greedy witness; returns before they end.
+    pub fn start(&mut self, keeps: &[u32], sigma_edge: Option<&[u32]>) -> Result<(), GpuError> {
         assert_eq!(keeps.len(), self.n as usize, "one word per vertex");
         if self.started {
             // A solve interrupted between start and finish: let that launch end first.
@@ -176,6 +252,12 @@ impl DeviceComponents {
             let staging = guard.as_deref_mut().unwrap_or(&mut direct);
             upload_into(&self.stream, staging, keeps, &mut self.keep)?;
         }
+        // Both copies before both launches: a copy queued behind the components kernel
+        // would hold the host until the kernel ends (it is meant to run beside the host).
+        let witness = match sigma_edge {
+            Some(sigma_edge) => self.upload_sigma(sigma_edge)?,
+            None => false,
+        };
         self.stream
             .memset_zeros(&mut self.mark)
             .during("clearing the components' marks")?;
@@ -195,6 +277,7 @@ impl DeviceComponents {
         // vertex ids and the `keeps` targets are < n. `blocks` is at most the co-resident
         // grid (occupancy × SMs), which the cooperative launch checks.
         unsafe { launch.launch_cooperative(cfg) }.during("launching the components kernel")?;
+        self.witness_started = witness && self.launch_witness()?;
         self.done
             .record(&self.stream)
             .during("recording the components launch")?;
@@ -202,10 +285,60 @@ impl DeviceComponents {
         Ok(())
     }
 
-    /// Waits for the launch [`DeviceComponents::start`] made and returns each vertex's
-    /// representative (`u32::MAX` outside the subset), or `None` when the kernel ran out of
-    /// sweeps.
-    pub fn finish(&mut self) -> Result<Option<Vec<u32>>, GpuError> {
+    /// Uploads σ1's edges for the witness kernel (allocating its arrays the first time);
+    /// `false` when they do not fit.
+    fn upload_sigma(&mut self, sigma_edge: &[u32]) -> Result<bool, GpuError> {
+        assert_eq!(sigma_edge.len(), self.n as usize, "one edge per vertex");
+        if self.witness.is_none() {
+            match WitnessBuffers::new(&self.stream, self.n as usize, self.succ_weights) {
+                Ok(buffers) => self.witness = Some(buffers),
+                Err(e) => {
+                    tracing::warn!("no greedy witness on the device: {e}");
+                    return Ok(false);
+                }
+            }
+        }
+        let witness = self.witness.as_mut().expect("allocated above");
+        let mut guard = self.device.staging_for(std::mem::size_of_val(sigma_edge));
+        let mut direct = None;
+        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
+        upload_into(&self.stream, staging, sigma_edge, &mut witness.sigma_edge)?;
+        Ok(true)
+    }
+
+    /// Launches the witness kernel after the components (σ1's edges uploaded); whether it
+    /// was.
+    fn launch_witness(&mut self) -> Result<bool, GpuError> {
+        let Some(witness) = self.witness.as_ref() else {
+            return Ok(false);
+        };
+        let per_sm = self
+            .kernels
+            .witness
+            .occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None)
+            .during("reading the witness kernel's occupancy")?
+            .max(1);
+        let blocks = self.blocks.min(per_sm * self.device.multiprocessors);
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = self.stream.launch_builder(&self.kernels.witness);
+        launch.arg(&self.params);
+        launch.arg(&witness.params);
+        // SAFETY: as for the components kernel, plus the witness arrays (n words or n i64
+        // each), σ1's edges (n words, each an edge index < m at the vertices that keep one
+        // successor, which are the only ones read) and the arena's weights (m, at this
+        // module's width).
+        unsafe { launch.launch_cooperative(cfg) }.during("launching the witness kernel")?;
+        Ok(true)
+    }
+
+    /// Waits for the launches [`DeviceComponents::start`] made and returns each vertex's
+    /// representative (`u32::MAX` outside the subset) and the giant's witness, or `None`
+    /// when the kernel ran out of sweeps.
+    pub fn finish(&mut self) -> Result<Option<FoundComponents>, GpuError> {
         assert!(self.started, "a launch to finish");
         self.started = false;
         let during = "waiting for the components kernel";
@@ -234,6 +367,13 @@ impl DeviceComponents {
         let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
         let mut direct = None;
         let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        download_array(&self.stream, staging, &self.comp, n).map(Some)
+        let representatives = download_array(&self.stream, staging, &self.comp, n)?;
+        let giant = (self.witness_started && state[GIANT] != 0).then_some(state[PIVOT]);
+        let witness = giant.and(state[WITNESS].checked_sub(1));
+        Ok(Some(FoundComponents {
+            representatives,
+            giant,
+            witness,
+        }))
     }
 }

@@ -17,7 +17,7 @@ use cudarc::driver::{
 use rayon::prelude::*;
 
 use super::compile::{Kernels, LANES, LiftKernels, kernels};
-use super::components::{Adjacency, ComponentFigures, DeviceComponents};
+use super::components::{Adjacency, ComponentFigures, DeviceComponents, FoundComponents};
 use super::devices::device_info;
 use super::error::{DuringExt, GpuError, GpuSolveError};
 use super::layout::{
@@ -772,15 +772,21 @@ impl GpuEngine {
     }
 
     /// Starts the strongly connected components of an evaluation's graph on the device
-    /// (see [`super::components`]): `keeps` has one word per vertex in input order. `false`
-    /// (nothing started) when the vertices are renumbered or the arrays do not fit.
-    pub fn start_components(&mut self, keeps: &[u32]) -> Result<bool, GpuError> {
+    /// (see [`super::components`]): `keeps` has one word per vertex in input order; given
+    /// σ1's edges, the giant component's greedy witness follows. `false` (nothing started)
+    /// when the vertices are renumbered or the arrays do not fit.
+    pub fn start_components(
+        &mut self,
+        keeps: &[u32],
+        sigma_edge: Option<&[u32]>,
+    ) -> Result<bool, GpuError> {
         if self.numbering.is_some() {
             return Ok(false);
         }
         if self.components.is_none() {
             let adjacency = Adjacency {
                 succ_offsets: self.params.succ_offsets,
+                succ_weights: self.params.succ_weights,
                 succ_targets: self.params.succ_targets,
                 pred_offsets: self.params.pred_offsets,
                 pred_sources: self.params.pred_sources,
@@ -801,13 +807,14 @@ impl GpuEngine {
             }
         }
         let components = self.components.as_mut().expect("allocated above");
-        components.start(keeps)?;
+        components.start(keeps, sigma_edge)?;
         Ok(true)
     }
 
     /// The components [`GpuEngine::start_components`] started: each vertex's
-    /// representative, or `None` when the device left them to the host.
-    pub fn finish_components(&mut self) -> Result<Option<Vec<u32>>, GpuError> {
+    /// representative (and the giant's witness), or `None` when the device left them to the
+    /// host.
+    pub fn finish_components(&mut self) -> Result<Option<FoundComponents>, GpuError> {
         match self.components.as_mut() {
             Some(components) => components.finish(),
             None => Ok(None),
