@@ -18,6 +18,10 @@
 //!      `d(u) >= d(v) + (w, 1)` on every edge (checked again), which makes every cycle
 //!      lexicographically `<= 0`, hence of weight `< 0`.
 //!
+//! A component may come settled (a greedy witness an engine found, confirmed by
+//! [`confirms_greedy_cycle`]: the pointer cycle walked again from the arena and summed in
+//! `i128`): it answers "yes" without being grouped or tested.
+//!
 //! Anything else (never expected) answers "yes", the cautious answer for every caller: fewer
 //! vertices become ⊤, more vertices are pinned at 0, and a strategy is rejected.
 

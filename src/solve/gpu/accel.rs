@@ -3,8 +3,9 @@
 //! interleaved with evaluations of player 1's strategies, see [`crate::solve::accel`]) with
 //! the lifting on the device and the evaluations on the host, but for their strongly
 //! connected components: on games of [`DEVICE_COMPONENTS_FROM`] vertices or more the device
-//! computes them ([`super::components`]) while the host builds its copy of the evaluation's
-//! graph (which the cycle test, reachability and Bellman–Ford read).
+//! computes them, and the largest one's greedy witness for the cycle test
+//! ([`super::components`]), while the host builds its copy of the evaluation's graph (which
+//! the rest of the cycle test, reachability and Bellman–Ford read).
 //!
 //! The game is uploaded once; each lifting phase uploads the values, lifts from them with
 //! every vertex in the first frontier, and downloads them (one `n`-word copy each way). At

@@ -6,6 +6,11 @@
 //! ([`DeviceComponents::start`] returns at once, [`DeviceComponents::finish`] waits), so the
 //! components cost the host nothing but the two copies.
 //!
+//! Given σ1's edges, a second launch tests the component forward–backward found (the giant
+//! of random games) for a nonnegative cycle of its greedy pointers, the cycle test's first
+//! step ([`FoundComponents::witness`]); the host confirms a witness by an exact walk before
+//! it skips that component's own test.
+//!
 //! The kernel gives up after a number of sweeps ([`MAX_SWEEPS`], one pass over the vertices
 //! each: graphs of long paths between components need about one per step), and the host
 //! then computes the components itself: `finish` answers `None`.
