@@ -86,6 +86,8 @@ mod attractor;
 mod cycles;
 mod evaluate;
 mod graph;
+#[cfg(test)]
+mod on_device;
 pub mod player1;
 mod ranks;
 mod reach;

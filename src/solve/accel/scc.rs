@@ -125,7 +125,7 @@ fn prefix_sum_exclusive(values: &mut [u32]) -> u32 {
 }
 
 /// Iterative Tarjan over every vertex of `inside`.
-fn tarjan(graph: &Graph, inside: &[bool]) -> (Vec<u32>, u32) {
+pub(super) fn tarjan(graph: &Graph, inside: &[bool]) -> (Vec<u32>, u32) {
     let n = graph.len();
     let mut component = vec![NO_COMPONENT; n];
     let mut index = vec![u32::MAX; n];
@@ -548,25 +548,27 @@ impl<'a> Parallel<'a> {
     }
 }
 
+/// The partition as a canonical labelling (each vertex → smallest id of its component), for
+/// comparing partitions numbered differently.
+#[cfg(test)]
+pub(super) fn canonical(component: &[u32]) -> Vec<u32> {
+    let mut smallest = std::collections::HashMap::new();
+    for (v, &c) in component.iter().enumerate() {
+        if c != NO_COMPONENT {
+            smallest.entry(c).or_insert(v as u32);
+        }
+    }
+    component
+        .iter()
+        .map(|c| smallest.get(c).copied().unwrap_or(u32::MAX))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::arena::{Arena, VertexId};
     use crate::generate::{RandomParams, random};
-
-    /// The partition as a canonical labelling (each vertex → smallest id of its component).
-    fn canonical(component: &[u32]) -> Vec<u32> {
-        let mut smallest = std::collections::HashMap::new();
-        for (v, &c) in component.iter().enumerate() {
-            if c != NO_COMPONENT {
-                smallest.entry(c).or_insert(v as u32);
-            }
-        }
-        component
-            .iter()
-            .map(|c| smallest.get(c).copied().unwrap_or(u32::MAX))
-            .collect()
-    }
 
     fn graph_of(arena: &Arena, active: &[bool]) -> Graph {
         let sigma: Vec<u32> = (0..arena.vertex_count() as VertexId)
@@ -664,137 +666,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    /// Where a GPU is, its components (`kernels/components.cu`) equal Tarjan's on random
-    /// graphs (one giant component, many small ones, chains, parallel edges of player-1
-    /// vertices beside the σ1 edge), fixed seeds and a fresh one; a cycle longer than the
-    /// kernel's sweeps is left to the host (`None`). Without a GPU: nothing to check.
-    #[test]
-    fn device_components_equal_tarjans_where_a_gpu_is() {
-        use crate::arena::{EdgeList, Player};
-        use crate::solve::accel::cycles::{confirms_greedy_cycle, greedy_witnesses};
-        use crate::solve::gpu::{GpuEngine, GpuOptions, devices::driver_ready};
-        if let Err(e) = driver_ready() {
-            eprintln!("no GPU: device components not checked ({e})");
-            return;
-        }
-        let fresh: u64 = rand::random();
-        eprintln!("fresh seed {fresh}");
-        // Giants without and with a witness.
-        let mut giants = [0usize; 2];
-        let mut seeds: Vec<u64> = (0..24).collect();
-        seeds.push(fresh);
-        for seed in seeds {
-            let base = random(
-                RandomParams {
-                    vertices: [50, 3_000, 40_000, 250_000][(seed % 4) as usize],
-                    min_degree: 1,
-                    max_degree: 1 + (seed % 5) as u32,
-                    player1_percent: (seed * 17 % 101) as u8,
-                    ..RandomParams::default()
-                },
-                seed,
-            );
-            let n = base.vertex_count();
-            // Player-1 vertices get parallel edges of other weights (not σ1's) now and then.
-            let mut edges = EdgeList::with_capacity(2 * base.edge_count());
-            for v in 0..n as VertexId {
-                for (i, (u, w)) in base.successors(v).enumerate() {
-                    edges.push(v, u, w);
-                    if base.owner(v) == Player::One && (v as usize + i + seed as usize) % 5 == 0 {
-                        edges.push(v, u, w + 1);
-                    }
-                }
-            }
-            let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
-            let bound = crate::solve::energy::bound(&arena).expect("fits");
-            let mut engine =
-                GpuEngine::upload(&arena, bound, &GpuOptions::default()).expect("uploads");
-            for round in 0..3u64 {
-                let active: Vec<bool> = (0..n as u64)
-                    .map(|v| (v * 2654435761 + seed + round) % 9 != 0 || round == 0)
-                    .collect();
-                let sigma: Vec<u32> = (0..n as VertexId)
-                    .map(|v| {
-                        let range = arena.succ_range(v);
-                        (range.start + (v as usize + round as usize) % range.len()) as u32
-                    })
-                    .collect();
-                let mut graph = Graph::default();
-                graph.rebuild(&arena, &active, &sigma, &Threads::one());
-                let (host, host_count) = tarjan(&graph, &active);
-                assert!(
-                    engine
-                        .start_components(graph.keeps(), Some(&sigma))
-                        .expect("starts")
-                );
-                let found = engine
-                    .finish_components()
-                    .expect("runs")
-                    .unwrap_or_else(|| panic!("seed {seed} round {round}: out of sweeps"));
-                let (device, device_count) =
-                    numbered(found.representatives, &Threads::one()).expect("a representative map");
-                assert_eq!(device_count, host_count, "seed {seed} round {round}: count");
-                assert_eq!(
-                    canonical(&device),
-                    canonical(&host),
-                    "seed {seed} round {round}"
-                );
-                // The giant's greedy witness: found exactly when its pointers close a
-                // nonnegative cycle (small weights: the device's sums are exact), on it,
-                // and confirmed from the arena.
-                if let Some(giant) = found.giant {
-                    let c = device[giant as usize];
-                    let witnesses = greedy_witnesses(&graph, &device, c);
-                    assert_eq!(
-                        found.witness.is_some(),
-                        !witnesses.is_empty(),
-                        "seed {seed} round {round}: witness"
-                    );
-                    if let Some(member) = found.witness {
-                        assert!(witnesses.binary_search(&member).is_ok());
-                        assert!(confirms_greedy_cycle(
-                            &arena,
-                            graph.keeps(),
-                            &sigma,
-                            &device,
-                            member
-                        ));
-                        giants[1] += 1;
-                    } else {
-                        giants[0] += 1;
-                    }
-                }
-            }
-        }
-        eprintln!("giants without / with a witness: {giants:?}");
-        assert!(
-            giants[0] > 0 && giants[1] > 0,
-            "both answers occur: {giants:?}"
-        );
-        // One cycle through 20,000 vertices: the forward search needs a sweep per vertex.
-        let n = 20_000u32;
-        let mut edges = EdgeList::default();
-        for v in 0..n {
-            edges.push(v, (v + 1) % n, -1);
-        }
-        let arena = Arena::from_edges(vec![Player::Zero; n as usize], edges, None).expect("valid");
-        let bound = crate::solve::energy::bound(&arena).expect("fits");
-        let mut engine = GpuEngine::upload(&arena, bound, &GpuOptions::default()).expect("uploads");
-        let active = vec![true; n as usize];
-        let mut graph = Graph::default();
-        graph.rebuild(&arena, &active, &vec![0; n as usize], &Threads::one());
-        assert!(
-            engine
-                .start_components(graph.keeps(), None)
-                .expect("starts")
-        );
-        assert_eq!(
-            engine.finish_components().expect("runs"),
-            None,
-            "left to the host"
-        );
     }
 
     /// Player-1 vertices whose σ1 edge has identical twins (and parallel edges of another
