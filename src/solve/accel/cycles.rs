@@ -130,9 +130,11 @@ pub(super) fn confirms_greedy_cycle(
                 }
                 best
             }
-            _ => {
+            target => {
+                // σ1's edge, which must be the one the graph's word names (an edge that
+                // left H since would not count).
                 let e = sigma_edge[v as usize] as usize;
-                Some((targets[e], weights.get(e)))
+                (targets[e] == target).then(|| (target, weights.get(e)))
             }
         }
     };
@@ -600,9 +602,9 @@ mod tests {
     /// component is neither grouped nor tested, and the other answers do not change.
     #[test]
     fn greedy_witnesses_are_confirmed_exactly_on_nonnegative_cycles() {
-        use crate::arena::EdgeList;
+        use crate::arena::{EdgeList, Player};
         let fresh: u64 = rand::random();
-        let mut confirmed = 0;
+        let (mut confirmed, mut rejected) = (0, 0);
         for seed in (0..40u64).chain([fresh]) {
             let base = random(
                 RandomParams {
@@ -648,6 +650,29 @@ mod tests {
                     let got = confirms_greedy_cycle(&arena, graph.keeps(), &sigma, &component, v);
                     assert_eq!(got, on, "seed {seed}: vertex {v} of component {c}");
                     confirmed += got as usize;
+                    // A σ1 edge that is not the graph's (its target differs from the
+                    // word's) breaks the walk: not confirmed.
+                    let targets = arena.succ_targets();
+                    let other = arena
+                        .succ_range(v)
+                        .find(|&e| targets[e] != targets[sigma[v as usize] as usize]);
+                    if got && arena.owner(v) == Player::One && active[v as usize] {
+                        if let Some(e) = other {
+                            let mut moved = sigma.clone();
+                            moved[v as usize] = e as u32;
+                            assert!(
+                                !confirms_greedy_cycle(
+                                    &arena,
+                                    graph.keeps(),
+                                    &moved,
+                                    &component,
+                                    v
+                                ),
+                                "seed {seed}: vertex {v} with a σ1 edge outside H"
+                            );
+                            rejected += 1;
+                        }
+                    }
                 }
                 if !witnesses.is_empty() {
                     assert!(
@@ -668,6 +693,7 @@ mod tests {
             }
         }
         assert!(confirmed > 0, "some witnesses were confirmed");
+        assert!(rejected > 0, "some σ1 edges outside H were tried");
     }
 
     /// Grouping members on several threads gives the sequential grouping exactly (members

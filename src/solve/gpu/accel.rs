@@ -124,8 +124,10 @@ impl LiftEngine for GpuLift {
         if (keeps.len() as u64) < from {
             return Ok(false);
         }
-        self.components_started = Some(Instant::now());
-        Ok(self.engine.start_components(keeps, Some(sigma_edge))?)
+        let now = Instant::now();
+        let started = self.engine.start_components(keeps, Some(sigma_edge))?;
+        self.components_started = started.then_some(now);
+        Ok(started)
     }
 
     fn finish_components(&mut self) -> Result<Option<EngineComponents>, SolveError> {
