@@ -30,7 +30,9 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::graph::{DROPS_ALL, Graph, KEEPS_ALL};
+#[cfg(test)]
+use super::graph::Graph;
+use super::graph::{DROPS_ALL, KEEPS_ALL, Successors};
 use super::reach::explore;
 use super::scc::NO_COMPONENT;
 use crate::arena::Arena;
@@ -52,8 +54,8 @@ type PathValue = (i128, i64);
 /// For each component (of `component`, `count` of them), whether it contains a cycle of
 /// weight `>= 0`; component `settled` is known to (a confirmed witness), so it is neither
 /// grouped nor tested.
-pub(super) fn nonnegative_components(
-    graph: &Graph,
+pub(super) fn nonnegative_components<S: Successors>(
+    graph: &S,
     component: &[u32],
     count: u32,
     settled: Option<u32>,
@@ -313,23 +315,30 @@ impl Groups {
 
 /// One component under test: its members and their internal edges, by position in the
 /// component.
-#[derive(Clone, Copy)]
-struct Component<'a> {
-    graph: &'a Graph,
+struct Component<'a, S> {
+    graph: &'a S,
     component: &'a [u32],
     id: u32,
     members: &'a [VertexId],
     local: &'a [u32],
 }
 
-impl<'a> Component<'a> {
+// Copy by hand: the derive would ask `S: Copy`, and only the reference is copied.
+impl<S> Clone for Component<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S> Copy for Component<'_, S> {}
+
+impl<'a, S: Successors> Component<'a, S> {
     fn new(
-        graph: &'a Graph,
+        graph: &'a S,
         component: &'a [u32],
         id: u32,
         members: &'a [VertexId],
         local: &'a [u32],
-    ) -> Component<'a> {
+    ) -> Component<'a, S> {
         Component {
             graph,
             component,

@@ -15,7 +15,7 @@ use super::relax::credits_to_pinned;
 use super::scc::{NO_COMPONENT, components, numbered};
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::SolveError;
-use crate::solve::control::Control;
+use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::{TOP, minus};
 use crate::solve::phases::{Phases, Stopwatch};
 use crate::solve::threads::Threads;
@@ -93,49 +93,100 @@ fn per_vertex<T: Send>(
     }
 }
 
-/// Components of an evaluation's graph: each vertex's, their count, and one known to hold a
-/// cycle of weight `>= 0` (a confirmed greedy witness), if any.
-type Found = (Vec<u32>, u32, Option<u32>);
+/// Components of an evaluation's graph: each vertex's, their count, one known to hold a
+/// cycle of weight `>= 0` (a confirmed greedy witness), if any, and whether the host computed
+/// them (and so built the graph's successor side).
+struct Found {
+    component: Vec<u32>,
+    count: u32,
+    settled: Option<u32>,
+    on_host: bool,
+}
 
-/// The components of `graph` restricted to `inside` (whose words are `keeps`): those
-/// `engine` computed when `started` (it took them in [`LiftEngine::start_components`]),
-/// with its greedy witness where the host confirms it; else, or if it gave up, the host's.
-#[allow(clippy::too_many_arguments)]
-fn finish_components(
+/// The components `engine` computed for the graph whose words are `keeps`, when `started`
+/// (it took them in [`LiftEngine::start_components`]), with its greedy witness where the host
+/// confirms it; `None` if it was not started, gave up, or returned no partition.
+fn engine_components(
     engine: &mut dyn LiftEngine,
     started: bool,
     arena: &Arena,
-    graph: &Graph,
-    inside: &[bool],
     keeps: &[VertexId],
     sigma_edge: &[u32],
     threads: &Threads,
-) -> Result<Found, SolveError> {
-    if started {
-        if let Some(found) = engine.finish_components()? {
-            match numbered(found.representatives, threads) {
-                Some((component, count)) => {
-                    let settled = found.witness.and_then(|(representative, member)| {
-                        let c = *component.get(representative as usize)?;
-                        let confirmed = c != NO_COMPONENT
-                            && component.get(member as usize) == Some(&c)
-                            && confirms_greedy_cycle(arena, keeps, sigma_edge, &component, member);
-                        if !confirmed {
-                            tracing::warn!("the engine's greedy witness does not sum to >= 0 here");
-                        }
-                        confirmed.then_some(c)
-                    });
-                    return Ok((component, count, settled));
-                }
-                None => tracing::warn!(
-                    "the engine's components are not a map to representatives; \
-                     computing them on the host"
-                ),
-            }
+) -> Result<Option<Found>, SolveError> {
+    if !started {
+        return Ok(None);
+    }
+    let Some(found) = engine.finish_components()? else {
+        return Ok(None);
+    };
+    let Some((component, count)) = numbered(found.representatives, threads) else {
+        tracing::warn!(
+            "the engine's components are not a map to representatives; computing them on the host"
+        );
+        return Ok(None);
+    };
+    let settled = found.witness.and_then(|(representative, member)| {
+        let c = *component.get(representative as usize)?;
+        let confirmed = c != NO_COMPONENT
+            && component.get(member as usize) == Some(&c)
+            && confirms_greedy_cycle(arena, keeps, sigma_edge, &component, member);
+        if !confirmed {
+            tracing::warn!("the engine's greedy witness does not sum to >= 0 here");
         }
+        confirmed.then_some(c)
+    });
+    Ok(Some(Found {
+        component,
+        count,
+        settled,
+        on_host: false,
+    }))
+}
+
+/// The components of `graph` (marked for `built_for`) restricted to `inside ⊆ built_for`,
+/// on the host, after building the graph's successor side if it is not yet.
+fn host_components(
+    graph: &mut Graph,
+    arena: &Arena,
+    built_for: &[bool],
+    inside: &[bool],
+    threads: &Threads,
+) -> Found {
+    if !graph.has_successors() {
+        graph.build_successors(arena, built_for, threads);
     }
     let (component, count) = components(graph, inside, threads);
-    Ok((component, count, None))
+    Found {
+        component,
+        count,
+        settled: None,
+        on_host: true,
+    }
+}
+
+/// Which components of `found` hold a cycle of weight `>= 0` in `graph`: read from the built
+/// successor side where the host built it, else from the arena through the graph's words
+/// (the device's components needed no successor side, and the test reads few of them).
+fn nonnegative(
+    graph: &Graph,
+    arena: &Arena,
+    found: &Found,
+    threads: &Threads,
+    control: &Control,
+) -> Result<Vec<bool>, Interrupted> {
+    let Found {
+        component,
+        count,
+        settled,
+        on_host,
+    } = found;
+    if *on_host {
+        nonnegative_components(graph, component, *count, *settled, threads, control)
+    } else {
+        let successors = graph.kept_successors(arena);
+        nonnegative_components(&successors, component, *count, *settled, threads, control)
+    }
 }
 
 /// One evaluation of σ1 (`sigma_edge`, chosen by [`choose_strategy`]) against `values`,
@@ -161,24 +212,19 @@ pub(super) fn evaluate(
     let finite = per_vertex(n, threads, |v| values[v] != TOP);
     graph.mark(arena, &finite, sigma_edge, threads);
     let on_engine = engine.start_components(graph.keeps(), sigma_edge)?;
-    graph.build(arena, &finite, threads);
-    let graph = &*graph;
+    graph.build_predecessors(arena, &finite, threads);
     watch.lap(&mut phases.graph);
 
     // U: vertices that can reach a nonnegative cycle of G_σ1 (minus the ⊤ vertices).
-    let (component, count, settled) = finish_components(
-        engine,
-        on_engine,
-        arena,
-        graph,
-        &finite,
-        graph.keeps(),
-        sigma_edge,
-        threads,
-    )?;
+    let found =
+        match engine_components(engine, on_engine, arena, graph.keeps(), sigma_edge, threads)? {
+            Some(found) => found,
+            None => host_components(graph, arena, &finite, &finite, threads),
+        };
     control.checkpoint()?;
     watch.lap(&mut phases.components);
-    let good = nonnegative_components(graph, &component, count, settled, threads, control)?;
+    let good = nonnegative(graph, arena, &found, threads, control)?;
+    let (component, count) = (&found.component, found.count);
     let in_good = |v: usize| component[v] != NO_COMPONENT && good[component[v] as usize];
     let reach = reaching(graph, &finite, in_good, threads);
     let topped = if threads.parallel(n) {
@@ -229,26 +275,14 @@ pub(super) fn evaluate(
         let keeps = graph.keeps();
         let redo_keeps = per_vertex(n, threads, |v| if redo[v] { keeps[v] } else { DROPS_ALL });
         let on_engine = engine.start_components(&redo_keeps, sigma_edge)?;
-        let (redo_component, redo_count, redo_settled) = finish_components(
-            engine,
-            on_engine,
-            arena,
-            graph,
-            &redo,
-            &redo_keeps,
-            sigma_edge,
-            threads,
-        )?;
+        let redo_found =
+            match engine_components(engine, on_engine, arena, &redo_keeps, sigma_edge, threads)? {
+                Some(found) => found,
+                None => host_components(graph, arena, &finite, &redo, threads),
+            };
         watch.lap(&mut phases.components);
-        let redo_good = nonnegative_components(
-            graph,
-            &redo_component,
-            redo_count,
-            redo_settled,
-            threads,
-            control,
-        )?;
-        for (v, &c) in redo_component.iter().enumerate() {
+        let redo_good = nonnegative(graph, arena, &redo_found, threads, control)?;
+        for (v, &c) in redo_found.component.iter().enumerate() {
             if c != NO_COMPONENT && redo_good[c as usize] {
                 pinned[v] = true;
             }
@@ -303,12 +337,102 @@ pub(super) fn evaluate(
 mod tests {
     use super::*;
     use crate::generate::{RandomParams, random};
+    use crate::solve::accel::{Budget, EngineComponents, LiftRun, WorklistEngine};
     use crate::solve::energy;
 
+    /// An engine that computes the components it is asked for as the device would (one
+    /// representative per vertex, from the words alone) and, if `witness`, reports the
+    /// largest component's greedy witness: evaluations then take the engine's path (no
+    /// successor side built, the cycle test reading the arena through the words).
+    struct HostComponents<'a> {
+        arena: &'a Arena,
+        witness: bool,
+        started: Option<Vec<VertexId>>,
+        calls: usize,
+        witnesses: usize,
+    }
+
+    impl LiftEngine for HostComponents<'_> {
+        fn name(&self) -> &'static str {
+            "host components"
+        }
+        fn start_components(
+            &mut self,
+            keeps: &[VertexId],
+            _sigma_edge: &[u32],
+        ) -> Result<bool, SolveError> {
+            self.started = Some(keeps.to_vec());
+            Ok(true)
+        }
+        fn finish_components(&mut self) -> Result<Option<EngineComponents>, SolveError> {
+            let keeps = self.started.take().expect("started");
+            self.calls += 1;
+            let n = self.arena.vertex_count();
+            let active: Vec<bool> = keeps.iter().map(|&k| k != DROPS_ALL).collect();
+            // σ1 edges from the words: a player-1 vertex's first edge to its word's target.
+            let sigma: Vec<u32> = (0..n as VertexId)
+                .map(|v| {
+                    let range = self.arena.succ_range(v);
+                    range
+                        .clone()
+                        .find(|&e| self.arena.succ_targets()[e] == keeps[v as usize])
+                        .unwrap_or(range.start) as u32
+                })
+                .collect();
+            let mut graph = Graph::default();
+            graph.rebuild(self.arena, &active, &sigma, &Threads::one());
+            let (component, count) = components(&graph, &active, &Threads::one());
+            let mut representative = vec![u32::MAX; count as usize];
+            for (v, &c) in component.iter().enumerate().rev() {
+                if c != NO_COMPONENT {
+                    representative[c as usize] = v as u32;
+                }
+            }
+            let mut sizes = vec![0usize; count as usize];
+            for &c in component.iter().filter(|&&c| c != NO_COMPONENT) {
+                sizes[c as usize] += 1;
+            }
+            let largest = (0..count).max_by_key(|&c| (sizes[c as usize], c));
+            let witness = largest.filter(|_| self.witness).and_then(|c| {
+                let members = super::super::cycles::greedy_witnesses(&graph, &component, c);
+                members
+                    .first()
+                    .map(|&member| (representative[c as usize], member))
+            });
+            self.witnesses += witness.is_some() as usize;
+            Ok(Some(EngineComponents {
+                representatives: component
+                    .iter()
+                    .map(|&c| {
+                        if c == NO_COMPONENT {
+                            u32::MAX
+                        } else {
+                            representative[c as usize]
+                        }
+                    })
+                    .collect(),
+                witness,
+            }))
+        }
+        fn lift(
+            &mut self,
+            arena: &Arena,
+            bound: u64,
+            values: &mut Vec<u64>,
+            budget: Budget,
+            threads: &Threads,
+            control: &Control,
+        ) -> Result<LiftRun, SolveError> {
+            WorklistEngine.lift(arena, bound, values, budget, threads, control)
+        }
+    }
+
     /// One evaluation on several threads (every part parallel) gives the values and the
-    /// recorded moves of one thread, from the same start.
+    /// recorded moves of one thread, from the same start; so do components from an engine
+    /// (which leave the successor side unbuilt), with and without its greedy witness.
     #[test]
     fn an_evaluation_does_not_depend_on_the_threads() {
+        let (mut redo_passes, mut witnesses) = (0, 0);
         for seed in 0..300u64 {
             let arena = random(
                 RandomParams {
@@ -366,6 +490,50 @@ mod tests {
                 assert_eq!(one.2, many.2, "seed {seed}: outcome on {t} threads");
                 assert_eq!(one.1, many.1, "seed {seed}: moves on {t} threads");
             }
+            // The engine's components (with and without its witness) change nothing.
+            for witness in [false, true] {
+                for threads in [Threads::one(), Threads::new(2).with_parallel_from(0)] {
+                    let mut engine = HostComponents {
+                        arena: &arena,
+                        witness,
+                        started: None,
+                        calls: 0,
+                        witnesses: 0,
+                    };
+                    let mut values = start.clone();
+                    let mut sigma = vec![u32::MAX; n];
+                    choose_strategy(&arena, &values, bound, &mut sigma, &threads);
+                    let mut graph = Graph::default();
+                    let outcome = evaluate(
+                        &mut engine,
+                        &arena,
+                        &mut values,
+                        bound,
+                        &mut sigma,
+                        &mut graph,
+                        &mut TopRanks::default(),
+                        &threads,
+                        &mut Phases::default(),
+                        &Control::new(),
+                    )
+                    .expect("evaluates");
+                    assert!(engine.calls >= 1);
+                    redo_passes += (engine.calls >= 2) as usize;
+                    witnesses += engine.witnesses;
+                    assert!(
+                        !graph.has_successors(),
+                        "seed {seed}: no successor side built"
+                    );
+                    assert_eq!(one.0, values, "seed {seed}: values (engine, {witness})");
+                    assert_eq!(one.2, outcome, "seed {seed}: outcome (engine, {witness})");
+                    assert_eq!(one.1, sigma, "seed {seed}: moves (engine, {witness})");
+                }
+            }
         }
+        // Both of the engine's paths were taken: redo passes and confirmed witnesses.
+        assert!(
+            redo_passes > 0 && witnesses > 0,
+            "{redo_passes} redo passes, {witnesses} witnesses"
+        );
     }
 }

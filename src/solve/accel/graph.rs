@@ -10,6 +10,12 @@
 //! passes reads one word at its source rather than the source's activity, owner and σ1
 //! edge (random reads, each a likely cache miss on large games).
 //!
+//! The two sides are built separately ([`Graph::build_predecessors`],
+//! [`Graph::build_successors`]): an evaluation whose components come from the device needs
+//! only the predecessors (reachability, Bellman–Ford); its cycle test reads successors
+//! through [`KeptSuccessors`], the arena filtered by the same words, as the device does.
+//! Anything that reads successors implements [`Successors`].
+//!
 //! A player-1 vertex whose σ1 edge has identical twins (same target and weight) keeps every
 //! twin, among its successors and among its target's predecessors alike, so the two sides
 //! hold the same multiset of edges (the components' trim counts degrees on one side and
@@ -38,6 +44,52 @@ pub(super) struct Graph {
     keeps: Vec<VertexId>,
     /// … and that edge's weight.
     sigma_weight: Vec<i64>,
+    /// Whether the successor side is built for the words [`Graph::mark`] last wrote (reading
+    /// it otherwise is a bug: it would be an earlier subset's).
+    successors_built: bool,
+}
+
+/// Whatever lists the successors of vertices in an evaluation's `G_σ1`: a built [`Graph`]
+/// (exactly the edges into its subset) or [`KeptSuccessors`] (the same edges, plus possibly
+/// edges into vertices outside the subset: every consumer restricts them to a component).
+pub(super) trait Successors: Sync {
+    /// `(successor, weight)` of `v`, in the arena's edge order.
+    fn successors(&self, v: VertexId) -> impl Iterator<Item = (VertexId, i64)> + '_;
+}
+
+/// The successors of `G_σ1` read from the arena through [`Graph::mark`]'s words: a vertex
+/// that keeps every edge lists all of its edges, a σ1 vertex its σ1 edge and that edge's
+/// identical twins, an inactive one none. Edges into inactive vertices are not removed.
+#[derive(Clone, Copy)]
+pub(super) struct KeptSuccessors<'a> {
+    arena: &'a Arena,
+    keeps: &'a [VertexId],
+    sigma_weight: &'a [i64],
+}
+
+impl Successors for KeptSuccessors<'_> {
+    #[inline]
+    fn successors(&self, v: VertexId) -> impl Iterator<Item = (VertexId, i64)> + '_ {
+        let (keep, sigma_weight) = (self.keeps[v as usize], self.sigma_weight[v as usize]);
+        let range = if keep == DROPS_ALL {
+            0..0
+        } else {
+            self.arena.succ_range(v)
+        };
+        let (targets, weights) = (self.arena.succ_targets(), self.arena.succ_weights());
+        range.filter_map(move |e| {
+            let (target, weight) = (targets[e], weights.get(e));
+            (keep == KEEPS_ALL || (target == keep && weight == sigma_weight))
+                .then_some((target, weight))
+        })
+    }
+}
+
+impl Successors for Graph {
+    #[inline]
+    fn successors(&self, v: VertexId) -> impl Iterator<Item = (VertexId, i64)> + '_ {
+        Graph::successors(self, v)
+    }
 }
 
 /// An inactive vertex: no edges.
@@ -56,7 +108,8 @@ impl Graph {
         threads: &Threads,
     ) {
         self.mark(arena, active, sigma_edge, threads);
-        self.build(arena, active, threads);
+        self.build_predecessors(arena, active, threads);
+        self.build_successors(arena, active, threads);
     }
 
     /// The first step of [`Graph::rebuild`]: one word per vertex saying what it keeps
@@ -68,6 +121,7 @@ impl Graph {
         sigma_edge: &[u32],
         threads: &Threads,
     ) {
+        self.successors_built = false;
         let n = arena.vertex_count();
         let targets = arena.succ_targets();
         let weights = arena.succ_weights();
@@ -108,9 +162,24 @@ impl Graph {
         &self.keeps
     }
 
-    /// The second step of [`Graph::rebuild`]: both sides' edges from [`Graph::mark`]'s words
+    /// Whether the successor side is built for the words [`Graph::mark`] last wrote.
+    pub(super) fn has_successors(&self) -> bool {
+        self.successors_built
+    }
+
+    /// The successors of the graph [`Graph::mark`] described, read from `arena` (the one it
+    /// was given) without building them.
+    pub(super) fn kept_successors<'a>(&'a self, arena: &'a Arena) -> KeptSuccessors<'a> {
+        KeptSuccessors {
+            arena,
+            keeps: &self.keeps,
+            sigma_weight: &self.sigma_weight,
+        }
+    }
+
+    /// A step of [`Graph::rebuild`]: the successor side from [`Graph::mark`]'s words
     /// (`active` as given to it).
-    pub(super) fn build(&mut self, arena: &Arena, active: &[bool], threads: &Threads) {
+    pub(super) fn build_successors(&mut self, arena: &Arena, active: &[bool], threads: &Threads) {
         let n = arena.vertex_count();
         let targets = arena.succ_targets();
         let weights = arena.succ_weights();
@@ -148,6 +217,16 @@ impl Graph {
                 }
             },
         );
+        self.successors_built = true;
+    }
+
+    /// A step of [`Graph::rebuild`]: the predecessor side from [`Graph::mark`]'s words
+    /// (`active` as given to it).
+    pub(super) fn build_predecessors(&mut self, arena: &Arena, active: &[bool], threads: &Threads) {
+        let n = arena.vertex_count();
+        let parallel = threads.parallel(n + arena.edge_count()).then_some(threads);
+        let keeps = &self.keeps[..];
+        let sigma_weight = &self.sigma_weight[..];
         let sources = arena.pred_sources();
         let pred_weights = arena.pred_weights();
         let pred_offsets = arena.pred_offsets();
@@ -186,17 +265,18 @@ impl Graph {
 
     /// Number of vertex slots (the arena's vertex count).
     pub(super) fn len(&self) -> usize {
-        self.succ_offsets.len() - 1
+        self.pred_offsets.len() - 1
     }
 
     /// Number of edges.
     pub(super) fn edge_count(&self) -> usize {
-        self.succ_targets.len()
+        self.pred_sources.len()
     }
 
     /// Successor ids of `v`.
     #[inline]
     pub(super) fn successor_ids(&self, v: VertexId) -> &[VertexId] {
+        debug_assert!(self.successors_built);
         &self.succ_targets
             [self.succ_offsets[v as usize] as usize..self.succ_offsets[v as usize + 1] as usize]
     }
@@ -214,6 +294,7 @@ impl Graph {
         &self,
         v: VertexId,
     ) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
+        debug_assert!(self.successors_built);
         let range =
             self.succ_offsets[v as usize] as usize..self.succ_offsets[v as usize + 1] as usize;
         self.succ_targets[range.clone()]
