@@ -5,7 +5,10 @@
 //!
 //! Both sides are built from the arena's own CSR and CSC, each vertex filling its own range
 //! (count, prefix sum, fill), so the build runs on all of a solve's threads and gives the
-//! same graph for every thread count. A first pass over the vertices writes one word per
+//! same graph for every thread count. The counting pass decides each candidate edge once
+//! and notes the answer in a byte per arena edge, which the filling pass reads in order
+//! (halving the build on one thread and on two: the decision's reads at the other endpoint
+//! are the random ones). A first pass over the vertices writes one word per
 //! vertex (inactive, keeps every edge, or its σ1 edge's target), so each edge of the two
 //! passes reads one word at its source rather than the source's activity, owner and σ1
 //! edge (random reads, each a likely cache miss on large games).
@@ -44,6 +47,8 @@ pub(super) struct Graph {
     keeps: Vec<VertexId>,
     /// … and that edge's weight.
     sigma_weight: Vec<i64>,
+    /// Scratch of the builds: one byte per arena edge, whether it is kept.
+    mask: Vec<u8>,
     /// Whether the successor side is built for the words [`Graph::mark`] last wrote (reading
     /// it otherwise is a bug: it would be an earlier subset's).
     successors_built: bool,
@@ -190,32 +195,27 @@ impl Graph {
         // A σ1 vertex keeps its σ1 edge and the edge's identical twins (same target and
         // weight), as its target's predecessor list below does: both sides hold the same
         // multiset of edges.
-        let kept_successors = |v: usize| {
-            let (keep, sigma_weight) = (keeps[v], sigma_weight[v]);
-            let range = if keep == DROPS_ALL {
-                0..0
-            } else {
-                offsets[v] as usize..offsets[v + 1] as usize
-            };
-            range.filter(move |&e| {
-                let target = targets[e];
-                (keep == KEEPS_ALL || (target == keep && weights.get(e) == sigma_weight))
-                    && active[target as usize]
-            })
-        };
-        build_csr(
-            n,
-            parallel,
-            &mut self.succ_offsets,
-            &mut self.succ_targets,
-            &mut self.succ_weights,
-            |v| kept_successors(v).count() as u32,
-            |v, out_targets, out_weights| {
-                for (i, e) in kept_successors(v).enumerate() {
-                    out_targets[i] = targets[e];
-                    out_weights[i] = weights.get(e);
+        let kept = |v: usize, e: usize| {
+            let target = targets[e];
+            match keeps[v] {
+                DROPS_ALL => false,
+                KEEPS_ALL => active[target as usize],
+                keep => {
+                    target == keep && weights.get(e) == sigma_weight[v] && active[target as usize]
                 }
+            }
+        };
+        build_filtered(
+            parallel,
+            offsets,
+            &mut self.mask,
+            Side {
+                offsets: &mut self.succ_offsets,
+                ids: &mut self.succ_targets,
+                weights: &mut self.succ_weights,
             },
+            kept,
+            |e| (targets[e], weights.get(e)),
         );
         self.successors_built = true;
     }
@@ -232,34 +232,27 @@ impl Graph {
         let pred_offsets = arena.pred_offsets();
         // A predecessor edge p → x stays when p keeps every edge, or when it is p's σ1 edge
         // (same target and weight: a parallel edge of another weight is not σ1's).
-        let kept_predecessors = |x: usize| {
-            let range = if active[x] {
-                pred_offsets[x] as usize..pred_offsets[x + 1] as usize
-            } else {
-                0..0
-            };
-            range.filter(move |&i| {
+        let kept = |x: usize, i: usize| {
+            active[x] && {
                 let p = sources[i] as usize;
                 match keeps[p] {
                     DROPS_ALL => false,
                     KEEPS_ALL => true,
                     target => target as usize == x && sigma_weight[p] == pred_weights.get(i),
                 }
-            })
+            }
         };
-        build_csr(
-            n,
+        build_filtered(
             parallel,
-            &mut self.pred_offsets,
-            &mut self.pred_sources,
-            &mut self.pred_weights,
-            |x| kept_predecessors(x).count() as u32,
-            |x, out_sources, out_weights| {
-                for (k, i) in kept_predecessors(x).enumerate() {
-                    out_sources[k] = sources[i];
-                    out_weights[k] = pred_weights.get(i);
-                }
+            pred_offsets,
+            &mut self.mask,
+            Side {
+                offsets: &mut self.pred_offsets,
+                ids: &mut self.pred_sources,
+                weights: &mut self.pred_weights,
             },
+            kept,
+            |i| (sources[i], pred_weights.get(i)),
         );
     }
 
@@ -342,46 +335,99 @@ fn per_vertex_pair<A: Send, B: Send>(
     }
 }
 
-/// Fills `offsets` (`n + 1` entries) and the two columns of a CSR array in which vertex `v`
-/// has `count(v)` entries written by `fill(v, targets, weights)` into its own range. With
-/// `threads`, counting, the prefix sum and filling run on its pool, chunk by chunk; the
-/// result is the same either way.
-fn build_csr(
-    n: usize,
+/// One side of a [`Graph`], in CSR form.
+struct Side<'a> {
+    offsets: &'a mut Vec<u32>,
+    ids: &'a mut Vec<VertexId>,
+    weights: &'a mut Vec<i64>,
+}
+
+/// Builds one side from the arena's entries: vertex `v`'s candidates are entries
+/// `from[v]..from[v + 1]` (the arena's CSR or CSC), of which it keeps those with
+/// `kept(v, entry)`, as `entry(entry)` (id and weight) in the arena's order. A first pass
+/// evaluates `kept` once per candidate, counts, and notes the answer in `mask` (one byte per
+/// candidate, so each vertex writes its own range); after the prefix sum, the filling pass
+/// reads the mask rather than evaluating `kept` again (its reads of the other endpoint's
+/// words are random, a likely cache miss each on large games). With `threads`, both passes
+/// and the prefix sum run on its pool, chunk by chunk; the result is the same either way.
+fn build_filtered(
     threads: Option<&Threads>,
-    offsets: &mut Vec<u32>,
-    ids: &mut Vec<VertexId>,
-    weights: &mut Vec<i64>,
-    count: impl Fn(usize) -> u32 + Sync,
-    fill: impl Fn(usize, &mut [VertexId], &mut [i64]) + Sync,
+    from: &[u32],
+    mask: &mut Vec<u8>,
+    side: Side<'_>,
+    kept: impl Fn(usize, usize) -> bool + Sync,
+    entry: impl Fn(usize) -> (VertexId, i64) + Sync,
 ) {
+    let n = from.len() - 1;
+    let candidates = from[n] as usize;
+    let Side {
+        offsets,
+        ids,
+        weights,
+    } = side;
+    // Counts `chunk`'s kept entries into `counts` (one per vertex), their marks into `mask`
+    // (the chunk's candidates).
+    let count = |chunk: std::ops::Range<usize>, counts: &mut [u32], mask: &mut [u8]| {
+        let base = from[chunk.start] as usize;
+        for (v, count) in chunk.zip(counts) {
+            let mut kept_here = 0;
+            for i in from[v] as usize..from[v + 1] as usize {
+                let keep = kept(v, i);
+                mask[i - base] = keep as u8;
+                kept_here += keep as u32;
+            }
+            *count = kept_here;
+        }
+    };
+    // Writes `chunk`'s kept entries into its pieces of the columns.
+    let fill = |chunk: std::ops::Range<usize>,
+                mask: &[u8],
+                out_ids: &mut [VertexId],
+                out_weights: &mut [i64]| {
+        let mut k = 0;
+        for i in from[chunk.start] as usize..from[chunk.end] as usize {
+            if mask[i] != 0 {
+                (out_ids[k], out_weights[k]) = entry(i);
+                k += 1;
+            }
+        }
+    };
     let Some(threads) = threads else {
         offsets.clear();
         offsets.resize(n + 1, 0);
+        mask.resize(candidates, 0);
+        count(0..n, &mut offsets[1..], mask);
         for v in 0..n {
-            offsets[v + 1] = offsets[v] + count(v);
+            offsets[v + 1] += offsets[v];
         }
         let total = offsets[n] as usize;
         ids.clear();
         ids.resize(total, 0);
         weights.clear();
         weights.resize(total, 0);
-        for v in 0..n {
-            let range = offsets[v] as usize..offsets[v + 1] as usize;
-            fill(v, &mut ids[range.clone()], &mut weights[range]);
-        }
+        fill(0..n, mask, ids, weights);
         return;
     };
     threads.install(|| {
         refill(offsets, n + 1, 0);
-        offsets[1..]
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, slots)| {
-                for (i, slot) in slots.iter_mut().enumerate() {
-                    *slot = count(c * CHUNK + i);
-                }
-            });
+        if mask.len() < candidates {
+            refill(mask, candidates, 0);
+        }
+        // Each chunk of vertices owns its counts and its candidates' marks.
+        let mut pieces = Vec::with_capacity(n.div_ceil(CHUNK));
+        let (mut rest_counts, mut rest_mask) = (&mut offsets[1..], &mut mask[..]);
+        for chunk in Threads::chunks(n, CHUNK) {
+            let len = (from[chunk.end] - from[chunk.start]) as usize;
+            let (piece_counts, tail_counts) =
+                std::mem::take(&mut rest_counts).split_at_mut(chunk.len());
+            let (piece_mask, tail_mask) = std::mem::take(&mut rest_mask).split_at_mut(len);
+            rest_counts = tail_counts;
+            rest_mask = tail_mask;
+            pieces.push((chunk, piece_counts, piece_mask));
+        }
+        pieces
+            .into_par_iter()
+            .for_each(|(chunk, counts, mask)| count(chunk, counts, mask));
         prefix_sum(&mut offsets[1..]);
         let total = offsets[n] as usize;
         refill(ids, total, 0);
@@ -397,15 +443,11 @@ fn build_csr(
             rest_weights = tail_weights;
             pieces.push((chunk, piece_ids, piece_weights));
         }
-        let offsets = &*offsets;
+        let mask = &*mask;
         pieces
             .into_par_iter()
             .for_each(|(chunk, piece_ids, piece_weights)| {
-                let base = offsets[chunk.start] as usize;
-                for v in chunk {
-                    let range = offsets[v] as usize - base..offsets[v + 1] as usize - base;
-                    fill(v, &mut piece_ids[range.clone()], &mut piece_weights[range]);
-                }
+                fill(chunk, mask, piece_ids, piece_weights)
             });
     });
 }
