@@ -269,7 +269,10 @@ impl Graph {
     /// Successor ids of `v`.
     #[inline]
     pub(super) fn successor_ids(&self, v: VertexId) -> &[VertexId] {
-        debug_assert!(self.successors_built);
+        assert!(
+            self.successors_built,
+            "successors read before they were built"
+        );
         &self.succ_targets
             [self.succ_offsets[v as usize] as usize..self.succ_offsets[v as usize + 1] as usize]
     }
@@ -287,7 +290,10 @@ impl Graph {
         &self,
         v: VertexId,
     ) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
-        debug_assert!(self.successors_built);
+        assert!(
+            self.successors_built,
+            "successors read before they were built"
+        );
         let range =
             self.succ_offsets[v as usize] as usize..self.succ_offsets[v as usize + 1] as usize;
         self.succ_targets[range.clone()]
@@ -490,7 +496,9 @@ mod tests {
     use super::*;
     use crate::generate::{RandomParams, random};
 
-    /// The parallel build gives the same graph as the sequential one.
+    /// The parallel build gives the same graph as the sequential one, and the one the
+    /// definition gives; the arena read through the words lists the same successors; a
+    /// rebuild over reused buffers equals a fresh build.
     #[test]
     fn parallel_build_equals_sequential() {
         let arena = random(
@@ -518,12 +526,72 @@ mod tests {
         assert_eq!(one.succ_targets, many.succ_targets);
         assert_eq!(one.pred_sources, many.pred_sources);
         assert_eq!(one.pred_weights, many.pred_weights);
-        // Every successor entry has its predecessor entry.
+        // Reading the arena through the words gives the same successors, once edges into
+        // inactive vertices are dropped; an inactive vertex has none either way.
+        let kept = one.kept_successors(&arena);
+        for v in 0..n as VertexId {
+            let through_words: Vec<(VertexId, i64)> = kept
+                .successors(v)
+                .filter(|&(u, _)| active[u as usize])
+                .collect();
+            assert_eq!(
+                through_words,
+                one.successors(v).collect::<Vec<_>>(),
+                "vertex {v}"
+            );
+            if !active[v as usize] {
+                assert_eq!(kept.successors(v).count(), 0);
+            }
+        }
+        // Every successor entry has its predecessor entry, and the graph keeps exactly what
+        // the definition says.
+        let mut kept_edges = 0;
         for v in 0..n as VertexId {
             for (u, w) in one.successors(v) {
                 assert!(one.predecessors(u).any(|(p, pw)| p == v && pw == w));
             }
+            let expected: Vec<(VertexId, i64)> = if !active[v as usize] {
+                Vec::new()
+            } else {
+                let sigma_edge = sigma[v as usize] as usize;
+                let targets = arena.succ_targets();
+                arena
+                    .succ_range(v)
+                    .filter(|&e| {
+                        let u = targets[e];
+                        active[u as usize]
+                            && (arena.owner(v) == Player::Zero
+                                || (u == targets[sigma_edge]
+                                    && arena.weight(e) == arena.weight(sigma_edge)))
+                    })
+                    .map(|e| (targets[e], arena.weight(e)))
+                    .collect()
+            };
+            assert_eq!(
+                one.successors(v).collect::<Vec<_>>(),
+                expected,
+                "vertex {v}"
+            );
+            kept_edges += expected.len();
         }
+        assert_eq!(one.edge_count(), kept_edges);
         assert!(one.edge_count() > 0);
+        // Rebuilding over a smaller subset (the buffers and the marks reused) gives the graph
+        // of a fresh build, on one thread and on several.
+        let fewer: Vec<bool> = (0..n).map(|v| active[v] && v % 3 != 1).collect();
+        for threads in [Threads::one(), Threads::new(3)] {
+            let mut fresh = Graph::default();
+            fresh.rebuild(&arena, &fewer, &sigma, &threads);
+            let mut reused = Graph::default();
+            reused.rebuild(&arena, &active, &sigma, &threads);
+            reused.rebuild(&arena, &fewer, &sigma, &threads);
+            assert_eq!(fresh.succ_offsets, reused.succ_offsets);
+            assert_eq!(fresh.succ_targets, reused.succ_targets);
+            assert_eq!(fresh.succ_weights, reused.succ_weights);
+            assert_eq!(fresh.pred_offsets, reused.pred_offsets);
+            assert_eq!(fresh.pred_sources, reused.pred_sources);
+            assert_eq!(fresh.pred_weights, reused.pred_weights);
+            assert!(reused.edge_count() < one.edge_count());
+        }
     }
 }
