@@ -390,12 +390,15 @@ fn build_filtered(
                 mask: &[u8],
                 out_ids: &mut [VertexId],
                 out_weights: &mut [i64]| {
+        let first = from[chunk.start] as usize;
         let mut k = 0;
-        for i in from[chunk.start] as usize..from[chunk.end] as usize {
-            if mask[i] != 0 {
-                (out_ids[k], out_weights[k]) = entry(i);
-                k += 1;
-            }
+        for (j, _) in mask[first..from[chunk.end] as usize]
+            .iter()
+            .enumerate()
+            .filter(|&(_, &kept)| kept != 0)
+        {
+            (out_ids[k], out_weights[k]) = entry(first + j);
+            k += 1;
         }
     };
     let Some(threads) = threads else {
