@@ -391,14 +391,14 @@ fn build_filtered(
                 out_ids: &mut [VertexId],
                 out_weights: &mut [i64]| {
         let first = from[chunk.start] as usize;
-        let mut k = 0;
-        for (j, _) in mask[first..from[chunk.end] as usize]
+        let kept = mask[first..from[chunk.end] as usize]
             .iter()
             .enumerate()
             .filter(|&(_, &kept)| kept != 0)
+            .map(|(j, _)| entry(first + j));
+        for ((id, weight), (kept_id, kept_weight)) in out_ids.iter_mut().zip(out_weights).zip(kept)
         {
-            (out_ids[k], out_weights[k]) = entry(first + j);
-            k += 1;
+            (*id, *weight) = (kept_id, kept_weight);
         }
     };
     let Some(threads) = threads else {
