@@ -463,13 +463,15 @@ mod tests {
             .expect("lifts")
             .0
             .values;
-            let run = |threads: &Threads| {
+            // One evaluation from `start` through `engine`: values, moves, outcome, and
+            // whether the graph's successor side was built.
+            let run = |engine: &mut dyn LiftEngine, threads: &Threads| {
                 let mut values = start.clone();
                 let mut sigma = vec![u32::MAX; n];
                 choose_strategy(&arena, &values, bound, &mut sigma, threads);
                 let mut graph = Graph::default();
                 let outcome = evaluate(
-                    &mut crate::solve::accel::WorklistEngine,
+                    engine,
                     &arena,
                     &mut values,
                     bound,
@@ -481,11 +483,15 @@ mod tests {
                     &Control::new(),
                 )
                 .expect("evaluates");
-                (values, sigma, outcome)
+                (values, sigma, outcome, graph.has_successors())
             };
-            let one = run(&Threads::one());
+            let one = run(&mut WorklistEngine, &Threads::one());
+            assert!(
+                one.3,
+                "seed {seed}: the host's components built the successor side"
+            );
             for t in [2, 3] {
-                let many = run(&Threads::new(t).with_parallel_from(0));
+                let many = run(&mut WorklistEngine, &Threads::new(t).with_parallel_from(0));
                 assert_eq!(one.0, many.0, "seed {seed}: values on {t} threads");
                 assert_eq!(one.2, many.2, "seed {seed}: outcome on {t} threads");
                 assert_eq!(one.1, many.1, "seed {seed}: moves on {t} threads");
@@ -500,30 +506,11 @@ mod tests {
                         calls: 0,
                         witnesses: 0,
                     };
-                    let mut values = start.clone();
-                    let mut sigma = vec![u32::MAX; n];
-                    choose_strategy(&arena, &values, bound, &mut sigma, &threads);
-                    let mut graph = Graph::default();
-                    let outcome = evaluate(
-                        &mut engine,
-                        &arena,
-                        &mut values,
-                        bound,
-                        &mut sigma,
-                        &mut graph,
-                        &mut TopRanks::default(),
-                        &threads,
-                        &mut Phases::default(),
-                        &Control::new(),
-                    )
-                    .expect("evaluates");
+                    let (values, sigma, outcome, has_successors) = run(&mut engine, &threads);
                     assert!(engine.calls >= 1);
                     redo_passes += (engine.calls >= 2) as usize;
                     witnesses += engine.witnesses;
-                    assert!(
-                        !graph.has_successors(),
-                        "seed {seed}: no successor side built"
-                    );
+                    assert!(!has_successors, "seed {seed}: no successor side built");
                     assert_eq!(one.0, values, "seed {seed}: values (engine, {witness})");
                     assert_eq!(one.2, outcome, "seed {seed}: outcome (engine, {witness})");
                     assert_eq!(one.1, sigma, "seed {seed}: moves (engine, {witness})");
