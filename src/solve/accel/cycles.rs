@@ -604,6 +604,7 @@ mod tests {
     use crate::solve::accel::scc::components;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+    use std::collections::HashMap;
 
     /// A greedy witness is confirmed from the arena exactly at the members of nonnegative
     /// greedy cycles (found by walking the graph's pointers), on random games with parallel
@@ -703,6 +704,117 @@ mod tests {
         }
         assert!(confirmed > 0, "some witnesses were confirmed");
         assert!(rejected > 0, "some σ1 edges outside H were tried");
+    }
+
+    /// Whether component `c` of `graph` holds a cycle of weight `>= 0`, by Bellman–Ford on
+    /// its internal edges with weights `-(m + 1) w - 1` (`m` members): a simple cycle of
+    /// length `l <= m` and weight `W` weighs `-(m + 1) W - l` there, negative exactly when
+    /// `W >= 0`, and a nonnegative closed walk contains a nonnegative simple cycle.
+    fn nonnegative_by_bellman_ford(graph: &Graph, component: &[u32], c: u32) -> bool {
+        let members: Vec<VertexId> = (0..component.len() as VertexId)
+            .filter(|&v| component[v as usize] == c)
+            .collect();
+        let m = members.len() as i64;
+        let mut dist: HashMap<VertexId, i64> = members.iter().map(|&v| (v, 0)).collect();
+        for round in 0..=m {
+            let mut changed = false;
+            for &v in &members {
+                for (u, w) in graph
+                    .successors(v)
+                    .filter(|&(u, _)| component[u as usize] == c)
+                {
+                    let candidate = dist[&v] - (m + 1) * w - 1;
+                    if candidate < dist[&u] {
+                        dist.insert(u, candidate);
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                return false;
+            }
+            if round == m {
+                return true;
+            }
+        }
+        unreachable!()
+    }
+
+    /// The cycle test answers as Bellman–Ford on every component (singletons with and
+    /// without self-loops of either sign among them), through the built graph and through
+    /// the arena read by the words, on one thread and several; fixed seeds and a fresh one.
+    #[test]
+    fn components_answer_as_bellman_ford() {
+        use crate::arena::EdgeList;
+        let fresh: u64 = rand::random();
+        let mut answers = [0usize; 2];
+        let mut singletons = [0usize; 2];
+        for seed in (0..30u64).chain([fresh]) {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let base = random(
+                RandomParams {
+                    vertices: 40 + (seed % 4) as u32 * 60,
+                    min_degree: 1,
+                    max_degree: 1 + (seed % 3) as u32,
+                    min_weight: -5,
+                    max_weight: 3,
+                    player1_percent: 40,
+                },
+                seed,
+            );
+            let n = base.vertex_count();
+            let mut edges = EdgeList::default();
+            for v in 0..n as VertexId {
+                for (u, w) in base.successors(v) {
+                    edges.push(v, u, w);
+                }
+                if rng.random_bool(0.2) {
+                    edges.push(v, v, rng.random_range(-2..=2));
+                }
+            }
+            let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+            let active: Vec<bool> = (0..n).map(|_| rng.random_bool(0.85)).collect();
+            let sigma: Vec<u32> = (0..n as VertexId)
+                .map(|v| {
+                    let range = arena.succ_range(v);
+                    rng.random_range(range.start..range.end) as u32
+                })
+                .collect();
+            let mut graph = Graph::default();
+            graph.rebuild(&arena, &active, &sigma, &Threads::one());
+            let (component, count) = components(&graph, &active, &Threads::one());
+            let want: Vec<bool> = (0..count)
+                .map(|c| nonnegative_by_bellman_ford(&graph, &component, c))
+                .collect();
+            let control = Control::new();
+            for threads in [Threads::one(), Threads::new(3).with_parallel_from(0)] {
+                let got =
+                    nonnegative_components(&graph, &component, count, None, &threads, &control)
+                        .expect("runs");
+                assert_eq!(got, want, "seed {seed}: the built graph");
+                let kept = graph.kept_successors(&arena);
+                let got =
+                    nonnegative_components(&kept, &component, count, None, &threads, &control)
+                        .expect("runs");
+                assert_eq!(got, want, "seed {seed}: the arena through the words");
+            }
+            let mut sizes = vec![0usize; count as usize];
+            component
+                .iter()
+                .filter(|&&c| c != NO_COMPONENT)
+                .for_each(|&c| sizes[c as usize] += 1);
+            for c in 0..count as usize {
+                answers[want[c] as usize] += 1;
+                if sizes[c] == 1 {
+                    singletons[want[c] as usize] += 1;
+                }
+            }
+        }
+        assert!(answers.iter().all(|&a| a > 10), "both answers: {answers:?}");
+        assert!(
+            singletons.iter().all(|&a| a > 10),
+            "both answers on singletons: {singletons:?}"
+        );
     }
 
     /// Grouping members on several threads gives the sequential grouping exactly (members
