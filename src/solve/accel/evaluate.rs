@@ -167,7 +167,8 @@ fn host_components(
 
 /// Which components of `found` hold a cycle of weight `>= 0` in `graph`: read from the built
 /// successor side where the host built it, else from the arena through the graph's words
-/// (the device's components needed no successor side, and the test reads few of them).
+/// (no successor side was built for the device's components; both list the same edges
+/// inside every component).
 fn nonnegative(
     graph: &Graph,
     arena: &Arena,
