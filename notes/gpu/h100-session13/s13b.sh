@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Session 13, call 2 (e1b38ee against 98c5732): the cycle test reads successors from the arena through the graph's
-# words when the device computed the components (f25d056), each candidate edge decided once per build (e1b38ee). 1) lib tests
+# Session 13, calls 2, 4 and 5: `egsolve` (new) against `egsolve-old`, each with its `gpu_check`
+# (gc-new, gc-old). Call 2: e1b38ee vs 98c5732; call 4: 653a32d vs e1b38ee; call 5: the
+# unmerged singletons patch vs 653a32d, with TESTS="... accel::cycles". 1) lib tests
 # (device components against Tarjan; evaluations through an engine's components);
-# 2) warm process, old (98c5732) then new, random p50 and p10; 3) fresh processes, old
+# 2) warm process, old then new, random p50 and p10; 3) fresh processes, old
 # against new, --backend gpu, interleaved: phases, credits compared, new answers certified.
 set -u
 c="$(cd "$(dirname "$0")" && pwd)"; out="${OUT:-/tmp}"; t=/tmp/s13b
 mkdir -p "$t"; export EGSOLVE_KERNEL_CACHE=/tmp/egsolve-kernels
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/machine.log"; nproc >> "$out/machine.log"
-timeout 300 "$c/libtests" device_components accel::evaluate accel::graph --nocapture 2>&1 | tail -8 > "$out/libtest.log"
+timeout 300 "$c/libtests" ${TESTS:-device_components accel::evaluate accel::graph} --nocapture 2>&1 | tail -8 > "$out/libtest.log"
 "$c/egsolve" gen random --vertices 2500000 --degree 4..4 --weights=-10..10 --player1 50 --seed 5 -o "$t/random_p50.mpg"
 "$c/egsolve" gen random --vertices 2500000 --degree 4..4 --weights=-10..10 --player1 10 --seed 5 -o "$t/random_p10.mpg"
 "$c/egsolve" gen random --vertices 1000000 --degree 1..4 --weights=-10..10 --player1 50 --seed 3 -o "$t/random_1M_s3.mpg"
