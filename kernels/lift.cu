@@ -93,6 +93,7 @@ struct LiftParams {
     u32 grow_above;    // leave when the next frontier is larger
     u64 max_ns;        // leave after a round that ends this long after the launch (0: never)
     const unsigned char* owners;  // each vertex's player (input order), or null: v < n0
+    u32* top_record;  // why a lift topped each vertex (record_top), or null: not recorded
 };
 
 // state words: [0..3) frontier counts, [3] round, [4] barrier arrivals, [5] barrier
@@ -195,6 +196,46 @@ __device__ __forceinline__ void push(bool want, u32 v, u32* list, u32* count) {
     if (want) list[base + __popc(ballot & ((1u << lane) - 1u))] = v;
 }
 
+// Records why v, about to be published at ⊤, got there (src/solve/accel/topping.rs
+// `classify`, read again now), in one word: (the edge's position among v's successors << 2)
+// | cause, cause 1 when player 1 has a successor at ⊤ (its first such edge) or player 0
+// only such successors, else 2 (player 1's first edge whose need is ⊤); position 0 for
+// player 0, all ones for none (a position past 2^30 - 2 is none too: the host then checks
+// more, never less). 0: not topped by a lift. The fence orders these reads before the ⊤
+// store, which the record's argument (a vertex topped by ⊤ successors read them before its
+// own ⊤ was visible) needs.
+#define TOP_NO_POSITION 0x3fffffffu
+template <typename W, typename V>
+__device__ __noinline__ void record_top(const LiftParams& p, u32 v, bool is_min, u32 begin, u32 end) {
+    const V* credit = (const V*)p.credit;
+    const W* succ_weights = (const W*)p.succ_weights;
+    u32 cause = 1;
+    u32 edge = end;
+    if (is_min) {
+        for (u32 k = begin; k < end; k++) {
+            if (__ldcg(credit + __ldg(p.succ_targets + k)) != top<V>()) {
+                cause = 2;
+                break;
+            }
+        }
+        edge = begin;
+    } else {
+        for (u32 k = begin; k < end && edge == end; k++) {
+            if (__ldcg(credit + __ldg(p.succ_targets + k)) == top<V>()) edge = k;
+        }
+        if (edge == end) {
+            cause = 2;
+            for (u32 k = begin; k < end && edge == end; k++) {
+                V c = __ldcg(credit + __ldg(p.succ_targets + k));
+                if (energy_minus<V>(c, (i64)__ldg(succ_weights + k), p.bound) == top<V>()) edge = k;
+            }
+        }
+    }
+    u32 position = edge - begin < TOP_NO_POSITION ? edge - begin : TOP_NO_POSITION;
+    p.top_record[v] = position << 2 | cause;
+    __threadfence();
+}
+
 // Lifts vertex v (all H lanes of its group together) and pushes the predecessors whose
 // edge into v it breaks. Returns how many it pushed in dense mode (this lane's share).
 template <int H, typename W, typename V>
@@ -247,6 +288,7 @@ __device__ __forceinline__ u32 lift_vertex(const LiftParams& p, u32 v, u32 sub, 
         acc = __shfl_sync(group_mask, acc, 0, H);
     }
     if (acc <= old) return 0;
+    if (sub == 0 && acc == top<V>() && p.top_record != nullptr) record_top<W, V>(p, v, is_min, begin, end);
     if (sub == 0) __stcg(credit + v, acc);
     const u32 pbegin = __ldg(p.pred_offsets + v);
     const u32 pend = __ldg(p.pred_offsets + v + 1);

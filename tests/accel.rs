@@ -9,8 +9,8 @@ use egsolve::check::{Claim, check};
 use egsolve::generate::RandomParams;
 use egsolve::generate::climbing as families;
 use egsolve::solve::accel::player1::Player1Source;
-use egsolve::solve::accel::{self, WorklistEngine};
-use egsolve::solve::{Control, TOP, reference};
+use egsolve::solve::accel::{self, Budget, LiftEngine, LiftRun, WorklistEngine};
+use egsolve::solve::{Control, SolveError, TOP, Threads, reference};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -105,13 +105,45 @@ fn nonnegative_cycle_in_w1(arena: &Arena, credit: &[u64], strategy: &[u32]) -> b
     false
 }
 
+/// The worklist engine without its record of why vertices reached ⊤: player 1's strategy
+/// then comes from the evaluations' ranks and the layered construction alone.
+struct Unrecorded;
+
+impl LiftEngine for Unrecorded {
+    fn name(&self) -> &'static str {
+        "worklist, unrecorded"
+    }
+    fn lift(
+        &mut self,
+        arena: &Arena,
+        bound: u64,
+        values: &mut Vec<u64>,
+        _: Option<&accel::Topping>,
+        budget: Budget,
+        threads: &Threads,
+        control: &Control,
+    ) -> Result<LiftRun, SolveError> {
+        WorklistEngine.lift(arena, bound, values, None, budget, threads, control)
+    }
+}
+
 /// Solves with phases of `budget` lifts, asserts the answer and both strategies (see
 /// above), and returns the solve's figures.
 fn assert_same_with_budget(arena: &Arena, budget: u64, context: &str) -> accel::AccelStats {
+    assert_same_with_engine(arena, &mut WorklistEngine, budget, context)
+}
+
+/// [`assert_same_with_budget`] lifting with `engine`.
+fn assert_same_with_engine(
+    arena: &Arena,
+    engine: &mut dyn LiftEngine,
+    budget: u64,
+    context: &str,
+) -> accel::AccelStats {
+    let context = &format!("{context}, {}", engine.name());
     let expected = reference::solve(arena, &Control::new()).expect("reference solves");
-    let (got, stats) =
-        accel::solve_with_budget(arena, &mut WorklistEngine, budget, &Control::new())
-            .expect("accel solves");
+    let (got, stats) = accel::solve_with_budget(arena, engine, budget, &Control::new())
+        .expect("accel solves");
     assert_eq!(
         got.credit,
         expected.credit,
@@ -167,6 +199,7 @@ fn assert_same(arena: &Arena, context: &str) {
     for budget in [1, 3, 17] {
         let _ = assert_same_with_budget(arena, budget, &format!("{context}, budget {budget}"));
     }
+    let _ = assert_same_with_engine(arena, &mut Unrecorded, 3, &format!("{context}, budget 3"));
 }
 
 #[test]
@@ -201,6 +234,7 @@ fn evaluations_jump_on_small_games() {
     // The comparisons above must exercise both kinds of jump, not only lifting.
     let (mut evaluations, mut topped, mut raised, mut from_evaluations) = (0, 0, 0, 0);
     let (mut recorded, mut partly, mut layers) = (0, 0, 0);
+    let (mut lifted, mut unproven) = (0, 0);
     for seed in 0..200u64 {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = rng.random_range(5..=40);
@@ -211,13 +245,24 @@ fn evaluations_jump_on_small_games() {
         raised += stats.raised;
         from_evaluations += stats.player1.without_dual_game() as u64;
         recorded += (stats.player1 == Player1Source::Recorded) as u64;
-        // Longer phases let lifting top vertices before an evaluation: no record then.
-        let stats = assert_same_with_budget(&arena, 50, &format!("seed {seed}, budget 50"));
+        // Longer phases let lifting top vertices before an evaluation: the lifts' record
+        // then gives the moves, and without it the layered construction builds them.
+        let context = format!("seed {seed}, budget 50");
+        let stats = assert_same_with_budget(&arena, 50, &context);
+        lifted += (stats.player1 == Player1Source::Lifted) as u64;
+        let stats = assert_same_with_engine(&arena, &mut Unrecorded, 50, &context);
         layers += (stats.player1 == Player1Source::Layers) as u64;
         // Larger games leave a few vertices of W1 for lifting after an evaluation.
         let larger = random_game(&mut rng, 200, 3, -10..=5);
-        let stats = assert_same_with_budget(&larger, 100, &format!("seed {seed}, 200 vertices"));
+        let context = format!("seed {seed}, 200 vertices");
+        let stats = assert_same_with_engine(&larger, &mut Unrecorded, 100, &context);
         partly += (stats.player1 == Player1Source::RecordedAndLayers) as u64;
+        let stats = assert_same_with_budget(&larger, 100, &context);
+        lifted += (stats.player1 == Player1Source::Lifted) as u64;
+        unproven += matches!(
+            stats.player1,
+            Player1Source::Layers | Player1Source::RecordedAndLayers
+        ) as u64;
     }
     assert!(
         evaluations > 200 && topped > 100 && raised > 100,
@@ -228,12 +273,13 @@ fn evaluations_jump_on_small_games() {
         "player 1's strategy came from evaluations {from_evaluations} / 200 times"
     );
     // Every way to it is taken (each solve certified above): the moves the evaluations
-    // recorded; those completed by the layered construction where a vertex reached ⊤
-    // another way before a later evaluation; the construction alone where that happened
-    // before the first.
+    // recorded; the lifts' record; without it, the layered construction completing the
+    // evaluations' moves where a vertex reached ⊤ another way before a later evaluation,
+    // and alone where that happened before the first.
     assert!(
-        recorded > 150 && partly > 5 && layers > 5,
-        "recorded {recorded}, recorded and layers {partly}, layers {layers} / 200"
+        recorded > 150 && lifted > 30 && partly > 5 && layers > 5,
+        "recorded {recorded}, lifted {lifted} (unproven {unproven}), recorded and layers \
+         {partly}, layers {layers} / 200"
     );
 }
 

@@ -56,16 +56,20 @@ impl LiftEngine for WorklistOnThreads {
     fn parallel_from(&self) -> usize {
         0
     }
+    fn records_topping(&self) -> bool {
+        true
+    }
     fn lift(
         &mut self,
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
+        topping: Option<&accel::Topping>,
         budget: Budget,
         threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
-        accel::WorklistEngine.lift(arena, bound, values, budget, threads, control)
+        accel::WorklistEngine.lift(arena, bound, values, topping, budget, threads, control)
     }
 }
 
@@ -175,8 +179,9 @@ fn climbing_and_parity_families_on_several_threads() {
     }
 }
 
-/// The backends that do not evaluate (reference, cpu) get player 1's strategy from the
-/// layered construction too, the same on every thread count, and certified.
+/// The backends that do not evaluate (reference, cpu) get player 1's strategy from their
+/// lifts' record or the layered construction, certified; the construction alone (credits
+/// without a record) gives the same strategy on every thread count, certified too.
 #[test]
 fn backends_without_evaluations_get_certified_player1_strategies() {
     let mut from_layers = 0;
@@ -188,15 +193,18 @@ fn backends_without_evaluations_get_certified_player1_strategies() {
             let context = format!("seed {seed} game {i}");
             let want = solve(&arena, Backend::Reference, &Control::new()).expect("solves");
             certified(&arena, &want, &context);
-            from_layers += (want.stats.strategy_lifts == 0) as u32;
+            let mut built = Vec::new();
             for threads in [1, 3] {
                 let credits = want.credit.clone();
                 let stats = want.stats.clone();
                 let pool = Threads::new(threads).with_parallel_from(0);
                 let got = Solution::from_credits(&arena, credits, stats, &pool, &Control::new())
                     .expect("strategies");
-                assert_eq!(got.strategy, want.strategy, "{context}: {threads} threads");
+                certified(&arena, &got, &format!("{context}: {threads} threads"));
+                built.push(got);
             }
+            assert_eq!(built[0].strategy, built[1].strategy, "{context}: 1 and 3 threads");
+            from_layers += (built[0].stats.strategy_lifts == 0) as u32;
         }
     }
     assert!(from_layers > 40, "layers served {from_layers} of 60 games");

@@ -9,6 +9,7 @@
 
 use std::collections::VecDeque;
 
+use super::accel::topping::{Topping, classify};
 use super::control::{Budget, Control, Interrupted};
 use crate::arena::{Arena, Player, VertexId, Weight, Width};
 
@@ -16,12 +17,15 @@ use crate::arena::{Arena, Player, VertexId, Weight, Width};
 pub(crate) trait Energy: Copy + Ord + Default + std::fmt::Debug {
     /// The signed weight type paired with this energy type.
     type Weight: Copy;
+    /// ⊤.
+    const TOP: Self;
     /// `a ⊖ w` capped at `bound` (above it: ⊤).
     fn minus(a: Self, w: Self::Weight, bound: Self) -> Self;
 }
 
 impl Energy for u64 {
     type Weight = i64;
+    const TOP: u64 = super::energy::TOP;
     #[inline(always)]
     fn minus(a: u64, w: i64, bound: u64) -> u64 {
         super::energy::minus(a, w, bound)
@@ -30,6 +34,7 @@ impl Energy for u64 {
 
 impl Energy for u128 {
     type Weight = i128;
+    const TOP: u128 = u128::MAX;
     #[inline(always)]
     fn minus(a: u128, w: i128, bound: u128) -> u128 {
         if a == u128::MAX {
@@ -58,6 +63,10 @@ pub(crate) trait LiftGame {
     fn weight(&self, w: i64) -> <Self::E as Energy>::Weight;
     /// The ⊤ bound `M` of this game.
     fn bound(&self) -> Self::E;
+    /// Called when a lift is about to raise `v` to ⊤, `values` as they are before it (the
+    /// game's record of why, [`Topping`]; nothing by default).
+    #[inline(always)]
+    fn topping(&self, _v: VertexId, _values: &[Self::E]) {}
 }
 
 /// Result of a worklist run.
@@ -214,6 +223,9 @@ fn solve_typed<G: LiftGame, W: Weight>(
         lifts += 1;
         let old = values[v as usize];
         let (new, satisfied) = lift(game, succ_weights, &values, v);
+        if new == G::E::TOP && old != new {
+            game.topping(v, &values);
+        }
         values[v as usize] = new;
         if game.owner(v) == Player::Zero {
             count[v as usize] =
@@ -272,6 +284,8 @@ pub(crate) struct Primal<'a> {
     pub arena: &'a Arena,
     /// Its bound `M`.
     pub bound: u64,
+    /// Where to record why each vertex was topped, if anywhere.
+    pub topping: Option<&'a Topping>,
 }
 
 impl LiftGame for Primal<'_> {
@@ -293,5 +307,18 @@ impl LiftGame for Primal<'_> {
     }
     fn bound(&self) -> u64 {
         self.bound
+    }
+    #[inline]
+    fn topping(&self, v: VertexId, values: &[u64]) {
+        if let Some(topping) = self.topping {
+            let (targets, weights) = (self.arena.succ_targets(), self.arena.succ_weights());
+            let is_top = |e: usize| values[targets[e] as usize] == Self::E::TOP;
+            let needs_top = |e: usize| {
+                super::energy::minus(values[targets[e] as usize], weights.get(e), self.bound)
+                    == Self::E::TOP
+            };
+            let range = self.arena.succ_range(v);
+            topping.record(v, classify(self.arena.owner(v), range, is_top, needs_top));
+        }
     }
 }

@@ -420,11 +420,12 @@ mod tests {
             arena: &Arena,
             bound: u64,
             values: &mut Vec<u64>,
+            topping: Option<&crate::solve::accel::Topping>,
             budget: Budget,
             threads: &Threads,
             control: &Control,
         ) -> Result<LiftRun, SolveError> {
-            WorklistEngine.lift(arena, bound, values, budget, threads, control)
+            WorklistEngine.lift(arena, bound, values, topping, budget, threads, control)
         }
     }
 
@@ -453,6 +454,7 @@ mod tests {
                 &crate::solve::worklist::Primal {
                     arena: &arena,
                     bound,
+                    topping: None,
                 },
                 vec![0; n],
                 crate::solve::control::Budget {

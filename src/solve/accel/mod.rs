@@ -86,6 +86,7 @@ mod attractor;
 mod cycles;
 mod evaluate;
 mod graph;
+mod lifted_strategy;
 #[cfg(test)]
 mod on_device;
 pub mod player1;
@@ -93,11 +94,13 @@ mod ranks;
 mod reach;
 mod relax;
 mod scc;
+pub mod topping;
 
 use std::time::{Duration, Instant};
 
 use self::graph::Graph;
 use self::ranks::TopRanks;
+pub use self::topping::Topping;
 pub use super::control::Budget;
 use super::control::Control;
 use super::energy;
@@ -160,12 +163,21 @@ pub trait LiftEngine {
     fn finish_components(&mut self) -> Result<Option<EngineComponents>, SolveError> {
         Ok(None)
     }
-    /// Lifts `values` within `budget`, on `threads` where the engine uses the host's.
+    /// Whether [`LiftEngine::lift`] fills the `topping` record it is given (then the driver
+    /// gives one, and player 1's strategy comes from it where it can).
+    fn records_topping(&self) -> bool {
+        false
+    }
+    /// Lifts `values` within `budget`, on `threads` where the engine uses the host's. An
+    /// engine that [records](LiftEngine::records_topping) writes into `topping` why each
+    /// vertex it raises to ⊤ got there ([`topping`]), by the time it returns `finished`.
+    #[allow(clippy::too_many_arguments)]
     fn lift(
         &mut self,
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
+        topping: Option<&Topping>,
         budget: Budget,
         threads: &Threads,
         control: &Control,
@@ -193,18 +205,26 @@ impl LiftEngine for WorklistEngine {
     fn name(&self) -> &'static str {
         "worklist"
     }
+    fn records_topping(&self) -> bool {
+        true
+    }
     fn lift(
         &mut self,
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
+        topping: Option<&Topping>,
         budget: Budget,
         _threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
         let start = std::mem::take(values);
-        let (lifted, finished) =
-            worklist::solve_budgeted(&Primal { arena, bound }, start, budget, control)?;
+        let game = Primal {
+            arena,
+            bound,
+            topping,
+        };
+        let (lifted, finished) = worklist::solve_budgeted(&game, start, budget, control)?;
         *values = lifted.values;
         Ok(LiftRun {
             lifts: lifted.lifts,
@@ -350,6 +370,7 @@ pub fn solve_scheduled(
     let mut sigma_edge: Vec<u32> = Vec::new();
     let mut graph = Graph::default();
     let mut ranks = TopRanks::default();
+    let topping = engine.records_topping().then(|| threads.install(|| Topping::new(n)));
     let mut accel = AccelStats::default();
     let mut rounds = 0u64;
     let mut phases = Phases::default();
@@ -364,6 +385,7 @@ pub fn solve_scheduled(
             arena,
             bound,
             &mut values,
+            topping.as_ref(),
             phasing.budget(),
             &threads,
             control,
@@ -431,6 +453,7 @@ pub fn solve_scheduled(
         player1::Seed {
             edges: &sigma_edge,
             ranks: (!ranks.ranks().is_empty()).then(|| ranks.ranks()),
+            topping: topping.as_ref(),
         },
         stats,
         &threads,

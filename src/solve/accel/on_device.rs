@@ -1,9 +1,11 @@
 //! Tests of the evaluation's device parts (where a GPU is): the components and the greedy
 //! witness of `kernels/components.cu` against the host's Tarjan and a brute-force walk of
-//! the greedy pointers. Without a GPU they check nothing and say so.
+//! the greedy pointers; the lifting kernels' record of why each vertex reached ⊤. Without a
+//! GPU they check nothing and say so.
 
 use super::cycles::{confirms_greedy_cycle, greedy_witnesses};
 use super::graph::Graph;
+use super::lifted_strategy::tests::assert_record_holds;
 use super::scc::{canonical, numbered, tarjan};
 use crate::arena::{Arena, EdgeList, Player, VertexId};
 use crate::generate::{RandomParams, random};
@@ -134,5 +136,81 @@ fn device_components_equal_tarjans_where_a_gpu_is() {
         engine.finish_components().expect("runs"),
         None,
         "left to the host"
+    );
+}
+
+/// Where a GPU is, its lifts record why each vertex reached ⊤ as the host's do
+/// (`super::topping`: a cause exactly on `W1`, player 1's edge into ⊤ when topped by ⊤
+/// successors, no cycle among those), through the driver's phases on random games of every
+/// shape (fixed seeds and a fresh one); and player 1's strategy from that record passes the
+/// checker. Without a GPU: nothing to check.
+#[test]
+fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
+    use crate::check::{Claim, check};
+    use crate::solve::accel::player1::Player1Source;
+    use crate::solve::accel::{LiftEngine, Topping, solve_with_budget};
+    use crate::solve::control::{Budget, Control};
+    use crate::solve::gpu::accel::{GpuLift, RECORD_FROM_TOP_SHARE};
+    if let Err(e) = driver_ready() {
+        eprintln!("no GPU: the device's topping record not checked ({e})");
+        return;
+    }
+    let fresh: u64 = rand::random();
+    eprintln!("fresh seed {fresh}");
+    let (mut lifted, mut recorded) = (0, 0);
+    for seed in (0..40u64).chain([fresh]) {
+        let arena = random(
+            RandomParams {
+                vertices: [40, 2_000, 30_000, 200_000][(seed % 4) as usize],
+                min_degree: 1,
+                max_degree: 1 + (seed % 5) as u32,
+                min_weight: -4,
+                max_weight: 2 + (seed % 4) as i64 * 3,
+                player1_percent: (20 + seed * 13 % 70) as u8,
+            },
+            seed,
+        );
+        let bound = crate::solve::energy::bound(&arena).expect("fits");
+        let options = GpuOptions::default();
+        // The record of one lift from 0, in phases of a few thousand lifts.
+        let engine = GpuEngine::upload(&arena, bound, &options).expect("uploads");
+        let mut lift = GpuLift::new(engine, &options);
+        let topping = Topping::new(arena.vertex_count());
+        let mut values = vec![0; arena.vertex_count()];
+        let threads = Threads::one();
+        let budget = Budget {
+            lifts: 5_000.max(arena.vertex_count() as u64),
+            until: None,
+        };
+        while !lift
+            .lift(&arena, bound, &mut values, Some(&topping), budget, &threads, &Control::new())
+            .expect("lifts")
+            .finished
+        {}
+        // The record comes back where lifting topped at least a 32nd of the game (here
+        // lifting topped all of W1).
+        let top = values.iter().filter(|&&c| c == crate::solve::TOP).count();
+        if top * RECORD_FROM_TOP_SHARE >= values.len() {
+            assert_record_holds(&arena, &values, &topping, &format!("seed {seed}"));
+            recorded += 1;
+        } else {
+            assert!((0..arena.vertex_count() as VertexId)
+                .all(|v| topping.cause(v) == crate::solve::accel::topping::ToppedBy::Other));
+        }
+        // The driver with the device, lifting alone: certified moves.
+        let engine = GpuEngine::upload(&arena, bound, &options).expect("uploads");
+        let mut lift = GpuLift::new(engine, &options);
+        let (solution, stats) =
+            solve_with_budget(&arena, &mut lift, u64::MAX, &Control::new()).expect("solves");
+        let claim = Claim {
+            credit: &solution.credit,
+            strategy: &solution.strategy,
+        };
+        assert!(check(&arena, claim).expect("checkable").passed(), "seed {seed}");
+        lifted += (stats.player1 == Player1Source::Lifted) as u32;
+    }
+    assert!(
+        lifted > 10 && recorded > 10,
+        "{lifted} of 41 from the device's record, {recorded} records checked"
     );
 }

@@ -1,9 +1,11 @@
 //! Player 1's winning strategy on `W1`, built in layers and certified by its construction;
 //! used by every backend ([`crate::solve::Solution::from_credits`]) before the dual game,
-//! which stays the fallback. The accelerated solver's evaluations rank the vertices they
-//! top (`super::ranks`), and their recorded moves win on the ranked ones: if those cover
-//! `W1`, they are the strategy and nothing is built; otherwise `S` below starts as the
-//! ranked vertices instead of empty.
+//! which stays the fallback. First, where the lifting engine recorded why it topped each
+//! vertex (`super::topping`), the recorded moves, checked where their cycles can be
+//! (`super::lifted_strategy`): if they pass, they are the strategy and nothing is built.
+//! The accelerated solver's evaluations rank the vertices they top (`super::ranks`), and
+//! their recorded moves win on the ranked ones: if those cover `W1`, they are the strategy;
+//! otherwise `S` below starts as the ranked vertices instead of empty.
 //!
 //! Start from a move σ1 for each player-1 vertex of `W1` (a seed: the accelerated driver's
 //! last σ1, kept at each vertex from the evaluation or attractor that last saw it finite; a
@@ -31,9 +33,11 @@ use rayon::prelude::*;
 use super::attractor::{Layers, NO_LAYER};
 use super::cycles::nonnegative_components;
 use super::graph::Graph;
+use super::lifted_strategy::{Lifted, lifted_moves};
 use super::ranks::NO_RANK;
 use super::reach::reaching;
 use super::scc::{NO_COMPONENT, components};
+use super::topping::Topping;
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::NO_MOVE;
 use crate::solve::control::{Control, Interrupted};
@@ -42,7 +46,7 @@ use crate::solve::phases::Stopwatch;
 use crate::solve::threads::Threads;
 
 /// No seed move at this vertex.
-pub const NO_EDGE: u32 = u32::MAX;
+pub use super::topping::NO_EDGE;
 
 /// What a backend knows of player 1's strategy when its credits are final.
 #[derive(Debug, Clone, Copy)]
@@ -52,6 +56,8 @@ pub struct Seed<'a> {
     /// The accelerated solver's ranks of the vertices at ⊤ (`super::ranks`; possibly
     /// frozen, so covering part of `W1`): `edges` already win on the ranked vertices.
     pub ranks: Option<&'a [u32]>,
+    /// Why lifting topped each vertex, from an engine that records it (`super::topping`).
+    pub topping: Option<&'a Topping>,
 }
 
 impl Seed<'_> {
@@ -60,6 +66,7 @@ impl Seed<'_> {
         Seed {
             edges: &[],
             ranks: None,
+            topping: None,
         }
     }
 }
@@ -69,6 +76,9 @@ impl Seed<'_> {
 pub enum Player1Source {
     /// Player 1 wins nowhere: nothing to choose.
     Empty,
+    /// The moves recorded by the lifts that topped `W1` (and by the evaluations), checked
+    /// where their cycles can be (`super::lifted_strategy`; no construction).
+    Lifted,
     /// The evaluations' recorded moves, accepted by their ranks (no construction).
     Recorded,
     /// The recorded moves on part of `W1`, the layered construction on the rest.
@@ -110,9 +120,24 @@ pub fn certified_strategy(
         }
         // Ranks and moves for every vertex, or nothing to go on.
         let n = credit.len();
+        let ranks = seed.ranks.filter(|r| r.len() == n && seed.edges.len() == n);
+        // The lifts' record first: its moves, if certified.
+        if let Some(topping) = seed.topping.filter(|t| t.len() == n) {
+            match lifted_moves(arena, credit, seed.edges, ranks, topping, threads, control)? {
+                Lifted::Certified { moves, from_lifts } => {
+                    write_moves(arena, credit, &moves, |_| true, strategy);
+                    return Ok(if from_lifts {
+                        Player1Source::Lifted
+                    } else {
+                        Player1Source::Recorded
+                    });
+                }
+                Lifted::Unproven => {}
+            }
+        }
         let mut prefix = None;
         let mut layers = Player1Source::Layers;
-        if let Some(ranks) = seed.ranks.filter(|r| r.len() == n && seed.edges.len() == n) {
+        if let Some(ranks) = ranks {
             match recorded_moves(arena, credit, seed.edges, ranks, strategy) {
                 Recorded::Everywhere => return Ok(Player1Source::Recorded),
                 Recorded::Partly => {
@@ -126,9 +151,7 @@ pub fn certified_strategy(
                 }
             }
         }
-        if layered(
-            arena, credit, seed.edges, prefix, strategy, threads, control,
-        )? {
+        if layered(arena, credit, seed.edges, prefix, strategy, threads, control)? {
             return Ok(layers);
         }
         strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
@@ -197,16 +220,29 @@ fn recorded_moves(
     if !ranked {
         return Recorded::Nothing;
     }
-    strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
-        if credit[v] == TOP && ranks[v] != NO_RANK && arena.owner(v as VertexId) == Player::One {
-            *s = targets[seed[v] as usize];
-        }
-    });
+    write_moves(arena, credit, seed, |v| ranks[v] != NO_RANK, strategy);
     if unranked {
         Recorded::Partly
     } else {
         Recorded::Everywhere
     }
+}
+
+/// Writes the target of `moves[v]` as `strategy[v]` at every player-1 vertex `v` of `W1`
+/// with `chosen(v)`.
+fn write_moves(
+    arena: &Arena,
+    credit: &[u64],
+    moves: &[u32],
+    chosen: impl Fn(usize) -> bool + Sync,
+    strategy: &mut [VertexId],
+) {
+    let targets = arena.succ_targets();
+    strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
+        if credit[v] == TOP && arena.owner(v as VertexId) == Player::One && chosen(v) {
+            *s = targets[moves[v] as usize];
+        }
+    });
 }
 
 /// [`certified_strategy`] inside the solve's pool, `W1` not empty: every per-vertex pass is

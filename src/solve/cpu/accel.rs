@@ -3,9 +3,9 @@
 //! between its evaluations (the sequential worklist stays the engine for one thread and for
 //! small games, see [`crate::solve::auto`]).
 
-use super::{CpuAlgorithm, CpuOptions, lift_budgeted};
+use super::{CpuAlgorithm, CpuOptions, lift_recording};
 use crate::arena::Arena;
-use crate::solve::accel::{Budget, LiftEngine, LiftRun};
+use crate::solve::accel::{Budget, LiftEngine, LiftRun, Topping};
 use crate::solve::{Control, SolveError, Threads};
 
 /// Frontier lifting on the CPU backend's threads, for the accelerated driver.
@@ -41,17 +41,23 @@ impl LiftEngine for CpuLift {
         self.options.sequential_below_edges
     }
 
+    fn records_topping(&self) -> bool {
+        true
+    }
+
     fn lift(
         &mut self,
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
+        topping: Option<&Topping>,
         budget: Budget,
         threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
         let start = std::mem::take(values);
-        let lifted = lift_budgeted(arena, bound, start, budget, &self.options, threads, control)?;
+        let options = &self.options;
+        let lifted = lift_recording(arena, bound, start, budget, options, threads, topping, control)?;
         *values = lifted.values;
         Ok(LiftRun {
             lifts: lifted.lifts,

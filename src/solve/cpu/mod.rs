@@ -25,6 +25,8 @@ mod values;
 
 use std::time::Instant;
 
+use super::accel::player1::Seed;
+use super::accel::topping::Topping;
 use super::control::Budget;
 use super::{Control, Interrupted, Phases, Solution, SolveError, SolveStats, Threads, energy};
 use crate::arena::{Arena, Weight, Width};
@@ -161,12 +163,43 @@ pub fn lift_budgeted(
     threads: &Threads,
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
-    let pool = threads.pool();
+    lift_recording(arena, bound, values, budget, options, threads, None, control)
+}
+
+/// [`lift_budgeted`] that also records in `topping` why each vertex it raises to ⊤ got
+/// there ([`crate::solve::accel::topping`]; the frontier algorithm only).
+#[allow(clippy::too_many_arguments)]
+pub fn lift_recording(
+    arena: &Arena,
+    bound: u64,
+    values: Vec<u64>,
+    budget: Budget,
+    options: &CpuOptions,
+    threads: &Threads,
+    topping: Option<&Topping>,
+    control: &Control,
+) -> Result<CpuLifted, Interrupted> {
+    let run = Run {
+        budget,
+        options,
+        pool: threads.pool(),
+        topping,
+        control,
+    };
     match arena.weight_width() {
-        Width::I16 => lift_weights::<i16>(arena, bound, values, budget, options, pool, control),
-        Width::I32 => lift_weights::<i32>(arena, bound, values, budget, options, pool, control),
-        Width::I64 => lift_weights::<i64>(arena, bound, values, budget, options, pool, control),
+        Width::I16 => lift_weights::<i16>(arena, bound, values, &run),
+        Width::I32 => lift_weights::<i32>(arena, bound, values, &run),
+        Width::I64 => lift_weights::<i64>(arena, bound, values, &run),
     }
+}
+
+/// How one call of [`lift_recording`] runs, passed down its width dispatch.
+struct Run<'r> {
+    budget: Budget,
+    options: &'r CpuOptions,
+    pool: Option<&'r rayon::ThreadPool>,
+    topping: Option<&'r Topping>,
+    control: &'r Control,
 }
 
 /// [`lift_from`] for an arena whose weights are stored as `W`: picks the value width.
@@ -174,15 +207,12 @@ fn lift_weights<W: Weight>(
     arena: &Arena,
     bound: u64,
     values: Vec<u64>,
-    budget: Budget,
-    options: &CpuOptions,
-    pool: Option<&rayon::ThreadPool>,
-    control: &Control,
+    run: &Run<'_>,
 ) -> Result<CpuLifted, Interrupted> {
     if Narrow::fits(bound) {
-        lift_typed::<W, Narrow>(arena, bound, values, budget, options, pool, control)
+        lift_typed::<W, Narrow>(arena, bound, values, run)
     } else {
-        lift_typed::<W, Wide>(arena, bound, values, budget, options, pool, control)
+        lift_typed::<W, Wide>(arena, bound, values, run)
     }
 }
 
@@ -191,12 +221,17 @@ fn lift_typed<W: Weight, V: Value>(
     arena: &Arena,
     bound: u64,
     values: Vec<u64>,
-    budget: Budget,
-    options: &CpuOptions,
-    pool: Option<&rayon::ThreadPool>,
-    control: &Control,
+    run: &Run<'_>,
 ) -> Result<CpuLifted, Interrupted> {
-    let mut state = LiftState::<W, V>::new(arena, bound, values, pool);
+    let &Run {
+        budget,
+        options,
+        pool,
+        topping,
+        control,
+    } = run;
+    let topping = topping.filter(|_| options.algorithm == CpuAlgorithm::Frontier);
+    let mut state = LiftState::<W, V>::new(arena, bound, values, pool, topping);
     let (rounds, lifts, side_bytes, finished) = match options.algorithm {
         CpuAlgorithm::Frontier => {
             let run = frontier::run(
@@ -233,13 +268,19 @@ pub fn solve(
     let start = Instant::now();
     let threads = Threads::new(options.effective_threads())
         .with_parallel_from(options.sequential_below_edges);
-    let lifted = lift_budgeted(
+    let n = arena.vertex_count();
+    // Why each vertex reached ⊤ (the frontier algorithm's lifts record it), for player 1's
+    // strategy.
+    let topping = (options.algorithm == CpuAlgorithm::Frontier)
+        .then(|| threads.install(|| Topping::new(n)));
+    let lifted = lift_recording(
         arena,
         bound,
-        vec![0; arena.vertex_count()],
+        vec![0; n],
         Budget::UNLIMITED,
         options,
         &threads,
+        topping.as_ref(),
         control,
     )?;
     let seconds = start.elapsed().as_secs_f64();
@@ -255,5 +296,10 @@ pub fn solve(
         },
         ..SolveStats::default()
     };
-    Solution::from_credits(arena, lifted.values, stats, &threads, control)
+    let seed = Seed {
+        topping: topping.as_ref(),
+        ..Seed::none()
+    };
+    Solution::from_credits_seeded(arena, lifted.values, None, seed, stats, &threads, control)
+        .map(|(solution, _)| solution)
 }

@@ -16,7 +16,8 @@ use rayon::prelude::*;
 use super::queue::Queue;
 use super::values::Value;
 use crate::arena::{Arena, Player, VertexId, Weight};
-use crate::solve::energy::minus;
+use crate::solve::accel::topping::{Topping, classify};
+use crate::solve::energy::{TOP, minus};
 
 /// Vertices one thread found for the next frontier, flushed into it in cache-sized batches
 /// (and when dropped, i.e. when the thread's share of a parallel loop ends).
@@ -86,6 +87,8 @@ pub(super) struct LiftState<'a, W: Weight, V: Value> {
     pub flags: Box<[AtomicU8]>,
     /// The frontier lifted this round, followed by the one built this round.
     pub queue: Queue,
+    /// Where each lift that tops a vertex records why, if anywhere.
+    topping: Option<&'a Topping>,
 }
 
 impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
@@ -97,6 +100,7 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
         bound: u64,
         values: Vec<u64>,
         pool: Option<&rayon::ThreadPool>,
+        topping: Option<&'a Topping>,
     ) -> LiftState<'a, W, V> {
         let n = arena.vertex_count();
         assert_eq!(values.len(), n, "one starting value per vertex");
@@ -121,6 +125,7 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
                 None => (0..n).map(|_| AtomicU8::new(0)).collect(),
             },
             queue: Queue::new(n),
+            topping,
         }
     }
 
@@ -162,6 +167,7 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
             counts: &self.counts,
             flags: &self.flags,
             bound: self.bound,
+            topping: self.topping,
         }
     }
 }
@@ -181,6 +187,8 @@ pub(super) struct Lifter<'s, W: Weight, V: Value> {
     /// See [`LiftState::flags`].
     flags: &'s [AtomicU8],
     bound: u64,
+    /// See [`LiftState::topping`].
+    topping: Option<&'s Topping>,
 }
 
 impl<W: Weight, V: Value> Clone for Lifter<'_, W, V> {
@@ -381,6 +389,23 @@ impl<'s, W: Weight, V: Value> Lifter<'s, W, V> {
             }
             Player::One => self.lift_max_over(range).max(old),
         };
+        if new == TOP && old != TOP {
+            self.record_top(v);
+        }
         (new, scanned)
+    }
+
+    /// Records why `v`, about to be published at ⊤, got there (reading its successors
+    /// before the ⊤ is published: `accel::topping`'s order argument needs that).
+    #[cold]
+    fn record_top(&self, v: VertexId) {
+        if let Some(topping) = self.topping {
+            let targets = self.succ_targets;
+            let is_top = |e: usize| self.value(targets[e]) == TOP;
+            let needs_top = |e: usize| self.need(targets[e], self.succ_weights[e].widen()) == TOP;
+            topping.record(v, classify(self.owner(v), self.succ_range(v), is_top, needs_top));
+            // The reads above before the ⊤ the caller publishes (no load-buffering).
+            std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
+        }
     }
 }

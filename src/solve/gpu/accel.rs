@@ -26,10 +26,13 @@
 
 use std::time::Instant;
 
-use super::engine::{GpuEngine, GpuOptions};
-use crate::arena::{Arena, VertexId};
-use crate::solve::accel::{self, Budget, EngineComponents, LiftEngine, LiftRun};
-use crate::solve::{Control, SolveError, Threads};
+use rayon::prelude::*;
+
+use super::engine::{GpuEngine, GpuOptions, TOP_NO_POSITION};
+use crate::arena::{Arena, Player, VertexId};
+use crate::solve::accel::topping::{NO_EDGE, ToppedBy};
+use crate::solve::accel::{self, Budget, EngineComponents, LiftEngine, LiftRun, Topping};
+use crate::solve::{Control, SolveError, TOP, Threads};
 
 /// Default length of a lifting phase, in percent of the next evaluation's expected time.
 pub const LIFT_PERCENT: u32 = 10;
@@ -41,6 +44,32 @@ pub const DEVICE_COMPONENTS_FROM: u64 = 1 << 15;
 
 /// Games with at least this many edges per vertex get player 0's strategy from the device.
 pub const DEVICE_MOVES_FROM_DEGREE: u64 = 2;
+
+/// The device's topping record is copied back only where lifting topped at least one vertex
+/// in this many.
+pub const RECORD_FROM_TOP_SHARE: usize = 32;
+
+/// Writes the device's topping record (words of [`GpuEngine::download_topping`]) into
+/// `topping`, edge positions turned into the arena's edge indices.
+fn fill_topping(arena: &Arena, words: &[u32], topping: &Topping) {
+    words.par_iter().enumerate().for_each(|(v, &word)| {
+        let cause = match word & 3 {
+            1 => ToppedBy::TopSuccessors,
+            2 => ToppedBy::PastBound,
+            _ => return,
+        };
+        let v = v as VertexId;
+        let position = word >> 2;
+        let range = arena.succ_range(v);
+        let edge = if arena.owner(v) == Player::One && position != TOP_NO_POSITION {
+            debug_assert!((position as usize) < range.len());
+            (range.start + position as usize) as u32
+        } else {
+            NO_EDGE
+        };
+        topping.record(v, (cause, edge));
+    });
+}
 
 /// Lifting on a device for the accelerated driver.
 pub struct GpuLift {
@@ -60,6 +89,10 @@ pub struct GpuLift {
     pub component_fallbacks: u64,
     /// When the running components launch started (for the debug log).
     components_started: Option<Instant>,
+    /// The record ([`Topping::id`]) the device's topping record belongs to.
+    topping_id: Option<u64>,
+    /// Vertices the phases of that record's solve lifted to ⊤.
+    lifted_tops: usize,
 }
 
 impl GpuLift {
@@ -75,6 +108,8 @@ impl GpuLift {
             component_launches: 0,
             component_fallbacks: 0,
             components_started: None,
+            topping_id: None,
+            lifted_tops: 0,
         }
     }
 
@@ -158,13 +193,18 @@ impl LiftEngine for GpuLift {
         }))
     }
 
+    fn records_topping(&self) -> bool {
+        !self.engine.renumbered()
+    }
+
     fn lift(
         &mut self,
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
+        topping: Option<&Topping>,
         budget: Budget,
-        _threads: &Threads,
+        threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
         debug_assert_eq!(bound, self.engine.bound(), "the engine holds this game");
@@ -182,10 +222,42 @@ impl LiftEngine for GpuLift {
         } else {
             Some(values.as_slice())
         };
+        // The device's record spans a solve's phases: cleared when a new record comes.
+        let recording = match topping {
+            Some(t) if self.topping_id == Some(t.id()) => true,
+            Some(t) => {
+                let started = self.engine.start_topping()?;
+                self.topping_id = started.then_some(t.id());
+                self.lifted_tops = 0;
+                started
+            }
+            None => false,
+        };
+        let count_top = |values: &[u64]| {
+            threads.install(|| values.par_iter().filter(|&&c| c == TOP).count())
+        };
+        let top_before = if recording { count_top(values) } else { 0 };
         let run =
             self.engine
                 .lift_budgeted(start, max_lifts, max_seconds, &self.options, control)?;
         *values = run.credit;
+        if recording {
+            let download = Instant::now();
+            self.lifted_tops += count_top(values).saturating_sub(top_before);
+            self.download_seconds += download.elapsed().as_secs_f64();
+        }
+        if let Some(topping) = topping.filter(|_| recording && run.finished) {
+            let download = Instant::now();
+            // A record of 4 bytes per vertex pays only where lifting topped a good part of
+            // the game (the evaluations' ranks and the layered construction cover the rest
+            // for less than the copy).
+            if self.lifted_tops * RECORD_FROM_TOP_SHARE >= values.len() {
+                if let Some(words) = self.engine.download_topping()? {
+                    threads.install(|| fill_topping(arena, &words, topping));
+                }
+            }
+            self.download_seconds += download.elapsed().as_secs_f64();
+        }
         self.phases += 1;
         self.launches += run.launches;
         self.seconds += begin.elapsed().as_secs_f64();

@@ -109,6 +109,9 @@ pub struct LiftRun {
     pub timings: GpuTimings,
 }
 
+/// A topping record word's position when no edge is recorded (`kernels/lift.cu`).
+pub const TOP_NO_POSITION: u32 = 0x3fff_ffff;
+
 /// Kernel parameters; the layout matches `struct LiftParams` in `kernels/lift.cu`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -133,6 +136,8 @@ struct LiftParams {
     grow_above: u32,
     max_ns: u64,
     owners: u64,
+    /// Why each vertex was topped (a word per vertex, `record_top` in the kernel), or 0.
+    top_record: u64,
 }
 
 // SAFETY: plain `repr(C)` data (device addresses and integers) with the C struct's layout.
@@ -328,6 +333,9 @@ pub struct GpuEngine {
     params: LiftParams,
     /// The components kernel's buffers, allocated by the first evaluation that uses them.
     components: Option<DeviceComponents>,
+    /// The lifts' record of why each vertex reached ⊤, a word per vertex (kept only while
+    /// [`GpuEngine::start_topping`] says).
+    top_record: CudaSlice<u32>,
 }
 
 /// The device to use: the requested one, or the one with the most free memory; an error if
@@ -420,6 +428,7 @@ impl GpuEngine {
         let frontier0 = alloc_u32(n as usize)?;
         let frontier1 = alloc_u32(n as usize)?;
         let stamp = alloc_u32(n as usize)?;
+        let top_record = alloc_u32(n as usize)?;
         let state = alloc_u32(16)?;
         stream.synchronize().during("uploading the game")?;
         drop(guard);
@@ -454,6 +463,7 @@ impl GpuEngine {
             grow_above: u32::MAX,
             max_ns: 0,
             owners: owners.as_ref().map_or(0, |o| o.device_ptr(&stream).0),
+            top_record: 0,
         };
         let launched = ctx
             .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
@@ -491,6 +501,7 @@ impl GpuEngine {
             multiprocessors: device.multiprocessors,
             device: device.clone(),
             components: None,
+            top_record,
         };
         engine.set_lanes(lanes)?;
         Ok(engine)
@@ -499,6 +510,11 @@ impl GpuEngine {
     /// The device this engine runs on.
     pub fn ordinal(&self) -> usize {
         self.ordinal
+    }
+
+    /// Whether the device holds the vertices renumbered (player 0 first), not in input order.
+    pub fn renumbered(&self) -> bool {
+        self.numbering.is_some()
     }
 
     /// Lanes per vertex in use.
@@ -738,6 +754,35 @@ impl GpuEngine {
                 download,
             },
         })
+    }
+
+    /// From now on, every lift that tops a vertex records why (`accel::topping`), into a
+    /// record cleared here: `false` (nothing recorded) when the vertices are renumbered, as
+    /// the record speaks input ids.
+    pub fn start_topping(&mut self) -> Result<bool, GpuError> {
+        if self.numbering.is_some() {
+            return Ok(false);
+        }
+        self.stream
+            .memset_zeros(&mut self.top_record)
+            .during("clearing the topping record")?;
+        self.params.top_record = self.top_record.device_ptr(&self.stream).0;
+        Ok(true)
+    }
+
+    /// The record since [`GpuEngine::start_topping`], a word per vertex in input order:
+    /// `position << 2 | cause` (the recorded edge's position among the vertex's successors,
+    /// [`TOP_NO_POSITION`] for none; the cause as `accel::topping::ToppedBy`, 0: not topped
+    /// by a lift); `None` if none was started.
+    pub fn download_topping(&mut self) -> Result<Option<Vec<u32>>, GpuError> {
+        if self.params.top_record == 0 {
+            return Ok(None);
+        }
+        let n = self.n as usize;
+        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
+        let mut direct = None;
+        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
+        Ok(Some(download_array(&self.stream, staging, &self.top_record, n)?))
     }
 
     /// Player 0's moves (successor ids in input order, `NO_MOVE` where player 0 does not

@@ -135,10 +135,10 @@ pub struct DeviceLayout<'a> {
 
 /// Bytes of device memory a game of `n` vertices and `m` edges needs, with weights and
 /// energies of the given widths: both adjacency copies, credits, two frontiers, stamps, the
-/// players' bytes (input order) and the round state.
+/// topping record, the players' bytes (input order) and the round state.
 pub fn device_bytes(n: u64, m: u64, weight_bits: u32, value_bits: u32) -> u64 {
     let adjacency = 2 * (4 * (n + 1) + m * (4 + weight_bits as u64 / 8));
-    let per_vertex = n * (value_bits as u64 / 8 + 4 + 4 + 4 + 1);
+    let per_vertex = n * (value_bits as u64 / 8 + 4 + 4 + 4 + 4 + 1);
     adjacency + per_vertex + 64
 }
 

@@ -1,0 +1,142 @@
+//! Why lifting put each vertex at ⊤: a record the lifting engines keep as they go (one byte
+//! and one edge per vertex, written once, by the lift that tops the vertex), from which
+//! [`super::player1`] takes player 1's strategy on `W1` without building it.
+//!
+//! When a lift raises `v` to ⊤, before it publishes ⊤ it reads `v`'s successors again:
+//! - [`ToppedBy::TopSuccessors`]: player 1 has a successor already at ⊤ (its first such edge
+//!   is recorded), or player 0 has only successors at ⊤;
+//! - [`ToppedBy::PastBound`] otherwise: some needed credit went past `M` through a finite
+//!   value (player 1's first edge whose need is ⊤ is recorded).
+//!
+//! **Why this helps.** Order the vertices at ⊤ by the moment their ⊤ was published. A
+//! vertex topped by ⊤ successors read them at ⊤ before publishing its own ⊤, so its
+//! recorded move (player 1) or each of its edges (player 0) leads to a vertex earlier in
+//! that order. A cycle of such vertices would go back in time at every edge, so there is
+//! none: every cycle of player 1's recorded strategy inside `W1` passes through a vertex
+//! topped past the bound (or one an evaluation topped; see `player1`). Those are few — on a
+//! parity game's reduction only vertices with a negative weight can pass the bound — so
+//! checking the cycles through them is cheap.
+//!
+//! A vertex is topped at most once (values only rise and ⊤ is the last one), by one lift:
+//! every engine lifts a vertex on one thread at a time (the CPU rounds claim it, the
+//! worklist is sequential), so each record is written once, before the ⊤ it explains.
+
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use crate::arena::{Player, VertexId};
+
+/// No edge: a vertex without a recorded (or seed) move.
+pub const NO_EDGE: u32 = u32::MAX;
+
+/// How a vertex reached ⊤ (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ToppedBy {
+    /// Not by a lift that kept a record (still finite, or topped by an evaluation).
+    Other = 0,
+    /// Successors already at ⊤: player 1's recorded one, or all of player 0's.
+    TopSuccessors = 1,
+    /// A finite successor's need went past the bound.
+    PastBound = 2,
+}
+
+impl ToppedBy {
+    fn from_byte(byte: u8) -> ToppedBy {
+        match byte {
+            1 => ToppedBy::TopSuccessors,
+            2 => ToppedBy::PastBound,
+            _ => ToppedBy::Other,
+        }
+    }
+}
+
+/// The record of one solve: for each vertex, how lifting topped it and (player 1) the edge
+/// it recorded. Shared by the lifting threads: each vertex's entry is written by the one
+/// lift that tops it.
+#[derive(Debug, Default)]
+pub struct Topping {
+    /// Tells records apart (an engine that keeps its own copy clears it for a new one).
+    id: u64,
+    cause: Vec<AtomicU8>,
+    edge: Vec<AtomicU32>,
+}
+
+impl Topping {
+    /// An empty record for `n` vertices.
+    pub fn new(n: usize) -> Topping {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        Topping {
+            id: NEXT_ID.fetch_add(1, Relaxed),
+            cause: (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
+            edge: (0..n).into_par_iter().map(|_| AtomicU32::new(NO_EDGE)).collect(),
+        }
+    }
+
+    /// This record's identity, different for every record made by [`Topping::new`] in a
+    /// process (a solve's lifting phases all get the same record).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Vertices covered.
+    pub fn len(&self) -> usize {
+        self.cause.len()
+    }
+
+    /// Whether the record covers no vertex.
+    pub fn is_empty(&self) -> bool {
+        self.cause.is_empty()
+    }
+
+    /// Records how `v` was topped ([`classify`]'s answer).
+    #[inline]
+    pub fn record(&self, v: VertexId, (cause, edge): (ToppedBy, u32)) {
+        self.edge[v as usize].store(edge, Relaxed);
+        self.cause[v as usize].store(cause as u8, Relaxed);
+    }
+
+    /// How `v` was topped.
+    #[inline]
+    pub fn cause(&self, v: VertexId) -> ToppedBy {
+        ToppedBy::from_byte(self.cause[v as usize].load(Relaxed))
+    }
+
+    /// The edge recorded at `v` ([`NO_EDGE`] for player 0 or none).
+    #[inline]
+    pub fn edge(&self, v: VertexId) -> u32 {
+        self.edge[v as usize].load(Relaxed)
+    }
+}
+
+/// How a lift that raises a vertex owned by `owner` to ⊤ topped it, from its successor
+/// edges `edges` (arena edge indices) read now: `is_top(e)` whether the edge's target is at
+/// ⊤, `needs_top(e)` whether its need `f(u) ⊖ w` is ⊤ (past the bound). Values only rise,
+/// so an edge that lifted the vertex to ⊤ still needs ⊤.
+#[inline]
+pub fn classify(
+    owner: Player,
+    edges: std::ops::Range<usize>,
+    is_top: impl Fn(usize) -> bool,
+    needs_top: impl Fn(usize) -> bool,
+) -> (ToppedBy, u32) {
+    match owner {
+        Player::Zero => {
+            let cause = if edges.clone().all(is_top) {
+                ToppedBy::TopSuccessors
+            } else {
+                ToppedBy::PastBound
+            };
+            (cause, NO_EDGE)
+        }
+        Player::One => {
+            if let Some(e) = edges.clone().find(|&e| is_top(e)) {
+                (ToppedBy::TopSuccessors, e as u32)
+            } else {
+                let e = edges.clone().find(|&e| needs_top(e));
+                (ToppedBy::PastBound, e.map_or(NO_EDGE, |e| e as u32))
+            }
+        }
+    }
+}
