@@ -142,8 +142,8 @@ fn assert_same_with_engine(
 ) -> accel::AccelStats {
     let context = &format!("{context}, {}", engine.name());
     let expected = reference::solve(arena, &Control::new()).expect("reference solves");
-    let (got, stats) = accel::solve_with_budget(arena, engine, budget, &Control::new())
-        .expect("accel solves");
+    let (got, stats) =
+        accel::solve_with_budget(arena, engine, budget, &Control::new()).expect("accel solves");
     assert_eq!(
         got.credit,
         expected.credit,

@@ -203,7 +203,10 @@ fn backends_without_evaluations_get_certified_player1_strategies() {
                 certified(&arena, &got, &format!("{context}: {threads} threads"));
                 built.push(got);
             }
-            assert_eq!(built[0].strategy, built[1].strategy, "{context}: 1 and 3 threads");
+            assert_eq!(
+                built[0].strategy, built[1].strategy,
+                "{context}: 1 and 3 threads"
+            );
             from_layers += (built[0].stats.strategy_lifts == 0) as u32;
         }
     }

@@ -97,7 +97,9 @@ fn recorded_moves_are_certified_without_a_construction() {
             let context = format!("seed {seed}, {threads} threads: {:?}", stats.player1);
             certified(&arena, &solution, &context);
             lifted += (stats.player1 == Player1Source::Lifted) as u32;
-            *sources.entry(format!("{:?}", stats.player1)).or_insert(0u32) += 1;
+            *sources
+                .entry(format!("{:?}", stats.player1))
+                .or_insert(0u32) += 1;
         }
     }
     let nonempty = 183 - sources.get("Empty").copied().unwrap_or(0);
@@ -128,17 +130,34 @@ fn plain_backends_take_the_record() {
     let m = bound(&arena).expect("fits");
     let (control, one) = (Control::new(), Threads::one());
     let budget = Budget::UNLIMITED;
-    let lifted = WorklistEngine.lift(&arena, m, &mut values, Some(&topping), budget, &one, &control);
+    let lifted = WorklistEngine.lift(
+        &arena,
+        m,
+        &mut values,
+        Some(&topping),
+        budget,
+        &one,
+        &control,
+    );
     assert!(lifted.expect("lifts").finished);
     for backend in [Backend::Reference, Backend::Cpu, Backend::Auto] {
         let solution = egsolve::solve::solve(&arena, backend, &control).expect("solves");
         assert!(solution.credit.iter().all(|&c| c == TOP));
         certified(&arena, &solution, backend.name());
-        assert_eq!(solution.stats.strategy_lifts, 0, "{}: no dual game", backend.name());
+        assert_eq!(
+            solution.stats.strategy_lifts,
+            0,
+            "{}: no dual game",
+            backend.name()
+        );
         if backend == Backend::Reference {
             for v in 0..n {
                 let e = topping.edge(v) as usize;
-                assert_eq!(solution.strategy[v as usize], arena.succ_targets()[e], "at {v}");
+                assert_eq!(
+                    solution.strategy[v as usize],
+                    arena.succ_targets()[e],
+                    "at {v}"
+                );
             }
         }
     }

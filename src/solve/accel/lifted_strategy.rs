@@ -78,7 +78,10 @@ pub(super) fn lifted_moves(
             let (r, cause) = (rank(v), topping.cause(v));
             let player1 = arena.owner(v) == Player::One;
             if r == NO_RANK && cause == ToppedBy::TopSuccessors {
-                return (if player1 { topping.edge(v) } else { NO_EDGE }, Kind::Lifted);
+                return (
+                    if player1 { topping.edge(v) } else { NO_EDGE },
+                    Kind::Lifted,
+                );
             }
             let edges = if player1 {
                 let e = match (r, cause) {
@@ -154,7 +157,10 @@ fn reachable<'a>(
     if start.is_empty() {
         return start;
     }
-    let seen: Vec<AtomicBool> = (0..n).into_par_iter().map(|_| AtomicBool::new(false)).collect();
+    let seen: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicBool::new(false))
+        .collect();
     let claim = |v: VertexId| {
         let s = &seen[v as usize];
         !s.load(Relaxed) && !s.swap(true, Relaxed)
@@ -211,7 +217,10 @@ fn has_nonnegative_cycle(
     }
     let (targets, weights): (Vec<VertexId>, Vec<i64>) = core
         .par_iter()
-        .flat_map_iter(|&v| g.edges(v).map(|e| (local(arena.succ_targets()[e]), arena.weight(e))))
+        .flat_map_iter(|&v| {
+            g.edges(v)
+                .map(|e| (local(arena.succ_targets()[e]), arena.weight(e)))
+        })
         .unzip();
     let k = core.len();
     let copy = Arena::from_successors(
@@ -303,7 +312,11 @@ pub(super) mod tests {
         let mut out: Vec<Vec<VertexId>> = vec![Vec::new(); n as usize];
         for v in 0..n {
             let top = values[v as usize] == TOP;
-            assert_eq!(top, topping.cause(v) != ToppedBy::Other, "{context}: vertex {v}");
+            assert_eq!(
+                top,
+                topping.cause(v) != ToppedBy::Other,
+                "{context}: vertex {v}"
+            );
             if !top {
                 continue;
             }
@@ -311,7 +324,10 @@ pub(super) mod tests {
             match arena.owner(v) {
                 Player::Zero => assert_eq!(e, NO_EDGE, "{context}: vertex {v}"),
                 Player::One => {
-                    assert!(arena.succ_range(v).contains(&(e as usize)), "{context}: {v}");
+                    assert!(
+                        arena.succ_range(v).contains(&(e as usize)),
+                        "{context}: {v}"
+                    );
                     if by_top(v) {
                         assert_eq!(values[targets[e as usize] as usize], TOP, "{context}");
                     }
@@ -322,7 +338,11 @@ pub(super) mod tests {
                     Player::Zero => arena.succ_range(v),
                     Player::One => e as usize..e as usize + 1,
                 };
-                out[v as usize] = targets[edges].iter().copied().filter(|&u| by_top(u)).collect();
+                out[v as usize] = targets[edges]
+                    .iter()
+                    .copied()
+                    .filter(|&u| by_top(u))
+                    .collect();
             }
         }
         // Peel vertices whose remaining successors are all peeled; a cycle never peels.
@@ -344,7 +364,10 @@ pub(super) mod tests {
                 }
             }
         }
-        assert_eq!(peeled, n as usize, "{context}: a cycle among vertices topped by ⊤");
+        assert_eq!(
+            peeled, n as usize,
+            "{context}: a cycle among vertices topped by ⊤"
+        );
     }
 
     /// On random games (fixed seeds and a fresh one), every recording engine's record keeps

@@ -370,7 +370,9 @@ pub fn solve_scheduled(
     let mut sigma_edge: Vec<u32> = Vec::new();
     let mut graph = Graph::default();
     let mut ranks = TopRanks::default();
-    let topping = engine.records_topping().then(|| threads.install(|| Topping::new(n)));
+    let topping = engine
+        .records_topping()
+        .then(|| threads.install(|| Topping::new(n)));
     let mut accel = AccelStats::default();
     let mut rounds = 0u64;
     let mut phases = Phases::default();

@@ -183,7 +183,15 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
             until: None,
         };
         while !lift
-            .lift(&arena, bound, &mut values, Some(&topping), budget, &threads, &Control::new())
+            .lift(
+                &arena,
+                bound,
+                &mut values,
+                Some(&topping),
+                budget,
+                &threads,
+                &Control::new(),
+            )
             .expect("lifts")
             .finished
         {}
@@ -194,8 +202,10 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
             assert_record_holds(&arena, &values, &topping, &format!("seed {seed}"));
             recorded += 1;
         } else {
-            assert!((0..arena.vertex_count() as VertexId)
-                .all(|v| topping.cause(v) == crate::solve::accel::topping::ToppedBy::Other));
+            assert!(
+                (0..arena.vertex_count() as VertexId)
+                    .all(|v| topping.cause(v) == crate::solve::accel::topping::ToppedBy::Other)
+            );
         }
         // The driver with the device, lifting alone: certified moves.
         let engine = GpuEngine::upload(&arena, bound, &options).expect("uploads");
@@ -206,7 +216,10 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
             credit: &solution.credit,
             strategy: &solution.strategy,
         };
-        assert!(check(&arena, claim).expect("checkable").passed(), "seed {seed}");
+        assert!(
+            check(&arena, claim).expect("checkable").passed(),
+            "seed {seed}"
+        );
         lifted += (stats.player1 == Player1Source::Lifted) as u32;
     }
     assert!(

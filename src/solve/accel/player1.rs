@@ -151,7 +151,9 @@ pub fn certified_strategy(
                 }
             }
         }
-        if layered(arena, credit, seed.edges, prefix, strategy, threads, control)? {
+        if layered(
+            arena, credit, seed.edges, prefix, strategy, threads, control,
+        )? {
             return Ok(layers);
         }
         strategy.par_iter_mut().enumerate().for_each(|(v, s)| {

@@ -70,7 +70,10 @@ impl Topping {
         Topping {
             id: NEXT_ID.fetch_add(1, Relaxed),
             cause: (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
-            edge: (0..n).into_par_iter().map(|_| AtomicU32::new(NO_EDGE)).collect(),
+            edge: (0..n)
+                .into_par_iter()
+                .map(|_| AtomicU32::new(NO_EDGE))
+                .collect(),
         }
     }
 

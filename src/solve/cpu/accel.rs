@@ -57,7 +57,9 @@ impl LiftEngine for CpuLift {
     ) -> Result<LiftRun, SolveError> {
         let start = std::mem::take(values);
         let options = &self.options;
-        let lifted = lift_recording(arena, bound, start, budget, options, threads, topping, control)?;
+        let lifted = lift_recording(
+            arena, bound, start, budget, options, threads, topping, control,
+        )?;
         *values = lifted.values;
         Ok(LiftRun {
             lifts: lifted.lifts,

@@ -163,7 +163,9 @@ pub fn lift_budgeted(
     threads: &Threads,
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
-    lift_recording(arena, bound, values, budget, options, threads, None, control)
+    lift_recording(
+        arena, bound, values, budget, options, threads, None, control,
+    )
 }
 
 /// [`lift_budgeted`] that also records in `topping` why each vertex it raises to ⊤ got
@@ -271,8 +273,8 @@ pub fn solve(
     let n = arena.vertex_count();
     // Why each vertex reached ⊤ (the frontier algorithm's lifts record it), for player 1's
     // strategy.
-    let topping = (options.algorithm == CpuAlgorithm::Frontier)
-        .then(|| threads.install(|| Topping::new(n)));
+    let topping =
+        (options.algorithm == CpuAlgorithm::Frontier).then(|| threads.install(|| Topping::new(n)));
     let lifted = lift_recording(
         arena,
         bound,

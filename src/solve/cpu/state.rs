@@ -403,7 +403,10 @@ impl<'s, W: Weight, V: Value> Lifter<'s, W, V> {
             let targets = self.succ_targets;
             let is_top = |e: usize| self.value(targets[e]) == TOP;
             let needs_top = |e: usize| self.need(targets[e], self.succ_weights[e].widen()) == TOP;
-            topping.record(v, classify(self.owner(v), self.succ_range(v), is_top, needs_top));
+            topping.record(
+                v,
+                classify(self.owner(v), self.succ_range(v), is_top, needs_top),
+            );
             // The reads above before the ⊤ the caller publishes (no load-buffering).
             std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
         }

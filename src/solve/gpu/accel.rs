@@ -233,9 +233,8 @@ impl LiftEngine for GpuLift {
             }
             None => false,
         };
-        let count_top = |values: &[u64]| {
-            threads.install(|| values.par_iter().filter(|&&c| c == TOP).count())
-        };
+        let count_top =
+            |values: &[u64]| threads.install(|| values.par_iter().filter(|&&c| c == TOP).count());
         let top_before = if recording { count_top(values) } else { 0 };
         let run =
             self.engine

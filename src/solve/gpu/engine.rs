@@ -782,7 +782,12 @@ impl GpuEngine {
         let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
         let mut direct = None;
         let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        Ok(Some(download_array(&self.stream, staging, &self.top_record, n)?))
+        Ok(Some(download_array(
+            &self.stream,
+            staging,
+            &self.top_record,
+            n,
+        )?))
     }
 
     /// Player 0's moves (successor ids in input order, `NO_MOVE` where player 0 does not
