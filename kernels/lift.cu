@@ -231,7 +231,7 @@ __device__ __noinline__ void record_top(const LiftParams& p, u32 v, bool is_min,
             }
         }
     }
-    u32 position = edge - begin < TOP_NO_POSITION ? edge - begin : TOP_NO_POSITION;
+    u32 position = edge < end && edge - begin < TOP_NO_POSITION ? edge - begin : TOP_NO_POSITION;
     p.top_record[v] = position << 2 | cause;
     __threadfence();
 }

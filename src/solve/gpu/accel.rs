@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::engine::{GpuEngine, GpuOptions, TOP_NO_POSITION};
+use super::engine::{GpuEngine, GpuOptions};
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::accel::topping::{NO_EDGE, ToppedBy};
 use crate::solve::accel::{self, Budget, EngineComponents, LiftEngine, LiftRun, Topping};
@@ -61,8 +61,8 @@ fn fill_topping(arena: &Arena, words: &[u32], topping: &Topping) {
         let v = v as VertexId;
         let position = word >> 2;
         let range = arena.succ_range(v);
-        let edge = if arena.owner(v) == Player::One && position != TOP_NO_POSITION {
-            debug_assert!((position as usize) < range.len());
+        // (`engine::TOP_NO_POSITION`, or any position past the vertex's edges: none.)
+        let edge = if arena.owner(v) == Player::One && (position as usize) < range.len() {
             (range.start + position as usize) as u32
         } else {
             NO_EDGE
@@ -235,7 +235,12 @@ impl LiftEngine for GpuLift {
         };
         let count_top =
             |values: &[u64]| threads.install(|| values.par_iter().filter(|&&c| c == TOP).count());
-        let top_before = if recording { count_top(values) } else { 0 };
+        // (A phase from 0, the solve's first, starts with nothing at ⊤.)
+        let top_before = if recording && start.is_some() {
+            count_top(values)
+        } else {
+            0
+        };
         let run =
             self.engine
                 .lift_budgeted(start, max_lifts, max_seconds, &self.options, control)?;
