@@ -128,6 +128,7 @@ fn measure(name: &str, arena: &Arena, options: &Options, first_budget: Option<u6
         stats.evaluation_seconds,
         match stats.player1 {
             Player1Source::Empty => "p1:none",
+            Player1Source::Lifted => "p1:lifted",
             Player1Source::Recorded => "p1:rec",
             Player1Source::RecordedAndLayers => "p1:rec+layers",
             Player1Source::Layers => "p1:layers",
