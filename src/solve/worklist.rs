@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use super::accel::topping::{Topping, classify};
+use super::accel::topping::{NO_EDGE, Topping, ToppedBy};
 use super::control::{Budget, Control, Interrupted};
 use crate::arena::{Arena, Player, VertexId, Weight, Width};
 
@@ -63,10 +63,10 @@ pub(crate) trait LiftGame {
     fn weight(&self, w: i64) -> <Self::E as Energy>::Weight;
     /// The ⊤ bound `M` of this game.
     fn bound(&self) -> Self::E;
-    /// Called when a lift is about to raise `v` to ⊤, `values` as they are before it (the
-    /// game's record of why, [`Topping`]; nothing by default).
+    /// Called when a lift raises `v` to ⊤, with why (the game's record, [`Topping`];
+    /// nothing by default).
     #[inline(always)]
-    fn topping(&self, _v: VertexId, _values: &[Self::E]) {}
+    fn topping(&self, _v: VertexId, _why: (ToppedBy, u32)) {}
 }
 
 /// Result of a worklist run.
@@ -81,7 +81,9 @@ pub(crate) struct Lifted<E> {
 /// The lifting operator at `v`: min (player 0) or max (player 1) of `f(u) ⊖ w(v,u)` over
 /// active successors. For player 0 also returns how many edges reach the minimum — the
 /// edges satisfied once `f(v)` takes it — or `None` when `v` has a self-loop (whose need
-/// changes with `f(v)` itself, so the caller recounts).
+/// changes with `f(v)` itself, so the caller recounts). And why the value is ⊤ if it is
+/// (`topping::classify`'s answer, from the same reads: the worklist changes no value
+/// between them).
 /// `weights` are the arena's successor weights at their storage width.
 #[inline]
 fn lift<G: LiftGame, W: Weight>(
@@ -89,23 +91,37 @@ fn lift<G: LiftGame, W: Weight>(
     weights: &[W],
     values: &[G::E],
     v: VertexId,
-) -> (G::E, Option<u32>) {
+) -> (G::E, Option<u32>, (ToppedBy, u32)) {
     let bound = game.bound();
     let mut best: Option<G::E> = None;
     let mut ties = 0u32;
     let mut self_loop = false;
+    // Why ⊤: every successor at ⊤; player 1's first edge to a successor at ⊤, and its
+    // first edge whose need is ⊤.
+    let (mut all_top, mut first_top, mut first_top_need) = (true, NO_EDGE, NO_EDGE);
     let minimise = game.owner(v) == Player::Zero;
     let range = game.arena().succ_range(v);
-    for (&u, &w) in game.arena().succ_targets()[range.clone()]
+    let first_edge = range.start;
+    for (e, (&u, &w)) in game.arena().succ_targets()[range.clone()]
         .iter()
         .zip(&weights[range])
+        .enumerate()
     {
         let w = w.widen();
         if !game.active(u) {
             continue;
         }
         self_loop |= u == v;
-        let need = G::E::minus(values[u as usize], game.weight(w), bound);
+        let value = values[u as usize];
+        let need = G::E::minus(value, game.weight(w), bound);
+        all_top &= value == G::E::TOP;
+        if need == G::E::TOP {
+            let e = (first_edge + e) as u32;
+            first_top_need = first_top_need.min(e);
+            if value == G::E::TOP {
+                first_top = first_top.min(e);
+            }
+        }
         match best {
             Some(b) if b == need => ties += 1,
             Some(b) if (need < b) != minimise => {}
@@ -116,7 +132,13 @@ fn lift<G: LiftGame, W: Weight>(
         }
     }
     let best = best.expect("an active vertex has an active successor");
-    (best, (minimise && !self_loop).then_some(ties))
+    let why = match (minimise, all_top) {
+        (true, true) => (ToppedBy::TopSuccessors, NO_EDGE),
+        (true, false) => (ToppedBy::PastBound, NO_EDGE),
+        (false, _) if first_top != NO_EDGE => (ToppedBy::TopSuccessors, first_top),
+        (false, _) => (ToppedBy::PastBound, first_top_need),
+    };
+    (best, (minimise && !self_loop).then_some(ties), why)
 }
 
 /// Number of active successors `u` of `v` whose edge condition `f(v) >= f(u) ⊖ w` holds.
@@ -222,9 +244,9 @@ fn solve_typed<G: LiftGame, W: Weight>(
         }
         lifts += 1;
         let old = values[v as usize];
-        let (new, satisfied) = lift(game, succ_weights, &values, v);
+        let (new, satisfied, why) = lift(game, succ_weights, &values, v);
         if new == G::E::TOP && old != new {
-            game.topping(v, &values);
+            game.topping(v, why);
         }
         values[v as usize] = new;
         if game.owner(v) == Player::Zero {
@@ -309,16 +331,9 @@ impl LiftGame for Primal<'_> {
         self.bound
     }
     #[inline]
-    fn topping(&self, v: VertexId, values: &[u64]) {
+    fn topping(&self, v: VertexId, why: (ToppedBy, u32)) {
         if let Some(topping) = self.topping {
-            let (targets, weights) = (self.arena.succ_targets(), self.arena.succ_weights());
-            let is_top = |e: usize| values[targets[e] as usize] == Self::E::TOP;
-            let needs_top = |e: usize| {
-                super::energy::minus(values[targets[e] as usize], weights.get(e), self.bound)
-                    == Self::E::TOP
-            };
-            let range = self.arena.succ_range(v);
-            topping.record(v, classify(self.arena.owner(v), range, is_top, needs_top));
+            topping.record(v, why);
         }
     }
 }

@@ -2,7 +2,9 @@
 //! and one edge per vertex, written once, by the lift that tops the vertex), from which
 //! [`super::player1`] takes player 1's strategy on `W1` without building it.
 //!
-//! When a lift raises `v` to ⊤, before it publishes ⊤ it reads `v`'s successors again:
+//! When a lift raises `v` to ⊤, it classifies from `v`'s successors as they are before ⊤ is
+//! published (the parallel engines read them again for it; the sequential worklist takes
+//! them from the lift's own reads, as no value changes in between):
 //! - [`ToppedBy::TopSuccessors`]: player 1 has a successor already at ⊤ (its first such edge
 //!   is recorded), or player 0 has only successors at ⊤;
 //! - [`ToppedBy::PastBound`] otherwise: some needed credit went past `M` through a finite
