@@ -206,11 +206,7 @@ impl Solution {
                 debug_assert_eq!(moves.len(), arena.vertex_count(), "a move per vertex");
                 moves
             }
-            None => {
-                let mut strategy = vec![NO_MOVE; arena.vertex_count()];
-                strategy::player0(arena, &credit, stats.bound, &mut strategy, threads);
-                strategy
-            }
+            None => strategy::player0(arena, &credit, stats.bound, threads),
         };
         let player1_start = Instant::now();
         stats.phases.strategy0 += player1_start.duration_since(start).as_secs_f64();

@@ -17,7 +17,7 @@ use super::control::{Control, Interrupted};
 use super::energy::{TOP, minus};
 use super::threads::Threads;
 use super::worklist::{self, LiftGame};
-use crate::arena::{Arena, Player, VertexId};
+use crate::arena::{Arena, Player, VertexId, Weight, Width};
 
 /// "No move chosen here": the vertex is not owned by the player who wins it.
 pub const NO_MOVE: VertexId = VertexId::MAX;
@@ -30,44 +30,40 @@ const CHUNK: usize = 1 << 14;
 
 /// Player 0's strategy on `W0` from the least progress measure `credit` (bound `bound`):
 /// entries for other vertices are [`NO_MOVE`]. Uses `threads` on games of
-/// [`PARALLEL_FROM_EDGES`] edges or more; the choice per vertex does not depend on them.
-pub fn player0(
-    arena: &Arena,
-    credit: &[u64],
-    bound: u64,
-    strategy: &mut [VertexId],
-    threads: &Threads,
-) {
-    if threads.count() <= 1 || arena.edge_count() < PARALLEL_FROM_EDGES {
-        return player0_from(arena, credit, bound, strategy, 0);
+/// [`PARALLEL_FROM_EDGES`] edges or more (each thread also writes its part of the vector,
+/// so its pages are not first touched by one thread); the choice per vertex does not depend
+/// on them.
+pub fn player0(arena: &Arena, credit: &[u64], bound: u64, threads: &Threads) -> Vec<VertexId> {
+    match arena.weight_width() {
+        Width::I16 => player0_typed::<i16>(arena, credit, bound, threads),
+        Width::I32 => player0_typed::<i32>(arena, credit, bound, threads),
+        Width::I64 => player0_typed::<i64>(arena, credit, bound, threads),
     }
-    threads.install(|| {
-        strategy
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(i, chunk)| player0_from(arena, credit, bound, chunk, i * CHUNK))
-    });
 }
 
-/// [`player0`] for the vertices `first..first + strategy.len()`.
-fn player0_from(
+/// [`player0`] for an arena whose weights are stored as `W`.
+fn player0_typed<W: Weight>(
     arena: &Arena,
     credit: &[u64],
     bound: u64,
-    strategy: &mut [VertexId],
-    first: usize,
-) {
-    for (slot, v) in strategy.iter_mut().zip(first as VertexId..) {
+    threads: &Threads,
+) -> Vec<VertexId> {
+    let (weights, _) = arena
+        .typed_weights::<W>()
+        .expect("dispatched on the arena's weight width");
+    let (offsets, targets) = (arena.succ_offsets(), arena.succ_targets());
+    let choose = |v: VertexId| -> VertexId {
         if arena.owner(v) != Player::Zero || credit[v as usize] == TOP {
-            continue;
+            return NO_MOVE;
         }
         // The first successor needing the least credit. At the least fixpoint that least
         // credit is `credit[v]` itself, so the scan stops at the first successor that needs
         // no more (the same choice as a full scan, at a fraction of the random reads).
         let need = credit[v as usize];
+        let edges = offsets[v as usize] as usize..offsets[v as usize + 1] as usize;
         let mut best = (NO_MOVE, TOP);
-        for (u, w) in arena.successors(v) {
-            let key = minus(credit[u as usize], w, bound);
+        for (&u, &w) in targets[edges.clone()].iter().zip(&weights[edges]) {
+            let key = minus(credit[u as usize], w.widen(), bound);
             if best.0 == NO_MOVE || key < best.1 {
                 best = (u, key);
                 if key <= need {
@@ -75,8 +71,46 @@ fn player0_from(
                 }
             }
         }
-        *slot = best.0;
+        best.0
+    };
+    let n = arena.vertex_count() as VertexId;
+    // The reads of credits are random: ask for the first successors' credits of the vertex
+    // `PREFETCH_AHEAD` places on while choosing this one.
+    let choose_ahead = |v: VertexId| {
+        if let Some(&next) = offsets.get(v as usize + PREFETCH_AHEAD) {
+            if let Some(&u) = targets.get(next as usize) {
+                prefetch(&credit[u as usize]);
+            }
+        }
+        choose(v)
+    };
+    if threads.count() <= 1 || arena.edge_count() < PARALLEL_FROM_EDGES {
+        return (0..n).map(choose_ahead).collect();
     }
+    threads.install(|| {
+        (0..n)
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .map(choose_ahead)
+            .collect()
+    })
+}
+
+/// How many vertices ahead [`player0`] prefetches credits.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Asks the processor to bring `value` into cache (a hint; nothing where not supported).
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults; the pointer comes from a reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (value as *const T).cast(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 
 /// The dual game on `W1`.
@@ -190,12 +224,11 @@ mod tests {
             })
             .collect();
         let n = arena.vertex_count();
-        let mut sequential = vec![NO_MOVE; n];
-        player0(&arena, &credit, 60, &mut sequential, &Threads::one());
+        let sequential = player0(&arena, &credit, 60, &Threads::one());
+        assert_eq!(sequential.len(), n);
         assert!(sequential.iter().any(|&s| s != NO_MOVE));
         for threads in [2, 3, 8] {
-            let mut parallel = vec![NO_MOVE; n];
-            player0(&arena, &credit, 60, &mut parallel, &Threads::new(threads));
+            let parallel = player0(&arena, &credit, 60, &Threads::new(threads));
             assert!(parallel == sequential, "{threads} threads");
         }
     }
@@ -220,8 +253,7 @@ mod tests {
                 crate::solve::solve(&arena, crate::solve::Backend::Reference, &Control::new())
                     .expect("solves");
             let (credit, bound) = (&solution.credit, solution.stats.bound);
-            let mut early = vec![NO_MOVE; arena.vertex_count()];
-            player0(&arena, credit, bound, &mut early, &Threads::one());
+            let early = player0(&arena, credit, bound, &Threads::one());
             for v in 0..arena.vertex_count() as VertexId {
                 let full = if arena.owner(v) == Player::Zero && credit[v as usize] != TOP {
                     arena

@@ -361,9 +361,9 @@ pub fn solve_scheduled(
     schedule: Schedule,
     control: &Control,
 ) -> Result<(Solution, AccelStats), SolveError> {
-    let bound = energy::bound(arena)?;
     let start = Instant::now();
     let threads = Threads::new(engine.threads()).with_parallel_from(engine.parallel_from());
+    let bound = energy::bound_on(arena, &threads)?;
     let n = arena.vertex_count();
     let mut values = vec![0u64; n];
     // σ1 and the ranks are allocated by the first evaluation (most games never evaluate).

@@ -266,10 +266,10 @@ pub fn solve(
     options: &CpuOptions,
     control: &Control,
 ) -> Result<Solution, SolveError> {
-    let bound = energy::bound(arena)?;
     let start = Instant::now();
     let threads = Threads::new(options.effective_threads())
         .with_parallel_from(options.sequential_below_edges);
+    let bound = energy::bound_on(arena, &threads)?;
     let n = arena.vertex_count();
     // Why each vertex reached ⊤ (the frontier algorithm's lifts record it), for player 1's
     // strategy.

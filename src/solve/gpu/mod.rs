@@ -49,8 +49,8 @@ pub fn solve(
     options: &GpuOptions,
     control: &Control,
 ) -> Result<Solution, SolveError> {
-    let bound = energy::bound(arena)?;
     let start = Instant::now();
+    let bound = energy::bound(arena)?;
     let mut engine = GpuEngine::upload(arena, bound, options)?;
     let setup = engine.setup_timings();
     tracing::debug!(
