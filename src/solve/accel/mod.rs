@@ -363,7 +363,9 @@ pub fn solve_scheduled(
 ) -> Result<(Solution, AccelStats), SolveError> {
     let start = Instant::now();
     let threads = Threads::new(engine.threads()).with_parallel_from(engine.parallel_from());
+    tracing::debug!(seconds = start.elapsed().as_secs_f64(), "accel: threads");
     let bound = energy::bound_on(arena, &threads)?;
+    tracing::debug!(seconds = start.elapsed().as_secs_f64(), "accel: bound");
     let n = arena.vertex_count();
     let mut values = vec![0u64; n];
     // σ1 and the ranks are allocated by the first evaluation (most games never evaluate).

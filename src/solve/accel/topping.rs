@@ -25,8 +25,6 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use crate::arena::{Player, VertexId};
 
 /// No edge: a vertex without a recorded (or seed) move.
@@ -62,20 +60,19 @@ pub struct Topping {
     /// Tells records apart (an engine that keeps its own copy clears it for a new one).
     id: u64,
     cause: Vec<AtomicU8>,
+    /// The recorded edge, bit-inverted (so that zeroed memory reads as [`NO_EDGE`]).
     edge: Vec<AtomicU32>,
 }
 
 impl Topping {
-    /// An empty record for `n` vertices.
+    /// An empty record for `n` vertices: zeroed memory, so the pages no lift writes are
+    /// never touched (the device's record is often never copied back).
     pub fn new(n: usize) -> Topping {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Topping {
             id: NEXT_ID.fetch_add(1, Relaxed),
-            cause: (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
-            edge: (0..n)
-                .into_par_iter()
-                .map(|_| AtomicU32::new(NO_EDGE))
-                .collect(),
+            cause: bytemuck::allocation::zeroed_vec(n),
+            edge: bytemuck::allocation::zeroed_vec(n),
         }
     }
 
@@ -98,7 +95,7 @@ impl Topping {
     /// Records how `v` was topped ([`classify`]'s answer).
     #[inline]
     pub fn record(&self, v: VertexId, (cause, edge): (ToppedBy, u32)) {
-        self.edge[v as usize].store(edge, Relaxed);
+        self.edge[v as usize].store(!edge, Relaxed);
         self.cause[v as usize].store(cause as u8, Relaxed);
     }
 
@@ -111,7 +108,7 @@ impl Topping {
     /// The edge recorded at `v` ([`NO_EDGE`] for player 0 or none).
     #[inline]
     pub fn edge(&self, v: VertexId) -> u32 {
-        self.edge[v as usize].load(Relaxed)
+        !self.edge[v as usize].load(Relaxed)
     }
 }
 

@@ -217,7 +217,9 @@ impl LiftEngine for GpuLift {
         let max_lifts = budget.lifts;
         let begin = Instant::now();
         // The first phase starts from 0: a memset instead of an upload.
-        let start = if self.phases == 0 && values.iter().all(|&v| v == 0) {
+        let from_zero =
+            self.phases == 0 && threads.install(|| values.par_iter().all(|&v| v == 0));
+        let start = if from_zero {
             None
         } else {
             Some(values.as_slice())
@@ -241,9 +243,11 @@ impl LiftEngine for GpuLift {
         } else {
             0
         };
+        let before = begin.elapsed().as_secs_f64();
         let run =
             self.engine
                 .lift_budgeted(start, max_lifts, max_seconds, &self.options, control)?;
+        let engine_seconds = begin.elapsed().as_secs_f64() - before;
         *values = run.credit;
         if recording {
             let download = Instant::now();
@@ -262,6 +266,16 @@ impl LiftEngine for GpuLift {
             }
             self.download_seconds += download.elapsed().as_secs_f64();
         }
+        tracing::debug!(
+            seconds = begin.elapsed().as_secs_f64(),
+            before,
+            engine = engine_seconds,
+            kernels = run.timings.solve,
+            download = run.timings.download,
+            lifts = run.lifts,
+            finished = run.finished,
+            "gpu: lifting phase"
+        );
         self.phases += 1;
         self.launches += run.launches;
         self.seconds += begin.elapsed().as_secs_f64();

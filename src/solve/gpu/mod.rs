@@ -50,7 +50,9 @@ pub fn solve(
     control: &Control,
 ) -> Result<Solution, SolveError> {
     let start = Instant::now();
-    let bound = energy::bound(arena)?;
+    // (The driver's own threads come later; these only sum the bound.)
+    let bound = energy::bound_on(arena, &Threads::new(host_threads()))?;
+    tracing::debug!(seconds = start.elapsed().as_secs_f64(), "gpu: bound");
     let mut engine = GpuEngine::upload(arena, bound, options)?;
     let setup = engine.setup_timings();
     tracing::debug!(

@@ -49,6 +49,13 @@ fn parsed<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
 }
 
 fn main() {
+    // `EGSOLVE_LOG=debug` shows the solver's own trace (phase by phase) beside the tables.
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("EGSOLVE_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("check");
     println!(
