@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use super::accel::topping::{NO_EDGE, Topping, ToppedBy};
+use super::accel::topping::{NO_EDGE, ToppedBy, Topping};
 use super::control::{Budget, Control, Interrupted};
 use crate::arena::{Arena, Player, VertexId, Weight, Width};
 

@@ -217,8 +217,7 @@ impl LiftEngine for GpuLift {
         let max_lifts = budget.lifts;
         let begin = Instant::now();
         // The first phase starts from 0: a memset instead of an upload.
-        let from_zero =
-            self.phases == 0 && threads.install(|| values.par_iter().all(|&v| v == 0));
+        let from_zero = self.phases == 0 && threads.install(|| values.par_iter().all(|&v| v == 0));
         let start = if from_zero {
             None
         } else {
