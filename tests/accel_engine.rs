@@ -240,6 +240,7 @@ fn a_budgeted_cpu_lift_stops_below_the_fixpoint_and_resumes_to_it() {
             budget,
             &options,
             &pool,
+            None,
             &Control::new(),
         )
         .expect("lifts");

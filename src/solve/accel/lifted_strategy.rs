@@ -246,7 +246,7 @@ pub(super) mod tests {
     use super::*;
     use crate::generate::{RandomParams, random};
     use crate::solve::accel::Budget;
-    use crate::solve::cpu::{CpuAlgorithm, CpuOptions, lift_recording};
+    use crate::solve::cpu::{CpuAlgorithm, CpuOptions, lift_budgeted};
     use crate::solve::energy::bound;
     use crate::solve::worklist::{Primal, solve_budgeted};
 
@@ -278,7 +278,7 @@ pub(super) mod tests {
                 let threads = Threads::new(count).with_parallel_from(0);
                 let (start, budget) = (vec![0; n], Budget::UNLIMITED);
                 let control = Control::new();
-                let lifted = lift_recording(
+                let lifted = lift_budgeted(
                     arena,
                     m,
                     start,

@@ -163,6 +163,11 @@ pub trait LiftEngine {
     fn finish_components(&mut self) -> Result<Option<EngineComponents>, SolveError> {
         Ok(None)
     }
+    /// The game's bound `M`, if the engine already computed it (the device's upload needs
+    /// it first); `None` and the driver sums it.
+    fn known_bound(&self) -> Option<u64> {
+        None
+    }
     /// Whether [`LiftEngine::lift`] fills the `topping` record it is given (then the driver
     /// gives one, and player 1's strategy comes from it where it can).
     fn records_topping(&self) -> bool {
@@ -364,7 +369,10 @@ pub fn solve_scheduled(
     let start = Instant::now();
     let threads = Threads::new(engine.threads()).with_parallel_from(engine.parallel_from());
     tracing::debug!(seconds = start.elapsed().as_secs_f64(), "accel: threads");
-    let bound = energy::bound_on(arena, &threads)?;
+    let bound = match engine.known_bound() {
+        Some(bound) => bound,
+        None => energy::bound_on(arena, &threads)?,
+    };
     tracing::debug!(seconds = start.elapsed().as_secs_f64(), "accel: bound");
     let n = arena.vertex_count();
     let mut values = vec![0u64; n];

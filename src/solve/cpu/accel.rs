@@ -3,7 +3,7 @@
 //! between its evaluations (the sequential worklist stays the engine for one thread and for
 //! small games, see [`crate::solve::auto`]).
 
-use super::{CpuAlgorithm, CpuOptions, lift_recording};
+use super::{CpuAlgorithm, CpuOptions, lift_budgeted};
 use crate::arena::Arena;
 use crate::solve::accel::{Budget, LiftEngine, LiftRun, Topping};
 use crate::solve::{Control, SolveError, Threads};
@@ -57,7 +57,7 @@ impl LiftEngine for CpuLift {
     ) -> Result<LiftRun, SolveError> {
         let start = std::mem::take(values);
         let options = &self.options;
-        let lifted = lift_recording(
+        let lifted = lift_budgeted(
             arena, bound, start, budget, options, threads, topping, control,
         )?;
         *values = lifted.values;

@@ -146,6 +146,7 @@ pub fn lift_from(
         Budget::UNLIMITED,
         options,
         &threads,
+        None,
         control,
     )
 }
@@ -153,25 +154,11 @@ pub fn lift_from(
 /// [`lift_from`] on `threads` (its pool; `options.threads` is not read) that stops at the
 /// first round boundary after `budget` runs out (the frontier algorithm; the sweep always
 /// runs to the fixpoint): `finished` says whether the values reached the least fixpoint.
-/// The values stay below it either way.
-pub fn lift_budgeted(
-    arena: &Arena,
-    bound: u64,
-    values: Vec<u64>,
-    budget: Budget,
-    options: &CpuOptions,
-    threads: &Threads,
-    control: &Control,
-) -> Result<CpuLifted, Interrupted> {
-    lift_recording(
-        arena, bound, values, budget, options, threads, None, control,
-    )
-}
-
-/// [`lift_budgeted`] that also records in `topping` why each vertex it raises to ⊤ got
-/// there ([`crate::solve::accel::topping`]; the frontier algorithm only).
+/// The values stay below it either way. With `topping`, the frontier algorithm also
+/// records there why each vertex it raises to ⊤ got there
+/// ([`crate::solve::accel::topping`]).
 #[allow(clippy::too_many_arguments)]
-pub fn lift_recording(
+pub fn lift_budgeted(
     arena: &Arena,
     bound: u64,
     values: Vec<u64>,
@@ -195,7 +182,7 @@ pub fn lift_recording(
     }
 }
 
-/// How one call of [`lift_recording`] runs, passed down its width dispatch.
+/// How one call of [`lift_budgeted`] runs, passed down its width dispatch.
 struct Run<'r> {
     budget: Budget,
     options: &'r CpuOptions,
@@ -275,7 +262,7 @@ pub fn solve(
     // strategy.
     let topping =
         (options.algorithm == CpuAlgorithm::Frontier).then(|| threads.install(|| Topping::new(n)));
-    let lifted = lift_recording(
+    let lifted = lift_budgeted(
         arena,
         bound,
         vec![0; n],

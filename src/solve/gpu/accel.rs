@@ -193,6 +193,10 @@ impl LiftEngine for GpuLift {
         }))
     }
 
+    fn known_bound(&self) -> Option<u64> {
+        Some(self.engine.bound())
+    }
+
     fn records_topping(&self) -> bool {
         !self.engine.renumbered()
     }

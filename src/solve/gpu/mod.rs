@@ -50,7 +50,8 @@ pub fn solve(
     control: &Control,
 ) -> Result<Solution, SolveError> {
     let start = Instant::now();
-    // (The driver's own threads come later; these only sum the bound.)
+    // (The driver's own threads come later; these only sum the bound, which the upload
+    // needs and the driver then takes from the engine.)
     let bound = energy::bound_on(arena, &Threads::new(host_threads()))?;
     tracing::debug!(seconds = start.elapsed().as_secs_f64(), "gpu: bound");
     let mut engine = GpuEngine::upload(arena, bound, options)?;
