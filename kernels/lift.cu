@@ -5,8 +5,9 @@
 // and [n0, n) to player 1 (max), or in the input's order with owners[v] the player of v. CSR successors and CSC predecessors; weights at the arena's storage width
 // W (16, 32 or 64 bits), energies V = u32 when the bound M < u32::MAX, else u64, with TOP
 // = all ones; `energy_minus` is src/solve/energy.rs `minus`, bit for bit, at either width.
-// Kernels: lift_rounds_h{H}_w{16,32,64}_v{32,64}, one per lane count, and
-// player0_moves_w.._v.. (player 0's strategy at the fixpoint); one width pair per
+// Kernels: lift_rounds_h{H}_w{16,32,64}_v{32,64}, one per lane count,
+// player0_moves_w.._v.. (player 0's strategy at the fixpoint) and predecessors_w.._v.. (the
+// CSC's sources and weights from the CSR, once after the upload); one width pair per
 // compilation (the LIFT_* macros at the end).
 //
 // One launch runs rounds until the frontier empties, leaves the size window
@@ -451,6 +452,32 @@ __device__ __forceinline__ void choose_player0_moves(const LiftParams& p, u32* m
     }
 }
 
+// The predecessors' sources and weights from the successors, so that the upload carries
+// each edge once: the host sends the CSC's offsets (prefix sums of the in-degrees), and
+// groups of `lanes` threads (a power of two, at most 32) take vertices u in grid-stride
+// order and append (u, w) to the list of each successor t at a slot claimed with an atomic
+// add on cursor[t] (all zero on entry; each ends at t's in-degree). Within a list the order
+// is the claims' order, which varies from run to run: lifting does not depend on it (it
+// only decides which predecessors a lift pushes, and the pushes form a set).
+template <typename W>
+__device__ void list_predecessors(const LiftParams& p, u32* cursor, u32 lanes) {
+    u32* sources = (u32*)p.pred_sources;
+    W* pred_weights = (W*)p.pred_weights;
+    const W* succ_weights = (const W*)p.succ_weights;
+    const u32 thread = blockIdx.x * blockDim.x + threadIdx.x;
+    const u32 sub = thread & (lanes - 1);
+    const u32 groups = gridDim.x * blockDim.x / lanes;
+    for (u32 u = thread / lanes; u < p.n; u += groups) {
+        const u32 end = __ldg(p.succ_offsets + u + 1);
+        for (u32 k = __ldg(p.succ_offsets + u) + sub; k < end; k += lanes) {
+            const u32 t = __ldg(p.succ_targets + k);
+            const u32 slot = __ldg(p.pred_offsets + t) + atomicAdd(cursor + t, 1u);
+            sources[slot] = u;
+            pred_weights[slot] = __ldg(succ_weights + k);
+        }
+    }
+}
+
 #if LIFT_MIN_BLOCKS > 0
 #define LIFT_BOUNDS __launch_bounds__(BLOCK, LIFT_MIN_BLOCKS)
 #else
@@ -469,8 +496,15 @@ __device__ __forceinline__ void choose_player0_moves(const LiftParams& p, u32* m
         choose_player0_moves<W, V>(p, moves);                                         \
     }
 
+#define PREDECESSORS_KERNEL(WB, W, VB, V)                                             \
+    extern "C" __global__ void __launch_bounds__(BLOCK)                               \
+        predecessors_w##WB##_v##VB(LiftParams p, u32* cursor, u32 lanes) {            \
+        list_predecessors<W>(p, cursor, lanes);                                       \
+    }
+
 #define LIFT_KERNELS(WB, W, VB, V)       \
     MOVES_KERNEL(WB, W, VB, V)           \
+    PREDECESSORS_KERNEL(WB, W, VB, V)    \
     LIFT_KERNEL(1, WB, W, VB, V)         \
     LIFT_KERNEL(2, WB, W, VB, V)         \
     LIFT_KERNEL(4, WB, W, VB, V)         \

@@ -85,10 +85,57 @@ impl Threads {
         }
     }
 
+    /// `n` zeros, written by these threads when `n` is worth splitting
+    /// ([`filled_in_parallel`]).
+    pub fn zeroed<T: Copy + Default + Send + Sync>(&self, n: usize) -> Vec<T> {
+        if self.parallel(n) {
+            self.install(|| filled_in_parallel(n, T::default()))
+        } else {
+            vec![T::default(); n]
+        }
+    }
+
     /// Contiguous index ranges of about `chunk` items covering `0..n` (the unit of parallel
     /// loops over vertices: large enough to amortise a task, small enough to balance).
     pub fn chunks(n: usize, chunk: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
         let chunk = chunk.max(1);
         (0..n.div_ceil(chunk)).map(move |i| i * chunk..((i + 1) * chunk).min(n))
+    }
+}
+
+/// `n` copies of `value`, written in parallel (on the current rayon pool) into memory taken
+/// without clearing. A zeroed `vec!` of a solve's size is a `calloc`, which glibc serves
+/// from a heap block it has used before by clearing it on the calling thread, faulting
+/// back in any page the heap had returned to the kernel: 10–15 ms for 2.5 million credits
+/// in a warm 30 ms GPU solve (notes/gpu/h100-session16). Written here, the pages are
+/// touched by every thread at once.
+pub fn filled_in_parallel<T: Copy + Send + Sync>(n: usize, value: T) -> Vec<T> {
+    use rayon::prelude::*;
+    let mut out = Vec::with_capacity(n);
+    out.par_extend(rayon::iter::repeat_n(value, n));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Zeros come back `n` long and all zero, on one thread, below the parallel threshold
+    /// and above it, over memory that held other values before.
+    #[test]
+    fn zeroed_vectors_are_zero_at_every_size_and_thread_count() {
+        for threads in [
+            Threads::one(),
+            Threads::new(3),
+            Threads::new(3).with_parallel_from(0),
+        ] {
+            for n in [0, 1, 1000, PARALLEL_FROM_ITEMS + 7, 3 << 20] {
+                drop(vec![u64::MAX; n]);
+                let zeros: Vec<u64> = threads.zeroed(n);
+                assert_eq!(zeros.len(), n);
+                assert!(zeros.iter().all(|&x| x == 0));
+            }
+        }
+        assert_eq!(filled_in_parallel(5, 7u8), vec![7u8; 5]);
     }
 }

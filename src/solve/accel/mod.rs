@@ -137,6 +137,11 @@ pub trait LiftEngine {
     fn parallel_from(&self) -> usize {
         super::threads::PARALLEL_FROM_ITEMS
     }
+    /// The threads the engine's caller already started for this solve, if any: the driver
+    /// uses them instead of starting [`LiftEngine::threads`] of its own.
+    fn started_threads(&self) -> Option<Threads> {
+        None
+    }
     /// A lifting phase's length as a fraction of the next evaluation's expected time.
     fn phase_ratio(&self) -> f64 {
         1.0
@@ -167,6 +172,13 @@ pub trait LiftEngine {
     /// it first); `None` and the driver sums it.
     fn known_bound(&self) -> Option<u64> {
         None
+    }
+    /// The driver's starting point, `n` zeros. An engine whose first lift never reads it
+    /// (the GPU's, which clears its own copy on the device) returns an empty vector, which
+    /// stands for `n` zeros until that lift replaces it with the `n` values it lifted to;
+    /// the driver reads nothing before.
+    fn zeros(&self, n: usize, threads: &Threads) -> Vec<u64> {
+        threads.zeroed(n)
     }
     /// Whether [`LiftEngine::lift`] fills the `topping` record it is given (then the driver
     /// gives one, and player 1's strategy comes from it where it can).
@@ -367,7 +379,10 @@ pub fn solve_scheduled(
     control: &Control,
 ) -> Result<(Solution, AccelStats), SolveError> {
     let start = Instant::now();
-    let threads = Threads::new(engine.threads()).with_parallel_from(engine.parallel_from());
+    let threads = engine
+        .started_threads()
+        .unwrap_or_else(|| Threads::new(engine.threads()))
+        .with_parallel_from(engine.parallel_from());
     tracing::debug!(seconds = start.elapsed().as_secs_f64(), "accel: threads");
     let bound = match engine.known_bound() {
         Some(bound) => bound,
@@ -375,7 +390,11 @@ pub fn solve_scheduled(
     };
     tracing::debug!(seconds = start.elapsed().as_secs_f64(), "accel: bound");
     let n = arena.vertex_count();
-    let mut values = vec![0u64; n];
+    let mut values = engine.zeros(n, &threads);
+    tracing::debug!(
+        seconds = start.elapsed().as_secs_f64(),
+        "accel: values allocated"
+    );
     // σ1 and the ranks are allocated by the first evaluation (most games never evaluate).
     let mut sigma_edge: Vec<u32> = Vec::new();
     let mut graph = Graph::default();
@@ -383,6 +402,10 @@ pub fn solve_scheduled(
     let topping = engine
         .records_topping()
         .then(|| threads.install(|| Topping::new(n)));
+    tracing::debug!(
+        seconds = start.elapsed().as_secs_f64(),
+        "accel: topping allocated"
+    );
     let mut accel = AccelStats::default();
     let mut rounds = 0u64;
     let mut phases = Phases::default();

@@ -93,6 +93,8 @@ pub struct GpuLift {
     topping_id: Option<u64>,
     /// Vertices the phases of that record's solve lifted to ⊤.
     lifted_tops: usize,
+    /// The host threads [`solve`]'s caller started (the driver's, then).
+    threads: Option<Threads>,
 }
 
 impl GpuLift {
@@ -110,6 +112,7 @@ impl GpuLift {
             components_started: None,
             topping_id: None,
             lifted_tops: 0,
+            threads: None,
         }
     }
 
@@ -126,6 +129,14 @@ impl LiftEngine for GpuLift {
 
     fn threads(&self) -> usize {
         super::host_threads()
+    }
+
+    fn zeros(&self, _n: usize, _threads: &Threads) -> Vec<u64> {
+        Vec::new()
+    }
+
+    fn started_threads(&self) -> Option<Threads> {
+        self.threads.clone()
     }
 
     fn phase_ratio(&self) -> f64 {
@@ -212,7 +223,10 @@ impl LiftEngine for GpuLift {
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
         debug_assert_eq!(bound, self.engine.bound(), "the engine holds this game");
-        debug_assert_eq!(arena.vertex_count(), values.len());
+        debug_assert!(
+            values.len() == arena.vertex_count() || (values.is_empty() && self.phases == 0),
+            "n values, or none (zeros) before the first phase"
+        );
         let max_seconds = budget.until.map_or(f64::INFINITY, |until| {
             until
                 .saturating_duration_since(Instant::now())
@@ -221,11 +235,13 @@ impl LiftEngine for GpuLift {
         let max_lifts = budget.lifts;
         let begin = Instant::now();
         // The first phase starts from 0: a memset instead of an upload.
-        let from_zero = self.phases == 0 && threads.install(|| values.par_iter().all(|&v| v == 0));
-        let start = if from_zero {
-            None
+        let from_zero = self.phases == 0
+            && (values.is_empty() || threads.install(|| values.par_iter().all(|&v| v == 0)));
+        // From 0 nothing is uploaded, and the credits come back into the driver's zeros.
+        let (start, reuse) = if from_zero {
+            (None, std::mem::take(values))
         } else {
-            Some(values.as_slice())
+            (Some(values.as_slice()), Vec::new())
         };
         // The device's record spans a solve's phases: cleared when a new record comes.
         let recording = match topping {
@@ -247,9 +263,14 @@ impl LiftEngine for GpuLift {
             0
         };
         let before = begin.elapsed().as_secs_f64();
-        let run =
-            self.engine
-                .lift_budgeted(start, max_lifts, max_seconds, &self.options, control)?;
+        let run = self.engine.lift_budgeted_into(
+            start,
+            reuse,
+            max_lifts,
+            max_seconds,
+            &self.options,
+            control,
+        )?;
         let engine_seconds = begin.elapsed().as_secs_f64() - before;
         *values = run.credit;
         if recording {
@@ -298,9 +319,11 @@ pub fn solve(
     arena: &Arena,
     engine: GpuEngine,
     options: &GpuOptions,
+    threads: Option<Threads>,
     control: &Control,
 ) -> Result<(crate::solve::Solution, accel::AccelStats, GpuLift), SolveError> {
     let mut lift = GpuLift::new(engine, options);
+    lift.threads = threads;
     let (solution, stats) = accel::solve_with(arena, &mut lift, control)?;
     Ok((solution, stats, lift))
 }

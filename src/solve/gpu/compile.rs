@@ -53,6 +53,12 @@ pub fn moves_kernel_name(weight_bits: u32, value_bits: u32) -> String {
     format!("player0_moves_w{weight_bits}_v{value_bits}")
 }
 
+/// The predecessors' lists from the successors, for weights of `weight_bits` (`kernels/lift.cu`,
+/// in the same module as the lifting kernels; `value_bits` only names the module).
+pub fn predecessors_kernel_name(weight_bits: u32, value_bits: u32) -> String {
+    format!("predecessors_w{weight_bits}_v{value_bits}")
+}
+
 /// `kernels/lift.cu` for one pair of widths: the macros that select its kernels, then the
 /// source, then `kernels/components.cu`.
 pub fn lift_source(weight_bits: u32, value_bits: u32) -> String {
@@ -73,6 +79,7 @@ pub fn sources() -> Vec<(String, String, Vec<String>)> {
                 .map(|&h| lift_kernel_name(h, w, v))
                 .chain([
                     moves_kernel_name(w, v),
+                    predecessors_kernel_name(w, v),
                     COMPONENTS_KERNEL.to_string(),
                     WITNESS_KERNEL.to_string(),
                 ])
@@ -190,6 +197,8 @@ pub struct LiftKernels {
     pub functions: Vec<CudaFunction>,
     /// `player0_moves_w.._v..`.
     pub player0_moves: CudaFunction,
+    /// `predecessors_w.._v..`.
+    pub predecessors: CudaFunction,
     /// [`COMPONENTS_KERNEL`].
     pub components: CudaFunction,
     /// [`WITNESS_KERNEL`].
@@ -300,6 +309,9 @@ impl Kernels {
         let player0_moves = module
             .load_function(&moves_kernel_name(weight_bits, value_bits))
             .during("loading the strategy kernel")?;
+        let predecessors = module
+            .load_function(&predecessors_kernel_name(weight_bits, value_bits))
+            .during("loading the predecessors kernel")?;
         let components = module
             .load_function(COMPONENTS_KERNEL)
             .during("loading the components kernel")?;
@@ -310,6 +322,7 @@ impl Kernels {
             witness,
             functions,
             player0_moves,
+            predecessors,
             components,
             load_seconds,
             cached,

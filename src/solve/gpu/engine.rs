@@ -151,26 +151,28 @@ enum DeviceWeights {
 }
 
 impl DeviceWeights {
+    /// The successors' column uploaded, and room for the predecessors' (which
+    /// [`GpuEngine::upload`] has the device fill).
     fn upload(
         stream: &Arc<CudaStream>,
         staging: &mut Option<Staging>,
         succ: &WeightColumn<'_>,
-        pred: &WeightColumn<'_>,
     ) -> Result<DeviceWeights, GpuError> {
-        Ok(match (succ, pred) {
-            (WeightColumn::I16(s), WeightColumn::I16(p)) => DeviceWeights::I16([
-                upload_array(stream, staging, s)?,
-                upload_array(stream, staging, p)?,
-            ]),
-            (WeightColumn::I32(s), WeightColumn::I32(p)) => DeviceWeights::I32([
-                upload_array(stream, staging, s)?,
-                upload_array(stream, staging, p)?,
-            ]),
-            (WeightColumn::I64(s), WeightColumn::I64(p)) => DeviceWeights::I64([
-                upload_array(stream, staging, s)?,
-                upload_array(stream, staging, p)?,
-            ]),
-            _ => unreachable!("an arena stores both columns at one width"),
+        fn pair<T: DeviceRepr + bytemuck::Pod>(
+            stream: &Arc<CudaStream>,
+            staging: &mut Option<Staging>,
+            succ: &[T],
+        ) -> Result<[CudaSlice<T>; 2], GpuError> {
+            let uploaded = upload_array(stream, staging, succ)?;
+            // SAFETY: the predecessors kernel writes every element (one per edge) before
+            // any other kernel on this stream reads it.
+            let pred = unsafe { stream.alloc::<T>(succ.len().max(1)) }.during("allocating")?;
+            Ok([uploaded, pred])
+        }
+        Ok(match succ {
+            WeightColumn::I16(s) => DeviceWeights::I16(pair(stream, staging, s)?),
+            WeightColumn::I32(s) => DeviceWeights::I32(pair(stream, staging, s)?),
+            WeightColumn::I64(s) => DeviceWeights::I64(pair(stream, staging, s)?),
         })
     }
 
@@ -235,29 +237,42 @@ impl DeviceCredit {
         }
     }
 
-    /// The energies (device order, `n` of them) as `u64` with ⊤ = `u64::MAX`.
+    /// The energies (device order, `n` of them) as `u64` with ⊤ = `u64::MAX`, written into
+    /// `reuse` when it holds `n` (whatever they are: its pages are in memory already).
     fn download(
         &self,
         stream: &Arc<CudaStream>,
         staging: &mut Option<Staging>,
         n: usize,
+        reuse: Vec<u64>,
     ) -> Result<Vec<u64>, GpuError> {
         Ok(match (self, staging) {
             // Widened straight out of the staging buffers, while the next piece copies.
             (DeviceCredit::Narrow(c), Some(staging)) if n * 4 >= STAGED_FROM => {
-                let mut out = vec![0u64; n];
+                // Written without clearing first: `reuse`'s memory (its pages in memory
+                // already) or a new block, faulted in by the threads that widen.
+                let mut out = reuse;
+                out.clear();
+                out.reserve_exact(n);
+                let slots = &mut out.spare_capacity_mut()[..n];
+                let mut written = 0;
                 let (ptr, _record) = c.device_ptr(stream);
                 staging.download_with(stream, ptr, n * 4, |offset, piece| {
                     let words: &[u32] = bytemuck::cast_slice(piece);
-                    out[offset / 4..offset / 4 + words.len()]
+                    slots[offset / 4..offset / 4 + words.len()]
                         .par_chunks_mut(WIDEN_PIECE)
                         .zip(words.par_chunks(WIDEN_PIECE))
                         .for_each(|(to, from)| {
                             for (t, &x) in to.iter_mut().zip(from) {
-                                *t = widen(x);
+                                t.write(widen(x));
                             }
                         });
+                    written += words.len();
                 })?;
+                // The pieces cover 0..n * 4 bytes one after another (`download_with`).
+                assert_eq!(written, n, "every credit downloaded");
+                // SAFETY: the pieces wrote slots 0..n, each once, as counted above.
+                unsafe { out.set_len(n) };
                 out
             }
             (DeviceCredit::Narrow(c), staging) => download_array(stream, staging, c, n)?
@@ -338,6 +353,37 @@ pub struct GpuEngine {
     top_record: CudaSlice<u32>,
 }
 
+/// Has the device list every vertex's predecessors (sources and weights, at the slots
+/// `params.pred_offsets` gives) from the uploaded successors, `lanes` threads per vertex;
+/// `cursor` holds one zero word per vertex.
+fn list_predecessors(
+    stream: &Arc<CudaStream>,
+    kernels: &LiftKernels,
+    params: &LiftParams,
+    cursor: &CudaSlice<u32>,
+    lanes: u32,
+) -> Result<(), GpuError> {
+    let threads = params.n as u64 * lanes as u64;
+    let cfg = LaunchConfig {
+        grid_dim: (
+            threads.div_ceil(BLOCK as u64).clamp(1, 1 << 16) as u32,
+            1,
+            1,
+        ),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut launch = stream.launch_builder(&kernels.predecessors);
+    launch.arg(params);
+    launch.arg(cursor);
+    launch.arg(&lanes);
+    // SAFETY: `params` holds live allocations (successor offsets n + 1, targets and both
+    // weight columns m, predecessor offsets n + 1 and sources m) and `cursor` n zero words;
+    // the kernel writes each predecessor slot once, at offsets below m by the CSC's offsets.
+    unsafe { launch.launch(cfg) }.during("launching the predecessors kernel")?;
+    Ok(())
+}
+
 /// The device to use: the requested one, or the one with the most free memory; an error if
 /// the game does not fit.
 fn choose_device(requested: Option<usize>, needed: u64) -> Result<usize, GpuError> {
@@ -415,10 +461,12 @@ impl GpuEngine {
             upload_array(&stream, staging, &layout.succ_offsets)?,
             upload_array(&stream, staging, &layout.succ_targets)?,
             upload_array(&stream, staging, &layout.pred_offsets)?,
-            upload_array(&stream, staging, &layout.pred_sources)?,
+            // SAFETY: filled by the predecessors kernel below (one source per edge) before
+            // any other kernel on this stream reads it.
+            unsafe { stream.alloc::<u32>(layout.succ_targets.len().max(1)) }
+                .during("allocating")?,
         ];
-        let weights =
-            DeviceWeights::upload(&stream, staging, &layout.succ_weights, &layout.pred_weights)?;
+        let weights = DeviceWeights::upload(&stream, staging, &layout.succ_weights)?;
         let owners = match &layout.owners {
             Some(owners) => Some(upload_array(&stream, staging, owners)?),
             None => None,
@@ -430,16 +478,6 @@ impl GpuEngine {
         let stamp = alloc_u32(n as usize)?;
         let top_record = alloc_u32(n as usize)?;
         let state = alloc_u32(16)?;
-        stream.synchronize().during("uploading the game")?;
-        drop(guard);
-        let upload_seconds = start.elapsed().as_secs_f64();
-        tracing::debug!(
-            stream_seconds,
-            upload_seconds,
-            staged = largest >= STAGED_FROM,
-            "gpu: game uploaded"
-        );
-
         let ptr_u32 = |s: &CudaSlice<u32>| s.device_ptr(&stream).0;
         let (succ_weights, pred_weights) = weights.pointers(&stream);
         let params = LiftParams {
@@ -465,6 +503,17 @@ impl GpuEngine {
             owners: owners.as_ref().map_or(0, |o| o.device_ptr(&stream).0),
             top_record: 0,
         };
+        let cursor = alloc_u32(n as usize)?;
+        list_predecessors(&stream, &lift_kernels, &params, &cursor, lanes)?;
+        stream.synchronize().during("uploading the game")?;
+        drop((guard, cursor));
+        let upload_seconds = start.elapsed().as_secs_f64();
+        tracing::debug!(
+            stream_seconds,
+            upload_seconds,
+            staged = largest >= STAGED_FROM,
+            "gpu: game uploaded"
+        );
         let launched = ctx
             .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
             .during("creating an event")?;
@@ -677,6 +726,21 @@ impl GpuEngine {
         options: &GpuOptions,
         control: &Control,
     ) -> Result<LiftRun, GpuSolveError> {
+        self.lift_budgeted_into(start, Vec::new(), max_lifts, max_seconds, options, control)
+    }
+
+    /// [`GpuEngine::lift_budgeted`], with the credits downloaded into `reuse` where it has
+    /// room for them (its contents are overwritten; a solve's first phase from 0 passes the
+    /// driver's zeros, whose pages are in memory already).
+    pub fn lift_budgeted_into(
+        &mut self,
+        start: Option<&[u64]>,
+        reuse: Vec<u64>,
+        max_lifts: u64,
+        max_seconds: f64,
+        options: &GpuOptions,
+        control: &Control,
+    ) -> Result<LiftRun, GpuSolveError> {
         let begin = Instant::now();
         self.reset(start)?;
         self.params.max_ns = 0;
@@ -735,7 +799,7 @@ impl GpuEngine {
         let staging = guard.as_deref_mut().unwrap_or(&mut direct);
         let device = self
             .credit
-            .download(&self.stream, staging, self.n as usize)?;
+            .download(&self.stream, staging, self.n as usize, reuse)?;
         drop(guard);
         let credit = Numbering::to_input_order(self.numbering.as_ref(), device);
         let download = start.elapsed().as_secs_f64();
@@ -923,9 +987,111 @@ impl GpuEngine {
 }
 
 #[cfg(test)]
+impl GpuEngine {
+    /// The predecessors as the device listed them: sources and weights (widened), in the
+    /// device's order and numbering.
+    fn listed_predecessors(&self) -> (Vec<u32>, Vec<i64>) {
+        let sources = self
+            .stream
+            .clone_dtoh(&self._adjacency[3])
+            .expect("downloads");
+        let weights: Vec<i64> = match &self._weights {
+            DeviceWeights::I16([_, p]) => self
+                .stream
+                .clone_dtoh(p)
+                .expect("downloads")
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+            DeviceWeights::I32([_, p]) => self
+                .stream
+                .clone_dtoh(p)
+                .expect("downloads")
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+            DeviceWeights::I64([_, p]) => self.stream.clone_dtoh(p).expect("downloads"),
+        };
+        let m = self.m as usize;
+        (sources[..m].to_vec(), weights[..m].to_vec())
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arena::EdgeList;
+    use crate::generate::{RandomParams, random};
     use crate::solve::TOP;
+
+    /// Where a GPU is, the predecessors the device lists from the uploaded successors are
+    /// the arena's, vertex for vertex (as multisets: the order within a list is the
+    /// device's), at every weight width, in both vertex orders and with every lane count,
+    /// on random games with a hub of many predecessors and successors (fixed seeds and a
+    /// fresh one). Without a GPU: nothing to check.
+    #[test]
+    fn device_lists_the_arenas_predecessors_where_a_gpu_is() {
+        if let Err(e) = super::super::devices::driver_ready() {
+            eprintln!("no GPU: the device's predecessor lists not checked ({e})");
+            return;
+        }
+        let fresh: u64 = rand::random();
+        eprintln!("fresh seed {fresh}");
+        for seed in (0..12u64).chain([fresh]) {
+            let base = random(
+                RandomParams {
+                    vertices: [30, 1_000, 20_000, 150_000][(seed % 4) as usize],
+                    min_degree: 1,
+                    max_degree: 1 + (seed % 6) as u32,
+                    min_weight: [-5, -40_000, -3_000_000_000][(seed % 3) as usize],
+                    max_weight: [5, 40_000, 3_000_000_000][(seed % 3) as usize],
+                    player1_percent: (seed * 23 % 101) as u8,
+                },
+                seed,
+            );
+            // Vertex 0 becomes a hub: an edge to and from every 3rd vertex.
+            let n = base.vertex_count() as u32;
+            let mut edges = EdgeList::with_capacity(base.edge_count() + 2 * n as usize);
+            for v in 0..n {
+                for (u, w) in base.successors(v) {
+                    edges.push(v, u, w);
+                }
+                if v % 3 == 0 {
+                    edges.push(0, v, v as i64 % 7 - 3);
+                    edges.push(v, 0, 2 - v as i64 % 5);
+                }
+            }
+            let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+            let bound = crate::solve::energy::bound(&arena).expect("fits");
+            let orders = [VertexOrder::Input, VertexOrder::PlayersFirst];
+            let options = GpuOptions {
+                order: orders[(seed % 2) as usize],
+                wide: seed % 5 == 4,
+                lanes: Some(LANES[(seed as usize) % LANES.len()]),
+                ..GpuOptions::default()
+            };
+            let engine = GpuEngine::upload(&arena, bound, &options).expect("uploads");
+            let (sources, weights) = engine.listed_predecessors();
+            let old_of_new = |d: u32| {
+                engine
+                    .numbering
+                    .as_ref()
+                    .map_or(d, |numbering| numbering.old_of_new[d as usize])
+            };
+            let layout = DeviceLayout::new(&arena, options.wide, options.order);
+            for d in 0..n {
+                let range = layout.pred_offsets[d as usize] as usize
+                    ..layout.pred_offsets[d as usize + 1] as usize;
+                let mut got: Vec<(u32, i64)> = range
+                    .map(|k| (old_of_new(sources[k]), weights[k]))
+                    .collect();
+                got.sort_unstable();
+                let mut expected: Vec<(u32, i64)> = arena.predecessors(old_of_new(d)).collect();
+                expected.sort_unstable();
+                assert_eq!(got, expected, "seed {seed}, device vertex {d}");
+            }
+        }
+    }
 
     #[test]
     fn narrow_energies_round_trip_with_top() {

@@ -1,5 +1,6 @@
-//! The game as the device holds it: CSR successors and CSC predecessors, in one of two
-//! vertex orders ([`VertexOrder`]): renumbered so that player-0 vertices come first (the
+//! The game as the host hands it to the device: CSR successors and the CSC's offsets (the
+//! device builds the predecessors' sources and weights from the successors, so the upload
+//! carries each edge once), in one of two vertex orders ([`VertexOrder`]): renumbered so that player-0 vertices come first (the
 //! paper's layout: a warp lifting consecutive vertices takes only minima or only maxima), or
 //! the input's own order with each vertex's player in a byte array (nothing to renumber:
 //! the arena's arrays upload as they are; the default, since the host-side renumbering cost
@@ -17,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::arena::{Arena, Player, Weight, Width};
 
-/// One weight column (successor or predecessor order) at the arena's storage width.
+/// One weight column (successor order) at the arena's storage width.
 #[derive(Debug, Clone)]
 pub enum WeightColumn<'a> {
     I16(Cow<'a, [i16]>),
@@ -125,20 +126,18 @@ pub struct DeviceLayout<'a> {
     pub succ_targets: Cow<'a, [u32]>,
     /// CSR weights (`m`).
     pub succ_weights: WeightColumn<'a>,
-    /// CSC offsets (`n + 1`).
+    /// CSC offsets (`n + 1`): where each vertex's predecessors go when the device lists
+    /// them.
     pub pred_offsets: Cow<'a, [u32]>,
-    /// CSC sources (`m`).
-    pub pred_sources: Cow<'a, [u32]>,
-    /// CSC weights (`m`).
-    pub pred_weights: WeightColumn<'a>,
 }
 
 /// Bytes of device memory a game of `n` vertices and `m` edges needs, with weights and
 /// energies of the given widths: both adjacency copies, credits, two frontiers, stamps, the
-/// topping record, the players' bytes (input order) and the round state.
+/// topping record, the players' bytes (input order), the predecessors' cursors (while the
+/// device lists them) and the round state.
 pub fn device_bytes(n: u64, m: u64, weight_bits: u32, value_bits: u32) -> u64 {
     let adjacency = 2 * (4 * (n + 1) + m * (4 + weight_bits as u64 / 8));
-    let per_vertex = n * (value_bits as u64 / 8 + 4 + 4 + 4 + 4 + 1);
+    let per_vertex = n * (value_bits as u64 / 8 + 4 + 4 + 4 + 4 + 4 + 1);
     adjacency + per_vertex + 64
 }
 
@@ -198,47 +197,38 @@ impl<'a> DeviceLayout<'a> {
             new_offsets: &succ_offsets,
             neighbours: arena.succ_targets(),
         };
-        let pred = Adjacency {
-            old_offsets: arena.pred_offsets(),
-            new_offsets: &pred_offsets,
-            neighbours: arena.pred_sources(),
-        };
         let renumber = Renumber {
             identity,
             old_of_new: &old_of_new,
             new_of_old: &new_of_old,
         };
-        let ((succ_targets, succ_weights), (pred_sources, pred_weights)) =
-            match arena.weight_width() {
-                Width::I16 => {
-                    let (s, p) = arena
-                        .typed_weights::<i16>()
-                        .expect("dispatched on the width");
-                    let (a, b) =
-                        rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
-                    ((a.0, WeightColumn::I16(a.1)), (b.0, WeightColumn::I16(b.1)))
-                }
-                Width::I32 => {
-                    let (s, p) = arena
-                        .typed_weights::<i32>()
-                        .expect("dispatched on the width");
-                    let (a, b) =
-                        rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
-                    ((a.0, WeightColumn::I32(a.1)), (b.0, WeightColumn::I32(b.1)))
-                }
-                Width::I64 => {
-                    let (s, p) = arena
-                        .typed_weights::<i64>()
-                        .expect("dispatched on the width");
-                    let (a, b) =
-                        rayon::join(|| renumber.column(&succ, s), || renumber.column(&pred, p));
-                    ((a.0, WeightColumn::I64(a.1)), (b.0, WeightColumn::I64(b.1)))
-                }
-            };
-        let (succ_weights, pred_weights) = if wide {
-            (succ_weights.widened(), pred_weights.widened())
+        let (succ_targets, succ_weights) = match arena.weight_width() {
+            Width::I16 => {
+                let (s, _) = arena
+                    .typed_weights::<i16>()
+                    .expect("dispatched on the width");
+                let (targets, weights) = renumber.column(&succ, s);
+                (targets, WeightColumn::I16(weights))
+            }
+            Width::I32 => {
+                let (s, _) = arena
+                    .typed_weights::<i32>()
+                    .expect("dispatched on the width");
+                let (targets, weights) = renumber.column(&succ, s);
+                (targets, WeightColumn::I32(weights))
+            }
+            Width::I64 => {
+                let (s, _) = arena
+                    .typed_weights::<i64>()
+                    .expect("dispatched on the width");
+                let (targets, weights) = renumber.column(&succ, s);
+                (targets, WeightColumn::I64(weights))
+            }
+        };
+        let succ_weights = if wide {
+            succ_weights.widened()
         } else {
-            (succ_weights, pred_weights)
+            succ_weights
         };
         let owners = (order == VertexOrder::Input)
             .then(|| arena.owners().par_iter().map(|&p| p as u8).collect());
@@ -255,8 +245,6 @@ impl<'a> DeviceLayout<'a> {
             succ_targets,
             succ_weights,
             pred_offsets,
-            pred_sources,
-            pred_weights,
         }
     }
 
@@ -387,7 +375,7 @@ impl Numbering {
     }
 }
 
-/// One adjacency (successors or predecessors) before and after renumbering.
+/// The successors before and after renumbering.
 struct Adjacency<'a, 'o> {
     old_offsets: &'a [u32],
     new_offsets: &'o [u32],
@@ -514,10 +502,8 @@ mod tests {
             16,
             "the arena's storage width is kept"
         );
-        assert_eq!(layout.pred_weights.bits(), 16);
         for k in 0..6 {
             assert_eq!(wide.succ_weights.get(k), layout.succ_weights.get(k));
-            assert_eq!(wide.pred_weights.get(k), layout.pred_weights.get(k));
         }
         let old_of_new = &layout.numbering.as_ref().expect("renumbered").old_of_new;
         assert_eq!(old_of_new, &vec![1, 3, 0, 2]);
@@ -535,17 +521,11 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, arena.successors(v).collect::<Vec<_>>());
-            let range = layout.pred_offsets[d as usize] as usize
-                ..layout.pred_offsets[d as usize + 1] as usize;
-            let got: Vec<(u32, i64)> = range
-                .map(|k| {
-                    (
-                        old_of_new[layout.pred_sources[k] as usize],
-                        layout.pred_weights.get(k),
-                    )
-                })
-                .collect();
-            assert_eq!(got, arena.predecessors(v).collect::<Vec<_>>());
+            assert_eq!(
+                (layout.pred_offsets[d as usize + 1] - layout.pred_offsets[d as usize]) as usize,
+                arena.predecessors(v).count(),
+                "room for the predecessors the device lists"
+            );
         }
         let values = vec![10, 11, 12, 13];
         assert_eq!(
@@ -563,7 +543,7 @@ mod tests {
             "nothing is copied"
         );
         assert_eq!(&input.succ_targets[..], arena.succ_targets());
-        assert_eq!(&input.pred_sources[..], arena.pred_sources());
+        assert_eq!(&input.pred_offsets[..], arena.pred_offsets());
         assert_eq!(&input.succ_offsets[..], arena.succ_offsets());
         assert_eq!(input.to_device_order(&values), values);
     }

@@ -1,5 +1,5 @@
 //! The CUDA backend: the paper's Algorithm 3 (frontier lifting with CSR and CSC resident on
-//! the device, vertex-parallel or warp-centric), with the round loop kept on the device,
+//! the device — the CSR uploaded, the CSC listed from it there — vertex-parallel or warp-centric), with the round loop kept on the device,
 //! driven by the accelerated exact solver (lifting phases on the device, evaluations of
 //! player 1's strategies on the host; [`accel`]); `GpuOptions::plain` lifts to the fixpoint
 //! without evaluations.
@@ -50,11 +50,12 @@ pub fn solve(
     control: &Control,
 ) -> Result<Solution, SolveError> {
     let start = Instant::now();
-    // (The driver's own threads come later; these only sum the bound, which the upload
-    // needs and the driver then takes from the engine.)
-    let bound = energy::bound_on(arena, &Threads::new(host_threads()))?;
+    // One pool for the whole solve: the bound (which the upload needs and the driver then
+    // takes from the engine), the upload's host side, the driver and the strategies.
+    let threads = Threads::new(host_threads());
+    let bound = energy::bound_on(arena, &threads)?;
     tracing::debug!(seconds = start.elapsed().as_secs_f64(), "gpu: bound");
-    let mut engine = GpuEngine::upload(arena, bound, options)?;
+    let mut engine = threads.install(|| GpuEngine::upload(arena, bound, options))?;
     let setup = engine.setup_timings();
     tracing::debug!(
         seconds = start.elapsed().as_secs_f64(),
@@ -69,7 +70,8 @@ pub fn solve(
         ..Phases::default()
     };
     if !options.plain {
-        let (mut solution, _, lift) = accel::solve(arena, engine, options, control)?;
+        let (mut solution, _, lift) =
+            accel::solve(arena, engine, options, Some(threads.clone()), control)?;
         tracing::debug!(
             seconds = start.elapsed().as_secs_f64(),
             "gpu: solved, strategies included"
@@ -106,13 +108,7 @@ pub fn solve(
         },
         ..SolveStats::default()
     };
-    Solution::from_credits(
-        arena,
-        run.credit,
-        stats,
-        &Threads::new(host_threads()),
-        control,
-    )
+    Solution::from_credits(arena, run.credit, stats, &threads, control)
 }
 
 /// Opens device `device` (or the first), loads its most common kernels if the disk cache

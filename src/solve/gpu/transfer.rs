@@ -97,7 +97,7 @@ pub(super) fn upload_into<T: DeviceRepr + bytemuck::Pod>(
 }
 
 /// `n` elements of `src` in host memory: through the staging buffers when large.
-pub(super) fn download_array<T: DeviceRepr + bytemuck::Pod>(
+pub(super) fn download_array<T: DeviceRepr + bytemuck::Pod + Send + Sync>(
     stream: &Arc<CudaStream>,
     staging: &mut Option<Staging>,
     src: &CudaSlice<T>,
@@ -106,7 +106,7 @@ pub(super) fn download_array<T: DeviceRepr + bytemuck::Pod>(
     let during = "downloading credits";
     match staging {
         Some(staging) if n * std::mem::size_of::<T>() >= STAGED_FROM => {
-            let mut host = vec![T::zeroed(); n];
+            let mut host = crate::solve::threads::filled_in_parallel(n, T::zeroed());
             let (ptr, _record) = src.device_ptr(stream);
             staging.download(stream, ptr, bytemuck::cast_slice_mut(&mut host))?;
             Ok(host)
