@@ -401,7 +401,7 @@ pub fn solve_scheduled(
     let mut ranks = TopRanks::default();
     let topping = engine
         .records_topping()
-        .then(|| threads.install(|| Topping::new(n)));
+        .then(|| Topping::new_on(n, &threads));
     tracing::debug!(
         seconds = start.elapsed().as_secs_f64(),
         "accel: topping allocated"

@@ -333,10 +333,62 @@ impl Kernels {
     }
 }
 
+/// Keeps device memory that games free in the device's default pool (its release threshold
+/// at the maximum) instead of handing it back to the driver at every synchronisation: a
+/// warm process's next upload then takes its arrays from the pool instead of mapping new
+/// memory. Where the driver refuses, allocations stay as they were (logged). The driver
+/// counts that memory as used: [`release_freed_memory`] hands it back when a game does not
+/// fit beside it.
+fn keep_freed_memory(ctx: &Arc<CudaContext>) {
+    use cudarc::driver::sys;
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    let mut threshold = u64::MAX;
+    // SAFETY: plain driver calls on this context's device with valid out-pointers; the
+    // attribute takes a `u64` (cuMemPoolSetAttribute's documentation).
+    let result = unsafe {
+        sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device())
+            .result()
+            .and_then(|()| {
+                sys::cuMemPoolSetAttribute(
+                    pool,
+                    sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                    (&mut threshold as *mut u64).cast(),
+                )
+                .result()
+            })
+    };
+    if let Err(e) = result {
+        tracing::debug!("freed device memory goes back to the driver: {e}");
+    }
+}
+
+/// Hands the memory games freed on device `ordinal` (kept by [`keep_freed_memory`]) back to
+/// the driver; a no-op for a device this process has not opened.
+pub fn release_freed_memory(ordinal: usize) {
+    use cudarc::driver::sys;
+    let opened = CONTEXTS
+        .get()
+        .and_then(|cache| cache.lock().ok()?.get(&ordinal).cloned());
+    let Some(k) = opened else { return };
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    // SAFETY: plain driver calls on an open context's device; trimming releases only memory
+    // no allocation holds.
+    let result = unsafe {
+        sys::cuDeviceGetDefaultMemPool(&mut pool, k.ctx.cu_device())
+            .result()
+            .and_then(|()| sys::cuMemPoolTrimTo(pool, 0).result())
+    };
+    if let Err(e) = result {
+        tracing::debug!("freed device memory not released: {e}");
+    }
+}
+
+/// Each opened device's context and kernels ([`kernels`]).
+static CONTEXTS: OnceLock<Mutex<HashMap<usize, Arc<Kernels>>>> = OnceLock::new();
+
 /// The context of device `ordinal`, opened on first use.
 pub fn kernels(ordinal: usize) -> Result<Arc<Kernels>, GpuError> {
-    static CACHE: OnceLock<Mutex<HashMap<usize, Arc<Kernels>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let cache = CONTEXTS.get_or_init(|| Mutex::new(HashMap::new()));
     let mut cache = cache
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -352,6 +404,7 @@ pub fn kernels(ordinal: usize) -> Result<Arc<Kernels>, GpuError> {
         .compute_capability()
         .during("reading the compute capability")?;
     let arch = format!("sm_{major}{minor}");
+    keep_freed_memory(&ctx);
     let multiprocessors = ctx
         .attribute(
             cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,

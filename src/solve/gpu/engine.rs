@@ -16,7 +16,7 @@ use cudarc::driver::{
 };
 use rayon::prelude::*;
 
-use super::compile::{Kernels, LANES, LiftKernels, kernels};
+use super::compile::{Kernels, LANES, LiftKernels, kernels, release_freed_memory};
 use super::components::{Adjacency, ComponentFigures, DeviceComponents, FoundComponents};
 use super::devices::device_info;
 use super::error::{DuringExt, GpuError, GpuSolveError};
@@ -398,14 +398,22 @@ fn choose_device(requested: Option<usize>, needed: u64) -> Result<usize, GpuErro
         Some(d) => vec![d],
         None => (0..count).collect(),
     };
-    let mut best: Option<(usize, u64)> = None;
-    for d in candidates {
-        let info = device_info(d)?;
-        if best.is_none_or(|(_, free)| info.memory_free > free) {
-            best = Some((d, info.memory_free));
+    let most_free = |candidates: &[usize]| -> Result<(usize, u64), GpuError> {
+        let mut best: Option<(usize, u64)> = None;
+        for &d in candidates {
+            let info = device_info(d)?;
+            if best.is_none_or(|(_, free)| info.memory_free > free) {
+                best = Some((d, info.memory_free));
+            }
         }
+        best.ok_or(GpuError::NoDevice)
+    };
+    let (mut device, mut free) = most_free(&candidates)?;
+    if needed + HEADROOM > free {
+        // Memory earlier games freed may still sit in this process's pools.
+        candidates.iter().for_each(|&d| release_freed_memory(d));
+        (device, free) = most_free(&candidates)?;
     }
-    let (device, free) = best.ok_or(GpuError::NoDevice)?;
     if needed + HEADROOM > free {
         return Err(GpuError::OutOfMemory {
             needed,
@@ -1023,6 +1031,47 @@ mod tests {
     use crate::arena::EdgeList;
     use crate::generate::{RandomParams, random};
     use crate::solve::TOP;
+
+    /// Where a GPU is, the memory a dropped game held stays with the process (the driver
+    /// counts it as used) until [`release_freed_memory`] hands it back.
+    #[test]
+    fn freed_device_memory_is_kept_and_released_on_demand_where_a_gpu_is() {
+        if let Err(e) = super::super::devices::driver_ready() {
+            eprintln!("no GPU: the device memory pool not checked ({e})");
+            return;
+        }
+        let arena = random(
+            RandomParams {
+                vertices: 1 << 20,
+                ..RandomParams::default()
+            },
+            3,
+        );
+        let bound = crate::solve::energy::bound(&arena).expect("fits");
+        let engine = GpuEngine::upload(&arena, bound, &GpuOptions::default()).expect("uploads");
+        let ordinal = engine.ordinal();
+        let bytes = device_bytes(
+            arena.vertex_count() as u64,
+            arena.edge_count() as u64,
+            16,
+            32,
+        );
+        engine.stream.synchronize().expect("synchronises");
+        drop(engine);
+        kernels(ordinal)
+            .expect("opened")
+            .ctx
+            .synchronize()
+            .expect("frees complete");
+        let kept = device_info(ordinal).expect("reads").memory_free;
+        release_freed_memory(ordinal);
+        let released = device_info(ordinal).expect("reads").memory_free;
+        assert!(
+            released >= kept + bytes / 2,
+            "{kept} bytes free with the game's memory kept, {released} after releasing it \
+             ({bytes} bytes estimated for the game)"
+        );
+    }
 
     /// Where a GPU is, the predecessors the device lists from the uploaded successors are
     /// the arena's, vertex for vertex (as multisets: the order within a list is the
