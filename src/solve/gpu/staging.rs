@@ -1,11 +1,13 @@
-//! Host ↔ device copies of large arrays through two page-locked staging buffers.
+//! Host ↔ device copies of large arrays through two page-locked staging buffers, used as a
+//! ring of [`SLOTS`] slots of [`SLOT_BYTES`].
 //!
 //! A copy from ordinary (pageable) memory goes through the driver's own small staging
 //! buffer, one piece at a time: about 6 GB/s on the H100 machine, which made the upload of a
 //! 10^8-edge game (1.4 GB) take 20 times its solve. Here the host fills one page-locked
-//! buffer (in parallel) while the device copies the other, so the host copy and the PCIe
-//! transfer overlap (downloads the same way round: the host drains one buffer while the
-//! device fills the other). The buffers are allocated once per device and kept
+//! slot (in parallel) while the device copies the ones filled before, so the host copy and
+//! the PCIe transfer overlap (downloads the same way round: the host drains one slot while
+//! the device fills the next). Slots of 8 MiB rather than whole 32 MiB buffers let the
+//! first transfer start, and the last end, sooner. The buffers are allocated once per device and kept
 //! ([`super::compile::Kernels::staging`]); arrays below [`STAGED_FROM`] bytes are copied
 //! directly, where allocating or waiting would cost more than it saves.
 
@@ -17,17 +19,24 @@ use rayon::prelude::*;
 
 use super::error::{DuringExt, GpuError};
 
-/// Bytes per staging buffer (two are used in turn).
+/// Bytes per staging buffer (two).
 pub const STAGE_BYTES: usize = 32 << 20;
+/// Bytes per slot: the unit of one host copy and one transfer.
+pub const SLOT_BYTES: usize = 8 << 20;
+/// Slots per buffer.
+const SLOTS_PER_BUFFER: usize = STAGE_BYTES / SLOT_BYTES;
+/// Slots in the ring.
+pub const SLOTS: usize = 2 * SLOTS_PER_BUFFER;
 /// Arrays of at least this many bytes go through the staging buffers.
 pub const STAGED_FROM: usize = 8 << 20;
-/// Bytes per parallel task when filling or draining a buffer.
-const PIECE: usize = 1 << 20;
+/// Bytes per parallel task when filling or draining a slot.
+const PIECE: usize = 256 << 10;
 
-/// Two page-locked buffers and, for each, the event after the last copy that used it.
+/// Two page-locked buffers and, for each of their slots, the event after the last copy
+/// that used it.
 pub struct Staging {
     buffers: [PinnedHostSlice<u8>; 2],
-    pending: [Option<CudaEvent>; 2],
+    pending: [Option<CudaEvent>; SLOTS],
     next: usize,
 }
 
@@ -48,20 +57,20 @@ impl Staging {
         };
         Ok(Staging {
             buffers: [alloc()?, alloc()?],
-            pending: [None, None],
+            pending: std::array::from_fn(|_| None),
             next: 0,
         })
     }
 
-    /// The next buffer, once the device is done with its last copy.
+    /// The next slot, once the device is done with its last copy.
     fn take_buffer(&mut self) -> Result<&mut [u8], GpuError> {
         let b = self.next;
-        self.next ^= 1;
+        self.next = (self.next + 1) % SLOTS;
         self.wait(b)?;
         self.buffer(b)
     }
 
-    /// Waits for the last copy that used buffer `b`.
+    /// Waits for the last copy that used slot `b`.
     fn wait(&mut self, b: usize) -> Result<(), GpuError> {
         if let Some(event) = self.pending[b].take() {
             event.synchronize().during("waiting for a staged copy")?;
@@ -69,19 +78,22 @@ impl Staging {
         Ok(())
     }
 
-    /// Buffer `b`; the caller has waited for its last copy ([`Staging::wait`]).
+    /// Slot `b`; the caller has waited for its last copy ([`Staging::wait`]).
     fn buffer(&mut self, b: usize) -> Result<&mut [u8], GpuError> {
-        let ptr = self.buffers[b]
+        let ptr = self.buffers[b / SLOTS_PER_BUFFER]
             .as_mut_ptr()
             .during("reading a staging buffer")?;
-        // SAFETY: `ptr` points at STAGE_BYTES bytes of page-locked memory owned by
-        // `self.buffers[b]`, which no pending copy uses any more (the caller waited).
-        Ok(unsafe { std::slice::from_raw_parts_mut(ptr, STAGE_BYTES) })
+        // SAFETY: the buffer holds STAGE_BYTES bytes of page-locked memory, so the slot's
+        // SLOT_BYTES at this offset lie inside it; no pending copy uses the slot any more
+        // (the caller waited), and slots do not overlap.
+        Ok(unsafe {
+            std::slice::from_raw_parts_mut(ptr.add((b % SLOTS_PER_BUFFER) * SLOT_BYTES), SLOT_BYTES)
+        })
     }
 
-    /// Records, for the buffer just used, the point after the copy queued on `stream`.
+    /// Records, for the slot just used, the point after the copy queued on `stream`.
     fn mark_used(&mut self, stream: &Arc<CudaStream>) -> Result<(), GpuError> {
-        let used = self.next ^ 1;
+        let used = (self.next + SLOTS - 1) % SLOTS;
         self.pending[used] = Some(stream.record_event(None).during("recording an event")?);
         Ok(())
     }
@@ -94,13 +106,13 @@ impl Staging {
         src: &[u8],
         dst: CUdeviceptr,
     ) -> Result<(), GpuError> {
-        for (i, chunk) in src.chunks(STAGE_BYTES).enumerate() {
+        for (i, chunk) in src.chunks(SLOT_BYTES).enumerate() {
             let buffer = &mut self.take_buffer()?[..chunk.len()];
             buffer
                 .par_chunks_mut(PIECE)
                 .zip(chunk.par_chunks(PIECE))
                 .for_each(|(to, from)| to.copy_from_slice(from));
-            let at = dst + (i * STAGE_BYTES) as CUdeviceptr;
+            let at = dst + (i * SLOT_BYTES) as CUdeviceptr;
             // SAFETY: `buffer` stays valid and unwritten until the event recorded next
             // has passed (`take_buffer` waits for it); `dst` has room (caller's contract).
             unsafe { result::memcpy_htod_async(at, &*buffer, stream.cu_stream()) }
@@ -126,9 +138,9 @@ impl Staging {
         })
     }
 
-    /// Copies `len` bytes from device address `src` on `stream`, one buffer-sized piece at a
+    /// Copies `len` bytes from device address `src` on `stream`, one slot-sized piece at a
     /// time, and hands each piece to `drain(offset, bytes)` while the device copies the next
-    /// one into the other buffer. Every piece starts at a multiple of [`STAGE_BYTES`] (page
+    /// one into the next slot. Every piece starts at a multiple of [`SLOT_BYTES`] (page
     /// aligned); returns once all are drained.
     pub fn download_with(
         &mut self,
@@ -137,13 +149,13 @@ impl Staging {
         len: usize,
         mut drain: impl FnMut(usize, &[u8]),
     ) -> Result<(), GpuError> {
-        let pieces = len.div_ceil(STAGE_BYTES);
-        // The piece copied but not yet drained: (buffer, offset, bytes).
+        let pieces = len.div_ceil(SLOT_BYTES);
+        // The piece copied but not yet drained: (slot, offset, bytes).
         let mut in_flight: Option<(usize, usize, usize)> = None;
         for i in 0..=pieces {
             let queued = if i < pieces {
-                let (b, offset) = (self.next, i * STAGE_BYTES);
-                let bytes = STAGE_BYTES.min(len - offset);
+                let (b, offset) = (self.next, i * SLOT_BYTES);
+                let bytes = SLOT_BYTES.min(len - offset);
                 let buffer = &mut self.take_buffer()?[..bytes];
                 let at = src + offset as CUdeviceptr;
                 // SAFETY: the buffer is ours until the event recorded next has passed; it
