@@ -999,26 +999,21 @@ impl GpuEngine {
     /// The predecessors as the device listed them: sources and weights (widened), in the
     /// device's order and numbering.
     fn listed_predecessors(&self) -> (Vec<u32>, Vec<i64>) {
+        fn widened<T: DeviceRepr + Copy + Into<i64>>(
+            stream: &Arc<CudaStream>,
+            column: &CudaSlice<T>,
+        ) -> Vec<i64> {
+            let column = stream.clone_dtoh(column).expect("downloads");
+            column.into_iter().map(Into::into).collect()
+        }
         let sources = self
             .stream
             .clone_dtoh(&self._adjacency[3])
             .expect("downloads");
-        let weights: Vec<i64> = match &self._weights {
-            DeviceWeights::I16([_, p]) => self
-                .stream
-                .clone_dtoh(p)
-                .expect("downloads")
-                .into_iter()
-                .map(i64::from)
-                .collect(),
-            DeviceWeights::I32([_, p]) => self
-                .stream
-                .clone_dtoh(p)
-                .expect("downloads")
-                .into_iter()
-                .map(i64::from)
-                .collect(),
-            DeviceWeights::I64([_, p]) => self.stream.clone_dtoh(p).expect("downloads"),
+        let weights = match &self._weights {
+            DeviceWeights::I16([_, p]) => widened(&self.stream, p),
+            DeviceWeights::I32([_, p]) => widened(&self.stream, p),
+            DeviceWeights::I64([_, p]) => widened(&self.stream, p),
         };
         let m = self.m as usize;
         (sources[..m].to_vec(), weights[..m].to_vec())
