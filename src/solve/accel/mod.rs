@@ -393,7 +393,7 @@ pub fn solve_scheduled(
     let mut values = engine.zeros(n, &threads);
     tracing::debug!(
         seconds = start.elapsed().as_secs_f64(),
-        "accel: values allocated"
+        "accel: starting values ready"
     );
     // σ1 and the ranks are allocated by the first evaluation (most games never evaluate).
     let mut sigma_edge: Vec<u32> = Vec::new();

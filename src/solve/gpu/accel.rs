@@ -93,8 +93,6 @@ pub struct GpuLift {
     topping_id: Option<u64>,
     /// Vertices the phases of that record's solve lifted to ⊤.
     lifted_tops: usize,
-    /// The host threads [`solve`]'s caller started (the driver's, then).
-    threads: Option<Threads>,
 }
 
 impl GpuLift {
@@ -112,7 +110,6 @@ impl GpuLift {
             components_started: None,
             topping_id: None,
             lifted_tops: 0,
-            threads: None,
         }
     }
 
@@ -136,7 +133,7 @@ impl LiftEngine for GpuLift {
     }
 
     fn started_threads(&self) -> Option<Threads> {
-        self.threads.clone()
+        Some(super::host_pool())
     }
 
     fn phase_ratio(&self) -> f64 {
@@ -237,7 +234,7 @@ impl LiftEngine for GpuLift {
         // The first phase starts from 0: a memset instead of an upload.
         let from_zero = self.phases == 0
             && (values.is_empty() || threads.install(|| values.par_iter().all(|&v| v == 0)));
-        // From 0 nothing is uploaded, and the credits come back into the driver's zeros.
+        // From 0 nothing is uploaded, and the credits come back into the driver's vector.
         let (start, reuse) = if from_zero {
             (None, std::mem::take(values))
         } else {
@@ -263,7 +260,7 @@ impl LiftEngine for GpuLift {
             0
         };
         let before = begin.elapsed().as_secs_f64();
-        let run = self.engine.lift_budgeted_into(
+        let run = self.engine.lift_budgeted(
             start,
             reuse,
             max_lifts,
@@ -319,11 +316,9 @@ pub fn solve(
     arena: &Arena,
     engine: GpuEngine,
     options: &GpuOptions,
-    threads: Option<Threads>,
     control: &Control,
 ) -> Result<(crate::solve::Solution, accel::AccelStats, GpuLift), SolveError> {
     let mut lift = GpuLift::new(engine, options);
-    lift.threads = threads;
     let (solution, stats) = accel::solve_with(arena, &mut lift, control)?;
     Ok((solution, stats, lift))
 }

@@ -341,22 +341,19 @@ impl Kernels {
 /// fit beside it.
 fn keep_freed_memory(ctx: &Arc<CudaContext>) {
     use cudarc::driver::sys;
-    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
     let mut threshold = u64::MAX;
-    // SAFETY: plain driver calls on this context's device with valid out-pointers; the
-    // attribute takes a `u64` (cuMemPoolSetAttribute's documentation).
-    let result = unsafe {
-        sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device())
-            .result()
-            .and_then(|()| {
-                sys::cuMemPoolSetAttribute(
-                    pool,
-                    sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
-                    (&mut threshold as *mut u64).cast(),
-                )
-                .result()
-            })
-    };
+    let result = default_pool(ctx).and_then(|pool| {
+        // SAFETY: a valid pool and attribute, which takes a `u64` (cuMemPoolSetAttribute's
+        // documentation).
+        unsafe {
+            sys::cuMemPoolSetAttribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                (&mut threshold as *mut u64).cast(),
+            )
+        }
+        .result()
+    });
     if let Err(e) = result {
         tracing::debug!("freed device memory goes back to the driver: {e}");
     }
@@ -370,17 +367,23 @@ pub fn release_freed_memory(ordinal: usize) {
         .get()
         .and_then(|cache| cache.lock().ok()?.get(&ordinal).cloned());
     let Some(k) = opened else { return };
-    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
-    // SAFETY: plain driver calls on an open context's device; trimming releases only memory
-    // no allocation holds.
-    let result = unsafe {
-        sys::cuDeviceGetDefaultMemPool(&mut pool, k.ctx.cu_device())
-            .result()
-            .and_then(|()| sys::cuMemPoolTrimTo(pool, 0).result())
-    };
+    // SAFETY: a valid pool; trimming releases only memory no allocation holds.
+    let result =
+        default_pool(&k.ctx).and_then(|pool| unsafe { sys::cuMemPoolTrimTo(pool, 0) }.result());
     if let Err(e) = result {
         tracing::debug!("freed device memory not released: {e}");
     }
+}
+
+/// The default memory pool of `ctx`'s device (where cudarc's stream allocations come from).
+fn default_pool(
+    ctx: &CudaContext,
+) -> Result<cudarc::driver::sys::CUmemoryPool, cudarc::driver::DriverError> {
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: a plain driver query on an open context's device, with a valid out-pointer.
+    unsafe { cudarc::driver::sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) }
+        .result()?;
+    Ok(pool)
 }
 
 /// Each opened device's context and kernels ([`kernels`]).

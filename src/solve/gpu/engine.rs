@@ -237,8 +237,9 @@ impl DeviceCredit {
         }
     }
 
-    /// The energies (device order, `n` of them) as `u64` with ⊤ = `u64::MAX`, written into
-    /// `reuse` when it holds `n` (whatever they are: its pages are in memory already).
+    /// The energies (device order, `n` of them) as `u64` with ⊤ = `u64::MAX`. Staged 32-bit
+    /// energies are written into `reuse`'s memory (grown to `n` if it is shorter) without
+    /// clearing it first; the other paths allocate.
     fn download(
         &self,
         stream: &Arc<CudaStream>,
@@ -718,7 +719,7 @@ impl GpuEngine {
         options: &GpuOptions,
         control: &Control,
     ) -> Result<LiftRun, GpuSolveError> {
-        self.lift_budgeted(start, u64::MAX, f64::INFINITY, options, control)
+        self.lift_budgeted(start, Vec::new(), u64::MAX, f64::INFINITY, options, control)
     }
 
     /// Lifts from `start` (as in [`GpuEngine::lift_from`]) until the fixpoint, or until at
@@ -726,21 +727,9 @@ impl GpuEngine {
     /// values. The lift limit is checked between launches (each a few milliseconds at
     /// most), so a run may overshoot it by one launch; the time limit also inside a launch
     /// after every round (the device's clock). `finished` says whether it was the fixpoint.
+    /// The credits may be downloaded into `reuse`'s memory (its contents are overwritten;
+    /// the accelerated driver's first phase passes its vector, often empty).
     pub fn lift_budgeted(
-        &mut self,
-        start: Option<&[u64]>,
-        max_lifts: u64,
-        max_seconds: f64,
-        options: &GpuOptions,
-        control: &Control,
-    ) -> Result<LiftRun, GpuSolveError> {
-        self.lift_budgeted_into(start, Vec::new(), max_lifts, max_seconds, options, control)
-    }
-
-    /// [`GpuEngine::lift_budgeted`], with the credits downloaded into `reuse` where it has
-    /// room for them (its contents are overwritten; a solve's first phase from 0 passes the
-    /// driver's zeros, whose pages are in memory already).
-    pub fn lift_budgeted_into(
         &mut self,
         start: Option<&[u64]>,
         reuse: Vec<u64>,

@@ -1,7 +1,8 @@
 //! The game as the host hands it to the device: CSR successors and the CSC's offsets (the
 //! device builds the predecessors' sources and weights from the successors, so the upload
-//! carries each edge once), in one of two vertex orders ([`VertexOrder`]): renumbered so that player-0 vertices come first (the
-//! paper's layout: a warp lifting consecutive vertices takes only minima or only maxima), or
+//! carries each edge once), in one of two vertex orders ([`VertexOrder`]): renumbered so
+//! that player-0 vertices come first (the paper's layout: a warp lifting consecutive
+//! vertices takes only minima or only maxima), or
 //! the input's own order with each vertex's player in a byte array (nothing to renumber:
 //! the arena's arrays upload as they are; the default, since the host-side renumbering cost
 //! more end to end than the layout saved on the device). Also the memory a game needs.

@@ -1,8 +1,8 @@
 //! The CUDA backend: the paper's Algorithm 3 (frontier lifting with CSR and CSC resident on
-//! the device — the CSR uploaded, the CSC listed from it there — vertex-parallel or warp-centric), with the round loop kept on the device,
-//! driven by the accelerated exact solver (lifting phases on the device, evaluations of
-//! player 1's strategies on the host; [`accel`]); `GpuOptions::plain` lifts to the fixpoint
-//! without evaluations.
+//! the device — the CSR uploaded, the CSC listed from it there — vertex-parallel or
+//! warp-centric), with the round loop kept on the device, driven by the accelerated exact
+//! solver (lifting phases on the device, evaluations of player 1's strategies on the host;
+//! [`accel`]); `GpuOptions::plain` lifts to the fixpoint without evaluations.
 //!
 //! - [`accel`]: the device as the accelerated driver's lifting engine.
 //! - [`devices`]: probing for the driver and listing GPUs, never panicking.
@@ -50,8 +50,9 @@ pub fn solve(
     control: &Control,
 ) -> Result<Solution, SolveError> {
     let start = Instant::now();
-    // One pool for the whole solve: the bound (which the upload needs and the driver then
-    // takes from the engine), the upload's host side, the driver and the strategies.
+    // One pool for the whole solve (the process's, `host_pool`): the bound (which the upload
+    // needs and the driver then takes from the engine), the upload's host side, and the
+    // driver and strategies (`GpuLift::started_threads`).
     let threads = host_pool();
     let bound = energy::bound_on(arena, &threads)?;
     tracing::debug!(seconds = start.elapsed().as_secs_f64(), "gpu: bound");
@@ -70,8 +71,7 @@ pub fn solve(
         ..Phases::default()
     };
     if !options.plain {
-        let (mut solution, _, lift) =
-            accel::solve(arena, engine, options, Some(threads.clone()), control)?;
+        let (mut solution, _, lift) = accel::solve(arena, engine, options, control)?;
         tracing::debug!(
             seconds = start.elapsed().as_secs_f64(),
             "gpu: solved, strategies included"

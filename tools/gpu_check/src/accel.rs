@@ -258,7 +258,7 @@ fn sweep_case(case: &Case) {
             let t = Instant::now();
             let solved = GpuEngine::upload(arena, bound, &options)
                 .map_err(SolveError::from)
-                .and_then(|engine| gpu::accel::solve(arena, engine, &options, None, &limit(30)));
+                .and_then(|engine| gpu::accel::solve(arena, engine, &options, &limit(30)));
             match solved {
                 Ok((solution, stats, lift)) => {
                     times.push(t.elapsed().as_secs_f64());
