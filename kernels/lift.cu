@@ -6,8 +6,10 @@
 // W (16, 32 or 64 bits), energies V = u32 when the bound M < u32::MAX, else u64, with TOP
 // = all ones; `energy_minus` is src/solve/energy.rs `minus`, bit for bit, at either width.
 // Kernels: lift_rounds_h{H}_w{16,32,64}_v{32,64}, one per lane count,
-// player0_moves_w.._v.. (player 0's strategy at the fixpoint) and predecessors_w.._v.. (the
-// CSC's sources and weights from the CSR, once after the upload); one width pair per
+// player0_moves_w.._v.. (player 0's strategy at the fixpoint), predecessors_w.._v.. (the
+// CSC's sources and weights from the CSR, once after the upload; count_in_degrees,
+// scan_tiles and add_tile_offsets its offsets before) and deficits_w.._v.. (the bound M,
+// for a game uploaded without it); one width pair per
 // compilation (the LIFT_* macros at the end).
 //
 // One launch runs rounds until the frontier empties, leaves the size window
@@ -453,7 +455,7 @@ __device__ __forceinline__ void choose_player0_moves(const LiftParams& p, u32* m
 }
 
 // The predecessors' sources and weights from the successors, so that the upload carries
-// each edge once: the host sends the CSC's offsets (prefix sums of the in-degrees), and
+// each edge once: the CSC's offsets come first (the prefix sums of the in-degrees, below), and
 // groups of `lanes` threads (a power of two, at most 32) take vertices u in grid-stride
 // order and append (u, w) to the list of each successor t at a slot claimed with an atomic
 // add on cursor[t] (all zero on entry; each ends at t's in-degree). Within a list the order
@@ -476,6 +478,109 @@ __device__ void list_predecessors(const LiftParams& p, u32* cursor, u32 lanes) {
             pred_weights[slot] = __ldg(succ_weights + k);
         }
     }
+}
+
+// The CSC's offsets from the successors, so that the upload carries neither side's
+// predecessor arrays: count_in_degrees adds 1 to count[t] for every edge into t (count
+// holds n + 1 zeros; count[n] stays 0), and an exclusive prefix sum of count in place
+// (scan_tiles, then the tiles' totals scanned the same way and added back by
+// add_tile_offsets) turns it into the offsets, ending at m.
+extern "C" __global__ void __launch_bounds__(BLOCK) count_in_degrees(const u32* targets, u32 m, u32* count) {
+    const u32 stride = gridDim.x * blockDim.x;
+    for (u32 k = blockIdx.x * blockDim.x + threadIdx.x; k < m; k += stride) {
+        atomicAdd(count + __ldg(targets + k), 1u);
+    }
+}
+
+#define SCAN_ITEMS 4
+#define SCAN_TILE (BLOCK * SCAN_ITEMS)
+
+// Exclusive prefix sums of data[0, len) within each tile of SCAN_TILE elements, in place;
+// the tile's total goes to sums[tile]. One block per tile, SCAN_ITEMS consecutive elements
+// per thread; sums fit in 32 bits (the callers' totals are at most m < 2^32).
+extern "C" __global__ void __launch_bounds__(BLOCK) scan_tiles(u32* data, u32 len, u32* sums) {
+    __shared__ u32 warp_before[BLOCK / 32];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const u64 base = (u64)blockIdx.x * SCAN_TILE + (u64)threadIdx.x * SCAN_ITEMS;
+    u32 before_item[SCAN_ITEMS];
+    u32 own = 0;
+#pragma unroll
+    for (int i = 0; i < SCAN_ITEMS; i++) {
+        before_item[i] = own;
+        own += base + i < len ? data[base + i] : 0u;
+    }
+    // Inclusive sums of the threads' totals within the warp, then across the warps.
+    u32 inclusive = own;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        const u32 y = __shfl_up_sync(0xffffffffu, inclusive, off);
+        if (lane >= off) inclusive += y;
+    }
+    if (lane == 31) warp_before[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+        const u32 total = lane < BLOCK / 32 ? warp_before[lane] : 0u;
+        u32 across = total;
+#pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+            const u32 y = __shfl_up_sync(0xffffffffu, across, off);
+            if (lane >= off) across += y;
+        }
+        if (lane < BLOCK / 32) warp_before[lane] = across - total;
+        if (lane == BLOCK / 32 - 1) sums[blockIdx.x] = across;
+    }
+    __syncthreads();
+    const u32 before = warp_before[warp] + inclusive - own;
+#pragma unroll
+    for (int i = 0; i < SCAN_ITEMS; i++) {
+        if (base + i < len) data[base + i] = before + before_item[i];
+    }
+}
+
+// Adds the scanned tile totals back: sums[t] to every element of tile t >= 1 (block b takes
+// tile b + 1).
+extern "C" __global__ void __launch_bounds__(BLOCK) add_tile_offsets(u32* data, u32 len, const u32* sums) {
+    const u32 tile = blockIdx.x + 1;
+    const u32 add = __ldg(sums + tile);
+    const u64 base = (u64)tile * SCAN_TILE + (u64)threadIdx.x * SCAN_ITEMS;
+#pragma unroll
+    for (int i = 0; i < SCAN_ITEMS; i++) {
+        if (base + i < len) data[base + i] += add;
+    }
+}
+
+// The bound M = sum over vertices u of max(0, -least weight leaving u) (src/solve/energy.rs
+// `bound`), for a game uploaded without it: groups of `lanes` threads (as above) take the
+// least of u's weights from 0, lane 0 adds -least to its own sum, and each block adds its
+// threads' sums to *sum (zero on entry) with one atomic add. Only for 16- and 32-bit weights:
+// then M <= n * 2^31 < 2^63, so no sum overflows. The sum does not depend on the order.
+template <typename W>
+__device__ void sum_deficits(const LiftParams& p, u64* sum, u32 lanes) {
+    __shared__ u64 block_sum;
+    if (threadIdx.x == 0) block_sum = 0;
+    __syncthreads();
+    const W* succ_weights = (const W*)p.succ_weights;
+    const u32 thread = blockIdx.x * blockDim.x + threadIdx.x;
+    const u32 sub = thread & (lanes - 1);
+    const u32 groups = gridDim.x * blockDim.x / lanes;
+    const unsigned group_mask =
+        (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << ((threadIdx.x & 31) & ~(lanes - 1));
+    u64 mine = 0;
+    for (u32 u = thread / lanes; u < p.n; u += groups) {
+        i64 least = 0;
+        const u32 end = __ldg(p.succ_offsets + u + 1);
+        for (u32 k = __ldg(p.succ_offsets + u) + sub; k < end; k += lanes) {
+            least = min(least, (i64)__ldg(succ_weights + k));
+        }
+        for (u32 off = lanes / 2; off > 0; off >>= 1) {
+            least = min(least, (i64)__shfl_down_sync(group_mask, least, off, lanes));
+        }
+        if (sub == 0) mine += (u64)(-least);
+    }
+    for (int off = 16; off > 0; off >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, off);
+    if ((threadIdx.x & 31) == 0 && mine != 0) atomicAdd(&block_sum, mine);
+    __syncthreads();
+    if (threadIdx.x == 0 && block_sum != 0) atomicAdd(sum, block_sum);
 }
 
 #if LIFT_MIN_BLOCKS > 0
@@ -502,9 +607,16 @@ __device__ void list_predecessors(const LiftParams& p, u32* cursor, u32 lanes) {
         list_predecessors<W>(p, cursor, lanes);                                       \
     }
 
+#define DEFICITS_KERNEL(WB, W, VB, V)                                                 \
+    extern "C" __global__ void __launch_bounds__(BLOCK)                               \
+        deficits_w##WB##_v##VB(LiftParams p, u64* sum, u32 lanes) {                   \
+        sum_deficits<W>(p, sum, lanes);                                               \
+    }
+
 #define LIFT_KERNELS(WB, W, VB, V)       \
     MOVES_KERNEL(WB, W, VB, V)           \
     PREDECESSORS_KERNEL(WB, W, VB, V)    \
+    DEFICITS_KERNEL(WB, W, VB, V)        \
     LIFT_KERNEL(1, WB, W, VB, V)         \
     LIFT_KERNEL(2, WB, W, VB, V)         \
     LIFT_KERNEL(4, WB, W, VB, V)         \

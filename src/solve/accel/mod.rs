@@ -185,6 +185,13 @@ pub trait LiftEngine {
     fn records_topping(&self) -> bool {
         false
     }
+    /// The empty record the driver gives an engine that
+    /// [records](LiftEngine::records_topping): its memory zeroed now by `threads`, for an
+    /// engine that writes it as it lifts; an engine that fills it rarely (the GPU's) defers
+    /// that ([`Topping::deferred`]).
+    fn new_topping(&self, n: usize, threads: &Threads) -> Topping {
+        Topping::new_on(n, threads)
+    }
     /// Lifts `values` within `budget`, on `threads` where the engine uses the host's. An
     /// engine that [records](LiftEngine::records_topping) writes into `topping` why each
     /// vertex it raises to ⊤ got there ([`topping`]), by the time it returns `finished`.
@@ -401,7 +408,7 @@ pub fn solve_scheduled(
     let mut ranks = TopRanks::default();
     let topping = engine
         .records_topping()
-        .then(|| Topping::new_on(n, &threads));
+        .then(|| engine.new_topping(n, &threads));
     tracing::debug!(
         seconds = start.elapsed().as_secs_f64(),
         "accel: topping allocated"

@@ -52,7 +52,8 @@ fn device_components_equal_tarjans_where_a_gpu_is() {
         }
         let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
         let bound = crate::solve::energy::bound(&arena).expect("fits");
-        let mut engine = GpuEngine::upload(&arena, bound, &GpuOptions::default()).expect("uploads");
+        let mut engine =
+            GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
         for round in 0..3u64 {
             let active: Vec<bool> = (0..n as u64)
                 .map(|v| (v * 2654435761 + seed + round) % 9 != 0 || round == 0)
@@ -123,7 +124,8 @@ fn device_components_equal_tarjans_where_a_gpu_is() {
     }
     let arena = Arena::from_edges(vec![Player::Zero; n as usize], edges, None).expect("valid");
     let bound = crate::solve::energy::bound(&arena).expect("fits");
-    let mut engine = GpuEngine::upload(&arena, bound, &GpuOptions::default()).expect("uploads");
+    let mut engine =
+        GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
     let active = vec![true; n as usize];
     let mut graph = Graph::default();
     graph.rebuild(&arena, &active, &vec![0; n as usize], &Threads::one());
@@ -173,7 +175,7 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
         let bound = crate::solve::energy::bound(&arena).expect("fits");
         let options = GpuOptions::default();
         // The record of one lift from 0, in phases of a few thousand lifts.
-        let engine = GpuEngine::upload(&arena, bound, &options).expect("uploads");
+        let engine = GpuEngine::upload(&arena, Some(bound), &options).expect("uploads");
         let mut lift = GpuLift::new(engine, &options);
         let topping = Topping::new(arena.vertex_count());
         let mut values = vec![0; arena.vertex_count()];
@@ -208,7 +210,7 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
             );
         }
         // The driver with the device, lifting alone: certified moves.
-        let engine = GpuEngine::upload(&arena, bound, &options).expect("uploads");
+        let engine = GpuEngine::upload(&arena, Some(bound), &options).expect("uploads");
         let mut lift = GpuLift::new(engine, &options);
         let (solution, stats) =
             solve_with_budget(&arena, &mut lift, u64::MAX, &Control::new()).expect("solves");

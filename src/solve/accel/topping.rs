@@ -23,6 +23,7 @@
 //! every engine lifts a vertex on one thread at a time (the CPU rounds claim it, the
 //! worklist is sequential), so each record is written once, before the ⊤ it explains.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::arena::{Player, VertexId};
@@ -55,34 +56,43 @@ impl ToppedBy {
 
 /// The record of one solve: for each vertex, how lifting topped it and (player 1) the edge
 /// it recorded. Shared by the lifting threads: each vertex's entry is written by the one
-/// lift that tops it.
+/// lift that tops it. Its memory may be taken only when the first entry is written
+/// ([`Topping::deferred`]): until then every vertex reads "no cause, no edge".
 #[derive(Debug, Default)]
 pub struct Topping {
     /// Tells records apart (an engine that keeps its own copy clears it for a new one).
     id: u64,
+    /// Vertices covered.
+    n: usize,
+    entries: OnceLock<Entries>,
+}
+
+/// A record's memory: a byte and an edge per vertex.
+#[derive(Debug)]
+struct Entries {
     cause: Vec<AtomicU8>,
     /// The recorded edge, bit-inverted (so that zeroed memory reads as [`NO_EDGE`]).
     edge: Vec<AtomicU32>,
 }
 
-impl Topping {
-    /// An empty record for `n` vertices: zeroed memory, so that where the allocator hands
-    /// out fresh pages those no lift writes are never touched.
-    pub fn new(n: usize) -> Topping {
-        Topping::with(
-            bytemuck::allocation::zeroed_vec(n),
-            bytemuck::allocation::zeroed_vec(n),
-        )
+impl Entries {
+    /// Zeroed memory, so that where the allocator hands out fresh pages those no lift
+    /// writes are never touched.
+    fn zeroed(n: usize) -> Entries {
+        Entries {
+            cause: bytemuck::allocation::zeroed_vec(n),
+            edge: bytemuck::allocation::zeroed_vec(n),
+        }
     }
 
-    /// [`Topping::new`] when `threads` are one or `n` is small; else zeros written by all
+    /// [`Entries::zeroed`] when `threads` are one or `n` is small; else zeros written by all
     /// of them, since glibc clears a heap block it hands out again on the calling thread
     /// (1.3 ms for a 10^7-edge game's 12.5 MB in a warm GPU solve,
     /// notes/gpu/h100-session16).
-    pub fn new_on(n: usize, threads: &Threads) -> Topping {
+    fn zeroed_on(n: usize, threads: &Threads) -> Entries {
         use rayon::prelude::*;
         if !threads.parallel(n) {
-            return Topping::new(n);
+            return Entries::zeroed(n);
         }
         let (cause, edge) = threads.install(|| {
             rayon::join(
@@ -90,51 +100,83 @@ impl Topping {
                 || (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect(),
             )
         });
-        Topping::with(cause, edge)
+        Entries { cause, edge }
+    }
+}
+
+impl Topping {
+    /// An empty record for `n` vertices, its memory taken now (zeroed by the allocator).
+    pub fn new(n: usize) -> Topping {
+        let topping = Topping::deferred(n);
+        let _ = topping.entries.set(Entries::zeroed(n));
+        topping
     }
 
-    fn with(cause: Vec<AtomicU8>, edge: Vec<AtomicU32>) -> Topping {
+    /// [`Topping::new`], its zeros written by `threads` where they are several and `n` is
+    /// large: for engines that record as they lift.
+    pub fn new_on(n: usize, threads: &Threads) -> Topping {
+        let topping = Topping::deferred(n);
+        topping.prepare(threads);
+        topping
+    }
+
+    /// An empty record for `n` vertices whose memory is taken by [`Topping::prepare`] or
+    /// the first [`Topping::record`]: for an engine that fills it rarely (the GPU copies
+    /// its own record in only where lifting topped much of the game), so that a solve that
+    /// never does pays nothing for it.
+    pub fn deferred(n: usize) -> Topping {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Topping {
             id: NEXT_ID.fetch_add(1, Relaxed),
-            cause,
-            edge,
+            n,
+            entries: OnceLock::new(),
         }
     }
 
-    /// This record's identity, different for every record made by [`Topping::new`] in a
-    /// process (a solve's lifting phases all get the same record).
+    /// Takes the record's memory now if it has none, its zeros written by `threads`.
+    pub fn prepare(&self, threads: &Threads) {
+        self.entries
+            .get_or_init(|| Entries::zeroed_on(self.n, threads));
+    }
+
+    /// This record's identity, different for every record made in a process (a solve's
+    /// lifting phases all get the same record).
     pub fn id(&self) -> u64 {
         self.id
     }
 
     /// Vertices covered.
     pub fn len(&self) -> usize {
-        self.cause.len()
+        self.n
     }
 
     /// Whether the record covers no vertex.
     pub fn is_empty(&self) -> bool {
-        self.cause.is_empty()
+        self.n == 0
     }
 
     /// Records how `v` was topped ([`classify`]'s answer).
     #[inline]
     pub fn record(&self, v: VertexId, (cause, edge): (ToppedBy, u32)) {
-        self.edge[v as usize].store(!edge, Relaxed);
-        self.cause[v as usize].store(cause as u8, Relaxed);
+        let entries = self.entries.get_or_init(|| Entries::zeroed(self.n));
+        entries.edge[v as usize].store(!edge, Relaxed);
+        entries.cause[v as usize].store(cause as u8, Relaxed);
     }
 
     /// How `v` was topped.
     #[inline]
     pub fn cause(&self, v: VertexId) -> ToppedBy {
-        ToppedBy::from_byte(self.cause[v as usize].load(Relaxed))
+        self.entries.get().map_or(ToppedBy::Other, |entries| {
+            ToppedBy::from_byte(entries.cause[v as usize].load(Relaxed))
+        })
     }
 
     /// The edge recorded at `v` ([`NO_EDGE`] for player 0 or none).
     #[inline]
     pub fn edge(&self, v: VertexId) -> u32 {
-        !self.edge[v as usize].load(Relaxed)
+        self.entries
+            .get()
+            .map_or(NO_EDGE, |entries| !entries.edge[v as usize].load(Relaxed))
     }
 }
 
@@ -174,13 +216,27 @@ mod tests {
     use super::*;
 
     /// A new record reads "no cause, no edge" everywhere, whether its zeros are the
-    /// allocator's or written by a pool's threads, and records what it is given.
+    /// allocator's or written by a pool's threads, now or deferred (taken by `prepare` or
+    /// by the first entry written), and records what it is given.
     #[test]
     fn new_records_are_empty_however_their_zeros_are_made() {
         let n = 70_000;
-        for threads in [Threads::one(), Threads::new(3).with_parallel_from(0)] {
+        let made: [fn(usize, &Threads) -> Topping; 4] = [
+            |n, threads| Topping::new_on(n, threads),
+            |n, _| Topping::new(n),
+            |n, _| Topping::deferred(n),
+            |n, threads| {
+                let topping = Topping::deferred(n);
+                topping.prepare(threads);
+                topping
+            },
+        ];
+        for (threads, make) in [Threads::one(), Threads::new(3).with_parallel_from(0)]
+            .into_iter()
+            .flat_map(|threads| made.map(|make| (threads.clone(), make)))
+        {
             drop(vec![u32::MAX; n]);
-            let topping = Topping::new_on(n, &threads);
+            let topping = make(n, &threads);
             assert_eq!(topping.len(), n);
             assert!((0..n as VertexId).all(|v| topping.cause(v) == ToppedBy::Other));
             assert!((0..n as VertexId).all(|v| topping.edge(v) == NO_EDGE));
@@ -188,6 +244,10 @@ mod tests {
             assert_eq!(
                 (topping.cause(5), topping.edge(5)),
                 (ToppedBy::PastBound, 9)
+            );
+            assert_eq!(
+                (topping.cause(6), topping.edge(6)),
+                (ToppedBy::Other, NO_EDGE)
             );
         }
     }

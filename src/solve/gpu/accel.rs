@@ -209,6 +209,11 @@ impl LiftEngine for GpuLift {
         !self.engine.renumbered()
     }
 
+    fn new_topping(&self, n: usize, _threads: &Threads) -> Topping {
+        // Filled only where lifting topped a good part of the game (below).
+        Topping::deferred(n)
+    }
+
     fn lift(
         &mut self,
         arena: &Arena,
@@ -282,6 +287,7 @@ impl LiftEngine for GpuLift {
             // for less than the copy).
             if self.lifted_tops * RECORD_FROM_TOP_SHARE >= values.len() {
                 if let Some(words) = self.engine.download_topping()? {
+                    topping.prepare(threads);
                     threads.install(|| fill_topping(arena, &words, topping));
                 }
             }

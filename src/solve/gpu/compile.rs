@@ -59,6 +59,21 @@ pub fn predecessors_kernel_name(weight_bits: u32, value_bits: u32) -> String {
     format!("predecessors_w{weight_bits}_v{value_bits}")
 }
 
+/// The bound `M` summed on the device, for weights of `weight_bits` (16 or 32: the kernel's
+/// sum would overflow past them; `kernels/lift.cu`, in the same module as the lifting
+/// kernels; `value_bits` only names the module).
+pub fn deficits_kernel_name(weight_bits: u32, value_bits: u32) -> String {
+    format!("deficits_w{weight_bits}_v{value_bits}")
+}
+
+/// The in-degree count behind the CSC's offsets (`kernels/lift.cu`, in every lifting
+/// module; it does not depend on the widths).
+pub const COUNT_KERNEL: &str = "count_in_degrees";
+/// The per-tile exclusive prefix sum (`kernels/lift.cu`, in every lifting module).
+pub const SCAN_KERNEL: &str = "scan_tiles";
+/// The scanned tile totals added back (`kernels/lift.cu`, in every lifting module).
+pub const ADD_TILES_KERNEL: &str = "add_tile_offsets";
+
 /// `kernels/lift.cu` for one pair of widths: the macros that select its kernels, then the
 /// source, then `kernels/components.cu`.
 pub fn lift_source(weight_bits: u32, value_bits: u32) -> String {
@@ -80,6 +95,10 @@ pub fn sources() -> Vec<(String, String, Vec<String>)> {
                 .chain([
                     moves_kernel_name(w, v),
                     predecessors_kernel_name(w, v),
+                    deficits_kernel_name(w, v),
+                    COUNT_KERNEL.to_string(),
+                    SCAN_KERNEL.to_string(),
+                    ADD_TILES_KERNEL.to_string(),
                     COMPONENTS_KERNEL.to_string(),
                     WITNESS_KERNEL.to_string(),
                 ])
@@ -199,6 +218,10 @@ pub struct LiftKernels {
     pub player0_moves: CudaFunction,
     /// `predecessors_w.._v..`.
     pub predecessors: CudaFunction,
+    /// `deficits_w.._v..`.
+    pub deficits: CudaFunction,
+    /// [`COUNT_KERNEL`], [`SCAN_KERNEL`] and [`ADD_TILES_KERNEL`].
+    pub scan: [CudaFunction; 3],
     /// [`COMPONENTS_KERNEL`].
     pub components: CudaFunction,
     /// [`WITNESS_KERNEL`].
@@ -312,6 +335,16 @@ impl Kernels {
         let predecessors = module
             .load_function(&predecessors_kernel_name(weight_bits, value_bits))
             .during("loading the predecessors kernel")?;
+        let deficits = module
+            .load_function(&deficits_kernel_name(weight_bits, value_bits))
+            .during("loading the bound's kernel")?;
+        let scan = [COUNT_KERNEL, SCAN_KERNEL, ADD_TILES_KERNEL]
+            .map(|name| module.load_function(name))
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
+            .during("loading the prefix-sum kernels")?
+            .try_into()
+            .expect("three kernels");
         let components = module
             .load_function(COMPONENTS_KERNEL)
             .during("loading the components kernel")?;
@@ -323,6 +356,8 @@ impl Kernels {
             functions,
             player0_moves,
             predecessors,
+            deficits,
+            scan,
             components,
             load_seconds,
             cached,

@@ -10,9 +10,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::sys::{CUdeviceptr, CUevent_flags};
 use cudarc::driver::{
-    CudaEvent, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
+    CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
+    PushKernelArg,
 };
 use rayon::prelude::*;
 
@@ -364,16 +365,7 @@ fn list_predecessors(
     cursor: &CudaSlice<u32>,
     lanes: u32,
 ) -> Result<(), GpuError> {
-    let threads = params.n as u64 * lanes as u64;
-    let cfg = LaunchConfig {
-        grid_dim: (
-            threads.div_ceil(BLOCK as u64).clamp(1, 1 << 16) as u32,
-            1,
-            1,
-        ),
-        block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = vertex_groups(params.n, lanes);
     let mut launch = stream.launch_builder(&kernels.predecessors);
     launch.arg(params);
     launch.arg(cursor);
@@ -383,6 +375,113 @@ fn list_predecessors(
     // the kernel writes each predecessor slot once, at offsets below m by the CSC's offsets.
     unsafe { launch.launch(cfg) }.during("launching the predecessors kernel")?;
     Ok(())
+}
+
+/// The CSC's offsets (`n + 1` words into `offsets`) from the successors' `targets`: the
+/// in-degrees counted on the device, then summed in place ([`exclusive_prefix_sum`]).
+fn list_predecessor_offsets(
+    stream: &Arc<CudaStream>,
+    kernels: &LiftKernels,
+    targets: &CudaSlice<u32>,
+    offsets: &mut CudaSlice<u32>,
+) -> Result<(), GpuError> {
+    let during = "listing the predecessors' offsets";
+    let m = targets.len() as u32;
+    stream.memset_zeros(offsets).during(during)?;
+    let cfg = LaunchConfig {
+        grid_dim: (m.div_ceil(BLOCK).clamp(1, 1 << 16), 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut launch = stream.launch_builder(&kernels.scan[0]);
+    launch.arg(targets);
+    launch.arg(&m);
+    launch.arg(&mut *offsets);
+    // SAFETY: `targets` holds m vertex ids below n and `offsets` n + 1 words: the kernel
+    // adds 1 to offsets[t] for each target t.
+    unsafe { launch.launch(cfg) }.during(during)?;
+    let len = offsets.len() as u32;
+    let (ptr, _record) = offsets.device_ptr_mut(stream);
+    exclusive_prefix_sum(stream, kernels, ptr, len)
+}
+
+/// Elements per tile of `scan_tiles` (`SCAN_TILE` in `kernels/lift.cu`).
+const SCAN_TILE: u32 = BLOCK * 4;
+
+/// Replaces the `len` words at device address `data` by their exclusive prefix sums (whose
+/// total must fit in 32 bits): each tile summed by one block, the tiles' totals summed the
+/// same way, recursively, and added back.
+fn exclusive_prefix_sum(
+    stream: &Arc<CudaStream>,
+    kernels: &LiftKernels,
+    data: CUdeviceptr,
+    len: u32,
+) -> Result<(), GpuError> {
+    let during = "summing prefixes";
+    let tiles = len.div_ceil(SCAN_TILE).max(1);
+    // SAFETY: `scan_tiles` writes every tile's total before anything reads it.
+    let mut sums = unsafe { stream.alloc::<u32>(tiles as usize) }.during(during)?;
+    let (sums_ptr, _record) = sums.device_ptr_mut(stream);
+    let grid = |blocks: u32| LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut launch = stream.launch_builder(&kernels.scan[1]);
+    launch.arg(&data);
+    launch.arg(&len);
+    launch.arg(&sums_ptr);
+    // SAFETY: `data` holds `len` words and `sums` one per tile; block b reads and writes
+    // only tile b's words and sums[b].
+    unsafe { launch.launch(grid(tiles)) }.during(during)?;
+    if tiles > 1 {
+        exclusive_prefix_sum(stream, kernels, sums_ptr, tiles)?;
+        let mut launch = stream.launch_builder(&kernels.scan[2]);
+        launch.arg(&data);
+        launch.arg(&len);
+        launch.arg(&sums_ptr);
+        // SAFETY: as above; block b adds sums[b + 1] to tile b + 1's words.
+        unsafe { launch.launch(grid(tiles - 1)) }.during(during)?;
+    }
+    // `sums` is freed on the stream when dropped, after the kernels that read it.
+    Ok(())
+}
+
+/// A grid of `lanes`-thread groups, one per vertex up to the grid's limit (the kernels
+/// loop over the rest in grid-stride order).
+fn vertex_groups(n: u32, lanes: u32) -> LaunchConfig {
+    let threads = n as u64 * lanes as u64;
+    LaunchConfig {
+        grid_dim: (
+            threads.div_ceil(BLOCK as u64).clamp(1, 1 << 16) as u32,
+            1,
+            1,
+        ),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// The bound `M` of the game in `params` (weights of 16 or 32 bits), summed on the device
+/// after its arrays (`kernels/lift.cu` `deficits_w.._v..`); waits for the stream.
+fn sum_bound(
+    stream: &Arc<CudaStream>,
+    kernels: &LiftKernels,
+    params: &LiftParams,
+    lanes: u32,
+) -> Result<u64, GpuError> {
+    let during = "summing the bound";
+    let sum = stream.alloc_zeros::<u64>(1).during(during)?;
+    let cfg = vertex_groups(params.n, lanes);
+    let mut launch = stream.launch_builder(&kernels.deficits);
+    launch.arg(params);
+    launch.arg(&sum);
+    launch.arg(&lanes);
+    // SAFETY: `params` holds live allocations (successor offsets n + 1, weights m, of the
+    // module's weight width) and `sum` one zeroed word, the only thing the kernel writes.
+    unsafe { launch.launch(cfg) }.during(during)?;
+    let sum = stream.clone_dtoh(&sum).during(during)?;
+    Ok(sum[0])
 }
 
 /// The device to use: the requested one, or the one with the most free memory; an error if
@@ -426,9 +525,25 @@ fn choose_device(requested: Option<usize>, needed: u64) -> Result<usize, GpuErro
 }
 
 impl GpuEngine {
+    /// Whether [`GpuEngine::upload`] can sum the bound on the device (given `None`): for
+    /// weights of 16 or 32 bits laid out at their own width, whose sum cannot overflow.
+    pub fn sums_bound(arena: &Arena, options: &GpuOptions) -> bool {
+        !options.wide && arena.weight_width().bits() <= 32
+    }
+
     /// Lays `arena` out (renumbering it when `options.order` asks) and uploads it, with ⊤
-    /// bound `bound`, to a device where it fits.
-    pub fn upload(arena: &Arena, bound: u64, options: &GpuOptions) -> Result<GpuEngine, GpuError> {
+    /// bound `bound`, to a device where it fits. Without a bound (only where
+    /// [`GpuEngine::sums_bound`]), the device sums it from the uploaded weights (a few
+    /// microseconds against a host pass over all of them) before the energies are laid out.
+    pub fn upload(
+        arena: &Arena,
+        bound: Option<u64>,
+        options: &GpuOptions,
+    ) -> Result<GpuEngine, GpuError> {
+        assert!(
+            bound.is_some() || Self::sums_bound(arena, options),
+            "the device sums the bound only for weights of up to 32 bits"
+        );
         let (n, m) = (arena.vertex_count() as u64, arena.edge_count() as u64);
         if n >= u32::MAX as u64 / 2 {
             return Err(GpuError::TooLarge(format!("{n} vertices")));
@@ -438,19 +553,29 @@ impl GpuEngine {
                 return Err(GpuError::BadLanes(h));
             }
         }
-        let (weight_bits, value_bits) = if options.wide {
-            (64, 64)
-        } else {
-            (arena.weight_width().bits(), value_bits(bound))
+        // Energies are narrow unless the bound says otherwise: a bound still to be summed
+        // is assumed to fit (it does on every game we have seen); the room asked for is
+        // the wide case's, so that a game that turns out wide still fits.
+        let energy_bits = |bound: Option<u64>| match bound {
+            _ if options.wide => 64,
+            Some(bound) => value_bits(bound),
+            None => 32,
         };
+        let weight_bits = if options.wide {
+            64
+        } else {
+            arena.weight_width().bits()
+        };
+        let mut value_bits = energy_bits(bound);
+        let room_bits = if bound.is_some() { value_bits } else { 64 };
         let start = Instant::now();
-        let ordinal = choose_device(options.device, device_bytes(n, m, weight_bits, value_bits))?;
+        let ordinal = choose_device(options.device, device_bytes(n, m, weight_bits, room_bits))?;
         let device = kernels(ordinal)?;
         let ctx = &device.ctx;
         let context_seconds = start.elapsed().as_secs_f64();
         let start = Instant::now();
-        let lift_kernels = device.lift(weight_bits, value_bits)?;
-        let kernels_seconds = start.elapsed().as_secs_f64();
+        let mut lift_kernels = device.lift(weight_bits, value_bits)?;
+        let mut kernels_seconds = start.elapsed().as_secs_f64();
 
         let start = Instant::now();
         let layout = DeviceLayout::new(arena, options.wide, options.order);
@@ -466,10 +591,11 @@ impl GpuEngine {
         let mut guard = device.staging_for(largest);
         let mut direct = None;
         let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        let adjacency = [
+        let mut adjacency = [
             upload_array(&stream, staging, &layout.succ_offsets)?,
             upload_array(&stream, staging, &layout.succ_targets)?,
-            upload_array(&stream, staging, &layout.pred_offsets)?,
+            // SAFETY: filled by `list_predecessor_offsets` below before any kernel reads it.
+            unsafe { stream.alloc::<u32>(n as usize + 1) }.during("allocating")?,
             // SAFETY: filled by the predecessors kernel below (one source per edge) before
             // any other kernel on this stream reads it.
             unsafe { stream.alloc::<u32>(layout.succ_targets.len().max(1)) }
@@ -481,27 +607,21 @@ impl GpuEngine {
             None => None,
         };
         let alloc_u32 = |len: usize| stream.alloc_zeros::<u32>(len.max(1)).during("allocating");
-        let credit = DeviceCredit::alloc(&stream, n as usize, value_bits)?;
-        let frontier0 = alloc_u32(n as usize)?;
-        let frontier1 = alloc_u32(n as usize)?;
-        let stamp = alloc_u32(n as usize)?;
-        let top_record = alloc_u32(n as usize)?;
-        let state = alloc_u32(16)?;
         let ptr_u32 = |s: &CudaSlice<u32>| s.device_ptr(&stream).0;
         let (succ_weights, pred_weights) = weights.pointers(&stream);
-        let params = LiftParams {
+        let mut params = LiftParams {
             succ_offsets: ptr_u32(&adjacency[0]),
             succ_targets: ptr_u32(&adjacency[1]),
             succ_weights,
             pred_offsets: ptr_u32(&adjacency[2]),
             pred_sources: ptr_u32(&adjacency[3]),
             pred_weights,
-            credit: credit.pointer(&stream),
-            frontier0: ptr_u32(&frontier0),
-            frontier1: ptr_u32(&frontier1),
-            stamp: ptr_u32(&stamp),
-            state: ptr_u32(&state),
-            bound,
+            credit: 0,
+            frontier0: 0,
+            frontier1: 0,
+            stamp: 0,
+            state: 0,
+            bound: bound.unwrap_or(0),
             n: layout.n,
             n0: layout.n0,
             dense_above: u32::MAX,
@@ -512,8 +632,35 @@ impl GpuEngine {
             owners: owners.as_ref().map_or(0, |o| o.device_ptr(&stream).0),
             top_record: 0,
         };
+        let (successors, predecessors) = adjacency.split_at_mut(2);
+        list_predecessor_offsets(&stream, &lift_kernels, &successors[1], &mut predecessors[0])?;
         let cursor = alloc_u32(n as usize)?;
         list_predecessors(&stream, &lift_kernels, &params, &cursor, lanes)?;
+        let bound = match bound {
+            Some(bound) => bound,
+            None => {
+                let bound = sum_bound(&stream, &lift_kernels, &params, lanes)?;
+                value_bits = energy_bits(Some(bound));
+                if value_bits != 32 {
+                    let start = Instant::now();
+                    lift_kernels = device.lift(weight_bits, value_bits)?;
+                    kernels_seconds += start.elapsed().as_secs_f64();
+                }
+                bound
+            }
+        };
+        let credit = DeviceCredit::alloc(&stream, n as usize, value_bits)?;
+        let frontier0 = alloc_u32(n as usize)?;
+        let frontier1 = alloc_u32(n as usize)?;
+        let stamp = alloc_u32(n as usize)?;
+        let top_record = alloc_u32(n as usize)?;
+        let state = alloc_u32(16)?;
+        params.credit = credit.pointer(&stream);
+        params.frontier0 = ptr_u32(&frontier0);
+        params.frontier1 = ptr_u32(&frontier1);
+        params.stamp = ptr_u32(&stamp);
+        params.state = ptr_u32(&state);
+        params.bound = bound;
         stream.synchronize().during("uploading the game")?;
         drop((guard, cursor));
         let upload_seconds = start.elapsed().as_secs_f64();
@@ -985,9 +1132,9 @@ impl GpuEngine {
 
 #[cfg(test)]
 impl GpuEngine {
-    /// The predecessors as the device listed them: sources and weights (widened), in the
-    /// device's order and numbering.
-    fn listed_predecessors(&self) -> (Vec<u32>, Vec<i64>) {
+    /// The predecessors as the device listed them: offsets, sources and weights (widened),
+    /// in the device's order and numbering.
+    fn listed_predecessors(&self) -> (Vec<u32>, Vec<u32>, Vec<i64>) {
         fn widened<T: DeviceRepr + Copy + Into<i64>>(
             stream: &Arc<CudaStream>,
             column: &CudaSlice<T>,
@@ -1004,8 +1151,12 @@ impl GpuEngine {
             DeviceWeights::I32([_, p]) => widened(&self.stream, p),
             DeviceWeights::I64([_, p]) => widened(&self.stream, p),
         };
+        let offsets = self
+            .stream
+            .clone_dtoh(&self._adjacency[2])
+            .expect("downloads");
         let m = self.m as usize;
-        (sources[..m].to_vec(), weights[..m].to_vec())
+        (offsets, sources[..m].to_vec(), weights[..m].to_vec())
     }
 }
 
@@ -1032,7 +1183,8 @@ mod tests {
             3,
         );
         let bound = crate::solve::energy::bound(&arena).expect("fits");
-        let engine = GpuEngine::upload(&arena, bound, &GpuOptions::default()).expect("uploads");
+        let engine =
+            GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
         let ordinal = engine.ordinal();
         let bytes = device_bytes(
             arena.vertex_count() as u64,
@@ -1061,9 +1213,10 @@ mod tests {
     /// the arena's, vertex for vertex (as multisets: the order within a list is the
     /// device's), at every weight width, in both vertex orders and with every lane count,
     /// on random games with a hub of many predecessors and successors (fixed seeds and a
-    /// fresh one). Without a GPU: nothing to check.
+    /// fresh one); the bound the device sums (16- and 32-bit weights, energies of either
+    /// width) is the host's. Without a GPU: nothing to check.
     #[test]
-    fn device_lists_the_arenas_predecessors_where_a_gpu_is() {
+    fn device_lists_the_arenas_predecessors_and_sums_its_bound_where_a_gpu_is() {
         if let Err(e) = super::super::devices::driver_ready() {
             eprintln!("no GPU: the device's predecessor lists not checked ({e})");
             return;
@@ -1103,18 +1256,30 @@ mod tests {
                 lanes: Some(LANES[(seed as usize) % LANES.len()]),
                 ..GpuOptions::default()
             };
-            let engine = GpuEngine::upload(&arena, bound, &options).expect("uploads");
-            let (sources, weights) = engine.listed_predecessors();
+            // The bound summed on the device where it can be, given where not.
+            let summed = GpuEngine::sums_bound(&arena, &options);
+            let engine =
+                GpuEngine::upload(&arena, (!summed).then_some(bound), &options).expect("uploads");
+            assert_eq!(
+                engine.bound(),
+                bound,
+                "seed {seed}: the bound (summed: {summed})"
+            );
+            let (offsets, sources, weights) = engine.listed_predecessors();
+            assert_eq!(
+                offsets.len(),
+                n as usize + 1,
+                "seed {seed}: the CSC's offsets"
+            );
+            assert_eq!(offsets[n as usize] as usize, arena.edge_count());
             let old_of_new = |d: u32| {
                 engine
                     .numbering
                     .as_ref()
                     .map_or(d, |numbering| numbering.old_of_new[d as usize])
             };
-            let layout = DeviceLayout::new(&arena, options.wide, options.order);
             for d in 0..n {
-                let range = layout.pred_offsets[d as usize] as usize
-                    ..layout.pred_offsets[d as usize + 1] as usize;
+                let range = offsets[d as usize] as usize..offsets[d as usize + 1] as usize;
                 let mut got: Vec<(u32, i64)> = range
                     .map(|k| (old_of_new(sources[k]), weights[k]))
                     .collect();
@@ -1122,6 +1287,64 @@ mod tests {
                 let mut expected: Vec<(u32, i64)> = arena.predecessors(old_of_new(d)).collect();
                 expected.sort_unstable();
                 assert_eq!(got, expected, "seed {seed}, device vertex {d}");
+            }
+        }
+    }
+
+    /// Where a GPU is, the device's exclusive prefix sums equal the host's at sizes around
+    /// one tile, and past a tile of tiles (so the tiles' totals are summed recursively,
+    /// three levels), random counts from a fixed seed and a fresh one. Without a GPU:
+    /// nothing to check.
+    #[test]
+    fn device_prefix_sums_equal_the_hosts_where_a_gpu_is() {
+        if let Err(e) = super::super::devices::driver_ready() {
+            eprintln!("no GPU: the device's prefix sums not checked ({e})");
+            return;
+        }
+        let device = kernels(0).expect("opened");
+        let lift = device.lift(16, 32).expect("compiled");
+        let stream = device.ctx.new_stream().expect("a stream");
+        let tile = SCAN_TILE as usize;
+        let fresh: u64 = rand::random();
+        eprintln!("fresh seed {fresh}");
+        for (i, len) in [
+            1,
+            2,
+            5,
+            tile - 1,
+            tile,
+            tile + 1,
+            3 * tile + 7,
+            tile * tile + 3,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for seed in [i as u64, fresh] {
+                let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+                let counts: Vec<u32> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        (state % 9) as u32
+                    })
+                    .collect();
+                let mut on_device = stream.clone_htod(&counts).expect("uploads");
+                {
+                    let (ptr, _record) = on_device.device_ptr_mut(&stream);
+                    exclusive_prefix_sum(&stream, &lift, ptr, len as u32).expect("sums");
+                }
+                let got = stream.clone_dtoh(&on_device).expect("downloads");
+                let expected: Vec<u32> = counts
+                    .iter()
+                    .scan(0u32, |sum, &c| {
+                        let before = *sum;
+                        *sum += c;
+                        Some(before)
+                    })
+                    .collect();
+                assert_eq!(got, expected, "length {len}, seed {seed}");
             }
         }
     }

@@ -125,11 +125,8 @@ pub struct DeviceLayout<'a> {
     pub succ_offsets: Cow<'a, [u32]>,
     /// CSR targets (`m`).
     pub succ_targets: Cow<'a, [u32]>,
-    /// CSR weights (`m`).
+    /// CSR weights (`m`). (The device lists the predecessors, offsets included, itself.)
     pub succ_weights: WeightColumn<'a>,
-    /// CSC offsets (`n + 1`): where each vertex's predecessors go when the device lists
-    /// them.
-    pub pred_offsets: Cow<'a, [u32]>,
 }
 
 /// Bytes of device memory a game of `n` vertices and `m` edges needs, with weights and
@@ -182,16 +179,10 @@ impl<'a> DeviceLayout<'a> {
                 .par_iter()
                 .enumerate()
                 .all(|(d, &v)| d as u32 == v);
-        let (succ_offsets, pred_offsets) = if identity {
-            (
-                Cow::Borrowed(arena.succ_offsets()),
-                Cow::Borrowed(arena.pred_offsets()),
-            )
+        let succ_offsets = if identity {
+            Cow::Borrowed(arena.succ_offsets())
         } else {
-            (
-                Cow::Owned(permute_offsets(&old_of_new, arena.succ_offsets())),
-                Cow::Owned(permute_offsets(&old_of_new, arena.pred_offsets())),
-            )
+            Cow::Owned(permute_offsets(&old_of_new, arena.succ_offsets()))
         };
         let succ = Adjacency {
             old_offsets: arena.succ_offsets(),
@@ -245,7 +236,6 @@ impl<'a> DeviceLayout<'a> {
             succ_offsets,
             succ_targets,
             succ_weights,
-            pred_offsets,
         }
     }
 
@@ -522,11 +512,6 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, arena.successors(v).collect::<Vec<_>>());
-            assert_eq!(
-                (layout.pred_offsets[d as usize + 1] - layout.pred_offsets[d as usize]) as usize,
-                arena.predecessors(v).count(),
-                "room for the predecessors the device lists"
-            );
         }
         let values = vec![10, 11, 12, 13];
         assert_eq!(
@@ -544,7 +529,6 @@ mod tests {
             "nothing is copied"
         );
         assert_eq!(&input.succ_targets[..], arena.succ_targets());
-        assert_eq!(&input.pred_offsets[..], arena.pred_offsets());
         assert_eq!(&input.succ_offsets[..], arena.succ_offsets());
         assert_eq!(input.to_device_order(&values), values);
     }

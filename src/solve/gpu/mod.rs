@@ -50,13 +50,14 @@ pub fn solve(
     control: &Control,
 ) -> Result<Solution, SolveError> {
     let start = Instant::now();
-    // One pool for the whole solve (the process's, `host_pool`): the bound (which the upload
-    // needs and the driver then takes from the engine), the upload's host side, and the
+    // One pool for the whole solve (the process's, `host_pool`): the bound where the device
+    // cannot sum it (the driver takes it from the engine), the upload's host side, and the
     // driver and strategies (`GpuLift::started_threads`).
     let threads = host_pool();
-    let bound = energy::bound_on(arena, &threads)?;
+    let bound = host_bound(arena, options, &threads)?;
     tracing::debug!(seconds = start.elapsed().as_secs_f64(), "gpu: bound");
     let mut engine = threads.install(|| GpuEngine::upload(arena, bound, options))?;
+    let bound = engine.bound();
     let setup = engine.setup_timings();
     tracing::debug!(
         seconds = start.elapsed().as_secs_f64(),
@@ -162,7 +163,21 @@ pub fn lift_from(
     options: &GpuOptions,
     control: &Control,
 ) -> Result<LiftRun, SolveError> {
-    let bound = energy::bound(arena)?;
+    let bound = host_bound(arena, options, &Threads::one())?;
     let mut engine = GpuEngine::upload(arena, bound, options)?;
     Ok(engine.lift_from(Some(start), options, control)?)
+}
+
+/// The bound summed on the host where the device cannot sum it
+/// ([`GpuEngine::sums_bound`]: 64-bit weights, whose sum may overflow and is checked here),
+/// else `None`: the upload has the device sum it.
+fn host_bound(
+    arena: &Arena,
+    options: &GpuOptions,
+    threads: &Threads,
+) -> Result<Option<u64>, energy::BoundOverflow> {
+    if GpuEngine::sums_bound(arena, options) {
+        return Ok(None);
+    }
+    energy::bound_on(arena, threads).map(Some)
 }

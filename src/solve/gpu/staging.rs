@@ -11,6 +11,7 @@
 //! ([`super::compile::Kernels::staging`]); arrays below [`STAGED_FROM`] bytes are copied
 //! directly, where allocating or waiting would cost more than it saves.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUdeviceptr;
@@ -122,20 +123,31 @@ impl Staging {
         Ok(())
     }
 
-    /// Copies `dst.len()` bytes from device address `src` into `dst` on `stream`, and
-    /// waits for them.
+    /// Copies `dst.len()` bytes from device address `src` on `stream` into `dst`, which
+    /// need not be initialised (every byte is written: the caller may take it as
+    /// initialised once this returns `Ok`); each piece is copied out by the pool's threads
+    /// while the device copies the next one.
     pub fn download(
         &mut self,
         stream: &Arc<CudaStream>,
         src: CUdeviceptr,
-        dst: &mut [u8],
+        dst: &mut [MaybeUninit<u8>],
     ) -> Result<(), GpuError> {
+        let mut written = 0;
         self.download_with(stream, src, dst.len(), |offset, piece| {
             dst[offset..offset + piece.len()]
                 .par_chunks_mut(PIECE)
                 .zip(piece.par_chunks(PIECE))
-                .for_each(|(to, from)| to.copy_from_slice(from));
-        })
+                .for_each(|(to, from)| {
+                    for (to, &from) in to.iter_mut().zip(from) {
+                        to.write(from);
+                    }
+                });
+            written += piece.len();
+        })?;
+        // The pieces cover 0..len one after another (`download_with`).
+        assert_eq!(written, dst.len(), "every byte downloaded");
+        Ok(())
     }
 
     /// Copies `len` bytes from device address `src` on `stream`, one slot-sized piece at a

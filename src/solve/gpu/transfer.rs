@@ -3,6 +3,7 @@
 //! launch's event, so that a kernel that never returns is an error instead of a hang. Shared
 //! by the engine and the components kernel's driver.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -106,9 +107,23 @@ pub(super) fn download_array<T: DeviceRepr + bytemuck::Pod + Send + Sync>(
     let during = "downloading credits";
     match staging {
         Some(staging) if n * std::mem::size_of::<T>() >= STAGED_FROM => {
-            let mut host = crate::solve::threads::filled_in_parallel(n, T::zeroed());
+            // Written without clearing first: the pages are faulted in by the threads that
+            // copy out of the staging buffers.
+            let mut host: Vec<T> = Vec::with_capacity(n);
+            let slots = &mut host.spare_capacity_mut()[..n];
+            // SAFETY: the bytes of `n` uninitialised slots of `T`, viewed as uninitialised
+            // bytes (no alignment needed, no value read).
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(
+                    slots.as_mut_ptr().cast::<MaybeUninit<u8>>(),
+                    std::mem::size_of_val(slots),
+                )
+            };
             let (ptr, _record) = src.device_ptr(stream);
-            staging.download(stream, ptr, bytemuck::cast_slice_mut(&mut host))?;
+            staging.download(stream, ptr, bytes)?;
+            // SAFETY: `download` wrote every byte of slots 0..n, and any bytes are a valid
+            // `T` (`Pod`).
+            unsafe { host.set_len(n) };
             Ok(host)
         }
         _ => {

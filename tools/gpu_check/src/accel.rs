@@ -77,7 +77,7 @@ pub fn rows(case: &Case, truth: &[u64], ref_ms: f64, rows: &mut Vec<Row>) -> Opt
         ..GpuOptions::default()
     };
     let bound = energy::bound(arena).ok()?;
-    let stressed = GpuEngine::upload(arena, bound, &options)
+    let stressed = GpuEngine::upload(arena, Some(bound), &options)
         .map_err(SolveError::from)
         .and_then(|engine| {
             let mut lift = GpuLift::new(engine, &options);
@@ -256,7 +256,7 @@ fn sweep_case(case: &Case) {
         let mut times = Vec::new();
         loop {
             let t = Instant::now();
-            let solved = GpuEngine::upload(arena, bound, &options)
+            let solved = GpuEngine::upload(arena, Some(bound), &options)
                 .map_err(SolveError::from)
                 .and_then(|engine| gpu::accel::solve(arena, engine, &options, &limit(30)));
             match solved {
@@ -283,7 +283,7 @@ fn sweep_case(case: &Case) {
         }
     }
     let t = Instant::now();
-    let plain = GpuEngine::upload(arena, bound, &GpuOptions::default())
+    let plain = GpuEngine::upload(arena, Some(bound), &GpuOptions::default())
         .map_err(Into::into)
         .and_then(|mut engine| engine.lift_from(None, &GpuOptions::default(), &limit(10)));
     match plain {

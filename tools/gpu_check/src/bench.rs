@@ -103,7 +103,7 @@ pub fn run(max_edges: u64, cpu_limit: f64, data: Option<std::path::PathBuf>) {
 
 fn tiny_rounds(arena: &Arena, label: &str, options: GpuOptions) {
     let bound = energy::bound(arena).expect("small bound");
-    let result = GpuEngine::upload(arena, bound, &options).and_then(|mut engine| {
+    let result = GpuEngine::upload(arena, Some(bound), &options).and_then(|mut engine| {
         engine
             .lift_from(None, &options, &Control::new())
             .map_err(|e| match e {
@@ -149,7 +149,7 @@ pub fn full_rounds_only(edges: u64, lanes: Option<u32>, wide: bool, order: Verte
         order,
         ..GpuOptions::default()
     };
-    let mut engine = match GpuEngine::upload(&arena, bound, &options) {
+    let mut engine = match GpuEngine::upload(&arena, Some(bound), &options) {
         Ok(e) => e,
         Err(e) => return println!("upload: {e}"),
     };
@@ -178,7 +178,7 @@ fn full_rounds(arena: &Arena, bandwidth: f64) {
             order,
             ..GpuOptions::default()
         };
-        let mut engine = match GpuEngine::upload(arena, bound, &options) {
+        let mut engine = match GpuEngine::upload(arena, Some(bound), &options) {
             Ok(e) => e,
             Err(e) => return println!("upload: {e}"),
         };
@@ -265,7 +265,7 @@ fn end_to_end(arena: &Arena, cpu_limit: f64) {
             ..GpuOptions::default()
         };
         let t = Instant::now();
-        let run = GpuEngine::upload(arena, bound, &options)
+        let run = GpuEngine::upload(arena, Some(bound), &options)
             .map_err(|e| e.to_string())
             .and_then(|mut e| {
                 let h = e.lanes();

@@ -391,7 +391,7 @@ fn check_case(case: &Case, rows: &mut Vec<Row>) {
             agree(r, expected),
         ));
     }
-    let mut engine = match GpuEngine::upload(arena, bound, &GpuOptions::default()) {
+    let mut engine = match GpuEngine::upload(arena, Some(bound), &GpuOptions::default()) {
         Ok(e) => e,
         Err(e) => return rows.push(row("upload", 0, 0, 0.0, ref_ms, format!("FAIL: {e}"))),
     };
@@ -467,7 +467,7 @@ fn check_case(case: &Case, rows: &mut Vec<Row>) {
     } else {
         truth.clone()
     };
-    let mut engine = match GpuEngine::upload(arena, bound, &GpuOptions::default()) {
+    let mut engine = match GpuEngine::upload(arena, Some(bound), &GpuOptions::default()) {
         Ok(e) => e,
         Err(e) => return rows.push(row("upload", 0, 0, 0.0, ref_ms, format!("FAIL: {e}"))),
     };
