@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Session 17 A/B: prev = db8d283 (HEAD at the start), new = the bound summed on the device,
+# the topping record taken lazily on the GPU path, downloads without clearing. Then a p10 trace.
+set -u
+c="$(cd "$(dirname "$0")" && pwd)"; out="${OUT:-/tmp}"; t=/tmp/s17
+mkdir -p "$t"; export EGSOLVE_KERNEL_CACHE=/tmp/egsolve-kernels
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; } | tee "$out/machine.log"
+"$c/egsolve" gen random --vertices 2500000 --degree 4..4 --weights=-10..10 --player1 50 --seed 5 -o "$t/random_p50.mpg"
+"$c/egsolve" gen random --vertices 2500000 --degree 4..4 --weights=-10..10 --player1 10 --seed 3 -o "$t/random_p10.mpg"
+echo "== device tests"
+timeout 300 "$c/libtests" --test-threads 1 device_lists_the_arenas_predecessors_and_sums freed_device_memory device_lifts_record > "$out/libtests.log" 2>&1
+grep -E "^test |test result|panicked|fresh seed" "$out/libtests.log" | head -12
+warm=$(ls "$c"/data/parity/*.gm.* | grep -v '\.sol\.' | grep -E "Hesselink|BRP")
+for v in ${VERSIONS:-prev new prev new prev new}; do
+  echo "== $v"
+  case $v in
+    *) timeout 200 "$c/gc-$v" warm --runs 4 $warm "$t/random_p50.mpg" "$t/random_p10.mpg" ;;
+  esac
+done > "$out/warm.log" 2>&1
+awk '/^== /{v=$2; next} / run [0-9]+:/{ if ($3=="run" && $4=="1:") next;
+  k=$1" "v" "$2; w[k]=w[k]" "$6; s[k]=s[k]" "$8; st[k]=st[k]" "$10; s0[k]=s0[k]" "$25 }
+  END { for (k in w) print k, "| wall" w[k], "| solve" s[k], "| strat" st[k], "| s0" s0[k] }' "$out/warm.log" | sort | sed 's/_datasize=2_[a-z0-9]*.gm.zst//'
+grep -c "same p0 moves same" "$out/warm.log" | sed 's/^/runs with credits and moves same: /'
+grep -E "DIFFER|FAIL|panic|rror" "$out/warm.log" | head -5
+echo "== traces"
+for g in "$t/random_p10.mpg" $warm; do
+  b=$(basename "$g" | cut -c1-12)
+  EGSOLVE_LOG=egsolve=debug timeout 100 "$c/gc-new" warm --runs 3 "$g" > "$out/warm-dbg-$b.log" 2> "$out/dbg-$b.log"
+  echo "-- $b"
+  sed 's/\x1b\[[0-9;]*m//g' "$out/dbg-$b.log" | cut -c29-330 | grep -v "scc\|cycles" | tail -14 | cut -c1-230
+done
