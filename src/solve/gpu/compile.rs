@@ -21,7 +21,7 @@ use cudarc::nvrtc::{Ptx, result as nvrtc, sys as nvrtc_sys};
 use super::cubin_cache;
 use super::devices::{nvrtc_ready, open};
 use super::error::{DuringExt, GpuError};
-use super::staging::{STAGED_FROM, Staging};
+use super::staging::{STAGED_FROM, STAGED_IF_READY, Staging};
 
 /// The frontier-lifting kernels (`kernels/lift.cu`).
 pub const LIFT_SOURCE: &str = include_str!("../../../kernels/lift.cu");
@@ -255,11 +255,23 @@ impl Kernels {
         staging
     }
 
-    /// [`Kernels::staging`] when a copy of `largest_bytes` goes through the buffers
-    /// ([`STAGED_FROM`]); otherwise nothing is locked or allocated (page-locking the buffers
-    /// costs tens of milliseconds, more than a small game's whole upload).
+    /// [`Kernels::staging`] when a copy of `largest_bytes` goes through the buffers: from
+    /// [`STAGED_FROM`] they are allocated if need be; from [`STAGED_IF_READY`] they are used
+    /// where an earlier copy allocated them (a warm process); otherwise nothing is locked or
+    /// allocated (page-locking the buffers costs tens of milliseconds, more than a small
+    /// game's whole upload).
     pub fn staging_for(&self, largest_bytes: usize) -> Option<MutexGuard<'_, Option<Staging>>> {
-        (largest_bytes >= STAGED_FROM).then(|| self.staging())
+        if largest_bytes >= STAGED_FROM {
+            return Some(self.staging());
+        }
+        if largest_bytes < STAGED_IF_READY {
+            return None;
+        }
+        let staging = self
+            .staging
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        staging.is_some().then_some(staging)
     }
 
     /// The lifting kernels for weights of `weight_bits` and energies of `value_bits`,

@@ -24,7 +24,7 @@ use super::error::{DuringExt, GpuError, GpuSolveError};
 use super::layout::{
     DeviceLayout, Numbering, VertexOrder, WeightColumn, device_bytes, lanes_for_degree, value_bits,
 };
-use super::staging::{STAGED_FROM, Staging};
+use super::staging::{STAGED_IF_READY, Staging};
 pub use super::transfer::{LAUNCH_WATCHDOG, launch_watchdog};
 use super::transfer::{download_array, upload_array, wait_until};
 use crate::arena::{Arena, VertexId};
@@ -250,7 +250,7 @@ impl DeviceCredit {
     ) -> Result<Vec<u64>, GpuError> {
         Ok(match (self, staging) {
             // Widened straight out of the staging buffers, while the next piece copies.
-            (DeviceCredit::Narrow(c), Some(staging)) if n * 4 >= STAGED_FROM => {
+            (DeviceCredit::Narrow(c), Some(staging)) if n * 4 >= STAGED_IF_READY => {
                 // Written without clearing first: `reuse`'s memory (its pages in memory
                 // already) or a new block, faulted in by the threads that widen.
                 let mut out = reuse;
@@ -553,9 +553,9 @@ impl GpuEngine {
                 return Err(GpuError::BadLanes(h));
             }
         }
-        // Energies are narrow unless the bound says otherwise: a bound still to be summed
-        // is assumed to fit (it does on every game we have seen); the room asked for is
-        // the wide case's, so that a game that turns out wide still fits.
+        // Energies are narrow unless the bound says otherwise. A bound still to be summed is
+        // taken as narrow until the sum comes back (then the wide module is loaded if it
+        // is not), and the room asked for is the wide case's, so that such a game fits.
         let energy_bits = |bound: Option<u64>| match bound {
             _ if options.wide => 64,
             Some(bound) => value_bits(bound),
@@ -662,14 +662,10 @@ impl GpuEngine {
         params.state = ptr_u32(&state);
         params.bound = bound;
         stream.synchronize().during("uploading the game")?;
+        let staged = guard.as_deref().is_some_and(Option::is_some);
         drop((guard, cursor));
         let upload_seconds = start.elapsed().as_secs_f64();
-        tracing::debug!(
-            stream_seconds,
-            upload_seconds,
-            staged = largest >= STAGED_FROM,
-            "gpu: game uploaded"
-        );
+        tracing::debug!(stream_seconds, upload_seconds, staged, "gpu: game uploaded");
         let launched = ctx
             .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
             .during("creating an event")?;

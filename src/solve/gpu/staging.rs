@@ -8,7 +8,8 @@
 //! the PCIe transfer overlap (downloads the same way round: the host drains one slot while
 //! the device fills the next). Slots of 8 MiB rather than whole 32 MiB buffers let the
 //! first transfer start, and the last end, sooner. The buffers are allocated once per device and kept
-//! ([`super::compile::Kernels::staging`]); arrays below [`STAGED_FROM`] bytes are copied
+//! ([`super::compile::Kernels::staging`]); arrays below [`STAGED_FROM`] bytes go through them
+//! only where they exist already, and arrays below [`STAGED_IF_READY`] never: they are copied
 //! directly, where allocating or waiting would cost more than it saves.
 
 use std::mem::MaybeUninit;
@@ -28,8 +29,13 @@ pub const SLOT_BYTES: usize = 8 << 20;
 const SLOTS_PER_BUFFER: usize = STAGE_BYTES / SLOT_BYTES;
 /// Slots in the ring.
 pub const SLOTS: usize = 2 * SLOTS_PER_BUFFER;
-/// Arrays of at least this many bytes go through the staging buffers.
+/// Arrays of at least this many bytes go through the staging buffers, allocated for them
+/// if need be.
 pub const STAGED_FROM: usize = 8 << 20;
+/// Arrays of at least this many bytes go through the staging buffers where they exist
+/// already (the driver's pageable path is about 6 GB/s; below this the wait for a slot's
+/// event costs more than it saves).
+pub const STAGED_IF_READY: usize = 1 << 20;
 /// Bytes per parallel task when filling or draining a slot.
 const PIECE: usize = 256 << 10;
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
 
 use super::error::{DuringExt, GpuError};
-use super::staging::{STAGED_FROM, Staging};
+use super::staging::{STAGED_IF_READY, Staging};
 
 /// How long one lifting launch may run before the solve gives up on the device
 /// ([`GpuError::Hung`]), unless `EGSOLVE_GPU_WATCHDOG_SECS` says otherwise: launches aim at
@@ -62,7 +62,7 @@ pub(super) fn upload_array<T: DeviceRepr + bytemuck::Pod>(
     let during = "uploading the game";
     let bytes: &[u8] = bytemuck::cast_slice(src);
     match staging {
-        Some(staging) if bytes.len() >= STAGED_FROM => {
+        Some(staging) if bytes.len() >= STAGED_IF_READY => {
             // SAFETY: every element is written by the copy queued below before any
             // kernel on this stream reads it.
             let mut dst = unsafe { stream.alloc::<T>(src.len()) }.during(during)?;
@@ -86,7 +86,7 @@ pub(super) fn upload_into<T: DeviceRepr + bytemuck::Pod>(
     let during = "uploading";
     let bytes: &[u8] = bytemuck::cast_slice(src);
     match staging {
-        Some(staging) if bytes.len() >= STAGED_FROM => {
+        Some(staging) if bytes.len() >= STAGED_IF_READY => {
             let (ptr, _record) = dst.device_ptr_mut(stream);
             staging.upload(stream, bytes, ptr)
         }
@@ -106,7 +106,7 @@ pub(super) fn download_array<T: DeviceRepr + bytemuck::Pod + Send + Sync>(
 ) -> Result<Vec<T>, GpuError> {
     let during = "downloading credits";
     match staging {
-        Some(staging) if n * std::mem::size_of::<T>() >= STAGED_FROM => {
+        Some(staging) if n * std::mem::size_of::<T>() >= STAGED_IF_READY => {
             // Written without clearing first: the pages are faulted in by the threads that
             // copy out of the staging buffers.
             let mut host: Vec<T> = Vec::with_capacity(n);
