@@ -220,8 +220,12 @@ pub struct LiftKernels {
     pub predecessors: CudaFunction,
     /// `deficits_w.._v..`.
     pub deficits: CudaFunction,
-    /// [`COUNT_KERNEL`], [`SCAN_KERNEL`] and [`ADD_TILES_KERNEL`].
-    pub scan: [CudaFunction; 3],
+    /// [`COUNT_KERNEL`].
+    pub count_in_degrees: CudaFunction,
+    /// [`SCAN_KERNEL`].
+    pub scan_tiles: CudaFunction,
+    /// [`ADD_TILES_KERNEL`].
+    pub add_tile_offsets: CudaFunction,
     /// [`COMPONENTS_KERNEL`].
     pub components: CudaFunction,
     /// [`WITNESS_KERNEL`].
@@ -350,13 +354,14 @@ impl Kernels {
         let deficits = module
             .load_function(&deficits_kernel_name(weight_bits, value_bits))
             .during("loading the bound's kernel")?;
-        let scan = [COUNT_KERNEL, SCAN_KERNEL, ADD_TILES_KERNEL]
-            .map(|name| module.load_function(name))
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()
-            .during("loading the prefix-sum kernels")?
-            .try_into()
-            .expect("three kernels");
+        let prefix_sums = |name| {
+            module
+                .load_function(name)
+                .during("loading the prefix-sum kernels")
+        };
+        let count_in_degrees = prefix_sums(COUNT_KERNEL)?;
+        let scan_tiles = prefix_sums(SCAN_KERNEL)?;
+        let add_tile_offsets = prefix_sums(ADD_TILES_KERNEL)?;
         let components = module
             .load_function(COMPONENTS_KERNEL)
             .during("loading the components kernel")?;
@@ -369,7 +374,9 @@ impl Kernels {
             player0_moves,
             predecessors,
             deficits,
-            scan,
+            count_in_degrees,
+            scan_tiles,
+            add_tile_offsets,
             components,
             load_seconds,
             cached,

@@ -393,7 +393,7 @@ fn list_predecessor_offsets(
         block_dim: (BLOCK, 1, 1),
         shared_mem_bytes: 0,
     };
-    let mut launch = stream.launch_builder(&kernels.scan[0]);
+    let mut launch = stream.launch_builder(&kernels.count_in_degrees);
     launch.arg(targets);
     launch.arg(&m);
     launch.arg(&mut *offsets);
@@ -427,7 +427,7 @@ fn exclusive_prefix_sum(
         block_dim: (BLOCK, 1, 1),
         shared_mem_bytes: 0,
     };
-    let mut launch = stream.launch_builder(&kernels.scan[1]);
+    let mut launch = stream.launch_builder(&kernels.scan_tiles);
     launch.arg(&data);
     launch.arg(&len);
     launch.arg(&sums_ptr);
@@ -436,7 +436,7 @@ fn exclusive_prefix_sum(
     unsafe { launch.launch(grid(tiles)) }.during(during)?;
     if tiles > 1 {
         exclusive_prefix_sum(stream, kernels, sums_ptr, tiles)?;
-        let mut launch = stream.launch_builder(&kernels.scan[2]);
+        let mut launch = stream.launch_builder(&kernels.add_tile_offsets);
         launch.arg(&data);
         launch.arg(&len);
         launch.arg(&sums_ptr);
@@ -607,6 +607,13 @@ impl GpuEngine {
             None => None,
         };
         let alloc_u32 = |len: usize| stream.alloc_zeros::<u32>(len.max(1)).during("allocating");
+        // The arrays whose width does not depend on the bound are queued now, so that only
+        // the energies wait for a bound summed on the device.
+        let frontier0 = alloc_u32(n as usize)?;
+        let frontier1 = alloc_u32(n as usize)?;
+        let stamp = alloc_u32(n as usize)?;
+        let top_record = alloc_u32(n as usize)?;
+        let state = alloc_u32(16)?;
         let ptr_u32 = |s: &CudaSlice<u32>| s.device_ptr(&stream).0;
         let (succ_weights, pred_weights) = weights.pointers(&stream);
         let mut params = LiftParams {
@@ -616,12 +623,13 @@ impl GpuEngine {
             pred_offsets: ptr_u32(&adjacency[2]),
             pred_sources: ptr_u32(&adjacency[3]),
             pred_weights,
+            // The energies and the bound are set once the bound is known (below).
             credit: 0,
-            frontier0: 0,
-            frontier1: 0,
-            stamp: 0,
-            state: 0,
-            bound: bound.unwrap_or(0),
+            frontier0: ptr_u32(&frontier0),
+            frontier1: ptr_u32(&frontier1),
+            stamp: ptr_u32(&stamp),
+            state: ptr_u32(&state),
+            bound: 0,
             n: layout.n,
             n0: layout.n0,
             dense_above: u32::MAX,
@@ -650,16 +658,7 @@ impl GpuEngine {
             }
         };
         let credit = DeviceCredit::alloc(&stream, n as usize, value_bits)?;
-        let frontier0 = alloc_u32(n as usize)?;
-        let frontier1 = alloc_u32(n as usize)?;
-        let stamp = alloc_u32(n as usize)?;
-        let top_record = alloc_u32(n as usize)?;
-        let state = alloc_u32(16)?;
         params.credit = credit.pointer(&stream);
-        params.frontier0 = ptr_u32(&frontier0);
-        params.frontier1 = ptr_u32(&frontier1);
-        params.stamp = ptr_u32(&stamp);
-        params.state = ptr_u32(&state);
         params.bound = bound;
         stream.synchronize().during("uploading the game")?;
         let staged = guard.as_deref().is_some_and(Option::is_some);
