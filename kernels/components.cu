@@ -87,14 +87,19 @@ __device__ __forceinline__ bool pending(const ComponentParams& p, u32 v) {
 }
 
 // Ends sweep `sweep` for the calling thread (`changed`: whether it changed anything) and
-// returns whether any thread did; the whole grid calls it together.
-__device__ __forceinline__ bool sweep_end(const ComponentParams& p, u32& sweep, bool changed) {
+// returns whether any thread did; the whole grid calls it together. `state` holds the
+// rotating flags in words [0..3) and the grid barrier in [4], [5] (evaluate.cu uses it too).
+__device__ __forceinline__ bool sweep_end_on(u32* state, u32& sweep, bool changed) {
     const u32 slot = sweep % 3;
-    if (__syncthreads_or(changed) && threadIdx.x == 0) atomicExch(p.state + slot, 1u);
-    if (blockIdx.x == 0 && threadIdx.x == 0) atomicExch(p.state + (sweep + 1) % 3, 0u);
-    grid_barrier(p.state);
+    if (__syncthreads_or(changed) && threadIdx.x == 0) atomicExch(state + slot, 1u);
+    if (blockIdx.x == 0 && threadIdx.x == 0) atomicExch(state + (sweep + 1) % 3, 0u);
+    grid_barrier(state);
     sweep++;
-    return load_volatile(p.state + slot) != 0;
+    return load_volatile(state + slot) != 0;
+}
+
+__device__ __forceinline__ bool sweep_end(const ComponentParams& p, u32& sweep, bool changed) {
+    return sweep_end_on(p.state, sweep, changed);
 }
 
 #define FOR_EACH_VERTEX(v) \

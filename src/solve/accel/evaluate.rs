@@ -11,7 +11,7 @@ use super::cycles::{confirms_greedy_cycle, nonnegative_components};
 use super::graph::{DROPS_ALL, Graph};
 use super::ranks::TopRanks;
 use super::reach::reaching;
-use super::relax::credits_to_pinned;
+use super::relax::{CLOSED, OPEN, PINNED, credits_to_pinned};
 use super::scc::{NO_COMPONENT, components, numbered};
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::SolveError;
@@ -145,7 +145,7 @@ fn engine_components(
 }
 
 /// The components of `graph` (marked for `built_for`) restricted to `inside ⊆ built_for`,
-/// on the host, after building the graph's successor side if it is not yet.
+/// on the host, after building the graph's sides that are not yet.
 fn host_components(
     graph: &mut Graph,
     arena: &Arena,
@@ -153,6 +153,9 @@ fn host_components(
     inside: &[bool],
     threads: &Threads,
 ) -> Found {
+    if !graph.has_predecessors() {
+        graph.build_predecessors(arena, built_for, threads);
+    }
     if !graph.has_successors() {
         graph.build_successors(arena, built_for, threads);
     }
@@ -190,10 +193,78 @@ fn nonnegative(
     }
 }
 
+/// The vertices of `finite` with a path inside it to a vertex where `is_source`: computed
+/// by `engine` where it took the evaluation's components (`on_engine`; the device, which
+/// holds the arena: no predecessor side is built), else on the host, building the graph's
+/// predecessor side first if need be.
+#[allow(clippy::too_many_arguments)]
+fn reaching_sources(
+    engine: &mut dyn LiftEngine,
+    on_engine: bool,
+    graph: &mut Graph,
+    arena: &Arena,
+    finite: &[bool],
+    is_source: impl Fn(usize) -> bool + Sync + Send,
+    threads: &Threads,
+) -> Result<Vec<bool>, SolveError> {
+    if on_engine {
+        let sources = per_vertex(finite.len(), threads, |v| (finite[v] && is_source(v)) as u8);
+        if let Some(reach) = engine.reaching(graph.keeps(), &sources)? {
+            return Ok(reach);
+        }
+    }
+    if !graph.has_predecessors() {
+        graph.build_predecessors(arena, finite, threads);
+    }
+    Ok(reaching(graph, finite, is_source, threads))
+}
+
+/// The least credits to reach a `pinned` vertex through the `through` ones
+/// ([`credits_to_pinned`]): computed by `engine` where it took the evaluation's components
+/// (`on_engine`), else on the host, building the graph's predecessor side first if need be.
+/// The engine reads σ1 from `sigma_edge` at the `through` vertices, where the attractor
+/// (which records edges only at the vertices it sets to ⊤) left it as the graph was marked.
+#[allow(clippy::too_many_arguments)]
+fn credits_to(
+    engine: &mut dyn LiftEngine,
+    on_engine: bool,
+    graph: &mut Graph,
+    arena: &Arena,
+    finite: &[bool],
+    sigma_edge: &[u32],
+    pinned: &[bool],
+    through: &[bool],
+    bound: u64,
+    threads: &Threads,
+    control: &Control,
+) -> Result<Vec<u64>, SolveError> {
+    if on_engine {
+        let class = per_vertex(finite.len(), threads, |v| {
+            if pinned[v] {
+                PINNED
+            } else if through[v] {
+                OPEN
+            } else {
+                CLOSED
+            }
+        });
+        if let Some(g) = engine.credits_to_pinned(graph.keeps(), sigma_edge, &class, bound)? {
+            return Ok(g);
+        }
+    }
+    if !graph.has_predecessors() {
+        graph.build_predecessors(arena, finite, threads);
+    }
+    Ok(credits_to_pinned(
+        graph, pinned, through, bound, threads, control,
+    )?)
+}
+
 /// One evaluation of σ1 (`sigma_edge`, chosen by [`choose_strategy`]) against `values`,
 /// followed by player 1's attractor to ⊤ (which records its edges in `sigma_edge`); the
-/// vertices it tops for a recorded reason get their `ranks`. The components come from
-/// `engine` where it takes them (the device, while the host builds its graph).
+/// vertices it tops for a recorded reason get their `ranks`. The components, reachability
+/// and Bellman–Ford come from `engine` where it takes them (the device, which holds the
+/// arena: the host then builds neither side of its graph).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate(
     engine: &mut dyn LiftEngine,
@@ -213,7 +284,9 @@ pub(super) fn evaluate(
     let finite = per_vertex(n, threads, |v| values[v] != TOP);
     graph.mark(arena, &finite, sigma_edge, threads);
     let on_engine = engine.start_components(graph.keeps(), sigma_edge)?;
-    graph.build_predecessors(arena, &finite, threads);
+    if !on_engine {
+        graph.build_predecessors(arena, &finite, threads);
+    }
     watch.lap(&mut phases.graph);
 
     // U: vertices that can reach a nonnegative cycle of G_σ1 (minus the ⊤ vertices).
@@ -227,7 +300,7 @@ pub(super) fn evaluate(
     let good = nonnegative(graph, arena, &found, threads, control)?;
     let (component, count) = (&found.component, found.count);
     let in_good = |v: usize| component[v] != NO_COMPONENT && good[component[v] as usize];
-    let reach = reaching(graph, &finite, in_good, threads);
+    let reach = reaching_sources(engine, on_engine, graph, arena, &finite, in_good, threads)?;
     let topped = if threads.parallel(n) {
         threads.install(|| {
             values
@@ -298,7 +371,10 @@ pub(super) fn evaluate(
 
     // g: least deficit of a path to Z' (greatest fixpoint from above; every cycle outside
     // Z' is negative, so the relaxation ends).
-    let g = credits_to_pinned(graph, &pinned, &through, bound, threads, control)?;
+    let g = credits_to(
+        engine, on_engine, graph, arena, &finite, sigma_edge, &pinned, &through, bound, threads,
+        control,
+    )?;
     let raise = |v: usize, value: &mut u64| -> (usize, usize) {
         if through[v] && g[v] > *value {
             *value = g[v];
@@ -344,13 +420,31 @@ mod tests {
     /// An engine that computes the components it is asked for as the device would (one
     /// representative per vertex, from the words alone) and, if `witness`, reports the
     /// largest component's greedy witness: evaluations then take the engine's path (no
-    /// successor side built, the cycle test reading the arena through the words).
+    /// successor side built, the cycle test reading the arena through the words). If
+    /// `evaluates`, it also answers reachability and Bellman–Ford from a graph of its own
+    /// (then the evaluation builds no predecessor side either); else it leaves them to the
+    /// host, which builds that side when it first needs it.
     struct HostComponents<'a> {
         arena: &'a Arena,
         witness: bool,
+        evaluates: bool,
         started: Option<Vec<VertexId>>,
         calls: usize,
         witnesses: usize,
+        /// Reachability and Bellman–Ford answered.
+        reaches: usize,
+        relaxations: usize,
+    }
+
+    impl HostComponents<'_> {
+        /// The graph of `keeps` with σ1's edges `sigma_edge`, built on one thread.
+        fn graph(&self, keeps: &[VertexId], sigma_edge: &[u32]) -> (Graph, Vec<bool>) {
+            let active: Vec<bool> = keeps.iter().map(|&k| k != DROPS_ALL).collect();
+            let mut graph = Graph::default();
+            graph.rebuild(self.arena, &active, sigma_edge, &Threads::one());
+            assert_eq!(graph.keeps(), keeps, "the words describe this graph");
+            (graph, active)
+        }
     }
 
     impl LiftEngine for HostComponents<'_> {
@@ -415,6 +509,74 @@ mod tests {
                 witness,
             }))
         }
+        fn reaching(
+            &mut self,
+            keeps: &[VertexId],
+            sources: &[u8],
+        ) -> Result<Option<Vec<bool>>, SolveError> {
+            if !self.evaluates {
+                return Ok(None);
+            }
+            self.reaches += 1;
+            // σ1 edges from the words (reachability does not read weights).
+            let sigma: Vec<u32> = (0..keeps.len() as VertexId)
+                .map(|v| {
+                    let range = self.arena.succ_range(v);
+                    range
+                        .clone()
+                        .find(|&e| self.arena.succ_targets()[e] == keeps[v as usize])
+                        .unwrap_or(range.start) as u32
+                })
+                .collect();
+            let (graph, active) = self.graph(keeps, &sigma);
+            Ok(Some(reaching(
+                &graph,
+                &active,
+                |v| sources[v] != 0,
+                &Threads::one(),
+            )))
+        }
+        fn credits_to_pinned(
+            &mut self,
+            keeps: &[VertexId],
+            sigma_edge: &[u32],
+            class: &[u8],
+            bound: u64,
+        ) -> Result<Option<Vec<u64>>, SolveError> {
+            if !self.evaluates {
+                return Ok(None);
+            }
+            self.relaxations += 1;
+            // σ1 as given at the open vertices (the attractor may have moved it at the
+            // others, which are ⊤ and so outside every open vertex's graph), elsewhere any
+            // edge to the word's target.
+            let sigma: Vec<u32> = (0..keeps.len() as VertexId)
+                .map(|v| {
+                    let range = self.arena.succ_range(v);
+                    if class[v as usize] == OPEN {
+                        return sigma_edge[v as usize];
+                    }
+                    range
+                        .clone()
+                        .find(|&e| self.arena.succ_targets()[e] == keeps[v as usize])
+                        .unwrap_or(range.start) as u32
+                })
+                .collect();
+            let (graph, _) = self.graph(keeps, &sigma);
+            let pinned: Vec<bool> = class.iter().map(|&c| c == PINNED).collect();
+            let through: Vec<bool> = class.iter().map(|&c| c != CLOSED).collect();
+            Ok(Some(
+                credits_to_pinned(
+                    &graph,
+                    &pinned,
+                    &through,
+                    bound,
+                    &Threads::one(),
+                    &Control::new(),
+                )
+                .expect("not interrupted"),
+            ))
+        }
         fn lift(
             &mut self,
             arena: &Arena,
@@ -434,7 +596,7 @@ mod tests {
     /// (which leave the successor side unbuilt), with and without its greedy witness.
     #[test]
     fn an_evaluation_does_not_depend_on_the_threads() {
-        let (mut redo_passes, mut witnesses) = (0, 0);
+        let (mut redo_passes, mut witnesses, mut relaxations) = (0, 0, 0);
         for seed in 0..300u64 {
             let arena = random(
                 RandomParams {
@@ -486,12 +648,14 @@ mod tests {
                     &Control::new(),
                 )
                 .expect("evaluates");
-                (values, sigma, outcome, graph.has_successors())
+                let sides = (graph.has_successors(), graph.has_predecessors());
+                (values, sigma, outcome, sides)
             };
             let one = run(&mut WorklistEngine, &Threads::one());
-            assert!(
+            assert_eq!(
                 one.3,
-                "seed {seed}: the host's components built the successor side"
+                (true, true),
+                "seed {seed}: the host's components built both sides"
             );
             for t in [2, 3] {
                 let many = run(&mut WorklistEngine, &Threads::new(t).with_parallel_from(0));
@@ -499,31 +663,47 @@ mod tests {
                 assert_eq!(one.2, many.2, "seed {seed}: outcome on {t} threads");
                 assert_eq!(one.1, many.1, "seed {seed}: moves on {t} threads");
             }
-            // The engine's components (with and without its witness) change nothing.
-            for witness in [false, true] {
+            // The engine's components (with and without its witness), reachability and
+            // Bellman–Ford (or the host's, from a predecessor side built late) change
+            // nothing.
+            for (witness, evaluates) in [(false, false), (true, false), (false, true), (true, true)]
+            {
                 for threads in [Threads::one(), Threads::new(2).with_parallel_from(0)] {
                     let mut engine = HostComponents {
                         arena: &arena,
                         witness,
+                        evaluates,
                         started: None,
                         calls: 0,
                         witnesses: 0,
+                        reaches: 0,
+                        relaxations: 0,
                     };
-                    let (values, sigma, outcome, has_successors) = run(&mut engine, &threads);
+                    let (values, sigma, outcome, sides) = run(&mut engine, &threads);
                     assert!(engine.calls >= 1);
                     redo_passes += (engine.calls >= 2) as usize;
                     witnesses += engine.witnesses;
-                    assert!(!has_successors, "seed {seed}: no successor side built");
-                    assert_eq!(one.0, values, "seed {seed}: values (engine, {witness})");
-                    assert_eq!(one.2, outcome, "seed {seed}: outcome (engine, {witness})");
-                    assert_eq!(one.1, sigma, "seed {seed}: moves (engine, {witness})");
+                    if evaluates {
+                        assert_eq!(engine.reaches, 1, "seed {seed}: one reachability");
+                        relaxations += engine.relaxations;
+                    }
+                    assert!(!sides.0, "seed {seed}: no successor side built");
+                    assert_eq!(
+                        sides.1, !evaluates,
+                        "seed {seed}: a predecessor side only for the host's searches"
+                    );
+                    let case = format!("seed {seed}: engine, witness {witness}, {evaluates}");
+                    assert_eq!(one.0, values, "{case}: values");
+                    assert_eq!(one.2, outcome, "{case}: outcome");
+                    assert_eq!(one.1, sigma, "{case}: moves");
                 }
             }
         }
-        // Both of the engine's paths were taken: redo passes and confirmed witnesses.
+        // Every one of the engine's paths was taken: redo passes, confirmed witnesses and
+        // Bellman–Ford.
         assert!(
-            redo_passes > 0 && witnesses > 0,
-            "{redo_passes} redo passes, {witnesses} witnesses"
+            redo_passes > 0 && witnesses > 0 && relaxations > 0,
+            "{redo_passes} redo passes, {witnesses} witnesses, {relaxations} relaxations"
         );
     }
 }

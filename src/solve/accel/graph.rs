@@ -14,10 +14,12 @@
 //! edge (random reads, each a likely cache miss on large games).
 //!
 //! The two sides are built separately ([`Graph::build_predecessors`],
-//! [`Graph::build_successors`]): an evaluation whose components come from the device needs
-//! only the predecessors (reachability, Bellman–Ford); its cycle test reads successors
-//! through [`KeptSuccessors`], the arena filtered by the same words, as the device does.
-//! Anything that reads successors implements [`Successors`].
+//! [`Graph::build_successors`]), each only when something reads it: an evaluation whose
+//! components, reachability and Bellman–Ford run on the device needs neither (its cycle
+//! test reads successors through [`KeptSuccessors`], the arena filtered by the same words,
+//! as the device does), and a host fallback builds the side it reads. Reading a side that
+//! is not built for the current words panics. Anything that reads successors implements
+//! [`Successors`].
 //!
 //! A player-1 vertex whose σ1 edge has identical twins (same target and weight) keeps every
 //! twin, among its successors and among its target's predecessors alike, so the two sides
@@ -52,6 +54,8 @@ pub(super) struct Graph {
     /// Whether the successor side is built for the words [`Graph::mark`] last wrote (reading
     /// it otherwise is a bug: it would be an earlier subset's).
     successors_built: bool,
+    /// … and the predecessor side.
+    predecessors_built: bool,
 }
 
 /// Whatever lists the successors of vertices in an evaluation's `G_σ1`: a built [`Graph`]
@@ -127,6 +131,7 @@ impl Graph {
         threads: &Threads,
     ) {
         self.successors_built = false;
+        self.predecessors_built = false;
         let n = arena.vertex_count();
         let targets = arena.succ_targets();
         let weights = arena.succ_weights();
@@ -170,6 +175,12 @@ impl Graph {
     /// Whether the successor side is built for the words [`Graph::mark`] last wrote.
     pub(super) fn has_successors(&self) -> bool {
         self.successors_built
+    }
+
+    /// Whether the predecessor side is built for the words [`Graph::mark`] last wrote (an
+    /// evaluation whose reachability and Bellman–Ford run on the device never builds it).
+    pub(super) fn has_predecessors(&self) -> bool {
+        self.predecessors_built
     }
 
     /// The successors of the graph [`Graph::mark`] described, read from `arena` (the one it
@@ -254,16 +265,28 @@ impl Graph {
             kept,
             |i| (sources[i], pred_weights.get(i)),
         );
+        self.predecessors_built = true;
     }
 
     /// Number of vertex slots (the arena's vertex count).
     pub(super) fn len(&self) -> usize {
-        self.pred_offsets.len() - 1
+        self.keeps.len()
     }
 
     /// Number of edges.
     pub(super) fn edge_count(&self) -> usize {
+        self.assert_predecessors();
         self.pred_sources.len()
+    }
+
+    /// Reading the predecessor side before [`Graph::build_predecessors`] is a bug (it would
+    /// be an earlier subset's).
+    #[inline]
+    fn assert_predecessors(&self) {
+        assert!(
+            self.predecessors_built,
+            "predecessors read before they were built"
+        );
     }
 
     /// Successor ids of `v`.
@@ -280,6 +303,7 @@ impl Graph {
     /// Predecessor ids of `v`.
     #[inline]
     pub(super) fn predecessor_ids(&self, v: VertexId) -> &[VertexId] {
+        self.assert_predecessors();
         &self.pred_sources
             [self.pred_offsets[v as usize] as usize..self.pred_offsets[v as usize + 1] as usize]
     }
@@ -308,6 +332,7 @@ impl Graph {
         &self,
         v: VertexId,
     ) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
+        self.assert_predecessors();
         let range =
             self.pred_offsets[v as usize] as usize..self.pred_offsets[v as usize + 1] as usize;
         self.pred_sources[range.clone()]

@@ -100,6 +100,7 @@ use std::time::{Duration, Instant};
 
 use self::graph::Graph;
 use self::ranks::TopRanks;
+pub use self::relax::{CLOSED, OPEN, PINNED};
 pub use self::topping::Topping;
 pub use super::control::Budget;
 use super::control::Control;
@@ -166,6 +167,32 @@ pub trait LiftEngine {
     }
     /// The components started last, or `None` to leave them to the host after all.
     fn finish_components(&mut self) -> Result<Option<EngineComponents>, SolveError> {
+        Ok(None)
+    }
+    /// Backward reachability in an evaluation's graph where the engine runs (the device),
+    /// the answer of `reach::reaching`: whether each vertex has a path inside the graph whose
+    /// words are `keeps` (as for [`LiftEngine::start_components`]) to a vertex with
+    /// `sources[v] != 0` (sources lie inside the graph and reach themselves). `None` leaves
+    /// it to the host.
+    fn reaching(
+        &mut self,
+        _keeps: &[VertexId],
+        _sources: &[u8],
+    ) -> Result<Option<Vec<bool>>, SolveError> {
+        Ok(None)
+    }
+    /// The least credits to reach a pinned vertex where the engine runs (the device), the
+    /// answer of `relax::credits_to_pinned`: in the graph whose words are `keeps`, with σ1's
+    /// edges `sigma_edge` (read at [`OPEN`] vertices only), each vertex's `class` is
+    /// [`PINNED`] (0), [`OPEN`] (relaxed) or [`CLOSED`] (⊤ unless pinned); values above
+    /// `bound` are ⊤. `None` leaves it to the host.
+    fn credits_to_pinned(
+        &mut self,
+        _keeps: &[VertexId],
+        _sigma_edge: &[u32],
+        _class: &[u8],
+        _bound: u64,
+    ) -> Result<Option<Vec<u64>>, SolveError> {
         Ok(None)
     }
     /// The game's bound `M`, if the engine already computed it (the device's upload needs

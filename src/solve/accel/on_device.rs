@@ -229,3 +229,115 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
         "{lifted} of 41 from the device's record, {recorded} records checked"
     );
 }
+
+/// Where a GPU is, its backward reachability and Bellman–Ford (`kernels/evaluate.cu`)
+/// equal the host's (`super::reach`, `super::relax`) on random graphs `G_σ1` over random
+/// subsets, with parallel edges of player-1 vertices beside σ1's edge (of its weight: twins,
+/// and of others), random sources, pinned and open vertices, 16-, 32- and 64-bit weights,
+/// fixed seeds and a fresh one. Without a GPU: nothing to check.
+#[test]
+fn device_reachability_and_credits_equal_the_hosts_where_a_gpu_is() {
+    use super::reach::reaching;
+    use super::relax::{CLOSED, OPEN, PINNED, credits_to_pinned};
+    use crate::solve::control::Control;
+    if let Err(e) = driver_ready() {
+        eprintln!("no GPU: the device's reachability and Bellman–Ford not checked ({e})");
+        return;
+    }
+    let fresh: u64 = rand::random();
+    eprintln!("fresh seed {fresh}");
+    let (mut reached, mut relaxed, mut declined) = (0, 0, 0);
+    let mut seeds: Vec<u64> = (0..18).collect();
+    seeds.push(fresh);
+    for seed in seeds {
+        let scale = [1i64, 1_000, 1 << 40][(seed % 3) as usize];
+        let base = random(
+            RandomParams {
+                vertices: [60, 4_000, 50_000, 200_000][(seed % 4) as usize],
+                min_degree: 1,
+                max_degree: 1 + (seed % 5) as u32,
+                min_weight: -5,
+                max_weight: 3,
+                player1_percent: (seed * 23 % 101) as u8,
+            },
+            seed,
+        );
+        let n = base.vertex_count();
+        // Weights scaled to the widths; player-1 vertices get twins and other parallel edges.
+        let mut edges = EdgeList::with_capacity(2 * base.edge_count());
+        for v in 0..n as VertexId {
+            for (i, (u, w)) in base.successors(v).enumerate() {
+                edges.push(v, u, w * scale);
+                if base.owner(v) == Player::One && (v as usize + i + seed as usize) % 4 == 0 {
+                    let other = if (v as usize + i) % 2 == 0 { 0 } else { scale };
+                    edges.push(v, u, w * scale + other);
+                }
+            }
+        }
+        let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+        let bound = crate::solve::energy::bound(&arena).expect("fits");
+        let mut engine =
+            GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
+        for round in 0..2u64 {
+            let hash = |v: usize, k: u64| (v as u64 * 2654435761 + seed * 97 + round + k) % 1000;
+            let active: Vec<bool> = (0..n).map(|v| hash(v, 1) >= 100).collect();
+            let sigma: Vec<u32> = (0..n as VertexId)
+                .map(|v| {
+                    let range = arena.succ_range(v);
+                    (range.start + hash(v as usize, 2) as usize % range.len()) as u32
+                })
+                .collect();
+            let mut graph = Graph::default();
+            graph.rebuild(&arena, &active, &sigma, &Threads::one());
+            let case = format!("seed {seed} round {round}");
+            // Reachability from a few sources.
+            let sources: Vec<u8> = (0..n)
+                .map(|v| (active[v] && hash(v, 3) < 20) as u8)
+                .collect();
+            let host = reaching(&graph, &active, |v| sources[v] != 0, &Threads::one());
+            match engine.reaching(graph.keeps(), &sources).expect("runs") {
+                Some(device) => {
+                    let device: Vec<bool> = device.iter().map(|&b| b != 0).collect();
+                    assert_eq!(device, host, "{case}: reachability");
+                    reached += 1;
+                }
+                None => declined += 1,
+            }
+            // Bellman–Ford from pinned vertices through open ones.
+            let pinned: Vec<bool> = (0..n).map(|v| active[v] && hash(v, 4) < 30).collect();
+            let through: Vec<bool> = (0..n).map(|v| active[v] && hash(v, 5) < 800).collect();
+            let through: Vec<bool> = (0..n).map(|v| through[v] || pinned[v]).collect();
+            let class: Vec<u8> = (0..n)
+                .map(|v| match (pinned[v], through[v]) {
+                    (true, _) => PINNED,
+                    (false, true) => OPEN,
+                    _ => CLOSED,
+                })
+                .collect();
+            let host = credits_to_pinned(
+                &graph,
+                &pinned,
+                &through,
+                bound,
+                &Threads::one(),
+                &Control::new(),
+            )
+            .expect("not interrupted");
+            match engine
+                .credits_to_pinned(graph.keeps(), &sigma, &class)
+                .expect("runs")
+            {
+                Some(device) => {
+                    assert_eq!(device, host, "{case}: credits");
+                    relaxed += 1;
+                }
+                None => declined += 1,
+            }
+        }
+    }
+    eprintln!("{reached} reachabilities and {relaxed} relaxations checked, {declined} declined");
+    assert!(
+        reached >= 30 && relaxed >= 30,
+        "{reached} reachabilities and {relaxed} relaxations of 38 each"
+    );
+}

@@ -1,11 +1,12 @@
 //! The GPU as the accelerated solver's lifting engine: [`GpuLift`] implements
 //! [`accel::LiftEngine`], so `--backend gpu` runs the same exact scheme as `auto` (lifting
 //! interleaved with evaluations of player 1's strategies, see [`crate::solve::accel`]) with
-//! the lifting on the device and the evaluations on the host, but for their strongly
-//! connected components: on games of [`DEVICE_COMPONENTS_FROM`] vertices or more the device
-//! computes them, and the largest one's greedy witness for the cycle test
-//! ([`super::components`]), while the host builds its copy of the evaluation's graph (which
-//! the rest of the cycle test, reachability and Bellman–Ford read).
+//! the lifting on the device and the evaluations steered by the host: on games of
+//! [`DEVICE_COMPONENTS_FROM`] vertices or more the device computes their strongly connected
+//! components, the largest one's greedy witness for the cycle test
+//! ([`super::components`]), the backward reachability to the nonnegative components and
+//! Bellman–Ford ([`super::evaluation`]); the host marks the graph's words, tests the other
+//! components' cycles (reading the arena through the words) and runs the attractor.
 //!
 //! The game is uploaded once; each lifting phase uploads the values, lifts from them with
 //! every vertex in the first frontier, and downloads them (one `n`-word copy each way). At
@@ -87,6 +88,10 @@ pub struct GpuLift {
     pub component_launches: u64,
     /// … of which the device left to the host (out of sweeps).
     pub component_fallbacks: u64,
+    /// Evaluations' reachability and Bellman–Ford asked of the device …
+    pub search_launches: u64,
+    /// … of which the device left to the host (out of sweeps, or no room).
+    pub search_fallbacks: u64,
     /// When the running components launch started (for the debug log).
     components_started: Option<Instant>,
     /// The record ([`Topping::id`]) the device's topping record belongs to.
@@ -107,6 +112,8 @@ impl GpuLift {
             download_seconds: 0.0,
             component_launches: 0,
             component_fallbacks: 0,
+            search_launches: 0,
+            search_fallbacks: 0,
             components_started: None,
             topping_id: None,
             lifted_tops: 0,
@@ -116,6 +123,19 @@ impl GpuLift {
     /// The engine (device, lanes).
     pub fn engine(&self) -> &GpuEngine {
         &self.engine
+    }
+
+    /// Counts (and logs) one of an evaluation's searches on the device, begun at `start`;
+    /// `done`: whether the device answered (else the host does).
+    fn count_search(&mut self, what: &'static str, start: Instant, done: bool) {
+        tracing::debug!(
+            seconds = start.elapsed().as_secs_f64(),
+            sweeps = self.engine.evaluation_sweeps(),
+            done,
+            "gpu: {what}"
+        );
+        self.search_launches += 1;
+        self.search_fallbacks += u64::from(!done);
     }
 }
 
@@ -199,6 +219,33 @@ impl LiftEngine for GpuLift {
             representatives: f.representatives,
             witness: f.giant.zip(f.witness),
         }))
+    }
+
+    fn reaching(
+        &mut self,
+        keeps: &[VertexId],
+        sources: &[u8],
+    ) -> Result<Option<Vec<bool>>, SolveError> {
+        let start = Instant::now();
+        let reach = self.engine.reaching(keeps, sources)?;
+        self.count_search("reachability", start, reach.is_some());
+        Ok(reach.map(|bytes| {
+            super::host_pool().install(|| bytes.into_par_iter().map(|b| b != 0).collect())
+        }))
+    }
+
+    fn credits_to_pinned(
+        &mut self,
+        keeps: &[VertexId],
+        sigma_edge: &[u32],
+        class: &[u8],
+        bound: u64,
+    ) -> Result<Option<Vec<u64>>, SolveError> {
+        debug_assert_eq!(bound, self.engine.bound(), "the engine holds this game");
+        let start = Instant::now();
+        let credits = self.engine.credits_to_pinned(keeps, sigma_edge, class)?;
+        self.count_search("Bellman–Ford", start, credits.is_some());
+        Ok(credits)
     }
 
     fn known_bound(&self) -> Option<u64> {

@@ -33,6 +33,13 @@ pub const COMPONENTS_KERNEL: &str = "strongly_connected_components";
 /// The giant component's greedy witness (`kernels/components.cu`, at the module's weight
 /// width).
 pub const WITNESS_KERNEL: &str = "giant_witness";
+/// Backward reachability and Bellman–Ford in an evaluation's graph (`kernels/evaluate.cu`),
+/// compiled in every lifting module after [`COMPONENTS_SOURCE`] (it uses its sweeps).
+pub const EVALUATE_SOURCE: &str = include_str!("../../../kernels/evaluate.cu");
+/// Backward reachability's entry point (the same in every module).
+pub const REACH_KERNEL: &str = "reach_sources";
+/// Bellman–Ford's entry point (at the module's weight width).
+pub const CREDITS_KERNEL: &str = "credits_to_pinned";
 
 /// Lanes per vertex that have a kernel.
 pub const LANES: [u32; 6] = [1, 2, 4, 8, 16, 32];
@@ -75,11 +82,11 @@ pub const SCAN_KERNEL: &str = "scan_tiles";
 pub const ADD_TILES_KERNEL: &str = "add_tile_offsets";
 
 /// `kernels/lift.cu` for one pair of widths: the macros that select its kernels, then the
-/// source, then `kernels/components.cu`.
+/// source, then `kernels/components.cu` and `kernels/evaluate.cu`.
 pub fn lift_source(weight_bits: u32, value_bits: u32) -> String {
     format!(
         "#define LIFT_WB {weight_bits}\n#define LIFT_W i{weight_bits}\n\
-         #define LIFT_VB {value_bits}\n#define LIFT_V u{value_bits}\n{LIFT_SOURCE}\n{COMPONENTS_SOURCE}"
+         #define LIFT_VB {value_bits}\n#define LIFT_V u{value_bits}\n{LIFT_SOURCE}\n{COMPONENTS_SOURCE}\n{EVALUATE_SOURCE}"
     )
 }
 
@@ -101,6 +108,8 @@ pub fn sources() -> Vec<(String, String, Vec<String>)> {
                     ADD_TILES_KERNEL.to_string(),
                     COMPONENTS_KERNEL.to_string(),
                     WITNESS_KERNEL.to_string(),
+                    REACH_KERNEL.to_string(),
+                    CREDITS_KERNEL.to_string(),
                 ])
                 .collect();
             all.push((format!("lift_w{w}_v{v}.cu"), lift_source(w, v), entries));
@@ -230,6 +239,10 @@ pub struct LiftKernels {
     pub components: CudaFunction,
     /// [`WITNESS_KERNEL`].
     pub witness: CudaFunction,
+    /// [`REACH_KERNEL`].
+    pub reach: CudaFunction,
+    /// [`CREDITS_KERNEL`].
+    pub credits: CudaFunction,
     /// Seconds to get this module's CUBIN (NVRTC, or the disk cache) and load it.
     pub load_seconds: f64,
     /// Whether the CUBIN came from the disk cache.
@@ -368,8 +381,17 @@ impl Kernels {
         let witness = module
             .load_function(WITNESS_KERNEL)
             .during("loading the witness kernel")?;
+        let evaluation = |name| {
+            module
+                .load_function(name)
+                .during("loading the evaluation's kernels")
+        };
+        let reach = evaluation(REACH_KERNEL)?;
+        let credits = evaluation(CREDITS_KERNEL)?;
         let k = Arc::new(LiftKernels {
             witness,
+            reach,
+            credits,
             functions,
             player0_moves,
             predecessors,

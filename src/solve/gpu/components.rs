@@ -137,6 +137,8 @@ pub struct Adjacency {
     pub succ_targets: u64,
     pub pred_offsets: u64,
     pub pred_sources: u64,
+    /// The predecessor edges' weights, at the module's weight width.
+    pub pred_weights: u64,
 }
 
 /// What one launch did (for the debug log and benchmarks).

@@ -21,6 +21,7 @@ use super::compile::{Kernels, LANES, LiftKernels, kernels, release_freed_memory}
 use super::components::{Adjacency, ComponentFigures, DeviceComponents, FoundComponents};
 use super::devices::device_info;
 use super::error::{DuringExt, GpuError, GpuSolveError};
+use super::evaluation::DeviceEvaluation;
 use super::layout::{
     DeviceLayout, Numbering, VertexOrder, WeightColumn, device_bytes, lanes_for_degree, value_bits,
 };
@@ -350,6 +351,9 @@ pub struct GpuEngine {
     params: LiftParams,
     /// The components kernel's buffers, allocated by the first evaluation that uses them.
     components: Option<DeviceComponents>,
+    /// The evaluations' reachability and Bellman–Ford, allocated on first use; `Err` once
+    /// they did not fit (the host does them then).
+    evaluation: Option<Result<DeviceEvaluation, ()>>,
     /// The lifts' record of why each vertex reached ⊤, a word per vertex (kept only while
     /// [`GpuEngine::start_topping`] says).
     top_record: CudaSlice<u32>,
@@ -701,6 +705,7 @@ impl GpuEngine {
             multiprocessors: device.multiprocessors,
             device: device.clone(),
             components: None,
+            evaluation: None,
             top_record,
         };
         engine.set_lanes(lanes)?;
@@ -1037,18 +1042,11 @@ impl GpuEngine {
             return Ok(false);
         }
         if self.components.is_none() {
-            let adjacency = Adjacency {
-                succ_offsets: self.params.succ_offsets,
-                succ_weights: self.params.succ_weights,
-                succ_targets: self.params.succ_targets,
-                pred_offsets: self.params.pred_offsets,
-                pred_sources: self.params.pred_sources,
-            };
             match DeviceComponents::new(
                 self.kernels.clone(),
                 self.device.clone(),
                 self.stream.clone(),
-                adjacency,
+                self.adjacency(),
                 self.n,
                 self.watchdog,
             ) {
@@ -1071,6 +1069,74 @@ impl GpuEngine {
         match self.components.as_mut() {
             Some(components) => components.finish(),
             None => Ok(None),
+        }
+    }
+
+    /// The arena's adjacency on the device.
+    fn adjacency(&self) -> Adjacency {
+        Adjacency {
+            succ_offsets: self.params.succ_offsets,
+            succ_weights: self.params.succ_weights,
+            succ_targets: self.params.succ_targets,
+            pred_offsets: self.params.pred_offsets,
+            pred_sources: self.params.pred_sources,
+            pred_weights: self.params.pred_weights,
+        }
+    }
+
+    /// The evaluation kernels' arrays, allocated on first use; `None` when the vertices are
+    /// renumbered or the arrays do not fit (then never tried again).
+    fn evaluation(&mut self) -> Option<&mut DeviceEvaluation> {
+        if self.numbering.is_some() {
+            return None;
+        }
+        if self.evaluation.is_none() {
+            let made = DeviceEvaluation::new(
+                self.kernels.clone(),
+                self.device.clone(),
+                self.stream.clone(),
+                self.adjacency(),
+                self.n,
+                self.bound,
+                self.watchdog,
+            );
+            self.evaluation = Some(made.map_err(|e| {
+                tracing::warn!("reachability and Bellman–Ford stay on the host: {e}");
+            }));
+        }
+        self.evaluation.as_mut().and_then(|made| made.as_mut().ok())
+    }
+
+    /// Backward reachability in an evaluation's graph on the device (see
+    /// [`super::evaluation`]): whether each vertex (input order) has a path, in the graph
+    /// whose words are `keeps`, to a vertex with `sources[v] != 0`. `None` when the device
+    /// leaves it to the host (renumbered vertices, no room, out of sweeps).
+    pub fn reaching(&mut self, keeps: &[u32], sources: &[u8]) -> Result<Option<Vec<u8>>, GpuError> {
+        match self.evaluation() {
+            Some(evaluation) => evaluation.reaching(keeps, sources),
+            None => Ok(None),
+        }
+    }
+
+    /// The least credits to reach a pinned vertex in an evaluation's graph on the device
+    /// (see [`super::evaluation`]), or `None` when the device leaves them to the host.
+    pub fn credits_to_pinned(
+        &mut self,
+        keeps: &[u32],
+        sigma_edge: &[u32],
+        class: &[u8],
+    ) -> Result<Option<Vec<u64>>, GpuError> {
+        match self.evaluation() {
+            Some(evaluation) => evaluation.credits_to_pinned(keeps, sigma_edge, class),
+            None => Ok(None),
+        }
+    }
+
+    /// Sweeps the last reachability or Bellman–Ford launch ran.
+    pub fn evaluation_sweeps(&self) -> u32 {
+        match &self.evaluation {
+            Some(Ok(evaluation)) => evaluation.sweeps,
+            _ => 0,
         }
     }
 

@@ -1,8 +1,9 @@
 //! The CUDA backend: the paper's Algorithm 3 (frontier lifting with CSR and CSC resident on
 //! the device — the CSR uploaded, the CSC listed from it there — vertex-parallel or
 //! warp-centric), with the round loop kept on the device, driven by the accelerated exact
-//! solver (lifting phases on the device, evaluations of player 1's strategies on the host;
-//! [`accel`]); `GpuOptions::plain` lifts to the fixpoint without evaluations.
+//! solver (lifting phases on the device, evaluations of player 1's strategies steered by the
+//! host, their graph searches on the device; [`accel`]); `GpuOptions::plain` lifts to the
+//! fixpoint without evaluations.
 //!
 //! - [`accel`]: the device as the accelerated driver's lifting engine.
 //! - [`devices`]: probing for the driver and listing GPUs, never panicking.
@@ -10,8 +11,9 @@
 //! - [`cubin_cache`]: compiled CUBINs on disk, so NVRTC runs once per machine.
 //! - [`layout`]: the vertex order (player 0 first, or the input's) and the memory estimate.
 //! - [`engine`]: upload once, lift from 0 or from any point below the fixpoint.
-//! - [`components`]: an evaluation's strongly connected components on the device, while
-//!   the host builds its graph.
+//! - [`components`]: an evaluation's strongly connected components on the device (and the
+//!   largest one's greedy witness).
+//! - [`evaluation`]: an evaluation's backward reachability and Bellman–Ford on the device.
 //! - [`staging`]: large copies through page-locked buffers, host copy and transfer
 //!   overlapped.
 //! - [`transfer`]: copies to and from the device (staged when large) and the launch
@@ -28,6 +30,7 @@ pub mod cubin_cache;
 pub mod devices;
 pub mod engine;
 pub mod error;
+pub mod evaluation;
 pub mod layout;
 pub mod staging;
 pub mod transfer;
