@@ -170,6 +170,12 @@ impl Groups {
     fn new(component: &[u32], count: u32, skip: Option<u32>, threads: &Threads) -> Groups {
         let n = component.len();
         let skip = skip.unwrap_or(NO_COMPONENT);
+        if threads.parallel(n) {
+            return threads.install(|| {
+                let offsets = Groups::offsets_parallel(component, count, skip);
+                Groups::fill_parallel(component, offsets, skip)
+            });
+        }
         let mut offsets = vec![0u32; count as usize + 1];
         for &c in component
             .iter()
@@ -181,25 +187,79 @@ impl Groups {
             offsets[i + 1] += offsets[i];
         }
         let total = offsets[count as usize] as usize;
-        if !threads.parallel(n) {
-            let mut fill = offsets.clone();
-            let mut members = vec![0; total];
-            let mut local = vec![0; n];
-            for (v, &c) in component.iter().enumerate() {
-                if c != NO_COMPONENT && c != skip {
-                    let slot = &mut fill[c as usize];
-                    members[*slot as usize] = v as VertexId;
-                    local[v] = *slot - offsets[c as usize];
-                    *slot += 1;
-                }
+        let mut fill = offsets.clone();
+        let mut members = vec![0; total];
+        let mut local = vec![0; n];
+        for (v, &c) in component.iter().enumerate() {
+            if c != NO_COMPONENT && c != skip {
+                let slot = &mut fill[c as usize];
+                members[*slot as usize] = v as VertexId;
+                local[v] = *slot - offsets[c as usize];
+                *slot += 1;
             }
-            return Groups {
-                offsets,
-                members,
-                local,
-            };
         }
-        threads.install(|| Groups::fill_parallel(component, offsets, skip))
+        Groups {
+            offsets,
+            members,
+            local,
+        }
+    }
+
+    /// Where each component's members start (`count + 1` offsets; `skip` has none), on the
+    /// pool's threads. Each chunk of vertices counts into a small direct-mapped cache of
+    /// components and adds an entry to the shared counter when it is evicted, so a large
+    /// component's counter takes an atomic add per chunk and eviction rather than per member
+    /// (one counter of most vertices would contend on every core), and the many singletons
+    /// of random games an uncontended add each.
+    fn offsets_parallel(component: &[u32], count: u32, skip: u32) -> Vec<u32> {
+        const WAYS: usize = 64;
+        const BLOCK: usize = 1 << 16;
+        let count = count as usize;
+        let sizes: Vec<AtomicU32> = (0..count).into_par_iter().map(|_| 0.into()).collect();
+        component.par_chunks(GROUP_CHUNK).for_each(|chunk| {
+            let mut cache = [(NO_COMPONENT, 0u32); WAYS];
+            for &c in chunk {
+                if c == NO_COMPONENT || c == skip {
+                    continue;
+                }
+                let entry = &mut cache[c as usize % WAYS];
+                if entry.0 != c {
+                    if entry.0 != NO_COMPONENT {
+                        sizes[entry.0 as usize].fetch_add(entry.1, Relaxed);
+                    }
+                    *entry = (c, 0);
+                }
+                entry.1 += 1;
+            }
+            for (c, members) in cache.into_iter().filter(|e| e.0 != NO_COMPONENT) {
+                sizes[c as usize].fetch_add(members, Relaxed);
+            }
+        });
+        let sizes: Vec<u32> = sizes.into_par_iter().map(AtomicU32::into_inner).collect();
+        // An inclusive prefix sum by blocks: each block's total, their exclusive prefix
+        // (few), then each block from its start.
+        let totals: Vec<u32> = sizes.par_chunks(BLOCK).map(|b| b.iter().sum()).collect();
+        let starts: Vec<u32> = totals
+            .iter()
+            .scan(0u32, |at, &t| {
+                let start = *at;
+                *at += t;
+                Some(start)
+            })
+            .collect();
+        let mut offsets = vec![0u32; count + 1];
+        offsets[1..]
+            .par_chunks_mut(BLOCK)
+            .zip(sizes.par_chunks(BLOCK))
+            .zip(starts)
+            .for_each(|((out, sizes), start)| {
+                let mut at = start;
+                for (o, &size) in out.iter_mut().zip(sizes) {
+                    at += size;
+                    *o = at;
+                }
+            });
+        offsets
     }
 
     /// The members in id order within each component, on the pool's threads, without a
@@ -819,34 +879,45 @@ mod tests {
 
     /// Grouping members on several threads gives the sequential grouping exactly (members
     /// in id order within each component, each vertex's position): two components above
-    /// [`GROUP_CHUNK`], many small and empty ones, vertices outside every component.
+    /// [`GROUP_CHUNK`], many small and empty ones, vertices outside every component; and
+    /// more components than vertices (mostly singletons and empty ones, offsets over several
+    /// prefix blocks); with and without a skipped component.
     #[test]
     fn members_group_alike_on_any_number_of_threads() {
         let fresh: u64 = rand::random();
         for seed in [0, 1, fresh] {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let n = 5 * GROUP_CHUNK;
-            let count = 3000u32;
-            let component: Vec<u32> = (0..n)
-                .map(|_| match rng.random_range(0..100) {
-                    0..50 => 0,
-                    50..75 => 1,
-                    75..80 => NO_COMPONENT,
-                    _ => rng.random_range(2..count),
-                })
-                .collect();
-            let one = Groups::new(&component, count, None, &Threads::one());
-            let many = Groups::new(
-                &component,
-                count,
-                None,
-                &Threads::new(3).with_parallel_from(0),
-            );
-            assert_eq!(one.offsets, many.offsets, "seed {seed}");
-            assert_eq!(one.members, many.members, "seed {seed}");
-            assert_eq!(one.local, many.local, "seed {seed}");
-            assert!(one.members(0).len() >= GROUP_CHUNK && one.members(1).len() >= GROUP_CHUNK);
-            assert!(one.members(0).is_sorted() && one.members(7).is_sorted());
+            for (count, skip) in [(3000u32, None), (3000, Some(1)), (200_000, Some(0))] {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let n = 5 * GROUP_CHUNK;
+                let component: Vec<u32> = (0..n)
+                    .map(|_| match rng.random_range(0..100) {
+                        0..50 => 0,
+                        50..75 => 1,
+                        75..80 => NO_COMPONENT,
+                        _ => rng.random_range(2..count),
+                    })
+                    .collect();
+                let one = Groups::new(&component, count, skip, &Threads::one());
+                let many = Groups::new(
+                    &component,
+                    count,
+                    skip,
+                    &Threads::new(3).with_parallel_from(0),
+                );
+                let case = format!("seed {seed}, {count} components, skip {skip:?}");
+                assert_eq!(one.offsets, many.offsets, "{case}");
+                assert_eq!(one.members, many.members, "{case}");
+                assert_eq!(one.local, many.local, "{case}");
+                for c in [0, 1] {
+                    let members = one.members(c as usize).len();
+                    if skip == Some(c) {
+                        assert_eq!(members, 0, "{case}: skipped");
+                    } else {
+                        assert!(members >= GROUP_CHUNK, "{case}");
+                    }
+                }
+                assert!(one.members(0).is_sorted() && one.members(7).is_sorted());
+            }
         }
     }
 

@@ -3,7 +3,8 @@
 //! this one process, so only the first gpu run pays for the CUDA context and the kernels.
 //! Prints every run's solve seconds, strategy seconds and the GPU's phases (upload,
 //! lifting, download, player 0's moves), and whether the gpu run's credits and player 0's
-//! moves equal `auto`'s (player 1's may differ: each is certified by `egsolve check`).
+//! moves equal `auto`'s (player 1's may differ: each is certified by `egsolve check`), then
+//! the evaluations' parts (graph, components, cycle test, attractor, Bellman–Ford).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -58,7 +59,9 @@ pub fn warm(files: &[PathBuf], runs: usize) {
                 println!(
                     "{name} {backend:?} run {run}: wall {wall:.4} solve {:.4} strategies {:.4} \
                      | context {:.4} kernels {:.4} upload {:.4} lifting {:.4} evaluation {:.4} \
-                     download {:.4} strategy0 {:.4} strategy1 {:.4} | lifts {} evals {} | {verdict}",
+                     download {:.4} strategy0 {:.4} strategy1 {:.4} | lifts {} evals {} | {verdict} \
+                     | graph {:.4} components {:.4} cycle_test {:.4} attractor {:.4} \
+                     bellman_ford {:.4}",
                     s.solve_seconds,
                     s.strategy_seconds,
                     p.gpu_context,
@@ -71,6 +74,11 @@ pub fn warm(files: &[PathBuf], runs: usize) {
                     p.strategy1,
                     s.lifts,
                     s.evaluations,
+                    p.graph,
+                    p.components,
+                    p.cycle_test,
+                    p.attractor,
+                    p.bellman_ford,
                 );
                 if reference.is_none() && backend == Backend::Auto {
                     reference = Some(solution);
