@@ -273,20 +273,15 @@ impl Graph {
         self.keeps.len()
     }
 
-    /// Number of edges.
+    /// Number of edges (of the predecessor side, which must be built: every host search
+    /// asks this first, so the check here guards them all; the per-vertex reads only check
+    /// in debug builds).
     pub(super) fn edge_count(&self) -> usize {
-        self.assert_predecessors();
-        self.pred_sources.len()
-    }
-
-    /// Reading the predecessor side before [`Graph::build_predecessors`] is a bug (it would
-    /// be an earlier subset's).
-    #[inline]
-    fn assert_predecessors(&self) {
         assert!(
             self.predecessors_built,
             "predecessors read before they were built"
         );
+        self.pred_sources.len()
     }
 
     /// Successor ids of `v`.
@@ -303,7 +298,10 @@ impl Graph {
     /// Predecessor ids of `v`.
     #[inline]
     pub(super) fn predecessor_ids(&self, v: VertexId) -> &[VertexId] {
-        self.assert_predecessors();
+        debug_assert!(
+            self.predecessors_built,
+            "predecessors read before they were built"
+        );
         &self.pred_sources
             [self.pred_offsets[v as usize] as usize..self.pred_offsets[v as usize + 1] as usize]
     }
@@ -332,7 +330,10 @@ impl Graph {
         &self,
         v: VertexId,
     ) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
-        self.assert_predecessors();
+        debug_assert!(
+            self.predecessors_built,
+            "predecessors read before they were built"
+        );
         let range =
             self.pred_offsets[v as usize] as usize..self.pred_offsets[v as usize + 1] as usize;
         self.pred_sources[range.clone()]

@@ -30,10 +30,13 @@
 //! Bellman–Ford relaxation (a unique fixpoint, `relax`); so every thread count gives the
 //! same values and the same strategies.
 //!
-//! **Engines may compute the components.** An engine that runs elsewhere may take an
-//! evaluation's strongly connected components ([`LiftEngine::start_components`]): the GPU
-//! engine computes them on the device while the host builds its graph. Only the partition
-//! is used (component numbers differ), so the values are the same either way.
+//! **Engines may compute the graph searches.** An engine that runs elsewhere may take an
+//! evaluation's strongly connected components ([`LiftEngine::start_components`]), its
+//! backward reachability ([`LiftEngine::reaching`]) and its Bellman–Ford
+//! ([`LiftEngine::credits_to_pinned`]): the GPU engine runs them on the device, which holds
+//! the arena, and the host then builds neither side of its graph. Only the partition is
+//! used (component numbers differ), and the other two are unique fixpoints, so the values
+//! are the same either way.
 //!
 //! **Evaluation.** Let `K = {f = ⊤}` and `H = G_σ1 − K`: vertices outside `K`, all edges of
 //! player-0 vertices, the σ1 edge of player-1 vertices, edges into `K` dropped.

@@ -9,8 +9,9 @@
 //! - `gpu_check sweep [--data DIR] [--edges M]`: the accelerated driver on the device with
 //!   several lifting-phase lengths, against plain device lifting and the CPU `auto` solver,
 //!   on the shared data and generated games (see [`accel`]).
-//! - `gpu_check warm [--runs R] FILE...`: `--backend gpu` and `auto` solving each file
-//!   several times in one process (the service's case), every run's phases (see [`warm`]).
+//! - `gpu_check warm [--runs R] [--lift-percent P] FILE...`: `--backend gpu` and `auto`
+//!   solving each file several times in one process (the service's case), every run's
+//!   phases (see [`warm`]).
 //! - `gpu_check full [--edges M] [--degree D]`: the full-round table alone (every lane
 //!   count and layout) for one generated game, to compare kernel builds
 //!   (`EGSOLVE_NVRTC_EXTRA_OPTIONS`) one process each.
@@ -110,7 +111,8 @@ fn main() {
                 .filter(|a| !a.starts_with("--") && a.parse::<usize>().is_err())
                 .map(PathBuf::from)
                 .collect();
-            warm::warm(&files, parsed(&args, "--runs", 4));
+            let lift_percent = arg(&args, "--lift-percent").and_then(|p| p.parse().ok());
+            warm::warm(&files, parsed(&args, "--runs", 4), lift_percent);
             true
         }
         "full" => {

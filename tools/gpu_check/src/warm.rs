@@ -10,10 +10,12 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use egsolve::format::{ReadOptions, read_path};
-use egsolve::solve::{Backend, Control, Solution, solve};
+use egsolve::solve::{Backend, Control, Solution, SolveOptions, solve_with};
 
-/// Solves each of `files` `runs` times per backend and prints one line per run.
-pub fn warm(files: &[PathBuf], runs: usize) {
+/// Solves each of `files` `runs` times per backend and prints one line per run; the gpu
+/// backend's lifting phases are `lift_percent` of an evaluation's time where given (its
+/// default otherwise).
+pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>) {
     for path in files {
         let name: String = path
             .file_name()
@@ -31,7 +33,12 @@ pub fn warm(files: &[PathBuf], runs: usize) {
         for run in 1..=runs {
             for backend in [Backend::Auto, Backend::Gpu] {
                 let started = Instant::now();
-                let solution = match solve(arena, backend, &Control::new()) {
+                let mut options = SolveOptions {
+                    backend,
+                    ..SolveOptions::default()
+                };
+                options.gpu.lift_percent = lift_percent;
+                let solution = match solve_with(arena, &options, &Control::new()) {
                     Ok(solution) => solution,
                     Err(e) => {
                         println!("{name} {backend:?} run {run}: FAIL: {e}");
