@@ -6,7 +6,8 @@
 // W (16, 32 or 64 bits), energies V = u32 when the bound M < u32::MAX, else u64, with TOP
 // = all ones; `energy_minus` is src/solve/energy.rs `minus`, bit for bit, at either width.
 // Kernels: lift_rounds_h{H}_w{16,32,64}_v{32,64}, one per lane count,
-// player0_moves_w.._v.. (player 0's strategy at the fixpoint), predecessors_w.._v.. (the
+// player0_moves_w.._v.. (player 0's strategy at the fixpoint), player1_edges_w.._v..
+// (player 1's strategy σ1 for an evaluation), predecessors_w.._v.. (the
 // CSC's sources and weights from the CSR, once after the upload; count_in_degrees,
 // scan_tiles and add_tile_offsets its offsets before) and deficits_w.._v.. (the bound M,
 // for a game uploaded without it); one width pair per
@@ -583,6 +584,54 @@ __device__ void sum_deficits(const LiftParams& p, u64* sum, u32 lanes) {
     if (threadIdx.x == 0 && block_sum != 0) atomicAdd(sum, block_sum);
 }
 
+// Player 1's strategy σ1 for an evaluation, from the values the last launch left there
+// (src/solve/accel/evaluate.rs `choose_strategy`, the same choice): at each player-1 vertex
+// with a finite value, the edge maximising (f(u) ⊖ w, −w), the first of equal keys. Every
+// other vertex gets ~0u (the host keeps the edge it had). A warp per vertex, as above;
+// edge indices into the device's CSR.
+template <typename W, typename V>
+__device__ __forceinline__ void choose_player1_edges(const LiftParams& p, u32* edges) {
+    const V* credit = (const V*)p.credit;
+    const W* weights = (const W*)p.succ_weights;
+    const u32 lane = threadIdx.x & 31;
+    const u32 warps = (gridDim.x * blockDim.x) >> 5;
+    for (u32 v = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < p.n; v += warps) {
+        const bool is_max = p.owners == nullptr ? v >= p.n0 : __ldg(p.owners + v) != 0;
+        u32 best = ~0u;
+        if (is_max && credit[v] != top<V>()) {  // the same for the whole warp
+            const u32 begin = __ldg(p.succ_offsets + v);
+            const u32 end = __ldg(p.succ_offsets + v + 1);
+            // This lane's best edge so far (its edges in order: the first of equal keys).
+            V key = 0;
+            i64 lighter = 0;  // −w
+            u32 edge = ~0u;
+            for (u32 e = begin + lane; e < end; e += 32) {
+                const i64 w = (i64)__ldg(weights + e);
+                const V k = energy_minus<V>(credit[__ldg(p.succ_targets + e)], w, p.bound);
+                if (edge == ~0u || k > key || (k == key && -w > lighter)) {
+                    key = k;
+                    lighter = -w;
+                    edge = e;
+                }
+            }
+            for (int off = 16; off > 0; off >>= 1) {
+                const V other = __shfl_down_sync(0xffffffffu, key, off);
+                const i64 other_lighter = __shfl_down_sync(0xffffffffu, lighter, off);
+                const u32 other_edge = __shfl_down_sync(0xffffffffu, edge, off);
+                if (other_edge != ~0u &&
+                    (edge == ~0u || other > key || (other == key && other_lighter > lighter) ||
+                     (other == key && other_lighter == lighter && other_edge < edge))) {
+                    key = other;
+                    lighter = other_lighter;
+                    edge = other_edge;
+                }
+            }
+            best = __shfl_sync(0xffffffffu, edge, 0);
+        }
+        if (lane == 0) edges[v] = best;
+    }
+}
+
 #if LIFT_MIN_BLOCKS > 0
 #define LIFT_BOUNDS __launch_bounds__(BLOCK, LIFT_MIN_BLOCKS)
 #else
@@ -601,6 +650,12 @@ __device__ void sum_deficits(const LiftParams& p, u64* sum, u32 lanes) {
         choose_player0_moves<W, V>(p, moves);                                         \
     }
 
+#define SIGMA_KERNEL(WB, W, VB, V)                                                    \
+    extern "C" __global__ void __launch_bounds__(BLOCK)                               \
+        player1_edges_w##WB##_v##VB(LiftParams p, u32* edges) {                       \
+        choose_player1_edges<W, V>(p, edges);                                         \
+    }
+
 #define PREDECESSORS_KERNEL(WB, W, VB, V)                                             \
     extern "C" __global__ void __launch_bounds__(BLOCK)                               \
         predecessors_w##WB##_v##VB(LiftParams p, u32* cursor, u32 lanes) {            \
@@ -615,6 +670,7 @@ __device__ void sum_deficits(const LiftParams& p, u64* sum, u32 lanes) {
 
 #define LIFT_KERNELS(WB, W, VB, V)       \
     MOVES_KERNEL(WB, W, VB, V)           \
+    SIGMA_KERNEL(WB, W, VB, V)           \
     PREDECESSORS_KERNEL(WB, W, VB, V)    \
     DEFICITS_KERNEL(WB, W, VB, V)        \
     LIFT_KERNEL(1, WB, W, VB, V)         \

@@ -8,6 +8,8 @@
 
 use egsolve::arena::{Arena, Player};
 use egsolve::generate::RandomParams;
+use egsolve::solve::TOP;
+use egsolve::solve::accel::topping::NO_EDGE;
 use egsolve::solve::accel::{self, Budget, LiftEngine, LiftRun};
 use egsolve::solve::energy::{bound, minus};
 use egsolve::solve::{Control, SolveError, Threads, reference};
@@ -289,5 +291,113 @@ fn auto_on_several_threads_solves_large_games_like_the_reference_and_certifies()
         )
         .expect("one entry per vertex");
         assert!(report.passed(), "seed {seed}: {report:?}");
+    }
+}
+
+/// The worklist, answering player 1's strategy for each evaluation as the GPU engine does
+/// from the values it holds: the edge maximising `(f(u) ⊖ w, −w)` (the first of equal keys)
+/// at player-1 vertices with a finite value, `NO_EDGE` elsewhere (the driver keeps its own
+/// edge there). Chosen after each lift, from the values it returns.
+#[derive(Default)]
+struct ChoosingEngine {
+    chosen: Vec<u32>,
+    answered: u64,
+}
+
+impl LiftEngine for ChoosingEngine {
+    fn name(&self) -> &'static str {
+        "choosing"
+    }
+
+    fn records_topping(&self) -> bool {
+        accel::WorklistEngine.records_topping()
+    }
+
+    fn player1_edges(&mut self) -> Result<Option<Vec<u32>>, SolveError> {
+        self.answered += 1;
+        Ok(Some(self.chosen.clone()))
+    }
+
+    fn lift(
+        &mut self,
+        arena: &Arena,
+        m: u64,
+        values: &mut Vec<u64>,
+        topping: Option<&accel::Topping>,
+        budget: Budget,
+        threads: &Threads,
+        control: &Control,
+    ) -> Result<LiftRun, SolveError> {
+        let run =
+            accel::WorklistEngine.lift(arena, m, values, topping, budget, threads, control)?;
+        let weights = arena.succ_weights();
+        let targets = arena.succ_targets();
+        self.chosen = (0..arena.vertex_count() as u32)
+            .map(|v| {
+                if arena.owner(v) != Player::One || values[v as usize] == TOP {
+                    return NO_EDGE;
+                }
+                let key = |e: usize| {
+                    let w = weights.get(e);
+                    (minus(values[targets[e] as usize], w, m), -w)
+                };
+                // The first edge of the largest key.
+                arena
+                    .succ_range(v)
+                    .fold(None::<usize>, |best, e| match best {
+                        Some(b) if key(b) >= key(e) => Some(b),
+                        _ => Some(e),
+                    })
+                    .expect("a successor") as u32
+            })
+            .collect();
+        Ok(run)
+    }
+}
+
+/// Player 1's strategy answered by the engine (merged into the driver's edges at every
+/// evaluation after the first) gives the reference credits, and the same solution,
+/// strategies included, as the host's own choice, at budgets that evaluate often; fixed
+/// seeds and a fresh one.
+#[test]
+fn player_1s_strategy_from_the_engine_gives_the_hosts_solution() {
+    for seed in seeds(&[3, 19]) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let (mut answered, mut evaluations, mut merged) = (0, 0, 0);
+        for i in 0..80u64 {
+            let n = rng.random_range(1..=70);
+            let arena = random_game(&mut rng, n, 4, -6..=6);
+            let want = reference::solve(&arena, &Control::new()).expect("solves");
+            for budget in [1, 4, 1000] {
+                let mut engine = ChoosingEngine::default();
+                let (got, stats) =
+                    accel::solve_with_budget(&arena, &mut engine, budget, &Control::new())
+                        .expect("solves");
+                let (host, _) = accel::solve_with_budget(
+                    &arena,
+                    &mut accel::WorklistEngine,
+                    budget,
+                    &Control::new(),
+                )
+                .expect("solves");
+                assert_eq!(
+                    got.credit, want.credit,
+                    "seed {seed} game {i}, budget {budget}"
+                );
+                assert_eq!(
+                    got.strategy, host.strategy,
+                    "seed {seed} game {i}, budget {budget}"
+                );
+                assert_eq!(engine.answered, stats.evaluations);
+                answered += engine.answered;
+                evaluations += stats.evaluations;
+                // A second evaluation merges the engine's edges into the driver's.
+                merged += (stats.evaluations >= 2) as u64;
+            }
+        }
+        assert!(
+            answered > 100 && evaluations == answered && merged > 10,
+            "seed {seed}: {answered} answers, {evaluations} evaluations, {merged} merged"
+        );
     }
 }

@@ -89,10 +89,15 @@ impl Threads {
     /// `n` zeros, written by these threads when `n` is worth splitting
     /// ([`filled_in_parallel`]).
     pub fn zeroed<T: Copy + Default + Send + Sync>(&self, n: usize) -> Vec<T> {
+        self.filled(n, T::default())
+    }
+
+    /// `n` copies of `value`, written by this pool's threads when `n` is large enough.
+    pub fn filled<T: Copy + Send + Sync>(&self, n: usize, value: T) -> Vec<T> {
         if self.parallel(n) {
-            self.install(|| filled_in_parallel(n, T::default()))
+            self.install(|| filled_in_parallel(n, value))
         } else {
-            vec![T::default(); n]
+            vec![value; n]
         }
     }
 

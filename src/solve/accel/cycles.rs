@@ -38,7 +38,7 @@ use super::scc::NO_COMPONENT;
 use crate::arena::Arena;
 use crate::arena::VertexId;
 use crate::solve::control::{Control, Interrupted};
-use crate::solve::threads::Threads;
+use crate::solve::threads::{Threads, filled_in_parallel};
 
 const NO_PARENT: u32 = u32::MAX;
 
@@ -275,11 +275,14 @@ impl Groups {
         let count = offsets.len() - 1;
         let total = offsets[count] as usize;
         let size = |c: usize| (offsets[c + 1] - offsets[c]) as usize;
-        let mut large_index = vec![NOT_LARGE; count];
-        let mut large = 0usize;
-        for c in (0..count).filter(|&c| size(c) >= GROUP_CHUNK) {
-            large_index[c] = large as u32;
-            large += 1;
+        let large_ids: Vec<usize> = (0..count)
+            .into_par_iter()
+            .filter(|&c| size(c) >= GROUP_CHUNK)
+            .collect();
+        let large = large_ids.len();
+        let mut large_index = filled_in_parallel(count, NOT_LARGE);
+        for (i, &c) in large_ids.iter().enumerate() {
+            large_index[c] = i as u32;
         }
         let large_of = |c: u32| {
             if c == NO_COMPONENT {
@@ -307,15 +310,11 @@ impl Groups {
                 })
                 .collect()
         };
-        for (c, &i) in large_index
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| **i != NOT_LARGE)
-        {
+        for (i, &c) in large_ids.iter().enumerate() {
             let mut at = offsets[c];
             for row in cursor.chunks_mut(large) {
-                let here = row[i as usize];
-                row[i as usize] = at;
+                let here = row[i];
+                row[i] = at;
                 at += here;
             }
         }

@@ -280,13 +280,27 @@ pub(super) fn evaluate(
 ) -> Result<Outcome, SolveError> {
     let mut watch = Stopwatch::start();
     let n = arena.vertex_count();
+    // The graph phase's parts, for the debug log.
+    let mut parts = [0.0; 4];
+    let mut part = Stopwatch::start();
     ranks.require_ranked(values, threads);
     let finite = per_vertex(n, threads, |v| values[v] != TOP);
+    part.lap(&mut parts[0]);
     graph.mark(arena, &finite, sigma_edge, threads);
+    part.lap(&mut parts[1]);
     let on_engine = engine.start_components(graph.keeps(), sigma_edge)?;
+    part.lap(&mut parts[2]);
     if !on_engine {
         graph.build_predecessors(arena, &finite, threads);
     }
+    part.lap(&mut parts[3]);
+    tracing::debug!(
+        ranked = parts[0],
+        marked = parts[1],
+        components_started = parts[2],
+        predecessors = parts[3],
+        "accel evaluation: the graph phase's seconds"
+    );
     watch.lap(&mut phases.graph);
 
     // U: vertices that can reach a nonnegative cycle of G_σ1 (minus the ⊤ vertices).
@@ -321,8 +335,12 @@ pub(super) fn evaluate(
     let mut outcome = Outcome { topped, raised: 0 };
     watch.lap(&mut phases.cycle_test);
     if outcome.topped > 0 {
+        let mut parts = [0.0; 3];
+        let mut part = Stopwatch::start();
         let trap = ranks.rank_trap(|v| finite[v] && !reach[v], threads);
+        part.lap(&mut parts[0]);
         let attracted = attract_top(arena, values, bound, sigma_edge, threads);
+        part.lap(&mut parts[1]);
         outcome.topped += attracted.moved;
         if let Some(trap) = trap {
             ranks.rank_layers(
@@ -333,6 +351,13 @@ pub(super) fn evaluate(
                 threads,
             );
         }
+        part.lap(&mut parts[2]);
+        tracing::debug!(
+            trap_ranked = parts[0],
+            attracted = parts[1],
+            layers_ranked = parts[2],
+            "accel evaluation: the attractor phase's seconds"
+        );
     }
     control.checkpoint()?;
     watch.lap(&mut phases.attractor);

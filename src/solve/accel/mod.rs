@@ -101,6 +101,8 @@ pub mod topping;
 
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
+
 use self::graph::Graph;
 use self::ranks::TopRanks;
 pub use self::relax::{CLOSED, OPEN, PINNED};
@@ -154,6 +156,13 @@ pub trait LiftEngine {
     /// computed where the values are (the device), or `None` to leave them to the host:
     /// the choice of [`crate::solve::strategy::player0`], vertex for vertex.
     fn player0_moves(&mut self) -> Result<Option<Vec<VertexId>>, SolveError> {
+        Ok(None)
+    }
+    /// Player 1's strategy σ1 for the next evaluation, chosen where the values the last
+    /// [`LiftEngine::lift`] returned are (the device): at every player-1 vertex with a finite
+    /// value the edge `evaluate::choose_strategy` chooses, [`topping::NO_EDGE`] at every other
+    /// vertex (where the driver keeps the edge it had). `None` leaves it to the host.
+    fn player1_edges(&mut self) -> Result<Option<Vec<u32>>, SolveError> {
         Ok(None)
     }
     /// Starts the strongly connected components of an evaluation's graph where the engine
@@ -473,10 +482,27 @@ pub fn solve_scheduled(
             break;
         }
         let evaluation_start = Instant::now();
-        if sigma_edge.is_empty() {
-            sigma_edge = vec![player1::NO_EDGE; n];
+        match engine.player1_edges()? {
+            // The first: every vertex the host would not choose for is at `NO_EDGE` either way.
+            Some(edges) if sigma_edge.is_empty() => sigma_edge = edges,
+            Some(edges) => threads.install(|| {
+                sigma_edge
+                    .par_iter_mut()
+                    .zip(edges)
+                    .filter(|(_, e)| *e != player1::NO_EDGE)
+                    .for_each(|(sigma, e)| *sigma = e)
+            }),
+            None => {
+                if sigma_edge.is_empty() {
+                    sigma_edge = threads.filled(n, player1::NO_EDGE);
+                }
+                evaluate::choose_strategy(arena, &values, bound, &mut sigma_edge, &threads);
+            }
         }
-        evaluate::choose_strategy(arena, &values, bound, &mut sigma_edge, &threads);
+        tracing::debug!(
+            seconds = evaluation_start.elapsed().as_secs_f64(),
+            "accel evaluation: player 1's strategy chosen"
+        );
         phases.graph += evaluation_start.elapsed().as_secs_f64();
         let outcome = evaluate::evaluate(
             engine,

@@ -234,7 +234,8 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
 /// equal the host's (`super::reach`, `super::relax`) on random graphs `G_σ1` over random
 /// subsets, with parallel edges of player-1 vertices beside σ1's edge (of its weight: twins,
 /// and of others), random sources, pinned and open vertices, 16-, 32- and 64-bit weights,
-/// fixed seeds and a fresh one. Without a GPU: nothing to check.
+/// fixed seeds and a fresh one; a path longer than the kernels' sweeps is left to the host
+/// (`None`). Without a GPU: nothing to check.
 #[test]
 fn device_reachability_and_credits_equal_the_hosts_where_a_gpu_is() {
     use super::reach::reaching;
@@ -340,4 +341,115 @@ fn device_reachability_and_credits_equal_the_hosts_where_a_gpu_is() {
         reached >= 30 && relaxed >= 30,
         "{reached} reachabilities and {relaxed} relaxations of 38 each"
     );
+    // A path through 20,000 vertices needs a sweep per vertex: both are left to the host.
+    let n = 20_000u32;
+    let mut edges = EdgeList::default();
+    for v in 0..n {
+        edges.push(v, (v + 1).min(n - 1), -1);
+    }
+    let arena = Arena::from_edges(vec![Player::Zero; n as usize], edges, None).expect("valid");
+    let bound = crate::solve::energy::bound(&arena).expect("fits");
+    let mut engine =
+        GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
+    let active = vec![true; n as usize];
+    let mut graph = Graph::default();
+    graph.rebuild(&arena, &active, &vec![0; n as usize], &Threads::one());
+    let last = |v: usize| v == n as usize - 1;
+    let sources: Vec<u8> = (0..n as usize).map(|v| last(v) as u8).collect();
+    assert_eq!(
+        engine.reaching(graph.keeps(), &sources).expect("runs"),
+        None,
+        "reachability left to the host"
+    );
+    let class: Vec<u8> = (0..n as usize)
+        .map(|v| if last(v) { PINNED } else { OPEN })
+        .collect();
+    assert_eq!(
+        engine
+            .credits_to_pinned(graph.keeps(), &vec![0; n as usize], &class)
+            .expect("runs"),
+        None,
+        "Bellman–Ford left to the host"
+    );
+}
+
+/// Where a GPU is, player 1's strategy chosen on the device (`player1_edges_w.._v..`)
+/// equals the host's `choose_strategy` from the same values (after a partial lift, and at ⊤
+/// vertices `NO_EDGE`) on random games with parallel edges of other weights (ties broken
+/// by the lighter edge, then the first), 16-, 32- and 64-bit weights, both energy widths,
+/// fixed seeds and a fresh one. Without a GPU: nothing to check.
+#[test]
+fn device_player1_edges_equal_the_hosts_choice_where_a_gpu_is() {
+    use super::evaluate::choose_strategy;
+    use super::topping::NO_EDGE;
+    use crate::solve::accel::{LiftEngine, Topping};
+    use crate::solve::control::{Budget, Control};
+    use crate::solve::gpu::accel::GpuLift;
+    if let Err(e) = driver_ready() {
+        eprintln!("no GPU: the device's σ1 not checked ({e})");
+        return;
+    }
+    let fresh: u64 = rand::random();
+    eprintln!("fresh seed {fresh}");
+    let mut chosen = 0usize;
+    for seed in (0..16u64).chain([fresh]) {
+        let scale = [1i64, 1_000, 1 << 40][(seed % 3) as usize];
+        let base = random(
+            RandomParams {
+                vertices: [50, 3_000, 40_000, 150_000][(seed % 4) as usize],
+                min_degree: 1,
+                max_degree: 1 + (seed % 5) as u32,
+                min_weight: -4,
+                max_weight: 3,
+                player1_percent: (20 + seed * 17 % 70) as u8,
+            },
+            seed,
+        );
+        let n = base.vertex_count();
+        let mut edges = EdgeList::with_capacity(2 * base.edge_count());
+        for v in 0..n as VertexId {
+            for (i, (u, w)) in base.successors(v).enumerate() {
+                edges.push(v, u, w * scale);
+                if (v as usize + i + seed as usize) % 3 == 0 {
+                    edges.push(v, u, (w + 1 - (i as i64 % 3)) * scale);
+                }
+            }
+        }
+        let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+        let bound = crate::solve::energy::bound(&arena).expect("fits");
+        let options = GpuOptions {
+            device_components_from: Some(0),
+            wide: seed % 2 == 1,
+            ..GpuOptions::default()
+        };
+        let engine = GpuEngine::upload(&arena, Some(bound), &options).expect("uploads");
+        let mut lift = GpuLift::new(engine, &options);
+        let mut values = Vec::new();
+        let budget = Budget {
+            lifts: (n as u64 / 2).max(10),
+            until: None,
+        };
+        for phase in 0..2 {
+            let run = lift
+                .lift(
+                    &arena,
+                    bound,
+                    &mut values,
+                    None::<&Topping>,
+                    budget,
+                    &Threads::one(),
+                    &Control::new(),
+                )
+                .expect("lifts");
+            let device = lift.player1_edges().expect("runs").expect("in input order");
+            let mut host = vec![NO_EDGE; n];
+            choose_strategy(&arena, &values, bound, &mut host, &Threads::one());
+            assert_eq!(device, host, "seed {seed} phase {phase}");
+            chosen += host.iter().filter(|&&e| e != NO_EDGE).count();
+            if run.finished {
+                break;
+            }
+        }
+    }
+    assert!(chosen > 10_000, "{chosen} edges chosen");
 }

@@ -59,7 +59,7 @@ impl TopRanks {
             return;
         }
         if self.rank.is_empty() {
-            self.rank = vec![NO_RANK; values.len()];
+            self.rank = threads.filled(values.len(), NO_RANK);
         }
         let unranked = |(&value, &rank): (&u64, &u32)| value == TOP && rank == NO_RANK;
         self.frozen = if threads.parallel(values.len()) {

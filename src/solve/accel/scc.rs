@@ -51,7 +51,7 @@ const NUMBER_CHUNK: usize = 1 << 16;
 pub(super) fn numbered(mut representative: Vec<u32>, threads: &Threads) -> Option<(Vec<u32>, u32)> {
     let n = representative.len();
     let is_own = |v: usize, r: u32| r == v as u32;
-    let mut number = vec![NO_COMPONENT; n];
+    let mut number = threads.filled(n, NO_COMPONENT);
     let count = if threads.parallel(n) {
         threads.install(|| {
             let counts: Vec<u32> = representative

@@ -60,6 +60,12 @@ pub fn moves_kernel_name(weight_bits: u32, value_bits: u32) -> String {
     format!("player0_moves_w{weight_bits}_v{value_bits}")
 }
 
+/// Player 1's strategy for an evaluation, for weights of `weight_bits` and energies of
+/// `value_bits` (`kernels/lift.cu`, in the same module as the lifting kernels).
+pub fn sigma_kernel_name(weight_bits: u32, value_bits: u32) -> String {
+    format!("player1_edges_w{weight_bits}_v{value_bits}")
+}
+
 /// The predecessors' lists from the successors, for weights of `weight_bits` (`kernels/lift.cu`,
 /// in the same module as the lifting kernels; `value_bits` only names the module).
 pub fn predecessors_kernel_name(weight_bits: u32, value_bits: u32) -> String {
@@ -101,6 +107,7 @@ pub fn sources() -> Vec<(String, String, Vec<String>)> {
                 .map(|&h| lift_kernel_name(h, w, v))
                 .chain([
                     moves_kernel_name(w, v),
+                    sigma_kernel_name(w, v),
                     predecessors_kernel_name(w, v),
                     deficits_kernel_name(w, v),
                     COUNT_KERNEL.to_string(),
@@ -225,6 +232,8 @@ pub struct LiftKernels {
     pub functions: Vec<CudaFunction>,
     /// `player0_moves_w.._v..`.
     pub player0_moves: CudaFunction,
+    /// `player1_edges_w.._v..`.
+    pub player1_edges: CudaFunction,
     /// `predecessors_w.._v..`.
     pub predecessors: CudaFunction,
     /// `deficits_w.._v..`.
@@ -361,6 +370,9 @@ impl Kernels {
         let player0_moves = module
             .load_function(&moves_kernel_name(weight_bits, value_bits))
             .during("loading the strategy kernel")?;
+        let player1_edges = module
+            .load_function(&sigma_kernel_name(weight_bits, value_bits))
+            .during("loading player 1's strategy kernel")?;
         let predecessors = module
             .load_function(&predecessors_kernel_name(weight_bits, value_bits))
             .during("loading the predecessors kernel")?;
@@ -394,6 +406,7 @@ impl Kernels {
             credits,
             functions,
             player0_moves,
+            player1_edges,
             predecessors,
             deficits,
             count_in_degrees,

@@ -1029,6 +1029,41 @@ impl GpuEngine {
         Ok(Some(moves))
     }
 
+    /// Player 1's strategy σ1 for an evaluation (edge indices, input order), chosen from the
+    /// values the last lifting run left on the device, which must equal the host's: the
+    /// choice of `accel::evaluate::choose_strategy` at every player-1 vertex with a finite
+    /// value, `u32::MAX` at every other vertex (where the host keeps the edge it had).
+    /// `None` when the vertices are renumbered. The first frontier buffer is the kernel's
+    /// output, as for [`GpuEngine::player0_moves`].
+    pub fn player1_edges(&mut self) -> Result<Option<Vec<u32>>, GpuError> {
+        if self.numbering.is_some() {
+            return Ok(None);
+        }
+        let n = self.n as usize;
+        let cfg = LaunchConfig {
+            grid_dim: (self.n.div_ceil(BLOCK / 32).clamp(1, 1 << 16), 1, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let edges = self.params.frontier0;
+        let mut launch = self.stream.launch_builder(&self.kernels.player1_edges);
+        launch.arg(&self.params);
+        launch.arg(&edges);
+        // SAFETY: as for `player0_moves`: live allocations of this engine (offsets n+1,
+        // adjacency and weights m, credits and owners n) and the first frontier, n words;
+        // the kernel writes edges[v] for v < n only.
+        unsafe { launch.launch(cfg) }.during("launching player 1's strategy kernel")?;
+        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
+        let mut direct = None;
+        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
+        Ok(Some(download_array(
+            &self.stream,
+            staging,
+            &self.frontier0,
+            n,
+        )?))
+    }
+
     /// Starts the strongly connected components of an evaluation's graph on the device
     /// (see [`super::components`]): `keeps` has one word per vertex in input order; given
     /// σ1's edges, the giant component's greedy witness follows. `false` (nothing started)
