@@ -30,7 +30,8 @@
 //! Bellman–Ford relaxation (a unique fixpoint, `relax`); so every thread count gives the
 //! same values and the same strategies.
 //!
-//! **Engines may compute the graph searches.** An engine that runs elsewhere may take an
+//! **Engines may compute the graph searches.** An engine that runs elsewhere may choose
+//! σ1 where the values are ([`LiftEngine::player1_edges`], the same choice), and take an
 //! evaluation's strongly connected components ([`LiftEngine::start_components`]), its
 //! backward reachability ([`LiftEngine::reaching`]) and its Bellman–Ford
 //! ([`LiftEngine::credits_to_pinned`]): the GPU engine runs them on the device, which holds

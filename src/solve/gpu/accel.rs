@@ -2,11 +2,12 @@
 //! [`accel::LiftEngine`], so `--backend gpu` runs the same exact scheme as `auto` (lifting
 //! interleaved with evaluations of player 1's strategies, see [`crate::solve::accel`]) with
 //! the lifting on the device and the evaluations steered by the host: on games of
-//! [`DEVICE_COMPONENTS_FROM`] vertices or more the device computes their strongly connected
-//! components, the largest one's greedy witness for the cycle test
-//! ([`super::components`]), the backward reachability to the nonnegative components and
-//! Bellman–Ford ([`super::evaluation`]); the host marks the graph's words, tests the other
-//! components' cycles (reading the arena through the words) and runs the attractor.
+//! [`DEVICE_COMPONENTS_FROM`] vertices or more the device chooses player 1's strategy σ1
+//! from the values it holds and computes the evaluation's strongly connected components,
+//! the largest one's greedy witness for the cycle test ([`super::components`]), the
+//! backward reachability to the nonnegative components and Bellman–Ford
+//! ([`super::evaluation`]); the host marks the graph's words, tests the other components'
+//! cycles (reading the arena through the words) and runs the attractor.
 //!
 //! The game is uploaded once; each lifting phase uploads the values, lifts from them with
 //! every vertex in the first frontier, and downloads them (one `n`-word copy each way). At
