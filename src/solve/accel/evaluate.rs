@@ -462,6 +462,16 @@ mod tests {
     }
 
     impl HostComponents<'_> {
+        /// An edge of `v` to the target its word names (the first), or its first edge: σ1's
+        /// edge as far as the words tell (its weight is not in them).
+        fn edge_to_word(&self, keeps: &[VertexId], v: VertexId) -> u32 {
+            let range = self.arena.succ_range(v);
+            range
+                .clone()
+                .find(|&e| self.arena.succ_targets()[e] == keeps[v as usize])
+                .unwrap_or(range.start) as u32
+        }
+
         /// The graph of `keeps` with σ1's edges `sigma_edge`, built on one thread.
         fn graph(&self, keeps: &[VertexId], sigma_edge: &[u32]) -> (Graph, Vec<bool>) {
             let active: Vec<bool> = keeps.iter().map(|&k| k != DROPS_ALL).collect();
@@ -491,13 +501,7 @@ mod tests {
             let active: Vec<bool> = keeps.iter().map(|&k| k != DROPS_ALL).collect();
             // σ1 edges from the words: a player-1 vertex's first edge to its word's target.
             let sigma: Vec<u32> = (0..n as VertexId)
-                .map(|v| {
-                    let range = self.arena.succ_range(v);
-                    range
-                        .clone()
-                        .find(|&e| self.arena.succ_targets()[e] == keeps[v as usize])
-                        .unwrap_or(range.start) as u32
-                })
+                .map(|v| self.edge_to_word(&keeps, v))
                 .collect();
             let mut graph = Graph::default();
             graph.rebuild(self.arena, &active, &sigma, &Threads::one());
@@ -545,13 +549,7 @@ mod tests {
             self.reaches += 1;
             // σ1 edges from the words (reachability does not read weights).
             let sigma: Vec<u32> = (0..keeps.len() as VertexId)
-                .map(|v| {
-                    let range = self.arena.succ_range(v);
-                    range
-                        .clone()
-                        .find(|&e| self.arena.succ_targets()[e] == keeps[v as usize])
-                        .unwrap_or(range.start) as u32
-                })
+                .map(|v| self.edge_to_word(keeps, v))
                 .collect();
             let (graph, active) = self.graph(keeps, &sigma);
             Ok(Some(reaching(
@@ -577,14 +575,11 @@ mod tests {
             // edge to the word's target.
             let sigma: Vec<u32> = (0..keeps.len() as VertexId)
                 .map(|v| {
-                    let range = self.arena.succ_range(v);
                     if class[v as usize] == OPEN {
-                        return sigma_edge[v as usize];
+                        sigma_edge[v as usize]
+                    } else {
+                        self.edge_to_word(keeps, v)
                     }
-                    range
-                        .clone()
-                        .find(|&e| self.arena.succ_targets()[e] == keeps[v as usize])
-                        .unwrap_or(range.start) as u32
                 })
                 .collect();
             let (graph, _) = self.graph(keeps, &sigma);

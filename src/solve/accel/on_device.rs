@@ -12,6 +12,25 @@ use crate::generate::{RandomParams, random};
 use crate::solve::gpu::{GpuEngine, GpuOptions, devices::driver_ready};
 use crate::solve::threads::Threads;
 
+/// `base` with every weight times `scale` and, after each edge `(v, u, w)` (the `i`-th of
+/// `v`), a parallel edge of weight `extra(v, i, w) * scale` where `extra` gives one.
+fn with_parallel_edges(
+    base: &Arena,
+    scale: i64,
+    extra: impl Fn(VertexId, usize, i64) -> Option<i64>,
+) -> Arena {
+    let mut edges = EdgeList::with_capacity(2 * base.edge_count());
+    for v in 0..base.vertex_count() as VertexId {
+        for (i, (u, w)) in base.successors(v).enumerate() {
+            edges.push(v, u, w * scale);
+            if let Some(other) = extra(v, i, w) {
+                edges.push(v, u, other * scale);
+            }
+        }
+    }
+    Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid")
+}
+
 /// Where a GPU is, its components (`kernels/components.cu`) equal Tarjan's on random
 /// graphs (one giant component, many small ones, chains, parallel edges of player-1
 /// vertices beside the σ1 edge), fixed seeds and a fresh one; a cycle longer than the
@@ -41,16 +60,10 @@ fn device_components_equal_tarjans_where_a_gpu_is() {
         );
         let n = base.vertex_count();
         // Player-1 vertices get parallel edges of other weights (not σ1's) now and then.
-        let mut edges = EdgeList::with_capacity(2 * base.edge_count());
-        for v in 0..n as VertexId {
-            for (i, (u, w)) in base.successors(v).enumerate() {
-                edges.push(v, u, w);
-                if base.owner(v) == Player::One && (v as usize + i + seed as usize) % 5 == 0 {
-                    edges.push(v, u, w + 1);
-                }
-            }
-        }
-        let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+        let arena = with_parallel_edges(&base, 1, |v, i, w| {
+            (base.owner(v) == Player::One && (v as usize + i + seed as usize) % 5 == 0)
+                .then_some(w + 1)
+        });
         let bound = crate::solve::energy::bound(&arena).expect("fits");
         let mut engine =
             GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
@@ -265,17 +278,11 @@ fn device_reachability_and_credits_equal_the_hosts_where_a_gpu_is() {
         );
         let n = base.vertex_count();
         // Weights scaled to the widths; player-1 vertices get twins and other parallel edges.
-        let mut edges = EdgeList::with_capacity(2 * base.edge_count());
-        for v in 0..n as VertexId {
-            for (i, (u, w)) in base.successors(v).enumerate() {
-                edges.push(v, u, w * scale);
-                if base.owner(v) == Player::One && (v as usize + i + seed as usize) % 4 == 0 {
-                    let other = if (v as usize + i) % 2 == 0 { 0 } else { scale };
-                    edges.push(v, u, w * scale + other);
-                }
-            }
-        }
-        let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+        let arena = with_parallel_edges(&base, scale, |v, i, w| {
+            let other = if (v as usize + i) % 2 == 0 { 0 } else { 1 };
+            (base.owner(v) == Player::One && (v as usize + i + seed as usize) % 4 == 0)
+                .then_some(w + other)
+        });
         let bound = crate::solve::energy::bound(&arena).expect("fits");
         let mut engine =
             GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
@@ -406,16 +413,9 @@ fn device_player1_edges_equal_the_hosts_choice_where_a_gpu_is() {
             seed,
         );
         let n = base.vertex_count();
-        let mut edges = EdgeList::with_capacity(2 * base.edge_count());
-        for v in 0..n as VertexId {
-            for (i, (u, w)) in base.successors(v).enumerate() {
-                edges.push(v, u, w * scale);
-                if (v as usize + i + seed as usize) % 3 == 0 {
-                    edges.push(v, u, (w + 1 - (i as i64 % 3)) * scale);
-                }
-            }
-        }
-        let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+        let arena = with_parallel_edges(&base, scale, |v, i, w| {
+            ((v as usize + i + seed as usize) % 3 == 0).then_some(w + 1 - (i as i64 % 3))
+        });
         let bound = crate::solve::energy::bound(&arena).expect("fits");
         let options = GpuOptions {
             device_components_from: Some(0),

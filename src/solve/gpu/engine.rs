@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::sys::{CUdeviceptr, CUevent_flags};
 use cudarc::driver::{
-    CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
-    PushKernelArg,
+    CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    LaunchConfig, PushKernelArg,
 };
 use rayon::prelude::*;
 
@@ -1004,6 +1004,29 @@ impl GpuEngine {
     /// vertices are renumbered (the host derives them then). The first frontier buffer is
     /// the kernel's output: the next lifting run resets it.
     pub fn player0_moves(&mut self) -> Result<Option<Vec<VertexId>>, GpuError> {
+        let kernel = self.kernels.player0_moves.clone();
+        self.word_per_vertex(&kernel, "launching the strategy kernel")
+    }
+
+    /// Player 1's strategy σ1 for an evaluation (edge indices, input order), chosen from the
+    /// values the last lifting run left on the device, which must equal the host's: the
+    /// choice of `accel::evaluate::choose_strategy` at every player-1 vertex with a finite
+    /// value, `u32::MAX` at every other vertex (where the host keeps the edge it had).
+    /// `None` when the vertices are renumbered. The first frontier buffer is the kernel's
+    /// output, as for [`GpuEngine::player0_moves`].
+    pub fn player1_edges(&mut self) -> Result<Option<Vec<u32>>, GpuError> {
+        let kernel = self.kernels.player1_edges.clone();
+        self.word_per_vertex(&kernel, "launching player 1's strategy kernel")
+    }
+
+    /// Runs a strategy kernel (`(LiftParams, u32* out)`, a warp per vertex) into the first
+    /// frontier buffer and downloads its word per vertex; `None` when the vertices are
+    /// renumbered (the kernels speak of input-order ids).
+    fn word_per_vertex(
+        &mut self,
+        kernel: &CudaFunction,
+        during: &'static str,
+    ) -> Result<Option<Vec<u32>>, GpuError> {
         if self.numbering.is_some() {
             return Ok(None);
         }
@@ -1014,45 +1037,14 @@ impl GpuEngine {
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };
-        let moves = self.params.frontier0;
-        let mut launch = self.stream.launch_builder(&self.kernels.player0_moves);
+        let out = self.params.frontier0;
+        let mut launch = self.stream.launch_builder(kernel);
         launch.arg(&self.params);
-        launch.arg(&moves);
+        launch.arg(&out);
         // SAFETY: `params` holds live allocations of this engine (offsets n+1, adjacency and
-        // weights m, credits and owners n) and `moves` is the first frontier, n words; the
-        // kernel reads those and writes moves[v] for v < n only.
-        unsafe { launch.launch(cfg) }.during("launching the strategy kernel")?;
-        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        let moves = download_array(&self.stream, staging, &self.frontier0, n)?;
-        Ok(Some(moves))
-    }
-
-    /// Player 1's strategy σ1 for an evaluation (edge indices, input order), chosen from the
-    /// values the last lifting run left on the device, which must equal the host's: the
-    /// choice of `accel::evaluate::choose_strategy` at every player-1 vertex with a finite
-    /// value, `u32::MAX` at every other vertex (where the host keeps the edge it had).
-    /// `None` when the vertices are renumbered. The first frontier buffer is the kernel's
-    /// output, as for [`GpuEngine::player0_moves`].
-    pub fn player1_edges(&mut self) -> Result<Option<Vec<u32>>, GpuError> {
-        if self.numbering.is_some() {
-            return Ok(None);
-        }
-        let n = self.n as usize;
-        let cfg = LaunchConfig {
-            grid_dim: (self.n.div_ceil(BLOCK / 32).clamp(1, 1 << 16), 1, 1),
-            block_dim: (BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let edges = self.params.frontier0;
-        let mut launch = self.stream.launch_builder(&self.kernels.player1_edges);
-        launch.arg(&self.params);
-        launch.arg(&edges);
-        // SAFETY: as for `player0_moves`: live allocations of this engine (offsets n+1,
-        // adjacency and weights m, credits and owners n) and the first frontier, n words;
-        // the kernel writes edges[v] for v < n only.
-        unsafe { launch.launch(cfg) }.during("launching player 1's strategy kernel")?;
+        // weights m, credits and owners n) and `out` is the first frontier, n words; the
+        // strategy kernels read those and write out[v] for v < n only.
+        unsafe { launch.launch(cfg) }.during(during)?;
         let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
         let mut direct = None;
         let staging = guard.as_deref_mut().unwrap_or(&mut direct);
