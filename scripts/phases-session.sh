@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # One device call for issue 14 (every phase on all cores and on the GPU): for every game,
-# `egsolve solve` with auto (all cores), auto --threads 1, cpu and gpu; each answer compared
+# `egsolve solve` with auto (all cores), auto --threads 1, cpu and gpu (and, in BACKENDS,
+# gpu0: gpu with --gpu-components-from 0, so small games evaluate on the device too); each
+# answer compared
 # with the independent one (energy: credits; parity: Oink's winners) and with auto's (credits,
 # and player 0's moves: the JSON records of W0), every
 # JSON certified by `egsolve check`; the summary line (solve/strategy seconds, evaluations,
@@ -31,7 +33,7 @@ for f in $games; do
   name=$(basename "$f"); name=${name%%.mpg*}; name=${name%%.gm*}
   base="${f%.mpg.gz}"; base="${base%.gm.gz}"; base="${base%.gm.zst}"
   for b in $BACKENDS; do
-    case $b in auto1) args="--backend auto --threads 1";; *) args="--backend $b";; esac
+    case $b in auto1) args="--backend auto --threads 1";; gpu0) args="--backend gpu --gpu-components-from 0";; *) args="--backend $b";; esac
     s=$(date +%s%N)
     timeout "${SOLVE_TIMEOUT:-60}" "$e" solve "$f" $args -o "$t/$b.json" 2>"$t/$b.err"; rc=$?
     wall=$(( ($(date +%s%N)-s)/1000000 ))
