@@ -9,7 +9,8 @@
 // KEEP_ALL or u, and keep[u] is not KEEP_NONE. Parallel edges do not matter here.
 //
 // Output: comp[v] = the id of a member of v's component (its representative: the same for
-// every member), COMP_NONE outside the subset. Which member represents a component may depend
+// every member; v | COMP_ALONE for a vertex the trims found alone), COMP_NONE outside the
+// subset, COMP_PENDING where left to the host. Which member represents a component may depend
 // on the timing of the sweeps; the partition does not.
 //
 // One cooperative launch does all of it: sweeps over the vertices (grid-stride, a thread per
@@ -33,6 +34,11 @@
 //    (colour[r] = r) is reached by no larger id, so its component is exactly the vertices of
 //    colour r that reach r backward through vertices of colour r; every root's component is
 //    finished at once, and the trim runs again.
+//    Before colouring: if at most host_below vertices are pending, the kernel leaves them
+//    (comp = COMP_PENDING, their count in state[CS_LEFT]) to the host, whose Tarjan finds
+//    their components in a few milliseconds where colouring would take hundreds of sweeps
+//    (src/solve/accel/remainder.rs). Only whole components are ever finished, so the pending
+//    vertices are a union of components.
 // More than max_sweeps sweeps in all (long chains, deep DAGs of components): the kernel stops
 // with state[CS_FAILED] = 1, and the host computes the components itself.
 
@@ -40,6 +46,9 @@
 #define KEEP_ALL 0xfffffffeu
 #define COMP_NONE 0xffffffffu
 #define COMP_PENDING 0xfffffffeu
+// Set in a trimmed vertex's representative (its own id): a component of its own, which the
+// host's cycle test answers without grouping (ALONE of src/solve/accel/representatives.rs).
+#define COMP_ALONE 0x80000000u
 
 // Search marks.
 #define MARK_F 1u    // reached forward from the pivot
@@ -53,9 +62,12 @@
 
 // state words: [0..3) "something changed" flags, rotating by sweep (sweep s writes word s % 3
 // and clears (s + 1) % 3, which every thread read before passing sweep s - 1's barrier);
-// [4], [5] the grid barrier (ST_BAR_COUNT, ST_BAR_GEN of lift.cu); [6..8) the pivot key (u64);
-// [8] failed; [9] sweeps run; [10] colouring rounds; [11] vertices trimmed; [12] the pivot's
-// component size bound (vertices marked F and B). The host zeroes them before each launch.
+// [3] vertices in the subset; [4], [5] the grid barrier (ST_BAR_COUNT, ST_BAR_GEN of lift.cu);
+// [6..8) the pivot key (u64); [8] failed; [9] sweeps run; [10] colouring rounds; [11] vertices
+// trimmed; [12] the pivot's component's size; [15] vertices left to the host. The host zeroes
+// them before each launch.
+#define CS_ACTIVE 3
+#define CS_LEFT 15
 #define CS_FAILED 8
 #define CS_SWEEPS 9
 #define CS_COLOURINGS 10
@@ -75,6 +87,7 @@ struct ComponentParams {
     u32* state;
     u32 n;
     u32 max_sweeps;
+    u32 host_below;
 };
 
 __device__ __forceinline__ bool h_edge(const ComponentParams& p, u32 keep_v, u32 u) {
@@ -143,7 +156,7 @@ __device__ bool trim(const ComponentParams& p, u32& sweep) {
         FOR_EACH_VERTEX(v) {
             if (!pending(p, v)) continue;
             if (pending_successors(p, v, true) == 0 || pending_predecessors(p, v, true) == 0) {
-                p.comp[v] = v;
+                p.comp[v] = v | COMP_ALONE;
                 changed = true;
                 trimmed++;
             }
@@ -289,12 +302,25 @@ __device__ bool colouring(const ComponentParams& p, u32& sweep) {
 extern "C" __global__ void __launch_bounds__(BLOCK)
     strongly_connected_components(ComponentParams p) {
     u32 sweep = 0;
+    u32 active = 0;
     FOR_EACH_VERTEX(v) {
-        p.comp[v] = __ldg(p.keep + v) == KEEP_NONE ? COMP_NONE : COMP_PENDING;
+        const bool inside = __ldg(p.keep + v) != KEEP_NONE;
+        p.comp[v] = inside ? COMP_PENDING : COMP_NONE;
+        active += inside;
     }
+    if (active) atomicAdd(p.state + CS_ACTIVE, active);
     sweep_end(p, sweep, false);
-    const bool done = trim(p, sweep) && forward_backward(p, sweep) && trim(p, sweep) &&
-                      colouring(p, sweep);
+    bool done = trim(p, sweep) && forward_backward(p, sweep) && trim(p, sweep);
+    if (done) {
+        // Every count was added before the last barrier: the grid reads the same words.
+        const u32 pending = load_volatile(p.state + CS_ACTIVE) -
+                            load_volatile(p.state + CS_TRIMMED) - load_volatile(p.state + CS_GIANT);
+        if (pending > p.host_below) {
+            done = colouring(p, sweep);
+        } else if (blockIdx.x == 0 && threadIdx.x == 0) {
+            atomicExch(p.state + CS_LEFT, pending);
+        }
+    }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         if (!done) atomicExch(p.state + CS_FAILED, 1u);
         atomicExch(p.state + CS_SWEEPS, sweep);

@@ -51,22 +51,52 @@ const GROUP_CHUNK: usize = 1 << 14;
 /// Path value: (weight, length), compared lexicographically.
 type PathValue = (i128, i64);
 
-/// For each component (of `component`, `count` of them), whether it contains a cycle of
-/// weight `>= 0`; component `settled` is known to (a confirmed witness), so it is neither
-/// grouped nor tested.
+/// The components to test: each vertex's number ([`NO_COMPONENT`] outside), how many,
+/// from which number on they are single vertices numbered in the order of their ids (as
+/// `representatives::numbered` numbers the ones an engine marks alone; `count` when none
+/// is known), and one known to hold a nonnegative cycle (a confirmed witness), if any.
+#[derive(Clone, Copy)]
+pub(super) struct Numbers<'a> {
+    pub component: &'a [u32],
+    pub count: u32,
+    pub alone_from: u32,
+    pub settled: Option<u32>,
+}
+
+impl<'a> Numbers<'a> {
+    /// `count` components, none known to be alone or settled.
+    pub fn of(component: &'a [u32], count: u32) -> Numbers<'a> {
+        Numbers {
+            component,
+            count,
+            alone_from: count,
+            settled: None,
+        }
+    }
+}
+
+/// For each component of `numbers`, whether it contains a cycle of weight `>= 0`. The
+/// `settled` one is known to, so it is neither grouped nor tested; the single vertices from
+/// `alone_from` on are answered by their self-loops without being grouped.
 pub(super) fn nonnegative_components<S: Successors>(
     graph: &S,
-    component: &[u32],
-    count: u32,
-    settled: Option<u32>,
+    numbers: Numbers<'_>,
     threads: &Threads,
     control: &Control,
 ) -> Result<Vec<bool>, Interrupted> {
+    let Numbers {
+        component,
+        count,
+        alone_from,
+        settled,
+    } = numbers;
+    debug_assert!(alone_from <= count);
     let grouping = std::time::Instant::now();
-    let groups = Groups::new(component, count, settled, threads);
+    let groups = Groups::new(component, alone_from, settled, threads);
     tracing::debug!(
         seconds = grouping.elapsed().as_secs_f64(),
         count,
+        grouped = alone_from,
         "cycle test: members grouped by component"
     );
     let parallel = threads.parallel(groups.members.len());
@@ -77,25 +107,48 @@ pub(super) fn nonnegative_components<S: Successors>(
         let members = groups.members(c);
         Ok(match members.len() {
             0 => false,
-            1 => {
-                let v = members[0];
-                graph.successors(v).any(|(u, w)| u == v && w >= 0)
-            }
+            1 => nonnegative_self_loop(graph, members[0]),
             _ => Component::new(graph, component, c as u32, members, &groups.local)
                 .has_nonnegative_cycle(parallel, control)?,
         })
     };
     let testing = std::time::Instant::now();
-    let result = if !parallel {
-        (0..count as usize).map(test).collect()
+    let mut result: Vec<bool> = if !parallel {
+        (0..alone_from as usize)
+            .map(test)
+            .collect::<Result<_, Interrupted>>()?
     } else {
-        threads.install(|| (0..count as usize).into_par_iter().map(test).collect())
+        threads.install(|| {
+            (0..alone_from as usize)
+                .into_par_iter()
+                .map(test)
+                .collect::<Result<_, Interrupted>>()
+        })?
     };
+    if alone_from < count {
+        // In the order of their members' ids, as numbered.
+        let alone = |(v, &c): (usize, &u32)| {
+            (c != NO_COMPONENT && c >= alone_from)
+                .then(|| settled == Some(c) || nonnegative_self_loop(graph, v as VertexId))
+        };
+        if threads.parallel(component.len()) {
+            threads
+                .install(|| result.par_extend(component.par_iter().enumerate().filter_map(alone)));
+        } else {
+            result.extend(component.iter().enumerate().filter_map(alone));
+        }
+        assert_eq!(result.len(), count as usize, "one answer per component");
+    }
     tracing::debug!(
         seconds = testing.elapsed().as_secs_f64(),
         "cycle test: components tested"
     );
-    result
+    Ok(result)
+}
+
+/// Whether `v` has a self-loop of weight `>= 0`: the test of a component of one vertex.
+fn nonnegative_self_loop<S: Successors>(graph: &S, v: VertexId) -> bool {
+    graph.successors(v).any(|(u, w)| u == v && w >= 0)
 }
 
 /// Whether the greedy pointers from `start` return to it along a cycle of weight `>= 0`,
@@ -166,7 +219,8 @@ struct Groups {
 }
 
 impl Groups {
-    /// The members of every component but `skip` (which gets none).
+    /// The members of components `0..count` but `skip` (which gets none); vertices of
+    /// higher numbers (or none) are in no group.
     fn new(component: &[u32], count: u32, skip: Option<u32>, threads: &Threads) -> Groups {
         let n = component.len();
         let skip = skip.unwrap_or(NO_COMPONENT);
@@ -177,10 +231,7 @@ impl Groups {
             });
         }
         let mut offsets = vec![0u32; count as usize + 1];
-        for &c in component
-            .iter()
-            .filter(|&&c| c != NO_COMPONENT && c != skip)
-        {
+        for &c in component.iter().filter(|&&c| c < count && c != skip) {
             offsets[c as usize + 1] += 1;
         }
         for i in 0..count as usize {
@@ -191,7 +242,7 @@ impl Groups {
         let mut members = vec![0; total];
         let mut local = vec![0; n];
         for (v, &c) in component.iter().enumerate() {
-            if c != NO_COMPONENT && c != skip {
+            if c < count && c != skip {
                 let slot = &mut fill[c as usize];
                 members[*slot as usize] = v as VertexId;
                 local[v] = *slot - offsets[c as usize];
@@ -214,12 +265,13 @@ impl Groups {
     fn offsets_parallel(component: &[u32], count: u32, skip: u32) -> Vec<u32> {
         const WAYS: usize = 64;
         const BLOCK: usize = 1 << 16;
+        let limit = count;
         let count = count as usize;
         let sizes: Vec<AtomicU32> = (0..count).into_par_iter().map(|_| 0.into()).collect();
         component.par_chunks(GROUP_CHUNK).for_each(|chunk| {
             let mut cache = [(NO_COMPONENT, 0u32); WAYS];
             for &c in chunk {
-                if c == NO_COMPONENT || c == skip {
+                if c >= limit || c == skip {
                     continue;
                 }
                 let entry = &mut cache[c as usize % WAYS];
@@ -285,7 +337,7 @@ impl Groups {
             large_index[c] = i as u32;
         }
         let large_of = |c: u32| {
-            if c == NO_COMPONENT {
+            if c as usize >= count {
                 NOT_LARGE
             } else {
                 large_index[c as usize]
@@ -329,7 +381,7 @@ impl Groups {
             .for_each(|(k, chunk)| {
                 let mut mine = cursor[k * large..(k + 1) * large].to_vec();
                 for (j, &c) in chunk.iter().enumerate() {
-                    if c == NO_COMPONENT || c == skip {
+                    if c as usize >= count || c == skip {
                         continue;
                     }
                     let v = k * GROUP_CHUNK + j;
@@ -709,9 +761,13 @@ mod tests {
             graph.rebuild(&arena, &active, &sigma, &Threads::one());
             let (component, count) = components(&graph, &active, &Threads::one());
             let control = Control::new();
-            let all =
-                nonnegative_components(&graph, &component, count, None, &Threads::one(), &control)
-                    .expect("runs");
+            let all = nonnegative_components(
+                &graph,
+                Numbers::of(&component, count),
+                &Threads::one(),
+                &control,
+            )
+            .expect("runs");
             for c in 0..count {
                 let witnesses = greedy_witnesses(&graph, &component, c);
                 for v in (0..n as VertexId).filter(|&v| component[v as usize] == c) {
@@ -750,9 +806,10 @@ mod tests {
                     );
                     let settled = nonnegative_components(
                         &graph,
-                        &component,
-                        count,
-                        Some(c),
+                        Numbers {
+                            settled: Some(c),
+                            ..Numbers::of(&component, count)
+                        },
                         &Threads::new(2).with_parallel_from(0),
                         &control,
                     )
@@ -801,7 +858,8 @@ mod tests {
 
     /// The cycle test answers as Bellman–Ford on every component (singletons with and
     /// without self-loops of either sign among them), through the built graph and through
-    /// the arena read by the words, on one thread and several; fixed seeds and a fresh one.
+    /// the arena read by the words, on one thread and several, and with the singletons
+    /// numbered last and answered without grouping; fixed seeds and a fresh one.
     #[test]
     fn components_answer_as_bellman_ford() {
         use crate::arena::EdgeList;
@@ -847,14 +905,22 @@ mod tests {
                 .collect();
             let control = Control::new();
             for threads in [Threads::one(), Threads::new(3).with_parallel_from(0)] {
-                let got =
-                    nonnegative_components(&graph, &component, count, None, &threads, &control)
-                        .expect("runs");
+                let got = nonnegative_components(
+                    &graph,
+                    Numbers::of(&component, count),
+                    &threads,
+                    &control,
+                )
+                .expect("runs");
                 assert_eq!(got, want, "seed {seed}: the built graph");
                 let kept = graph.kept_successors(&arena);
-                let got =
-                    nonnegative_components(&kept, &component, count, None, &threads, &control)
-                        .expect("runs");
+                let got = nonnegative_components(
+                    &kept,
+                    Numbers::of(&component, count),
+                    &threads,
+                    &control,
+                )
+                .expect("runs");
                 assert_eq!(got, want, "seed {seed}: the arena through the words");
             }
             let mut sizes = vec![0usize; count as usize];
@@ -862,6 +928,48 @@ mod tests {
                 .iter()
                 .filter(|&&c| c != NO_COMPONENT)
                 .for_each(|&c| sizes[c as usize] += 1);
+            // Numbered as `representatives::numbered` numbers an engine's marks: the
+            // components of several members first, the single vertices last in id order;
+            // then the singles are answered without grouping, alike.
+            let several = sizes.iter().filter(|&&s| s > 1).count() as u32;
+            let mut new_of = vec![NO_COMPONENT; count as usize];
+            let (mut next_several, mut next_alone) = (0, several);
+            for c in 0..count as usize {
+                if sizes[c] > 1 {
+                    new_of[c] = next_several;
+                    next_several += 1;
+                }
+            }
+            for &c in component.iter().filter(|&&c| c != NO_COMPONENT) {
+                if sizes[c as usize] == 1 {
+                    new_of[c as usize] = next_alone;
+                    next_alone += 1;
+                }
+            }
+            let renumbered: Vec<u32> = component
+                .iter()
+                .map(|&c| {
+                    if c == NO_COMPONENT {
+                        c
+                    } else {
+                        new_of[c as usize]
+                    }
+                })
+                .collect();
+            for threads in [Threads::one(), Threads::new(3).with_parallel_from(0)] {
+                let numbers = Numbers {
+                    alone_from: several,
+                    ..Numbers::of(&renumbered, count)
+                };
+                let kept = graph.kept_successors(&arena);
+                let got = nonnegative_components(&kept, numbers, &threads, &control).expect("runs");
+                for c in 0..count as usize {
+                    assert_eq!(
+                        got[new_of[c] as usize], want[c],
+                        "seed {seed}: {c} numbered alone"
+                    );
+                }
+            }
             for c in 0..count as usize {
                 answers[want[c] as usize] += 1;
                 if sizes[c] == 1 {
@@ -982,12 +1090,17 @@ mod tests {
             let largest = sizes.iter().copied().max().unwrap_or(0);
             assert!(largest >= PARALLEL_MEMBERS, "largest component {largest}");
             let control = Control::new();
-            let one =
-                nonnegative_components(&graph, &component, count, None, &Threads::one(), &control)
-                    .expect("not interrupted");
+            let one = nonnegative_components(
+                &graph,
+                Numbers::of(&component, count),
+                &Threads::one(),
+                &control,
+            )
+            .expect("not interrupted");
             let many = Threads::new(3).with_parallel_from(0);
-            let got = nonnegative_components(&graph, &component, count, None, &many, &control)
-                .expect("not interrupted");
+            let got =
+                nonnegative_components(&graph, Numbers::of(&component, count), &many, &control)
+                    .expect("not interrupted");
             assert_eq!(one, got, "weights {min_weight}..={max_weight}");
             let big = sizes.iter().position(|&s| s == largest).expect("largest");
             match (min_weight, max_weight) {

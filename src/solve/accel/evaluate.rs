@@ -7,12 +7,14 @@ use rayon::prelude::*;
 
 use super::LiftEngine;
 use super::attractor::attract_top;
-use super::cycles::{confirms_greedy_cycle, nonnegative_components};
+use super::cycles::{Numbers, confirms_greedy_cycle, nonnegative_components};
 use super::graph::{DROPS_ALL, Graph};
 use super::ranks::TopRanks;
 use super::reach::reaching;
 use super::relax::{CLOSED, OPEN, PINNED, credits_to_pinned};
-use super::scc::{NO_COMPONENT, components, numbered};
+use super::remainder::complete_left;
+use super::representatives::{Numbered, numbered};
+use super::scc::{NO_COMPONENT, components};
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::SolveError;
 use crate::solve::control::{Control, Interrupted};
@@ -99,6 +101,8 @@ fn per_vertex<T: Send>(
 struct Found {
     component: Vec<u32>,
     count: u32,
+    /// Components `alone_from..count` are single vertices (`Numbered::alone_from`).
+    alone_from: u32,
     settled: Option<u32>,
     on_host: bool,
 }
@@ -117,10 +121,24 @@ fn engine_components(
     if !started {
         return Ok(None);
     }
-    let Some(found) = engine.finish_components()? else {
+    let Some(mut found) = engine.finish_components()? else {
         return Ok(None);
     };
-    let Some((component, count)) = numbered(found.representatives, threads) else {
+    let left = std::time::Instant::now();
+    let left_count = complete_left(arena, keeps, &mut found.representatives, threads);
+    if left_count > 0 {
+        tracing::debug!(
+            vertices = left_count,
+            seconds = left.elapsed().as_secs_f64(),
+            "components: those the engine left, on the host"
+        );
+    }
+    let Some(Numbered {
+        component,
+        count,
+        alone_from,
+    }) = numbered(found.representatives, threads)
+    else {
         tracing::warn!(
             "the engine's components are not a map to representatives; computing them on the host"
         );
@@ -139,6 +157,7 @@ fn engine_components(
     Ok(Some(Found {
         component,
         count,
+        alone_from,
         settled,
         on_host: false,
     }))
@@ -163,6 +182,7 @@ fn host_components(
     Found {
         component,
         count,
+        alone_from: count,
         settled: None,
         on_host: true,
     }
@@ -182,14 +202,20 @@ fn nonnegative(
     let Found {
         component,
         count,
+        alone_from,
         settled,
         on_host,
     } = found;
+    let numbers = Numbers {
+        component,
+        count: *count,
+        alone_from: *alone_from,
+        settled: *settled,
+    };
     if *on_host {
-        nonnegative_components(graph, component, *count, *settled, threads, control)
+        nonnegative_components(graph, numbers, threads, control)
     } else {
-        let successors = graph.kept_successors(arena);
-        nonnegative_components(&successors, component, *count, *settled, threads, control)
+        nonnegative_components(&graph.kept_successors(arena), numbers, threads, control)
     }
 }
 
@@ -439,7 +465,9 @@ pub(super) fn evaluate(
 mod tests {
     use super::*;
     use crate::generate::{RandomParams, random};
-    use crate::solve::accel::{Budget, EngineComponents, LiftRun, WorklistEngine};
+    use crate::solve::accel::{
+        ALONE, Budget, EngineComponents, LEFT_TO_HOST, LiftRun, WorklistEngine,
+    };
     use crate::solve::energy;
 
     /// An engine that computes the components it is asked for as the device would (one
@@ -453,8 +481,15 @@ mod tests {
         arena: &'a Arena,
         witness: bool,
         evaluates: bool,
+        /// Leave every component but the largest to the host ([`LEFT_TO_HOST`]), as the
+        /// device does after its forward–backward search.
+        leaves: bool,
+        /// Mark the components of one vertex [`ALONE`].
+        alone: bool,
         started: Option<Vec<VertexId>>,
         calls: usize,
+        /// Vertices left to the host.
+        left: usize,
         witnesses: usize,
         /// Reachability and Bellman–Ford answered.
         reaches: usize,
@@ -524,12 +559,22 @@ mod tests {
                     .map(|&member| (representative[c as usize], member))
             });
             self.witnesses += witness.is_some() as usize;
+            if self.leaves {
+                self.left += component
+                    .iter()
+                    .filter(|&&c| c != NO_COMPONENT && Some(c) != largest)
+                    .count();
+            }
             Ok(Some(EngineComponents {
                 representatives: component
                     .iter()
                     .map(|&c| {
                         if c == NO_COMPONENT {
                             u32::MAX
+                        } else if self.leaves && Some(c) != largest {
+                            LEFT_TO_HOST
+                        } else if self.alone && sizes[c as usize] == 1 {
+                            representative[c as usize] | ALONE
                         } else {
                             representative[c as usize]
                         }
@@ -616,7 +661,7 @@ mod tests {
     /// (which leave the successor side unbuilt), with and without its greedy witness.
     #[test]
     fn an_evaluation_does_not_depend_on_the_threads() {
-        let (mut redo_passes, mut witnesses, mut relaxations) = (0, 0, 0);
+        let (mut redo_passes, mut witnesses, mut relaxations, mut left) = (0, 0, 0, 0);
         for seed in 0..300u64 {
             let arena = random(
                 RandomParams {
@@ -686,15 +731,24 @@ mod tests {
             // The engine's components (with and without its witness), reachability and
             // Bellman–Ford (or the host's, from a predecessor side built late) change
             // nothing.
-            for (witness, evaluates) in [(false, false), (true, false), (false, true), (true, true)]
-            {
+            for (witness, evaluates, leaves, alone) in [
+                (false, false, false, false),
+                (true, false, false, true),
+                (false, true, false, false),
+                (true, true, false, true),
+                (false, false, true, true),
+                (true, true, true, false),
+            ] {
                 for threads in [Threads::one(), Threads::new(2).with_parallel_from(0)] {
                     let mut engine = HostComponents {
                         arena: &arena,
                         witness,
                         evaluates,
+                        leaves,
+                        alone,
                         started: None,
                         calls: 0,
+                        left: 0,
                         witnesses: 0,
                         reaches: 0,
                         relaxations: 0,
@@ -703,6 +757,7 @@ mod tests {
                     assert!(engine.calls >= 1);
                     redo_passes += (engine.calls >= 2) as usize;
                     witnesses += engine.witnesses;
+                    left += engine.left;
                     if evaluates {
                         assert_eq!(engine.reaches, 1, "seed {seed}: one reachability");
                         relaxations += engine.relaxations;
@@ -712,18 +767,22 @@ mod tests {
                         sides.1, !evaluates,
                         "seed {seed}: a predecessor side only for the host's searches"
                     );
-                    let case = format!("seed {seed}: engine, witness {witness}, {evaluates}");
+                    let case = format!(
+                        "seed {seed}: engine, witness {witness}, {evaluates}, leaves {leaves}, \
+                         alone {alone}"
+                    );
                     assert_eq!(one.0, values, "{case}: values");
                     assert_eq!(one.2, outcome, "{case}: outcome");
                     assert_eq!(one.1, sigma, "{case}: moves");
                 }
             }
         }
-        // Every one of the engine's paths was taken: redo passes, confirmed witnesses and
-        // Bellman–Ford.
+        // Every one of the engine's paths was taken: redo passes, confirmed witnesses,
+        // Bellman–Ford and components left to the host.
         assert!(
-            redo_passes > 0 && witnesses > 0 && relaxations > 0,
-            "{redo_passes} redo passes, {witnesses} witnesses, {relaxations} relaxations"
+            redo_passes > 0 && witnesses > 0 && relaxations > 0 && left > 0,
+            "{redo_passes} redo passes, {witnesses} witnesses, {relaxations} relaxations, \
+             {left} vertices left"
         );
     }
 }

@@ -37,7 +37,9 @@
 //! ([`LiftEngine::credits_to_pinned`]): the GPU engine runs them on the device, which holds
 //! the arena, and the host then builds neither side of its graph. Only the partition is
 //! used (component numbers differ), and the other two are unique fixpoints, so the values
-//! are the same either way.
+//! are the same either way. An engine may leave whole components to the host
+//! ([`LEFT_TO_HOST`]): the few vertices left after its trims and forward–backward search,
+//! whose components Tarjan finds in `remainder`.
 //!
 //! **Evaluation.** Let `K = {f = ⊤}` and `H = G_σ1 − K`: vertices outside `K`, all edges of
 //! player-0 vertices, the σ1 edge of player-1 vertices, edges into `K` dropped.
@@ -97,6 +99,8 @@ pub mod player1;
 mod ranks;
 mod reach;
 mod relax;
+mod remainder;
+mod representatives;
 mod scc;
 pub mod topping;
 
@@ -107,6 +111,7 @@ use rayon::prelude::*;
 use self::graph::Graph;
 use self::ranks::TopRanks;
 pub use self::relax::{CLOSED, OPEN, PINNED};
+pub use self::representatives::{ALONE, ALONE_MARKS_BELOW, LEFT_TO_HOST};
 pub use self::topping::Topping;
 pub use super::control::Budget;
 use super::control::Control;
@@ -252,7 +257,11 @@ pub trait LiftEngine {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineComponents {
     /// Each vertex's representative: a member of its component, the same for all members
-    /// (`u32::MAX` outside).
+    /// (`u32::MAX` outside), or [`LEFT_TO_HOST`] at the vertices whose components the
+    /// engine left to the host (whole components: every other vertex lies in a component
+    /// the engine finished). A vertex that is a component of its own may say so with its id
+    /// `| `[`ALONE`] (in arenas of fewer than [`ALONE_MARKS_BELOW`] vertices): the cycle test
+    /// then answers it without grouping it.
     pub representatives: Vec<u32>,
     /// A component's representative and a member of a cycle of its greedy pointers (each
     /// member to its heaviest successor inside, the last of equal weights; σ1's edge for a

@@ -6,9 +6,12 @@
 use super::cycles::{confirms_greedy_cycle, greedy_witnesses};
 use super::graph::Graph;
 use super::lifted_strategy::tests::assert_record_holds;
-use super::scc::{canonical, numbered, tarjan};
+use super::remainder::complete_left;
+use super::representatives::{Numbered, numbered};
+use super::scc::{canonical, tarjan};
 use crate::arena::{Arena, EdgeList, Player, VertexId};
 use crate::generate::{RandomParams, random};
+use crate::solve::gpu::components::LEFT_TO_HOST_BELOW;
 use crate::solve::gpu::{GpuEngine, GpuOptions, devices::driver_ready};
 use crate::solve::threads::Threads;
 
@@ -33,8 +36,10 @@ fn with_parallel_edges(
 
 /// Where a GPU is, its components (`kernels/components.cu`) equal Tarjan's on random
 /// graphs (one giant component, many small ones, chains, parallel edges of player-1
-/// vertices beside the σ1 edge), fixed seeds and a fresh one; a cycle longer than the
-/// kernel's sweeps is left to the host (`None`). Without a GPU: nothing to check.
+/// vertices beside the σ1 edge), fixed seeds and a fresh one, whether the kernel colours
+/// what its forward–backward search leaves or leaves it to the host's `complete_left`; a
+/// cycle longer than the kernel's sweeps is left to the host (`None`). Without a GPU:
+/// nothing to check.
 #[test]
 fn device_components_equal_tarjans_where_a_gpu_is() {
     if let Err(e) = driver_ready() {
@@ -45,6 +50,7 @@ fn device_components_equal_tarjans_where_a_gpu_is() {
     eprintln!("fresh seed {fresh}");
     // Giants without and with a witness.
     let mut giants = [0usize; 2];
+    let (mut left_in_all, mut alone_in_all) = (0, 0);
     let mut seeds: Vec<u64> = (0..24).collect();
     seeds.push(fresh);
     for seed in seeds {
@@ -68,6 +74,10 @@ fn device_components_equal_tarjans_where_a_gpu_is() {
         let mut engine =
             GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
         for round in 0..3u64 {
+            // Colouring everything on the device, the default, and leaving everything
+            // after the forward–backward search to the host.
+            engine
+                .leave_components_to_host_below([0, LEFT_TO_HOST_BELOW, u32::MAX][round as usize]);
             let active: Vec<bool> = (0..n as u64)
                 .map(|v| (v * 2654435761 + seed + round) % 9 != 0 || round == 0)
                 .collect();
@@ -85,12 +95,31 @@ fn device_components_equal_tarjans_where_a_gpu_is() {
                     .start_components(graph.keeps(), Some(&sigma))
                     .expect("starts")
             );
-            let found = engine
+            let mut found = engine
                 .finish_components()
                 .expect("runs")
                 .unwrap_or_else(|| panic!("seed {seed} round {round}: out of sweeps"));
-            let (device, device_count) =
-                numbered(found.representatives, &Threads::one()).expect("a representative map");
+            let left = complete_left(
+                &arena,
+                graph.keeps(),
+                &mut found.representatives,
+                &Threads::one(),
+            );
+            assert_eq!(
+                left as u32,
+                engine.component_figures().left,
+                "seed {seed} round {round}"
+            );
+            if round == 0 {
+                assert_eq!(left, 0, "seed {seed}: nothing left to the host");
+            }
+            left_in_all += left;
+            let Numbered {
+                component: device,
+                count: device_count,
+                alone_from,
+            } = numbered(found.representatives, &Threads::one()).expect("a representative map");
+            alone_in_all += (device_count - alone_from) as usize;
             assert_eq!(device_count, host_count, "seed {seed} round {round}: count");
             assert_eq!(
                 canonical(&device),
@@ -124,7 +153,12 @@ fn device_components_equal_tarjans_where_a_gpu_is() {
             }
         }
     }
-    eprintln!("giants without / with a witness: {giants:?}");
+    eprintln!(
+        "giants without / with a witness: {giants:?}, {left_in_all} vertices left, \
+         {alone_in_all} marked alone"
+    );
+    assert!(left_in_all > 0, "components were left to the host");
+    assert!(alone_in_all > 0, "trimmed vertices were marked alone");
     assert!(
         giants[0] > 0 && giants[1] > 0,
         "both answers occur: {giants:?}"

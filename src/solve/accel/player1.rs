@@ -31,7 +31,7 @@
 use rayon::prelude::*;
 
 use super::attractor::{Layers, NO_LAYER};
-use super::cycles::nonnegative_components;
+use super::cycles::{Numbers, nonnegative_components};
 use super::graph::Graph;
 use super::lifted_strategy::{Lifted, lifted_moves};
 use super::ranks::NO_RANK;
@@ -320,7 +320,8 @@ fn layered(
             .collect();
         let (component, count) = components(&graph, &redo, threads);
         watch.lap(&mut seconds.components);
-        let good = nonnegative_components(&graph, &component, count, None, threads, control)?;
+        let good =
+            nonnegative_components(&graph, Numbers::of(&component, count), threads, control)?;
         watch.lap(&mut seconds.cycle_test);
         maybe_good.par_iter_mut().enumerate().for_each(|(v, m)| {
             *m = redo[v] && component[v] != NO_COMPONENT && good[component[v] as usize];

@@ -11,6 +11,9 @@
 //! step ([`FoundComponents::witness`]); the host confirms a witness by an exact walk before
 //! it skips that component's own test.
 //!
+//! What is left after the trims and the forward–backward search, when it is a few vertices
+//! ([`LEFT_TO_HOST_BELOW`]), the kernel leaves to the host rather than colour it.
+//!
 //! The kernel gives up after a number of sweeps ([`MAX_SWEEPS`], one pass over the vertices
 //! each: graphs of long paths between components need about one per step), and the host
 //! then computes the components itself: `finish` answers `None`.
@@ -31,6 +34,12 @@ use super::transfer::{download_array, upload_into, wait_until};
 /// milliseconds on a 10^7-edge game).
 pub const MAX_SWEEPS: u32 = 4096;
 
+/// The kernel leaves the components of at most this many vertices, pending after its trims
+/// and forward–backward search, to the host (`accel::remainder`): a sequential Tarjan of a
+/// few milliseconds at most, where colouring them takes hundreds of sweeps (random p50: about
+/// 6,000 vertices left, 700 of its 870 sweeps).
+pub const LEFT_TO_HOST_BELOW: u32 = 1 << 15;
+
 /// Threads per block (the kernel's `__launch_bounds__`).
 const BLOCK: u32 = 512;
 
@@ -43,6 +52,7 @@ const TRIMMED: usize = 11;
 const GIANT: usize = 12;
 const PIVOT: usize = 6;
 const WITNESS: usize = 13;
+const LEFT: usize = 15;
 
 /// The kernel's parameters; the layout matches `struct ComponentParams`.
 #[repr(C)]
@@ -59,6 +69,7 @@ struct ComponentParams {
     state: u64,
     n: u32,
     max_sweeps: u32,
+    host_below: u32,
 }
 
 // SAFETY: plain `repr(C)` data (device addresses and integers) with the C struct's layout.
@@ -119,7 +130,10 @@ impl WitnessBuffers {
 /// What the device found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoundComponents {
-    /// Each vertex's representative (`u32::MAX` outside the subset).
+    /// Each vertex's representative (`u32::MAX` outside the subset; its own id
+    /// `| `[`ALONE`](crate::solve::accel::ALONE) for a vertex the trims found alone), or
+    /// [`LEFT_TO_HOST`](crate::solve::accel::LEFT_TO_HOST) at the vertices whose
+    /// components the kernel left to the host.
     pub representatives: Vec<u32>,
     /// The representative of the component forward–backward found (its pivot), when the
     /// witness kernel ran on it.
@@ -148,6 +162,8 @@ pub struct ComponentFigures {
     pub colourings: u32,
     pub trimmed: u32,
     pub giant: u32,
+    /// Vertices left to the host.
+    pub left: u32,
 }
 
 /// The components kernel's buffers on one engine's stream.
@@ -216,6 +232,7 @@ impl DeviceComponents {
             state: ptr(&state),
             n,
             max_sweeps: MAX_SWEEPS,
+            host_below: LEFT_TO_HOST_BELOW,
         };
         let done = device
             .ctx
@@ -241,6 +258,13 @@ impl DeviceComponents {
             started: false,
             figures: ComponentFigures::default(),
         })
+    }
+
+    /// From the next launch on, leave the components of at most `vertices` vertices
+    /// pending after the forward–backward search to the host (0: colour them all on the
+    /// device).
+    pub fn leave_to_host_below(&mut self, vertices: u32) {
+        self.params.host_below = vertices;
     }
 
     /// Uploads `keeps` (one word per vertex: `u32::MAX` outside the subset, `u32::MAX - 1`
@@ -343,8 +367,8 @@ impl DeviceComponents {
     }
 
     /// Waits for the launches [`DeviceComponents::start`] made and returns each vertex's
-    /// representative (`u32::MAX` outside the subset) and the giant's witness, or `None`
-    /// when the kernel ran out of sweeps.
+    /// representative (`u32::MAX` outside the subset, `LEFT_TO_HOST` where left to the
+    /// host) and the giant's witness, or `None` when the kernel ran out of sweeps.
     pub fn finish(&mut self) -> Result<Option<FoundComponents>, GpuError> {
         assert!(self.started, "a launch to finish");
         self.started = false;
@@ -366,6 +390,7 @@ impl DeviceComponents {
             colourings: state[COLOURINGS],
             trimmed: state[TRIMMED],
             giant: state[GIANT],
+            left: state[LEFT],
         };
         if state[FAILED] != 0 {
             return Ok(None);

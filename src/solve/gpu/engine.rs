@@ -351,6 +351,8 @@ pub struct GpuEngine {
     params: LiftParams,
     /// The components kernel's buffers, allocated by the first evaluation that uses them.
     components: Option<DeviceComponents>,
+    /// See [`GpuEngine::leave_components_to_host_below`].
+    components_left_below: u32,
     /// The evaluations' reachability and Bellman–Ford, allocated on first use; `Err` once
     /// they did not fit (the host does them then).
     evaluation: Option<Result<DeviceEvaluation, ()>>,
@@ -705,6 +707,7 @@ impl GpuEngine {
             multiprocessors: device.multiprocessors,
             device: device.clone(),
             components: None,
+            components_left_below: super::components::LEFT_TO_HOST_BELOW,
             evaluation: None,
             top_record,
         };
@@ -1085,8 +1088,16 @@ impl GpuEngine {
             }
         }
         let components = self.components.as_mut().expect("allocated above");
+        components.leave_to_host_below(self.components_left_below);
         components.start(keeps, sigma_edge)?;
         Ok(true)
+    }
+
+    /// Components of at most `vertices` vertices pending after the device's
+    /// forward–backward search are left to the host from the next start on (0: none; the
+    /// default is [`super::components::LEFT_TO_HOST_BELOW`]).
+    pub fn leave_components_to_host_below(&mut self, vertices: u32) {
+        self.components_left_below = vertices;
     }
 
     /// The components [`GpuEngine::start_components`] started: each vertex's
