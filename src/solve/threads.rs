@@ -122,6 +122,18 @@ pub fn filled_in_parallel<T: Copy + Send + Sync>(n: usize, value: T) -> Vec<T> {
     out
 }
 
+/// `words` viewed as atomics, for a parallel pass that updates them in place (no copy into
+/// a vector of atomics and back: four passes over `n` words of fresh memory otherwise).
+pub fn as_atomic(words: &mut [u32]) -> &[std::sync::atomic::AtomicU32] {
+    const _: () = assert!(
+        std::mem::align_of::<std::sync::atomic::AtomicU32>() == std::mem::align_of::<u32>()
+    );
+    // SAFETY: `AtomicU32` has the size and bit validity of `u32` (std documents it) and, as
+    // checked above, its alignment here; the exclusive borrow keeps every other access out
+    // while the atomics are in use.
+    unsafe { &*(words as *mut [u32] as *const [std::sync::atomic::AtomicU32]) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,13 +12,14 @@
 //! trap in the strategy construction ([`super::player1`]).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
 
 use rayon::prelude::*;
 
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::energy::{TOP, minus};
-use crate::solve::threads::Threads;
+use crate::solve::threads::{Threads, as_atomic};
 
 /// Not in the attractor (yet).
 pub(super) const NO_LAYER: u32 = u32::MAX;
@@ -99,14 +100,8 @@ impl Layers {
         counts: &(impl Fn(VertexId, VertexId, i64) -> bool + Sync),
         eligible: &(impl Fn(VertexId) -> bool + Sync),
     ) -> (Vec<VertexId>, u32) {
-        let layer: Vec<AtomicU32> = std::mem::take(&mut self.layer)
-            .into_par_iter()
-            .map(AtomicU32::new)
-            .collect();
-        let open: Vec<AtomicU32> = std::mem::take(&mut self.open)
-            .into_par_iter()
-            .map(AtomicU32::new)
-            .collect();
+        let layer = as_atomic(&mut self.layer);
+        let open = as_atomic(&mut self.open);
         let mut joined = Vec::new();
         let mut current = first;
         while !frontier.is_empty() {
@@ -152,8 +147,6 @@ impl Layers {
             joined.extend_from_slice(&frontier);
             current = next_layer;
         }
-        self.layer = layer.into_par_iter().map(AtomicU32::into_inner).collect();
-        self.open = open.into_par_iter().map(AtomicU32::into_inner).collect();
         (joined, current)
     }
 
@@ -218,15 +211,20 @@ pub(super) fn attract_top(
             ),
         }
     };
+    let start = Instant::now();
     let (layer, open): (Vec<u32>, Vec<u32>) = if parallel {
         threads.install(|| (0..n).into_par_iter().map(first).unzip())
     } else {
         (0..n).map(first).unzip()
     };
     let mut layers = Layers { layer, open };
-    let seeds: Vec<VertexId> = (0..n as VertexId)
-        .filter(|&v| layers.layer[v as usize] == 1)
-        .collect();
+    let is_seed = |(v, &l): (usize, &u32)| (l == 1).then_some(v as VertexId);
+    let seeds: Vec<VertexId> = if parallel {
+        threads.install(|| layers.layer.par_iter().enumerate().filter_map(is_seed).collect())
+    } else {
+        layers.layer.iter().enumerate().filter_map(is_seed).collect()
+    };
+    let seeded = start.elapsed().as_secs_f64();
     let moved_first = seeds.len();
     // An edge counts if it did not give ⊤ before (then it was counted open).
     let (joined, top_layers) = layers.grow(
@@ -237,6 +235,7 @@ pub(super) fn attract_top(
         |_| true,
         threads,
     );
+    let grown = start.elapsed().as_secs_f64();
     // Every moved vertex must have joined through lower layers (layer 0: ⊤ before).
     let through_lower = |v: usize| {
         let l = layers.layer[v];
@@ -256,6 +255,7 @@ pub(super) fn attract_top(
     } else {
         (0..n).all(through_lower)
     };
+    let checked = start.elapsed().as_secs_f64();
     let record = |v: usize, sigma: &mut u32| {
         let l = layers.layer[v];
         if l != 0 && l != NO_LAYER && arena.owner(v as VertexId) == Player::One {
@@ -285,6 +285,14 @@ pub(super) fn attract_top(
             .enumerate()
             .for_each(apply);
     }
+    tracing::debug!(
+        seeded,
+        grown,
+        checked,
+        applied = start.elapsed().as_secs_f64(),
+        layers = top_layers,
+        "attractor to ⊤: seconds since its start"
+    );
     Attracted {
         moved: moved_first + joined.len(),
         layer: layers.layer,

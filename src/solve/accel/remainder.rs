@@ -21,9 +21,13 @@ use crate::solve::threads::Threads;
 const UNVISITED: u32 = u32::MAX;
 
 /// Gives every vertex whose representative is [`LEFT_TO_HOST`] a representative (a member
-/// of its component, the same for all members: the first member Tarjan finished) in the
+/// of its component, the same for all members: the member Tarjan finished it at) in the
 /// graph whose words are `keeps` (`graph::Graph::keeps`); returns how many vertices were
 /// left. Every left vertex must keep something (its word is not `DROPS_ALL`).
+///
+/// The left vertices are scattered over the arena: their edges among themselves are first
+/// gathered on all of `threads` into a small CSR of positions in the (sorted) list of left
+/// vertices, so that the sequential Tarjan reads only that.
 pub(super) fn complete_left(
     arena: &Arena,
     keeps: &[VertexId],
@@ -31,70 +35,109 @@ pub(super) fn complete_left(
     threads: &Threads,
 ) -> usize {
     let n = representative.len();
+    let parallel = threads.parallel(n);
     let is_left = |(v, &r): (usize, &u32)| (r == LEFT_TO_HOST).then_some(v as VertexId);
-    let left: Vec<VertexId> = if threads.parallel(n) {
-        threads.install(|| {
-            representative
-                .par_iter()
-                .enumerate()
-                .filter_map(is_left)
-                .collect()
-        })
+    let left: Vec<VertexId> = if parallel {
+        threads.install(|| representative.par_iter().enumerate().filter_map(is_left).collect())
     } else {
-        representative
-            .iter()
-            .enumerate()
-            .filter_map(is_left)
-            .collect()
+        representative.iter().enumerate().filter_map(is_left).collect()
     };
     if left.is_empty() {
         return 0;
     }
-    // 1 + a left vertex's position in `left`, 0 elsewhere: a zeroed allocation, whose pages
-    // the system hands out only where they are touched.
-    let mut local = vec![0u32; n];
-    for (i, &v) in left.iter().enumerate() {
-        local[v as usize] = i as u32 + 1;
-    }
-    let targets = arena.succ_targets();
-    // The left successor's position of edge `e` of left vertex `v`, if `e` is in the graph.
-    let kept = |v: VertexId, e: usize| -> Option<u32> {
-        let u = targets[e];
-        let keep = keeps[v as usize];
-        let in_graph = keep == KEEPS_ALL || (keep != DROPS_ALL && keep == u);
-        let i = local[u as usize];
-        (in_graph && i != 0).then(|| i - 1)
+    let (offsets, successors) = left_subgraph(arena, keeps, representative, &left, threads);
+    let root = tarjan_roots(&offsets, &successors);
+    // Each left vertex's representative: its component's root, in input ids.
+    let position = |v: usize| left.binary_search(&(v as VertexId)).expect("a left vertex");
+    let set = |(v, r): (usize, &mut u32)| {
+        if *r == LEFT_TO_HOST {
+            *r = left[root[position(v)] as usize];
+        }
     };
-    let k = left.len();
+    if parallel {
+        threads.install(|| representative.par_iter_mut().enumerate().for_each(set));
+    } else {
+        representative.iter_mut().enumerate().for_each(set);
+    }
+    left.len()
+}
+
+/// The graph's edges among the `left` vertices (sorted ids) as a CSR over their positions:
+/// an arena edge `v → u` is in the graph when `v` keeps every edge or its word names `u`,
+/// and it is gathered when `u` is left too.
+fn left_subgraph(
+    arena: &Arena,
+    keeps: &[VertexId],
+    representative: &[u32],
+    left: &[VertexId],
+    threads: &Threads,
+) -> (Vec<u32>, Vec<u32>) {
+    let targets = arena.succ_targets();
+    let successors_of = |v: VertexId| {
+        let keep = keeps[v as usize];
+        arena.succ_range(v).filter_map(move |e| {
+            let u = targets[e];
+            let in_graph = keep == KEEPS_ALL || (keep != DROPS_ALL && keep == u);
+            (in_graph && representative[u as usize] == LEFT_TO_HOST).then(|| {
+                left.binary_search(&u).expect("a left vertex is listed") as u32
+            })
+        })
+    };
+    let count = |&v: &VertexId| successors_of(v).count() as u32;
+    let (counts, successors): (Vec<u32>, Vec<u32>) = if threads.parallel(left.len()) {
+        threads.install(|| {
+            (
+                left.par_iter().map(count).collect(),
+                left.par_iter().flat_map_iter(|&v| successors_of(v)).collect(),
+            )
+        })
+    } else {
+        (
+            left.iter().map(count).collect(),
+            left.iter().flat_map(|&v| successors_of(v)).collect(),
+        )
+    };
+    let mut offsets = Vec::with_capacity(left.len() + 1);
+    offsets.push(0u32);
+    let mut at = 0u32;
+    for c in counts {
+        at += c;
+        offsets.push(at);
+    }
+    (offsets, successors)
+}
+
+/// Iterative Tarjan over a CSR of `offsets.len() - 1` vertices: each vertex's component
+/// root (the vertex the component was finished at).
+fn tarjan_roots(offsets: &[u32], successors: &[u32]) -> Vec<u32> {
+    let k = offsets.len() - 1;
     let mut index = vec![UNVISITED; k];
     let mut low = vec![0u32; k];
-    let mut finished = vec![false; k];
+    let mut root = vec![UNVISITED; k];
     let mut stack: Vec<u32> = Vec::new();
-    // (position in `left`, next edge to look at)
-    let mut calls: Vec<(u32, usize)> = Vec::new();
+    // (vertex, next successor slot)
+    let mut calls: Vec<(u32, u32)> = Vec::new();
     let mut next_index = 0u32;
-    for root in 0..k as u32 {
-        if index[root as usize] != UNVISITED {
+    for start in 0..k as u32 {
+        if index[start as usize] != UNVISITED {
             continue;
         }
-        debug_assert_ne!(keeps[left[root as usize] as usize], DROPS_ALL);
-        index[root as usize] = next_index;
-        low[root as usize] = next_index;
+        index[start as usize] = next_index;
+        low[start as usize] = next_index;
         next_index += 1;
-        stack.push(root);
-        calls.push((root, arena.succ_range(left[root as usize]).start));
-        while let Some(&mut (x, ref mut e)) = calls.last_mut() {
-            let v = left[x as usize];
-            let end = arena.succ_range(v).end;
+        stack.push(start);
+        calls.push((start, offsets[start as usize]));
+        while let Some(&mut (x, ref mut slot)) = calls.last_mut() {
+            let end = offsets[x as usize + 1];
             let mut descended = None;
-            while *e < end {
-                let edge = *e;
-                *e += 1;
-                let Some(y) = kept(v, edge) else { continue };
+            while *slot < end {
+                let y = successors[*slot as usize];
+                *slot += 1;
                 if index[y as usize] == UNVISITED {
                     descended = Some(y);
                     break;
-                } else if !finished[y as usize] {
+                } else if root[y as usize] == UNVISITED {
+                    // Visited, not finished: on the stack.
                     low[x as usize] = low[x as usize].min(index[y as usize]);
                 }
             }
@@ -103,7 +146,7 @@ pub(super) fn complete_left(
                 low[y as usize] = next_index;
                 next_index += 1;
                 stack.push(y);
-                calls.push((y, arena.succ_range(left[y as usize]).start));
+                calls.push((y, offsets[y as usize]));
                 continue;
             }
             calls.pop();
@@ -111,11 +154,9 @@ pub(super) fn complete_left(
                 low[parent as usize] = low[parent as usize].min(low[x as usize]);
             }
             if low[x as usize] == index[x as usize] {
-                let r = left[x as usize];
                 loop {
                     let y = stack.pop().expect("Tarjan's stack holds the component");
-                    finished[y as usize] = true;
-                    representative[left[y as usize] as usize] = r;
+                    root[y as usize] = x;
                     if y == x {
                         break;
                     }
@@ -123,7 +164,7 @@ pub(super) fn complete_left(
             }
         }
     }
-    k
+    root
 }
 
 #[cfg(test)]
