@@ -160,6 +160,64 @@ impl Layers {
     }
 }
 
+/// Which vertices' values can make an edge into them give ⊤ (`f(u) ⊖ w = ⊤`), a bit per
+/// vertex: the ⊤ ones, and the finite ones within the weights' largest magnitude of the
+/// bound. The attractor's passes read every edge's target at random; these few hundred
+/// kilobytes stay in cache where the 8-byte values (tens of megabytes) do not, and only an
+/// edge into a vertex near the bound reads its value.
+struct TopBits {
+    top: Vec<u64>,
+    near: Vec<u64>,
+}
+
+impl TopBits {
+    /// The bits of `values` (weights of `weight_bits` bits).
+    fn new(
+        values: &[u64],
+        bound: u64,
+        weight_bits: u32,
+        threads: &Threads,
+        parallel: bool,
+    ) -> TopBits {
+        // Every weight lies in -2^(bits-1)..2^(bits-1), so `f ⊖ w <= f + 2^(bits-1)`
+        // (64-bit weights: every finite value is near).
+        let largest_drop = if weight_bits >= 64 {
+            u64::MAX
+        } else {
+            1u64 << (weight_bits - 1)
+        };
+        let near_from = bound.saturating_sub(largest_drop);
+        let word = |chunk: &[u64]| -> (u64, u64) {
+            chunk
+                .iter()
+                .enumerate()
+                .fold((0, 0), |(top, near), (i, &f)| {
+                    if f == TOP {
+                        (top | 1 << i, near)
+                    } else if f >= near_from {
+                        (top, near | 1 << i)
+                    } else {
+                        (top, near)
+                    }
+                })
+        };
+        let (top, near) = if parallel {
+            threads.install(|| values.par_chunks(64).map(word).unzip())
+        } else {
+            values.chunks(64).map(word).unzip()
+        };
+        TopBits { top, near }
+    }
+
+    /// Whether `f(u) ⊖ w = ⊤`.
+    #[inline]
+    fn gives_top(&self, values: &[u64], u: VertexId, w: i64, bound: u64) -> bool {
+        let (word, bit) = (u as usize / 64, u % 64);
+        self.top[word] >> bit & 1 != 0
+            || (self.near[word] >> bit & 1 != 0 && minus(values[u as usize], w, bound) == TOP)
+    }
+}
+
 /// What [`attract_top`] did.
 pub(super) struct Attracted {
     /// Vertices it moved to ⊤.
@@ -190,7 +248,15 @@ pub(super) fn attract_top(
 ) -> Attracted {
     let n = arena.vertex_count();
     let parallel = threads.parallel(n + arena.edge_count());
-    let gives_top = |x: VertexId, w: i64| minus(values[x as usize], w, bound) == TOP;
+    let start = Instant::now();
+    let bits = TopBits::new(
+        values,
+        bound,
+        arena.weight_width().bits(),
+        threads,
+        parallel,
+    );
+    let gives_top = |x: VertexId, w: i64| bits.gives_top(values, x, w, bound);
     let first = |v: usize| -> (u32, u32) {
         if values[v] == TOP {
             return (0, 0);
@@ -211,7 +277,6 @@ pub(super) fn attract_top(
             ),
         }
     };
-    let start = Instant::now();
     let (layer, open): (Vec<u32>, Vec<u32>) = if parallel {
         threads.install(|| (0..n).into_par_iter().map(first).unzip())
     } else {
@@ -220,9 +285,21 @@ pub(super) fn attract_top(
     let mut layers = Layers { layer, open };
     let is_seed = |(v, &l): (usize, &u32)| (l == 1).then_some(v as VertexId);
     let seeds: Vec<VertexId> = if parallel {
-        threads.install(|| layers.layer.par_iter().enumerate().filter_map(is_seed).collect())
+        threads.install(|| {
+            layers
+                .layer
+                .par_iter()
+                .enumerate()
+                .filter_map(is_seed)
+                .collect()
+        })
     } else {
-        layers.layer.iter().enumerate().filter_map(is_seed).collect()
+        layers
+            .layer
+            .iter()
+            .enumerate()
+            .filter_map(is_seed)
+            .collect()
     };
     let seeded = start.elapsed().as_secs_f64();
     let moved_first = seeds.len();
@@ -329,6 +406,64 @@ mod tests {
             assert_eq!(values, vec![TOP, TOP, TOP, 98]);
             assert!(!attracted.recorded, "vertex 2 may still move to 3");
             assert_eq!(sigma[1], 1, "player 1's move at 1 leads down to 0");
+        }
+    }
+
+    /// The bits answer `f(u) ⊖ w = ⊤` exactly as `minus` does, for values at ⊤, at and
+    /// near the bound and far below it, every weight width's extremes, on one thread and
+    /// several.
+    #[test]
+    fn top_bits_answer_as_minus() {
+        use rand::{Rng, SeedableRng};
+        let fresh: u64 = rand::random();
+        eprintln!("fresh seed {fresh}");
+        let cases = [
+            (16, 1_000u64),
+            (16, 40_000),
+            (32, 1 << 33),
+            (64, 1 << 40),
+            (64, u64::MAX - 1),
+        ];
+        for (seed, (bits, bound)) in [0, 1, fresh]
+            .into_iter()
+            .flat_map(|seed| cases.map(|case| (seed, case)))
+        {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let extreme = if bits == 64 {
+                i64::MIN
+            } else {
+                -(1i64 << (bits - 1))
+            };
+            let values: Vec<u64> = (0..1000)
+                .map(|i| match i % 5 {
+                    0 => TOP,
+                    1 => bound,
+                    2 => bound.saturating_sub(rng.random_range(0..70_000)),
+                    3 => rng.random_range(0..=bound.min(100)),
+                    _ => rng.random_range(0..=bound),
+                })
+                .collect();
+            let weights = [
+                extreme,
+                extreme + 1,
+                -1,
+                0,
+                5,
+                (-(bound.min(1 << 20) as i64)).max(extreme),
+            ];
+            for threads in [Threads::one(), Threads::new(2).with_parallel_from(0)] {
+                let parallel = threads.parallel(values.len());
+                let top_bits = TopBits::new(&values, bound, bits, &threads, parallel);
+                for (u, &f) in values.iter().enumerate() {
+                    for &w in &weights {
+                        assert_eq!(
+                            top_bits.gives_top(&values, u as VertexId, w, bound),
+                            minus(f, w, bound) == TOP,
+                            "seed {seed}, {bits} bits, bound {bound}: f {f} w {w}"
+                        );
+                    }
+                }
+            }
         }
     }
 

@@ -38,14 +38,27 @@ pub(super) fn complete_left(
     let parallel = threads.parallel(n);
     let is_left = |(v, &r): (usize, &u32)| (r == LEFT_TO_HOST).then_some(v as VertexId);
     let left: Vec<VertexId> = if parallel {
-        threads.install(|| representative.par_iter().enumerate().filter_map(is_left).collect())
+        threads.install(|| {
+            representative
+                .par_iter()
+                .enumerate()
+                .filter_map(is_left)
+                .collect()
+        })
     } else {
-        representative.iter().enumerate().filter_map(is_left).collect()
+        representative
+            .iter()
+            .enumerate()
+            .filter_map(is_left)
+            .collect()
     };
     if left.is_empty() {
         return 0;
     }
-    let (offsets, successors) = left_subgraph(arena, keeps, representative, &left, threads);
+    // However few they are, the left vertices' edges are reads at random over the whole
+    // arena (about a microsecond a vertex on one thread): gathered on all threads.
+    let (offsets, successors) =
+        left_subgraph(arena, keeps, representative, &left, threads, parallel);
     let root = tarjan_roots(&offsets, &successors);
     // Each left vertex's representative: its component's root, in input ids.
     let position = |v: usize| left.binary_search(&(v as VertexId)).expect("a left vertex");
@@ -62,15 +75,16 @@ pub(super) fn complete_left(
     left.len()
 }
 
-/// The graph's edges among the `left` vertices (sorted ids) as a CSR over their positions:
-/// an arena edge `v → u` is in the graph when `v` keeps every edge or its word names `u`,
-/// and it is gathered when `u` is left too.
+/// The graph's edges among the `left` vertices (sorted ids) as a CSR over their positions,
+/// gathered on `threads` if `parallel`: an arena edge `v → u` is in the graph when `v`
+/// keeps every edge or its word names `u`, and it is gathered when `u` is left too.
 fn left_subgraph(
     arena: &Arena,
     keeps: &[VertexId],
     representative: &[u32],
     left: &[VertexId],
     threads: &Threads,
+    parallel: bool,
 ) -> (Vec<u32>, Vec<u32>) {
     let targets = arena.succ_targets();
     let successors_of = |v: VertexId| {
@@ -78,17 +92,18 @@ fn left_subgraph(
         arena.succ_range(v).filter_map(move |e| {
             let u = targets[e];
             let in_graph = keep == KEEPS_ALL || (keep != DROPS_ALL && keep == u);
-            (in_graph && representative[u as usize] == LEFT_TO_HOST).then(|| {
-                left.binary_search(&u).expect("a left vertex is listed") as u32
-            })
+            (in_graph && representative[u as usize] == LEFT_TO_HOST)
+                .then(|| left.binary_search(&u).expect("a left vertex is listed") as u32)
         })
     };
     let count = |&v: &VertexId| successors_of(v).count() as u32;
-    let (counts, successors): (Vec<u32>, Vec<u32>) = if threads.parallel(left.len()) {
+    let (counts, successors): (Vec<u32>, Vec<u32>) = if parallel {
         threads.install(|| {
             (
                 left.par_iter().map(count).collect(),
-                left.par_iter().flat_map_iter(|&v| successors_of(v)).collect(),
+                left.par_iter()
+                    .flat_map_iter(|&v| successors_of(v))
+                    .collect(),
             )
         })
     } else {
