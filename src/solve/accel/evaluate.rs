@@ -14,7 +14,7 @@ use super::reach::reaching;
 use super::relax::{CLOSED, OPEN, PINNED, credits_to_pinned};
 use super::remainder::complete_left;
 use super::representatives::{Numbered, numbered};
-use super::scc::{NO_COMPONENT, components};
+use super::scc::{NO_COMPONENT, components_alone_last};
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::SolveError;
 use crate::solve::control::{Control, Interrupted};
@@ -178,11 +178,11 @@ fn host_components(
     if !graph.has_successors() {
         graph.build_successors(arena, built_for, threads);
     }
-    let (component, count) = components(graph, inside, threads);
+    let (component, count, alone_from) = components_alone_last(graph, inside, threads);
     Found {
         component,
         count,
-        alone_from: count,
+        alone_from,
         settled: None,
         on_host: true,
     }
@@ -464,6 +464,7 @@ pub(super) fn evaluate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solve::accel::scc::components;
     use crate::generate::{RandomParams, random};
     use crate::solve::accel::{
         ALONE, Budget, EngineComponents, LEFT_TO_HOST, LiftRun, WorklistEngine,

@@ -30,7 +30,7 @@ use super::cycles::{Numbers, nonnegative_components};
 use super::graph::Graph;
 use super::ranks::NO_RANK;
 use super::reach::explore;
-use super::scc::components;
+use super::scc::components_alone_last;
 use super::topping::{NO_EDGE, ToppedBy, Topping};
 use crate::arena::{Arena, EdgeWeights, Player, Successors, VertexId};
 use crate::solve::control::{Control, Interrupted};
@@ -236,8 +236,12 @@ fn has_nonnegative_cycle(
     let all = vec![true; k];
     let mut graph = Graph::default();
     graph.rebuild(&copy, &all, &vec![NO_EDGE; k], threads);
-    let (component, count) = components(&graph, &all, threads);
-    let good = nonnegative_components(&graph, Numbers::of(&component, count), threads, control)?;
+    let (component, count, alone_from) = components_alone_last(&graph, &all, threads);
+    let numbers = Numbers {
+        alone_from,
+        ..Numbers::of(&component, count)
+    };
+    let good = nonnegative_components(&graph, numbers, threads, control)?;
     Ok(good.into_par_iter().any(|g| g))
 }
 

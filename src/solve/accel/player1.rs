@@ -36,7 +36,7 @@ use super::graph::Graph;
 use super::lifted_strategy::{Lifted, lifted_moves};
 use super::ranks::NO_RANK;
 use super::reach::reaching;
-use super::scc::{NO_COMPONENT, components};
+use super::scc::{NO_COMPONENT, components_alone_last};
 use super::topping::Topping;
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::NO_MOVE;
@@ -318,10 +318,13 @@ fn layered(
             .into_par_iter()
             .map(|v| rest[v] && maybe_good[v])
             .collect();
-        let (component, count) = components(&graph, &redo, threads);
+        let (component, count, alone_from) = components_alone_last(&graph, &redo, threads);
         watch.lap(&mut seconds.components);
-        let good =
-            nonnegative_components(&graph, Numbers::of(&component, count), threads, control)?;
+        let numbers = Numbers {
+            alone_from,
+            ..Numbers::of(&component, count)
+        };
+        let good = nonnegative_components(&graph, numbers, threads, control)?;
         watch.lap(&mut seconds.cycle_test);
         maybe_good.par_iter_mut().enumerate().for_each(|(v, m)| {
             *m = redo[v] && component[v] != NO_COMPONENT && good[component[v] as usize];

@@ -34,9 +34,23 @@ const SEQUENTIAL_BELOW: usize = 1 << 14;
 
 /// Components of `graph` restricted to `inside`: the component of each vertex
 /// ([`NO_COMPONENT`] outside) and the number of components.
+#[cfg(test)]
 pub(super) fn components(graph: &Graph, inside: &[bool], threads: &Threads) -> (Vec<u32>, u32) {
+    let (component, count, _) = components_alone_last(graph, inside, threads);
+    (component, count)
+}
+
+/// [`components`], and from which number on the components are vertices the trims peeled,
+/// one each, numbered in the order of their ids (as `cycles::Numbers::alone_from` reads it;
+/// the count when none is known: Tarjan on one thread).
+pub(super) fn components_alone_last(
+    graph: &Graph,
+    inside: &[bool],
+    threads: &Threads,
+) -> (Vec<u32>, u32, u32) {
     if !threads.parallel(graph.len() + graph.edge_count()) {
-        return tarjan(graph, inside);
+        let (component, count) = tarjan(graph, inside);
+        return (component, count, count);
     }
     threads.install(|| Parallel::new(graph, inside).run())
 }
@@ -120,6 +134,8 @@ const BACKWARD: u8 = 2;
 const NO_PART: u32 = u32::MAX;
 /// Peeled by the trim, its component not yet numbered.
 const TRIMMED: u32 = u32::MAX - 1;
+/// A peeled vertex's component until `run` numbers it (after every other component).
+const PEELED: u32 = u32::MAX - 1;
 
 /// The vertices a trim looks at: every vertex (part 0, the first trim: no list exists
 /// yet) or a part's member list.
@@ -185,7 +201,7 @@ impl<'a> Parallel<'a> {
         }
     }
 
-    fn run(self) -> (Vec<u32>, u32) {
+    fn run(self) -> (Vec<u32>, u32, u32) {
         let started = std::time::Instant::now();
         let remaining = self.trim(0, Members::All(self.graph.len() as VertexId));
         tracing::debug!(
@@ -213,13 +229,21 @@ impl<'a> Parallel<'a> {
                 .flat_map_iter(|part| self.step(part))
                 .collect();
         }
-        let count = self.next_component.load(Relaxed);
+        // The peeled vertices last, in id order.
+        let alone_from = self.next_component.load(Relaxed);
+        let peeled: Vec<VertexId> = (0..self.graph.len() as VertexId)
+            .into_par_iter()
+            .filter(|&v| self.component[v as usize].load(Relaxed) == PEELED)
+            .collect();
+        peeled.par_iter().enumerate().for_each(|(i, &v)| {
+            self.component[v as usize].store(alone_from + i as u32, Relaxed);
+        });
         let component = self
             .component
             .into_par_iter()
             .map(|c| c.into_inner())
             .collect();
-        (component, count)
+        (component, alone_from + peeled.len() as u32, alone_from)
     }
 
     fn new_component(&self) -> u32 {
@@ -276,12 +300,11 @@ impl<'a> Parallel<'a> {
                 }
             }
         });
-        // Each peeled vertex is a component of its own, numbered afterwards in vertex order
-        // (one shared counter bumped per peeled vertex contends on many cores).
+        // Each peeled vertex is a component of its own, numbered at the end after all the
+        // others, in vertex order (`run`).
         let peeled = members.collect(|v| self.in_part(v, TRIMMED));
-        let base = self.next_component.fetch_add(peeled.len() as u32, Relaxed);
-        peeled.par_iter().enumerate().for_each(|(i, &v)| {
-            self.component[v as usize].store(base + i as u32, Relaxed);
+        peeled.par_iter().for_each(|&v| {
+            self.component[v as usize].store(PEELED, Relaxed);
             self.part[v as usize].store(NO_PART, Relaxed);
         });
         members.collect(|v| self.in_part(v, p))
@@ -497,7 +520,8 @@ mod tests {
     }
 
     /// The parallel algorithm finds the same components as Tarjan, on games with one large
-    /// component, many small ones, and chains between them.
+    /// component, many small ones, and chains between them; the vertices its trims peeled
+    /// are numbered last, in id order.
     #[test]
     fn parallel_components_equal_tarjans() {
         // Out-degree 1 (each vertex on one cycle or a tree into one): most vertices go to
@@ -517,10 +541,23 @@ mod tests {
             let graph = graph_of(&arena, &active);
             let (one, one_count) = tarjan(&graph, &active);
             let threads = Threads::new(4);
-            let (many, many_count) = threads.install(|| Parallel::new(&graph, &active).run());
+            let (many, many_count, alone_from) =
+                threads.install(|| Parallel::new(&graph, &active).run());
             assert_eq!(one_count, many_count, "seed {seed}");
             assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
             assert!(one.contains(&NO_COMPONENT));
+            // The peeled vertices last: one member each, numbered in id order.
+            let alone: Vec<u32> = many
+                .iter()
+                .copied()
+                .filter(|&c| c != NO_COMPONENT && c >= alone_from)
+                .collect();
+            assert_eq!(
+                alone,
+                (alone_from..many_count).collect::<Vec<_>>(),
+                "seed {seed}"
+            );
+            assert!(!alone.is_empty(), "seed {seed}: the trims peeled vertices");
         }
     }
 
@@ -564,7 +601,7 @@ mod tests {
             }
             let (one, one_count) = tarjan(&graph, &active);
             let threads = Threads::new(4);
-            let (many, many_count) = threads.install(|| Parallel::new(&graph, &active).run());
+            let (many, many_count, _) = threads.install(|| Parallel::new(&graph, &active).run());
             assert_eq!(one_count, many_count, "seed {seed}");
             assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
         }
