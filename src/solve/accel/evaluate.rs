@@ -464,8 +464,8 @@ pub(super) fn evaluate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solve::accel::scc::components;
     use crate::generate::{RandomParams, random};
+    use crate::solve::accel::scc::components;
     use crate::solve::accel::{
         ALONE, Budget, EngineComponents, LEFT_TO_HOST, LiftRun, WorklistEngine,
     };

@@ -14,11 +14,9 @@ use rayon::prelude::*;
 
 use super::graph::{DROPS_ALL, KEEPS_ALL};
 use super::representatives::LEFT_TO_HOST;
+use super::scc::tarjan_over;
 use crate::arena::{Arena, VertexId};
 use crate::solve::threads::Threads;
-
-/// Not yet visited by Tarjan.
-const UNVISITED: u32 = u32::MAX;
 
 /// Gives every vertex whose representative is [`LEFT_TO_HOST`] a representative (a member
 /// of its component, the same for all members: the member Tarjan finished it at) in the
@@ -122,63 +120,22 @@ fn left_subgraph(
     (offsets, successors)
 }
 
-/// Iterative Tarjan over a CSR of `offsets.len() - 1` vertices: each vertex's component
-/// root (the vertex the component was finished at).
+/// Each vertex's component root (the vertex Tarjan finished it at) in a CSR of
+/// `offsets.len() - 1` vertices.
 fn tarjan_roots(offsets: &[u32], successors: &[u32]) -> Vec<u32> {
     let k = offsets.len() - 1;
-    let mut index = vec![UNVISITED; k];
-    let mut low = vec![0u32; k];
-    let mut root = vec![UNVISITED; k];
-    let mut stack: Vec<u32> = Vec::new();
-    // (vertex, next successor slot)
-    let mut calls: Vec<(u32, u32)> = Vec::new();
-    let mut next_index = 0u32;
-    for start in 0..k as u32 {
-        if index[start as usize] != UNVISITED {
-            continue;
-        }
-        index[start as usize] = next_index;
-        low[start as usize] = next_index;
-        next_index += 1;
-        stack.push(start);
-        calls.push((start, offsets[start as usize]));
-        while let Some(&mut (x, ref mut slot)) = calls.last_mut() {
-            let end = offsets[x as usize + 1];
-            let mut descended = None;
-            while *slot < end {
-                let y = successors[*slot as usize];
-                *slot += 1;
-                if index[y as usize] == UNVISITED {
-                    descended = Some(y);
-                    break;
-                } else if root[y as usize] == UNVISITED {
-                    // Visited, not finished: on the stack.
-                    low[x as usize] = low[x as usize].min(index[y as usize]);
-                }
+    let mut root = vec![0u32; k];
+    tarjan_over(
+        k,
+        |x| &successors[offsets[x as usize] as usize..offsets[x as usize + 1] as usize],
+        |_| true,
+        |members| {
+            let r = *members.last().expect("a component has members");
+            for &y in members {
+                root[y as usize] = r;
             }
-            if let Some(y) = descended {
-                index[y as usize] = next_index;
-                low[y as usize] = next_index;
-                next_index += 1;
-                stack.push(y);
-                calls.push((y, offsets[y as usize]));
-                continue;
-            }
-            calls.pop();
-            if let Some(&(parent, _)) = calls.last() {
-                low[parent as usize] = low[parent as usize].min(low[x as usize]);
-            }
-            if low[x as usize] == index[x as usize] {
-                loop {
-                    let y = stack.pop().expect("Tarjan's stack holds the component");
-                    root[y as usize] = x;
-                    if y == x {
-                        break;
-                    }
-                }
-            }
-        }
-    }
+        },
+    );
     root
 }
 

@@ -160,19 +160,9 @@ pub(super) fn numbered(mut representative: Vec<u32>, threads: &Threads) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::{Arena, VertexId};
     use crate::generate::{RandomParams, random};
-    use crate::solve::accel::graph::Graph;
+    use crate::solve::accel::scc::tests::graph_of;
     use crate::solve::accel::scc::{canonical, tarjan};
-
-    fn graph_of(arena: &Arena, active: &[bool]) -> Graph {
-        let sigma: Vec<u32> = (0..arena.vertex_count() as VertexId)
-            .map(|v| arena.succ_range(v).start as u32)
-            .collect();
-        let mut graph = Graph::default();
-        graph.rebuild(arena, active, &sigma, &Threads::one());
-        graph
-    }
 
     /// Representatives (each component's largest member, say; the components of one
     /// member marked [`ALONE`] or not) number into the same partition, the several-member

@@ -57,47 +57,72 @@ pub(super) fn components_alone_last(
 
 /// Iterative Tarjan over every vertex of `inside`.
 pub(super) fn tarjan(graph: &Graph, inside: &[bool]) -> (Vec<u32>, u32) {
-    let n = graph.len();
-    let mut component = vec![NO_COMPONENT; n];
-    let mut index = vec![u32::MAX; n];
-    let mut low = vec![0u32; n];
+    let mut component = vec![NO_COMPONENT; graph.len()];
+    let mut count = 0u32;
+    tarjan_over(
+        graph.len(),
+        |v| graph.successor_ids(v),
+        |v| inside[v as usize],
+        |members| {
+            for &x in members {
+                component[x as usize] = count;
+            }
+            count += 1;
+        },
+    );
+    (component, count)
+}
+
+/// Iterative Tarjan over the vertices `0..k` where `include` holds: `successors(v)` lists
+/// `v`'s successors (those not included are skipped); each component goes to `on_component`
+/// as its members, the vertex it was finished at (its root) last.
+pub(super) fn tarjan_over<'a>(
+    k: usize,
+    successors: impl Fn(VertexId) -> &'a [VertexId],
+    include: impl Fn(VertexId) -> bool,
+    mut on_component: impl FnMut(&[VertexId]),
+) {
+    const UNVISITED: u32 = u32::MAX;
+    let mut index = vec![UNVISITED; k];
+    let mut low = vec![0u32; k];
+    let mut finished = vec![false; k];
     let mut stack: Vec<VertexId> = Vec::new();
+    let mut members: Vec<VertexId> = Vec::new();
     // (vertex, next successor position)
     let mut calls: Vec<(VertexId, u32)> = Vec::new();
     let mut next_index = 0u32;
-    let mut count = 0u32;
-    for root in 0..n as VertexId {
-        if !inside[root as usize] || index[root as usize] != u32::MAX {
+    let mut visit = |v: VertexId, stack: &mut Vec<VertexId>, index: &mut [u32], low: &mut [u32]| {
+        index[v as usize] = next_index;
+        low[v as usize] = next_index;
+        next_index += 1;
+        stack.push(v);
+    };
+    for start in 0..k as VertexId {
+        if !include(start) || index[start as usize] != UNVISITED {
             continue;
         }
-        index[root as usize] = next_index;
-        low[root as usize] = next_index;
-        next_index += 1;
-        stack.push(root);
-        calls.push((root, 0));
+        visit(start, &mut stack, &mut index, &mut low);
+        calls.push((start, 0));
         while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
-            let succ = graph.successor_ids(v);
-            let mut descended = false;
+            let succ = successors(v);
+            let mut descended = None;
             while (*pos as usize) < succ.len() {
                 let u = succ[*pos as usize];
                 *pos += 1;
-                if !inside[u as usize] {
+                if !include(u) {
                     continue;
                 }
-                if index[u as usize] == u32::MAX {
-                    index[u as usize] = next_index;
-                    low[u as usize] = next_index;
-                    next_index += 1;
-                    stack.push(u);
-                    calls.push((u, 0));
-                    descended = true;
+                if index[u as usize] == UNVISITED {
+                    descended = Some(u);
                     break;
-                } else if component[u as usize] == NO_COMPONENT {
+                } else if !finished[u as usize] {
                     // Visited and not yet in a component: on the stack.
                     low[v as usize] = low[v as usize].min(index[u as usize]);
                 }
             }
-            if descended {
+            if let Some(u) = descended {
+                visit(u, &mut stack, &mut index, &mut low);
+                calls.push((u, 0));
                 continue;
             }
             calls.pop();
@@ -105,18 +130,19 @@ pub(super) fn tarjan(graph: &Graph, inside: &[bool]) -> (Vec<u32>, u32) {
                 low[parent as usize] = low[parent as usize].min(low[v as usize]);
             }
             if low[v as usize] == index[v as usize] {
+                members.clear();
                 loop {
                     let x = stack.pop().expect("Tarjan's stack holds the component");
-                    component[x as usize] = count;
+                    finished[x as usize] = true;
+                    members.push(x);
                     if x == v {
                         break;
                     }
                 }
-                count += 1;
+                on_component(&members);
             }
         }
     }
-    (component, count)
 }
 
 /// A part of the vertices left to split: a union of whole components.
@@ -505,12 +531,13 @@ pub(super) fn canonical(component: &[u32]) -> Vec<u32> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::arena::{Arena, VertexId};
     use crate::generate::{RandomParams, random};
 
-    fn graph_of(arena: &Arena, active: &[bool]) -> Graph {
+    /// The graph of `arena` on `active` with each vertex's first edge as σ1.
+    pub(in crate::solve::accel) fn graph_of(arena: &Arena, active: &[bool]) -> Graph {
         let sigma: Vec<u32> = (0..arena.vertex_count() as VertexId)
             .map(|v| arena.succ_range(v).start as u32)
             .collect();
