@@ -122,6 +122,28 @@ pub fn filled_in_parallel<T: Copy + Send + Sync>(n: usize, value: T) -> Vec<T> {
     out
 }
 
+/// The positions (as vertex ids, in order) of the `items` where `keep` holds, on the current
+/// rayon pool. Each task scans a chunk in a plain loop: a parallel `filter` over a range
+/// calls its closure once per item through rayon's folders, which the compiler inlines or
+/// not depending on how the crate's code is split into codegen units (4.7 ms against 0.35
+/// for 1.1 million bytes on one thread, the same source in two builds: session 19).
+pub fn positions_where<T: Sync>(items: &[T], keep: impl Fn(&T) -> bool + Sync) -> Vec<u32> {
+    use rayon::prelude::*;
+    const CHUNK: usize = 1 << 14;
+    items
+        .par_chunks(CHUNK)
+        .enumerate()
+        .flat_map_iter(|(c, chunk)| {
+            let base = c * CHUNK;
+            let keep = &keep;
+            chunk
+                .iter()
+                .enumerate()
+                .filter_map(move |(i, x)| keep(x).then_some((base + i) as u32))
+        })
+        .collect()
+}
+
 /// `words` viewed as atomics, for a parallel pass that updates them in place (no copy into
 /// a vector of atomics and back: four passes over `n` words of fresh memory otherwise).
 pub fn as_atomic(words: &mut [u32]) -> &[std::sync::atomic::AtomicU32] {
@@ -155,5 +177,23 @@ mod tests {
             }
         }
         assert_eq!(filled_in_parallel(5, 7u8), vec![7u8; 5]);
+    }
+
+    /// The positions where a predicate holds come back in order, as a sequential filter
+    /// finds them, across chunk boundaries and at the ends, on one thread and several.
+    #[test]
+    fn positions_are_found_in_order() {
+        for threads in [Threads::new(1), Threads::new(3)] {
+            for n in [0usize, 1, (1 << 14) - 1, 1 << 14, (1 << 14) + 1, 100_003] {
+                let items: Vec<u8> = (0..n).map(|i| (i * 7 % 13) as u8).collect();
+                let keep = |&x: &u8| x == 0 || x == 12;
+                let want: Vec<u32> = (0..n)
+                    .filter(|&i| keep(&items[i]))
+                    .map(|i| i as u32)
+                    .collect();
+                let got = threads.install(|| positions_where(&items, keep));
+                assert_eq!(got, want, "{n} items");
+            }
+        }
     }
 }

@@ -38,7 +38,7 @@ use super::scc::NO_COMPONENT;
 use crate::arena::Arena;
 use crate::arena::VertexId;
 use crate::solve::control::{Control, Interrupted};
-use crate::solve::threads::{Threads, filled_in_parallel};
+use crate::solve::threads::{Threads, filled_in_parallel, positions_where};
 
 const NO_PARENT: u32 = u32::MAX;
 
@@ -624,10 +624,7 @@ impl Pointers {
                 incoming[p as usize].fetch_add(1, Relaxed);
             }
         });
-        let unreached = (0..size as u32)
-            .into_par_iter()
-            .filter(|&i| incoming[i as usize].load(Relaxed) == 0)
-            .collect();
+        let unreached = positions_where(&incoming[..size], |c| c.load(Relaxed) == 0);
         let parent = &self.parent;
         explore(unreached, |x, next| {
             let p = parent[x as usize].0;
@@ -636,10 +633,7 @@ impl Pointers {
             }
         });
         // Each member left has exactly one incoming pointer, from its cycle's previous one.
-        let on_cycles: Vec<u32> = (0..size as u32)
-            .into_par_iter()
-            .filter(|&i| incoming[i as usize].load(Relaxed) != 0)
-            .collect();
+        let on_cycles: Vec<u32> = positions_where(&incoming[..size], |c| c.load(Relaxed) != 0);
         let mut incoming: Vec<u32> = incoming.into_par_iter().map(|c| c.into_inner()).collect();
         for start in on_cycles {
             if incoming[start as usize] == 0 {

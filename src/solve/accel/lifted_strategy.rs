@@ -35,7 +35,7 @@ use super::topping::{NO_EDGE, ToppedBy, Topping};
 use crate::arena::{Arena, EdgeWeights, Player, Successors, VertexId};
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::TOP;
-use crate::solve::threads::Threads;
+use crate::solve::threads::{Threads, positions_where};
 
 /// What the record gave.
 pub(super) enum Lifted {
@@ -114,10 +114,7 @@ pub(super) fn lifted_moves(
         arena,
         moves: &moves,
     };
-    let roots: Vec<VertexId> = (0..n as VertexId)
-        .into_par_iter()
-        .filter(|&v| kinds[v as usize] == Kind::Root)
-        .collect();
+    let roots: Vec<VertexId> = positions_where(&kinds, |&k| k == Kind::Root);
     let root_count = roots.len();
     let core = reachable(n, roots, |v| g.successors(v));
     tracing::debug!(
@@ -169,10 +166,7 @@ fn reachable<'a>(
     explore(start, |v, next| {
         next.extend(successors(v).iter().copied().filter(|&u| claim(u)));
     });
-    (0..n as VertexId)
-        .into_par_iter()
-        .filter(|&v| seen[v as usize].load(Relaxed))
-        .collect()
+    positions_where(&seen, |s| s.load(Relaxed))
 }
 
 /// `G'`: player 0's edges and player 1's moves (the edges of `moves`).

@@ -43,7 +43,7 @@ use crate::solve::NO_MOVE;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::TOP;
 use crate::solve::phases::Stopwatch;
-use crate::solve::threads::Threads;
+use crate::solve::threads::{Threads, positions_where};
 
 /// No seed move at this vertex.
 pub use super::topping::NO_EDGE;
@@ -274,10 +274,7 @@ fn layered(
             .collect(),
         open,
     };
-    let mut frontier: Vec<VertexId> = (0..n as VertexId)
-        .into_par_iter()
-        .filter(|&v| layers.layer[v as usize] == 0)
-        .collect();
+    let mut frontier: Vec<VertexId> = positions_where(&layers.layer[..n], |&l| l == 0);
     let frontier_recorded = frontier.len();
     let mut next_layer = u32::from(!frontier.is_empty());
     watch.lap(&mut seconds.seed);

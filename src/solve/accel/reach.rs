@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::graph::Graph;
 use crate::arena::VertexId;
-use crate::solve::threads::Threads;
+use crate::solve::threads::{Threads, positions_where};
 
 /// A frontier this large is expanded in parallel rounds...
 const PARALLEL_FROM: usize = 1 << 12;
@@ -81,10 +81,7 @@ pub(super) fn reaching(
             .into_par_iter()
             .map(|v| AtomicBool::new(allowed[v] && is_source(v)))
             .collect();
-        let frontier: Vec<VertexId> = (0..n as VertexId)
-            .into_par_iter()
-            .filter(|&v| reach[v as usize].load(Relaxed))
-            .collect();
+        let frontier: Vec<VertexId> = positions_where(&reach[..n], |r| r.load(Relaxed));
         let claim = |v: VertexId| {
             let r = &reach[v as usize];
             allowed[v as usize] && !r.load(Relaxed) && !r.swap(true, Relaxed)

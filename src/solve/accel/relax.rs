@@ -18,7 +18,7 @@ use super::graph::Graph;
 use crate::arena::VertexId;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::{TOP, minus};
-use crate::solve::threads::Threads;
+use crate::solve::threads::{Threads, positions_where};
 
 /// A vertex's class in the relaxation, one byte each where an engine relaxes on the device
 /// ([`super::LiftEngine::credits_to_pinned`]; `kernels/evaluate.cu` reads the same
@@ -81,10 +81,7 @@ pub(super) fn credits_to_pinned(
             .collect();
         // The round in which a vertex was last queued (dedupes the next frontier).
         let stamp: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| 0.into()).collect();
-        let mut frontier: Vec<VertexId> = (0..n as VertexId)
-            .into_par_iter()
-            .filter(|&v| pinned[v as usize])
-            .collect();
+        let mut frontier: Vec<VertexId> = positions_where(&pinned[..n], |&p| p);
         let mut round = 0u32;
         while !frontier.is_empty() {
             round += 1;

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use super::graph::Graph;
 use super::reach::explore;
 use crate::arena::VertexId;
-use crate::solve::threads::Threads;
+use crate::solve::threads::{Threads, positions_where};
 
 /// Marks "no strongly connected component" (vertex outside the subset).
 pub(super) const NO_COMPONENT: u32 = u32::MAX;
@@ -257,10 +257,7 @@ impl<'a> Parallel<'a> {
         }
         // The peeled vertices last, in id order.
         let alone_from = self.next_component.load(Relaxed);
-        let peeled: Vec<VertexId> = (0..self.graph.len() as VertexId)
-            .into_par_iter()
-            .filter(|&v| self.component[v as usize].load(Relaxed) == PEELED)
-            .collect();
+        let peeled: Vec<VertexId> = positions_where(&self.component, |c| c.load(Relaxed) == PEELED);
         peeled.par_iter().enumerate().for_each(|(i, &v)| {
             self.component[v as usize].store(alone_from + i as u32, Relaxed);
         });
