@@ -15,6 +15,18 @@ use crate::solve::gpu::components::LEFT_TO_HOST_BELOW;
 use crate::solve::gpu::{GpuEngine, GpuOptions, devices::driver_ready};
 use crate::solve::threads::Threads;
 
+/// A fresh seed (printed) where a GPU is; `None`, saying that `what` was not checked, where
+/// none is.
+fn fresh_seed_where_a_gpu_is(what: &str) -> Option<u64> {
+    if let Err(e) = driver_ready() {
+        eprintln!("no GPU: {what} not checked ({e})");
+        return None;
+    }
+    let fresh: u64 = rand::random();
+    eprintln!("fresh seed {fresh}");
+    Some(fresh)
+}
+
 /// `base` with every weight times `scale` and, after each edge `(v, u, w)` (the `i`-th of
 /// `v`), a parallel edge of weight `extra(v, i, w) * scale` where `extra` gives one.
 fn with_parallel_edges(
@@ -42,12 +54,9 @@ fn with_parallel_edges(
 /// nothing to check.
 #[test]
 fn device_components_equal_tarjans_where_a_gpu_is() {
-    if let Err(e) = driver_ready() {
-        eprintln!("no GPU: device components not checked ({e})");
+    let Some(fresh) = fresh_seed_where_a_gpu_is("device components") else {
         return;
-    }
-    let fresh: u64 = rand::random();
-    eprintln!("fresh seed {fresh}");
+    };
     // Giants without and with a witness.
     let mut giants = [0usize; 2];
     let (mut left_in_all, mut alone_in_all) = (0, 0);
@@ -200,12 +209,9 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
     use crate::solve::accel::{LiftEngine, Topping, solve_with_budget};
     use crate::solve::control::{Budget, Control};
     use crate::solve::gpu::accel::{GpuLift, RECORD_FROM_TOP_SHARE};
-    if let Err(e) = driver_ready() {
-        eprintln!("no GPU: the device's topping record not checked ({e})");
+    let Some(fresh) = fresh_seed_where_a_gpu_is("the device's topping record") else {
         return;
-    }
-    let fresh: u64 = rand::random();
-    eprintln!("fresh seed {fresh}");
+    };
     let (mut lifted, mut recorded) = (0, 0);
     for seed in (0..40u64).chain([fresh]) {
         let arena = random(
@@ -288,12 +294,10 @@ fn device_reachability_and_credits_equal_the_hosts_where_a_gpu_is() {
     use super::reach::reaching;
     use super::relax::{CLOSED, OPEN, PINNED, credits_to_pinned};
     use crate::solve::control::Control;
-    if let Err(e) = driver_ready() {
-        eprintln!("no GPU: the device's reachability and Bellman–Ford not checked ({e})");
+    let Some(fresh) = fresh_seed_where_a_gpu_is("the device's reachability and Bellman–Ford")
+    else {
         return;
-    }
-    let fresh: u64 = rand::random();
-    eprintln!("fresh seed {fresh}");
+    };
     let (mut reached, mut relaxed, mut declined) = (0, 0, 0);
     let mut seeds: Vec<u64> = (0..18).collect();
     seeds.push(fresh);
@@ -426,12 +430,9 @@ fn device_player1_edges_equal_the_hosts_choice_where_a_gpu_is() {
     use crate::solve::accel::{LiftEngine, Topping};
     use crate::solve::control::{Budget, Control};
     use crate::solve::gpu::accel::GpuLift;
-    if let Err(e) = driver_ready() {
-        eprintln!("no GPU: the device's σ1 not checked ({e})");
+    let Some(fresh) = fresh_seed_where_a_gpu_is("the device's σ1") else {
         return;
-    }
-    let fresh: u64 = rand::random();
-    eprintln!("fresh seed {fresh}");
+    };
     let mut chosen = 0usize;
     for seed in (0..16u64).chain([fresh]) {
         let scale = [1i64, 1_000, 1 << 40][(seed % 3) as usize];

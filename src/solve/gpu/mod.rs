@@ -119,40 +119,26 @@ pub fn solve(
 /// has them and, when `large_input` says the game's arrays will go through them, allocates
 /// its staging buffers, on a thread of its own, so that a process that will solve on the
 /// GPU pays for the driver's start-up while it parses its input (a small game's upload
-/// would only wait behind the page-locking). NVRTC, whose version the disk cache's keys
-/// name, loads on a second thread meanwhile: the driver's start (about 0.2 s on the H100
-/// host, `notes/gpu/h100-session19`) does not wait for it. Errors are left for the solve
-/// to report.
+/// would only wait behind the page-locking). Errors are left for the solve to report.
 pub fn warm_up(device: Option<usize>, large_input: bool) {
-    let spawn = |name: &str, work: Box<dyn FnOnce() + Send>| {
-        if let Err(e) = std::thread::Builder::new().name(name.into()).spawn(work) {
-            tracing::debug!("no GPU warm-up thread: {e}");
-        }
-    };
-    spawn(
-        "egsolve-nvrtc-warm-up",
-        Box::new(|| {
-            let _ = compile::nvrtc_version();
-        }),
-    );
-    spawn(
-        "egsolve-gpu-warm-up",
-        Box::new(move || {
-            if devices::driver_ready().is_err() {
+    let spawned = std::thread::Builder::new()
+        .name("egsolve-gpu-warm-up".into())
+        .spawn(move || {
+            if devices::driver_ready().is_err() || devices::nvrtc_ready().is_err() {
                 return;
             }
             if let Ok(k) = compile::kernels(device.unwrap_or(0)) {
-                if devices::nvrtc_ready().is_ok() {
-                    // Parity games reduce to 16-bit weights with 32-bit energies.
-                    k.lift_if_cached(16, 32);
-                }
+                // Parity games reduce to 16-bit weights with 32-bit energies.
+                k.lift_if_cached(16, 32);
                 if large_input {
                     // Page-locked buffers for the upload (kept per device).
                     drop(k.staging());
                 }
             }
-        }),
-    );
+        });
+    if let Err(e) = spawned {
+        tracing::debug!("no GPU warm-up thread: {e}");
+    }
 }
 
 /// Host threads for the parts of a GPU solve that run on the CPU (strategies): every core,
