@@ -6,7 +6,9 @@
 //! 1. **One vertex**: a self-loop of weight `>= 0`.
 //! 2. **Every internal edge negative**: no (every cycle is a sum of negative weights).
 //! 3. **Greedy witness**: every member points to its heaviest successor inside; a cycle of
-//!    these pointers of weight `>= 0` answers yes.
+//!    these pointers of weight `>= 0` answers yes. First the pointers are followed from one
+//!    member only, until they close a cycle (a few thousand steps on a random game's giant
+//!    component, which answers there); then every member's pointer is looked at.
 //! 4. **Longest-path Bellman–Ford** (FIFO queue) with path values ordered lexicographically
 //!    as `(weight, length)`: a cycle is positive in that order exactly when its weight is
 //!    `>= 0` (its length is `> 0`), so "a nonnegative cycle exists" is "a positive cycle
@@ -47,6 +49,9 @@ const PARALLEL_MEMBERS: usize = 1 << 14;
 /// Vertices per chunk when grouping members on several threads; components of this many
 /// members or more are grouped without a shared counter ([`Groups::fill_parallel`]).
 const GROUP_CHUNK: usize = 1 << 14;
+
+/// Steps of the greedy walk before the full pointer test takes over.
+const GREEDY_WALK_STEPS: u32 = 1 << 16;
 
 /// Path value: (weight, length), compared lexicographically.
 type PathValue = (i128, i64);
@@ -125,6 +130,7 @@ pub(super) fn nonnegative_components<S: Successors>(
                 .collect::<Result<_, Interrupted>>()
         })?
     };
+    let grouped_tested = testing.elapsed().as_secs_f64();
     if alone_from < count {
         // In the order of their members' ids, as numbered.
         let alone = |(v, &c): (usize, &u32)| {
@@ -140,6 +146,7 @@ pub(super) fn nonnegative_components<S: Successors>(
         assert_eq!(result.len(), count as usize, "one answer per component");
     }
     tracing::debug!(
+        grouped_tested,
         seconds = testing.elapsed().as_secs_f64(),
         "cycle test: components tested"
     );
@@ -491,6 +498,9 @@ impl<'a, S: Successors> Component<'a, S> {
         if negative {
             return Ok(false);
         }
+        if self.greedy_walk_is_nonnegative(heaviest) {
+            return Ok(true);
+        }
         // Greedy pointers point forward (to the heaviest successor), Bellman–Ford's
         // backward (to the predecessor that set the value); a cycle among either is a cycle
         // of the graph, and its weight is the sum of the recorded edge weights.
@@ -515,6 +525,42 @@ impl<'a, S: Successors> Component<'a, S> {
             return Ok(true);
         }
         self.bellman_ford(&mut pointers, control)
+    }
+
+    /// Follows the greedy pointers (`heaviest`) from the first member until they close a
+    /// cycle (Brent's algorithm: no marks, a few thousand steps on the giant component of a
+    /// random game, where marking every member's pointer costs a pass over all of them);
+    /// true if that cycle's weight is `>= 0`. False after [`GREEDY_WALK_STEPS`] steps.
+    fn greedy_walk_is_nonnegative(self, heaviest: impl Fn(usize) -> (u32, i64)) -> bool {
+        let next = |i: u32| heaviest(i as usize).0;
+        let (mut tortoise, mut hare) = (0u32, next(0));
+        let (mut power, mut length) = (1u32, 1u32);
+        let mut steps = 0;
+        while hare != tortoise {
+            if hare == NO_PARENT || steps == GREEDY_WALK_STEPS {
+                return false;
+            }
+            if power == length {
+                tortoise = hare;
+                power *= 2;
+                length = 0;
+            }
+            hare = next(hare);
+            length += 1;
+            steps += 1;
+        }
+        // `hare` lies on the cycle: sum its weight.
+        let mut total: i128 = 0;
+        let mut x = hare;
+        loop {
+            let (y, w) = heaviest(x as usize);
+            total += w as i128;
+            x = y;
+            if x == hare {
+                break;
+            }
+        }
+        total >= 0
     }
 
     fn bellman_ford(self, pointers: &mut Pointers, control: &Control) -> Result<bool, Interrupted> {
@@ -983,6 +1029,48 @@ mod tests {
     /// [`GROUP_CHUNK`], many small and empty ones, vertices outside every component; and
     /// more components than vertices (mostly singletons and empty ones, offsets over several
     /// prefix blocks); with and without a skipped component.
+    /// The greedy walk from the first member closes the cycle 0 → 1 → 0 (weight -2): the
+    /// full tests still find 1 → 2 → 1 (weight 0, and weight -1 when 2 → 1 weighs 2).
+    #[test]
+    fn a_negative_greedy_walk_leaves_the_answer_to_the_full_tests() {
+        use crate::arena::{EdgeList, Player};
+        for (back, want) in [(3, true), (2, false)] {
+            let mut edges = EdgeList::default();
+            for (s, t, w) in [(0, 1, -1), (1, 0, -1), (1, 2, -3), (2, 1, back)] {
+                edges.push(s, t, w);
+            }
+            let arena = Arena::from_edges(vec![Player::Zero; 3], edges, None).expect("valid");
+            let active = vec![true; 3];
+            let sigma = vec![0u32; 3];
+            let mut graph = Graph::default();
+            graph.rebuild(&arena, &active, &sigma, &Threads::one());
+            let (component, count) = components(&graph, &active, &Threads::one());
+            assert_eq!(count, 1, "one component");
+            let members: Vec<VertexId> = vec![0, 1, 2];
+            let local: Vec<u32> = vec![0, 1, 2];
+            let one = Component::new(&graph, &component, 0, &members, &local);
+            let heaviest = |i: usize| match i {
+                0 => (1, -1),
+                1 => (0, -1),
+                _ => (1, back),
+            };
+            assert!(
+                !one.greedy_walk_is_nonnegative(heaviest),
+                "the walk's cycle is negative"
+            );
+            for threads in [Threads::one(), Threads::new(2).with_parallel_from(0)] {
+                let got = nonnegative_components(
+                    &graph,
+                    Numbers::of(&component, count),
+                    &threads,
+                    &Control::new(),
+                )
+                .expect("runs");
+                assert_eq!(got, vec![want], "2 -> 1 weighs {back}");
+            }
+        }
+    }
+
     #[test]
     fn members_group_alike_on_any_number_of_threads() {
         let fresh: u64 = rand::random();
