@@ -66,6 +66,10 @@ pub(super) struct Numbers<'a> {
     pub count: u32,
     pub alone_from: u32,
     pub settled: Option<u32>,
+    /// A member of the component most likely to be the largest (forward–backward's): the
+    /// greedy pointers are followed from it before anything is grouped, and where they close
+    /// a cycle of weight `>= 0` its component is settled.
+    pub walk_from: Option<VertexId>,
 }
 
 impl<'a> Numbers<'a> {
@@ -76,6 +80,7 @@ impl<'a> Numbers<'a> {
             count,
             alone_from: count,
             settled: None,
+            walk_from: None,
         }
     }
 }
@@ -94,14 +99,17 @@ pub(super) fn nonnegative_components<S: Successors>(
         count,
         alone_from,
         settled,
+        walk_from,
     } = numbers;
     debug_assert!(alone_from <= count);
     let grouping = std::time::Instant::now();
+    let settled = settled.or_else(|| walk_from.and_then(|v| settled_by_walk(graph, component, v)));
     let groups = Groups::new(component, alone_from, settled, threads);
     tracing::debug!(
         seconds = grouping.elapsed().as_secs_f64(),
         count,
         grouped = alone_from,
+        settled = settled.is_some(),
         "cycle test: members grouped by component"
     );
     let parallel = threads.parallel(groups.members.len());
@@ -151,6 +159,59 @@ pub(super) fn nonnegative_components<S: Successors>(
         "cycle test: components tested"
     );
     Ok(result)
+}
+
+/// The component of `start` if the greedy pointers followed from it (each vertex to its
+/// heaviest successor in its component in `graph`, the last of equal weights, as
+/// [`Component::has_nonnegative_cycle`] and [`confirms_greedy_cycle`] point) close a cycle of
+/// weight `>= 0`: then that component holds one, and needs neither grouping nor testing.
+fn settled_by_walk<S: Successors>(graph: &S, component: &[u32], start: VertexId) -> Option<u32> {
+    let c = *component.get(start as usize)?;
+    if c == NO_COMPONENT {
+        return None;
+    }
+    let next = |v: VertexId| {
+        graph
+            .successors(v)
+            .filter(|&(u, _)| component[u as usize] == c)
+            .max_by_key(|&(_, w)| w)
+    };
+    (pointer_cycle_weight(start, next)? >= 0).then_some(c)
+}
+
+/// The weight of the cycle that the pointers `next` (a successor and the weight of the edge
+/// to it, `None` where there is none) close when followed from `start`, by Brent's
+/// algorithm (no marks: a few thousand steps on a random game's giant component, where
+/// marking every member's pointer is a pass over all of them); `None` where a pointer is
+/// missing or after [`GREEDY_WALK_STEPS`] steps.
+fn pointer_cycle_weight(start: u32, next: impl Fn(u32) -> Option<(u32, i64)>) -> Option<i128> {
+    let (mut tortoise, mut hare) = (start, next(start)?.0);
+    let (mut power, mut length) = (1u32, 1u32);
+    let mut steps = 0;
+    while hare != tortoise {
+        if steps == GREEDY_WALK_STEPS {
+            return None;
+        }
+        if power == length {
+            tortoise = hare;
+            power *= 2;
+            length = 0;
+        }
+        hare = next(hare)?.0;
+        length += 1;
+        steps += 1;
+    }
+    // `hare` lies on the cycle: sum its weight.
+    let mut total: i128 = 0;
+    let mut x = hare;
+    loop {
+        let (y, w) = next(x)?;
+        total += w as i128;
+        x = y;
+        if x == hare {
+            return Some(total);
+        }
+    }
 }
 
 /// Whether `v` has a self-loop of weight `>= 0`: the test of a component of one vertex.
@@ -527,40 +588,11 @@ impl<'a, S: Successors> Component<'a, S> {
         self.bellman_ford(&mut pointers, control)
     }
 
-    /// Follows the greedy pointers (`heaviest`) from the first member until they close a
-    /// cycle (Brent's algorithm: no marks, a few thousand steps on the giant component of a
-    /// random game, where marking every member's pointer costs a pass over all of them);
-    /// true if that cycle's weight is `>= 0`. False after [`GREEDY_WALK_STEPS`] steps.
+    /// Whether the greedy pointers (`heaviest`, local indices) followed from the first
+    /// member close a cycle of weight `>= 0` ([`pointer_cycle_weight`]).
     fn greedy_walk_is_nonnegative(self, heaviest: impl Fn(usize) -> (u32, i64)) -> bool {
-        let next = |i: u32| heaviest(i as usize).0;
-        let (mut tortoise, mut hare) = (0u32, next(0));
-        let (mut power, mut length) = (1u32, 1u32);
-        let mut steps = 0;
-        while hare != tortoise {
-            if hare == NO_PARENT || steps == GREEDY_WALK_STEPS {
-                return false;
-            }
-            if power == length {
-                tortoise = hare;
-                power *= 2;
-                length = 0;
-            }
-            hare = next(hare);
-            length += 1;
-            steps += 1;
-        }
-        // `hare` lies on the cycle: sum its weight.
-        let mut total: i128 = 0;
-        let mut x = hare;
-        loop {
-            let (y, w) = heaviest(x as usize);
-            total += w as i128;
-            x = y;
-            if x == hare {
-                break;
-            }
-        }
-        total >= 0
+        let next = |i: u32| Some(heaviest(i as usize)).filter(|&(j, _)| j != NO_PARENT);
+        pointer_cycle_weight(0, next).is_some_and(|total| total >= 0)
     }
 
     fn bellman_ford(self, pointers: &mut Pointers, control: &Control) -> Result<bool, Interrupted> {
@@ -906,6 +938,8 @@ mod tests {
         let fresh: u64 = rand::random();
         let mut answers = [0usize; 2];
         let mut singletons = [0usize; 2];
+        // Walks that settled nothing, and that settled a component.
+        let mut walked = [0usize; 2];
         for seed in (0..30u64).chain([fresh]) {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let base = random(
@@ -962,6 +996,18 @@ mod tests {
                 )
                 .expect("runs");
                 assert_eq!(got, want, "seed {seed}: the arena through the words");
+                // The greedy walk tried first from any vertex (inside or not) settles
+                // nothing that Bellman–Ford denies.
+                for start in [0, rng.random_range(0..n as VertexId), n as VertexId - 1] {
+                    let numbers = Numbers {
+                        walk_from: Some(start),
+                        ..Numbers::of(&component, count)
+                    };
+                    let got =
+                        nonnegative_components(&graph, numbers, &threads, &control).expect("runs");
+                    assert_eq!(got, want, "seed {seed}: walked from {start}");
+                    walked[settled_by_walk(&graph, &component, start).is_some() as usize] += 1;
+                }
             }
             let mut sizes = vec![0usize; count as usize];
             component
@@ -1022,13 +1068,9 @@ mod tests {
             singletons.iter().all(|&a| a > 10),
             "both answers on singletons: {singletons:?}"
         );
+        assert!(walked.iter().all(|&a| a > 10), "both walks: {walked:?}");
     }
 
-    /// Grouping members on several threads gives the sequential grouping exactly (members
-    /// in id order within each component, each vertex's position): two components above
-    /// [`GROUP_CHUNK`], many small and empty ones, vertices outside every component; and
-    /// more components than vertices (mostly singletons and empty ones, offsets over several
-    /// prefix blocks); with and without a skipped component.
     /// The greedy walk from the first member closes the cycle 0 → 1 → 0 (weight -2): the
     /// full tests still find 1 → 2 → 1 (weight 0, and weight -1 when 2 → 1 weighs 2).
     #[test]
@@ -1071,6 +1113,11 @@ mod tests {
         }
     }
 
+    /// Grouping members on several threads gives the sequential grouping exactly (members
+    /// in id order within each component, each vertex's position): two components above
+    /// [`GROUP_CHUNK`], many small and empty ones, vertices outside every component; and
+    /// more components than vertices (mostly singletons and empty ones, offsets over several
+    /// prefix blocks); with and without a skipped component.
     #[test]
     fn members_group_alike_on_any_number_of_threads() {
         let fresh: u64 = rand::random();

@@ -104,6 +104,8 @@ struct Found {
     /// Components `alone_from..count` are single vertices (`Numbered::alone_from`).
     alone_from: u32,
     settled: Option<u32>,
+    /// Where the cycle test's greedy walk starts ([`super::cycles::Numbers::walk_from`]).
+    walk_from: Option<VertexId>,
     on_host: bool,
 }
 
@@ -159,6 +161,7 @@ fn engine_components(
         count,
         alone_from,
         settled,
+        walk_from: None,
         on_host: false,
     }))
 }
@@ -178,12 +181,13 @@ fn host_components(
     if !graph.has_successors() {
         graph.build_successors(arena, built_for, threads);
     }
-    let (component, count, alone_from) = components_alone_last(graph, inside, threads);
+    let partition = components_alone_last(graph, inside, threads);
     Found {
-        component,
-        count,
-        alone_from,
+        component: partition.component,
+        count: partition.count,
+        alone_from: partition.alone_from,
         settled: None,
+        walk_from: partition.largest,
         on_host: true,
     }
 }
@@ -204,6 +208,7 @@ fn nonnegative(
         count,
         alone_from,
         settled,
+        walk_from,
         on_host,
     } = found;
     let numbers = Numbers {
@@ -211,6 +216,7 @@ fn nonnegative(
         count: *count,
         alone_from: *alone_from,
         settled: *settled,
+        walk_from: *walk_from,
     };
     if *on_host {
         nonnegative_components(graph, numbers, threads, control)

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::cycles::{Numbers, nonnegative_components};
+use super::cycles::nonnegative_components;
 use super::graph::Graph;
 use super::ranks::NO_RANK;
 use super::reach::explore;
@@ -230,12 +230,8 @@ fn has_nonnegative_cycle(
     let all = vec![true; k];
     let mut graph = Graph::default();
     graph.rebuild(&copy, &all, &vec![NO_EDGE; k], threads);
-    let (component, count, alone_from) = components_alone_last(&graph, &all, threads);
-    let numbers = Numbers {
-        alone_from,
-        ..Numbers::of(&component, count)
-    };
-    let good = nonnegative_components(&graph, numbers, threads, control)?;
+    let partition = components_alone_last(&graph, &all, threads);
+    let good = nonnegative_components(&graph, partition.numbers(), threads, control)?;
     Ok(good.into_par_iter().any(|g| g))
 }
 

@@ -31,7 +31,7 @@
 use rayon::prelude::*;
 
 use super::attractor::{Layers, NO_LAYER};
-use super::cycles::{Numbers, nonnegative_components};
+use super::cycles::nonnegative_components;
 use super::graph::Graph;
 use super::lifted_strategy::{Lifted, lifted_moves};
 use super::ranks::NO_RANK;
@@ -315,13 +315,10 @@ fn layered(
             .into_par_iter()
             .map(|v| rest[v] && maybe_good[v])
             .collect();
-        let (component, count, alone_from) = components_alone_last(&graph, &redo, threads);
+        let partition = components_alone_last(&graph, &redo, threads);
         watch.lap(&mut seconds.components);
-        let numbers = Numbers {
-            alone_from,
-            ..Numbers::of(&component, count)
-        };
-        let good = nonnegative_components(&graph, numbers, threads, control)?;
+        let good = nonnegative_components(&graph, partition.numbers(), threads, control)?;
+        let (component, count) = (partition.component, partition.count);
         watch.lap(&mut seconds.cycle_test);
         maybe_good.par_iter_mut().enumerate().for_each(|(v, m)| {
             *m = redo[v] && component[v] != NO_COMPONENT && good[component[v] as usize];

@@ -20,10 +20,11 @@
 //! Component *numbers* depend on the schedule; the partition into components does not
 //! (it is a property of the graph), and every caller uses only the partition.
 
-use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use super::cycles::Numbers;
 use super::graph::Graph;
 use super::reach::explore;
 use crate::arena::VertexId;
@@ -39,27 +40,55 @@ const SEQUENTIAL_BELOW: usize = 1 << 14;
 /// ([`NO_COMPONENT`] outside) and the number of components.
 #[cfg(test)]
 pub(super) fn components(graph: &Graph, inside: &[bool], threads: &Threads) -> (Vec<u32>, u32) {
-    let (component, count, _) = components_alone_last(graph, inside, threads);
-    (component, count)
+    let partition = components_alone_last(graph, inside, threads);
+    (partition.component, partition.count)
 }
 
-/// [`components`], and from which number on the components are vertices the trims peeled,
-/// one each, numbered in the order of their ids (as `cycles::Numbers::alone_from` reads it;
-/// the count when none is known: Tarjan on one thread).
+/// The components of a graph restricted to a subset, as [`components_alone_last`] numbers
+/// them.
+pub(super) struct Partition {
+    /// Each vertex's component ([`NO_COMPONENT`] outside).
+    pub component: Vec<u32>,
+    pub count: u32,
+    /// From which number on the components are vertices the trims peeled, one each,
+    /// numbered in the order of their ids (as `cycles::Numbers::alone_from` reads it; the
+    /// count when none is known).
+    pub alone_from: u32,
+    /// A member of the largest component forward–backward found, if it found one.
+    pub largest: Option<VertexId>,
+}
+
+impl Partition {
+    /// The numbers the cycle test reads, its greedy walk tried first from the largest
+    /// component's member.
+    pub fn numbers(&self) -> Numbers<'_> {
+        Numbers {
+            alone_from: self.alone_from,
+            walk_from: self.largest,
+            ..Numbers::of(&self.component, self.count)
+        }
+    }
+}
+
+/// [`components`], the vertices the trims peeled numbered last.
 pub(super) fn components_alone_last(
     graph: &Graph,
     inside: &[bool],
     threads: &Threads,
-) -> (Vec<u32>, u32, u32) {
+) -> Partition {
+    let sequential = |(component, count): (Vec<u32>, u32)| Partition {
+        component,
+        count,
+        alone_from: count,
+        largest: None,
+    };
     if !threads.parallel(graph.len() + graph.edge_count()) {
-        let (component, count) = tarjan(graph, inside);
-        return (component, count, count);
+        return sequential(tarjan(graph, inside));
     }
     threads.install(|| {
         let members = positions_where(inside, |&i| i);
         if members.len() < SEQUENTIAL_BELOW {
-            let (component, count) = tarjan_compact(graph, &members);
-            return (component, count, count);
+            return sequential(tarjan_compact(graph, &members));
         }
         Parallel::new(graph, inside).run(&members)
     })
@@ -224,6 +253,9 @@ struct Parallel<'a> {
     next_component: AtomicU32,
     part: Vec<AtomicU32>,
     next_part: AtomicU32,
+    /// The largest component forward–backward found: its size above 32 bits, its pivot
+    /// below (0: none found).
+    largest: AtomicU64,
     mark: Vec<AtomicU8>,
     /// Tarjan's per-vertex index and low link (parts are disjoint, so one array serves all).
     index: Vec<AtomicU32>,
@@ -246,6 +278,7 @@ impl<'a> Parallel<'a> {
                 .map(|&i| AtomicU32::new(if i { 0 } else { NO_PART }))
                 .collect(),
             next_part: AtomicU32::new(1),
+            largest: AtomicU64::new(0),
             mark: (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
             index: atomic(u32::MAX),
             low: atomic(0),
@@ -255,7 +288,7 @@ impl<'a> Parallel<'a> {
     }
 
     /// The components of the `members` (every vertex inside, in order).
-    fn run(self, members: &[VertexId]) -> (Vec<u32>, u32, u32) {
+    fn run(self, members: &[VertexId]) -> Partition {
         let started = std::time::Instant::now();
         let remaining = self.trim(0, members);
         tracing::debug!(
@@ -290,12 +323,18 @@ impl<'a> Parallel<'a> {
         peeled.par_iter().enumerate().for_each(|(i, &v)| {
             self.component[v as usize].store(alone_from + i as u32, Relaxed);
         });
+        let largest = self.largest.load(Relaxed);
         let component = self
             .component
             .into_par_iter()
             .map(|c| c.into_inner())
             .collect();
-        (component, alone_from + peeled.len() as u32, alone_from)
+        Partition {
+            component,
+            count: alone_from + peeled.len() as u32,
+            alone_from,
+            largest: (largest != 0).then_some(largest as VertexId),
+        }
     }
 
     fn new_component(&self) -> u32 {
@@ -435,11 +474,14 @@ impl<'a> Parallel<'a> {
                 Some((v, to))
             })
             .collect();
+        let found = members.len() - placed.len();
+        self.largest
+            .fetch_max((found as u64) << 32 | pivot as u64, Relaxed);
         // Splits that keep finding only a small component will not pay on these parts
         // (many medium components, each found by one search of everything): after
         // `MISSES_BEFORE_TARJAN` in a row, Tarjan them. One miss may be the pivot's (a
         // small component beside a giant one): its parts get another pivot first.
-        let misses = if (members.len() - placed.len()) * 64 < members.len() {
+        let misses = if found * 64 < members.len() {
             misses + 1
         } else {
             0
@@ -613,7 +655,27 @@ pub(super) mod tests {
             let graph = graph_of(&arena, &active);
             let (one, one_count) = tarjan(&graph, &active);
             let threads = Threads::new(4).with_parallel_from(0);
-            let (many, many_count, alone_from) = components_alone_last(&graph, &active, &threads);
+            let Partition {
+                component: many,
+                count: many_count,
+                alone_from,
+                largest,
+            } = components_alone_last(&graph, &active, &threads);
+            // Forward–backward's largest component (where what the first trim left was
+            // large enough to split): numbered before the peeled ones, and where a giant
+            // component exists (out-degree 2 or more), the giant one.
+            if let Some(largest) = largest {
+                assert!(many[largest as usize] < alone_from, "seed {seed}");
+            }
+            if *degree.start() >= 2 {
+                let largest = largest.expect("forward–backward split the giant component");
+                let size = many
+                    .iter()
+                    .filter(|&&c| c == many[largest as usize])
+                    .count();
+                let giant = component_sizes(&one).into_iter().max().unwrap_or(0);
+                assert_eq!(size, giant, "seed {seed}: the giant component's member");
+            }
             assert_eq!(one_count, many_count, "seed {seed}");
             assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
             assert!(one.contains(&NO_COMPONENT));
@@ -672,7 +734,7 @@ pub(super) mod tests {
             }
             let (one, one_count) = tarjan(&graph, &active);
             let threads = Threads::new(4).with_parallel_from(0);
-            let (many, many_count, _) = components_alone_last(&graph, &active, &threads);
+            let (many, many_count) = components(&graph, &active, &threads);
             assert_eq!(one_count, many_count, "seed {seed}");
             assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
         }
@@ -729,8 +791,13 @@ pub(super) mod tests {
                 }
                 let (one, one_count) = tarjan(&graph, &inside);
                 let threads = Threads::new(2).with_parallel_from(0);
-                let (many, many_count, alone_from) =
-                    components_alone_last(&graph, &inside, &threads);
+                let Partition {
+                    component: many,
+                    count: many_count,
+                    alone_from,
+                    largest: hint,
+                } = components_alone_last(&graph, &inside, &threads);
+                assert_eq!(hint, None, "seed {seed}: Tarjan only");
                 assert_eq!(one_count, many_count, "seed {seed}, size {size}");
                 assert_eq!(alone_from, many_count, "seed {seed}: none known alone");
                 assert_eq!(
