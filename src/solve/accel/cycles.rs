@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use super::graph::Graph;
 use super::graph::{DROPS_ALL, KEEPS_ALL, Successors};
 use super::reach::explore;
-use super::scc::NO_COMPONENT;
+use super::scc::{NO_COMPONENT, Partition};
 use crate::arena::Arena;
 use crate::arena::VertexId;
 use crate::solve::control::{Control, Interrupted};
@@ -81,6 +81,16 @@ impl<'a> Numbers<'a> {
             alone_from: count,
             settled: None,
             walk_from: None,
+        }
+    }
+
+    /// The numbers of the host's `partition`, the greedy walk tried first from its largest
+    /// component's member.
+    pub fn of_partition(partition: &'a Partition) -> Numbers<'a> {
+        Numbers {
+            alone_from: partition.alone_from,
+            walk_from: partition.largest,
+            ..Numbers::of(&partition.component, partition.count)
         }
     }
 }

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::cycles::nonnegative_components;
+use super::cycles::{Numbers, nonnegative_components};
 use super::graph::Graph;
 use super::ranks::NO_RANK;
 use super::reach::explore;
@@ -231,7 +231,7 @@ fn has_nonnegative_cycle(
     let mut graph = Graph::default();
     graph.rebuild(&copy, &all, &vec![NO_EDGE; k], threads);
     let partition = components_alone_last(&graph, &all, threads);
-    let good = nonnegative_components(&graph, partition.numbers(), threads, control)?;
+    let good = nonnegative_components(&graph, Numbers::of_partition(&partition), threads, control)?;
     Ok(good.into_par_iter().any(|g| g))
 }
 

@@ -31,7 +31,7 @@
 use rayon::prelude::*;
 
 use super::attractor::{Layers, NO_LAYER};
-use super::cycles::nonnegative_components;
+use super::cycles::{Numbers, nonnegative_components};
 use super::graph::Graph;
 use super::lifted_strategy::{Lifted, lifted_moves};
 use super::ranks::NO_RANK;
@@ -317,7 +317,8 @@ fn layered(
             .collect();
         let partition = components_alone_last(&graph, &redo, threads);
         watch.lap(&mut seconds.components);
-        let good = nonnegative_components(&graph, partition.numbers(), threads, control)?;
+        let good =
+            nonnegative_components(&graph, Numbers::of_partition(&partition), threads, control)?;
         let (component, count) = (partition.component, partition.count);
         watch.lap(&mut seconds.cycle_test);
         maybe_good.par_iter_mut().enumerate().for_each(|(v, m)| {

@@ -24,7 +24,6 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::cycles::Numbers;
 use super::graph::Graph;
 use super::reach::explore;
 use crate::arena::VertexId;
@@ -56,18 +55,6 @@ pub(super) struct Partition {
     pub alone_from: u32,
     /// A member of the largest component forward–backward found, if it found one.
     pub largest: Option<VertexId>,
-}
-
-impl Partition {
-    /// The numbers the cycle test reads, its greedy walk tried first from the largest
-    /// component's member.
-    pub fn numbers(&self) -> Numbers<'_> {
-        Numbers {
-            alone_from: self.alone_from,
-            walk_from: self.largest,
-            ..Numbers::of(&self.component, self.count)
-        }
-    }
 }
 
 /// [`components`], the vertices the trims peeled numbered last.
