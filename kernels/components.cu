@@ -28,6 +28,11 @@
 //    (pending in-degree + 1) * (pending out-degree + 1)): F = what it reaches, B = what
 //    reaches it, inside the pending vertices, both searches in the same sweeps; F ∩ B is its
 //    component (the giant one of random games, found in about their diameter of sweeps).
+//    A pivot can miss the giant component (a vertex between its upstream and its
+//    downstream, a component of its own: in one of random p50's evaluations of session 20's
+//    first device call, which then coloured for 624 sweeps): while the component found is
+//    below 1/64 of what was pending, the trim runs and a fresh pivot is taken, at most
+//    FB_TRIES searches in all.
 // 3. Colouring (Orzan), until nothing is pending: colour[v] := v, then the maximum colour
 //    flows forward to the fixpoint (each vertex pulls from its pending predecessors, so it is
 //    the only writer of its colour): colour[v] = the largest id that reaches v. A root r
@@ -59,13 +64,14 @@
 #define MARK_RX 32u  // … and its predecessors marked
 
 #define TRIM_SWEEPS 16
+#define FB_TRIES 3
 
 // state words: [0..3) "something changed" flags, rotating by sweep (sweep s writes word s % 3
 // and clears (s + 1) % 3, which every thread read before passing sweep s - 1's barrier);
 // [3] vertices in the subset; [4], [5] the grid barrier (ST_BAR_COUNT, ST_BAR_GEN of lift.cu);
 // [6..8) the pivot key (u64); [8] failed; [9] sweeps run; [10] colouring rounds; [11] vertices
-// trimmed; [12] the pivot's component's size; [15] vertices left to the host. The host zeroes
-// them before each launch.
+// trimmed; [12] the pivots' components' sizes (summed over the tries); [15] vertices left to
+// the host; [16] forward-backward searches run. The host zeroes them before each launch.
 #define CS_ACTIVE 3
 #define CS_LEFT 15
 #define CS_FAILED 8
@@ -74,6 +80,7 @@
 #define CS_TRIMMED 11
 #define CS_GIANT 12
 #define CS_PIVOT 6
+#define CS_TRIES 16
 
 struct ComponentParams {
     const u32* succ_offsets;
@@ -310,7 +317,34 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
     }
     if (active) atomicAdd(p.state + CS_ACTIVE, active);
     sweep_end(p, sweep, false);
-    bool done = trim(p, sweep) && forward_backward(p, sweep) && trim(p, sweep);
+    bool done = trim(p, sweep);
+    for (u32 t = 0; done && t < FB_TRIES; t++) {
+        // Every thread reads the same words after the last barrier.
+        const u32 giant_before = load_volatile(p.state + CS_GIANT);
+        const u32 pending_before = load_volatile(p.state + CS_ACTIVE) -
+                                   load_volatile(p.state + CS_TRIMMED) - giant_before;
+        if (t > 0) {
+            // A fresh pivot and fresh search marks (every thread read the last key before
+            // the barriers of that search).
+            if (blockIdx.x == 0 && threadIdx.x == 0) {
+                atomicExch((unsigned long long*)(p.state + CS_PIVOT), 0ull);
+            }
+            FOR_EACH_VERTEX(v) {
+                if (pending(p, v)) {
+                    p.mark[v] = __ldcg(p.mark + v) & ~(MARK_F | MARK_FX | MARK_B | MARK_BX);
+                }
+            }
+            sweep_end(p, sweep, false);
+        }
+        if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(p.state + CS_TRIES, 1u);
+        done = forward_backward(p, sweep) && trim(p, sweep);
+        if (!done) break;
+        const u32 found = load_volatile(p.state + CS_GIANT) - giant_before;
+        const u32 pending_after = load_volatile(p.state + CS_ACTIVE) -
+                                  load_volatile(p.state + CS_TRIMMED) -
+                                  load_volatile(p.state + CS_GIANT);
+        if ((u64)found * 64 >= pending_before || pending_after <= p.host_below) break;
+    }
     if (done) {
         // Every count was added before the last barrier: the grid reads the same words.
         const u32 pending = load_volatile(p.state + CS_ACTIVE) -

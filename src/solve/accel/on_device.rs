@@ -197,6 +197,75 @@ fn device_components_equal_tarjans_where_a_gpu_is() {
     );
 }
 
+/// Where a GPU is, a forward–backward pivot that misses the giant component is followed by
+/// another: a hub with many predecessors on a small cycle and many successors in a large
+/// strongly connected part has the best score and is a component of its own; the second
+/// search finds the large part (its vertices counted in the figures) and the partition is
+/// Tarjan's. Fixed seeds and a fresh one. Without a GPU: nothing to check.
+#[test]
+fn device_components_take_another_pivot_where_a_gpu_is() {
+    use rand::{Rng, SeedableRng};
+    let Some(fresh) = fresh_seed_where_a_gpu_is("device components' second pivot") else {
+        return;
+    };
+    for seed in [1, 2, fresh] {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        // More than `LEFT_TO_HOST_BELOW` pending after the first search, so the kernel goes on.
+        let (large, small) = (40_000u32, 200u32);
+        let hub = large + small;
+        let mut edges = EdgeList::default();
+        for v in 0..large {
+            edges.push(v, (v + 1) % large, rng.random_range(-3..=3));
+            edges.push(v, rng.random_range(0..large), rng.random_range(-3..=3));
+        }
+        for i in 0..small {
+            edges.push(large + i, large + (i + 1) % small, 0);
+            edges.push(large + i, hub, 0);
+        }
+        for _ in 0..300 {
+            edges.push(hub, rng.random_range(0..large), 0);
+        }
+        let n = hub as usize + 1;
+        let arena = Arena::from_edges(vec![Player::Zero; n], edges, None).expect("valid");
+        let bound = crate::solve::energy::bound(&arena).expect("fits");
+        let mut engine =
+            GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
+        let active = vec![true; n];
+        let mut graph = Graph::default();
+        graph.rebuild(&arena, &active, &vec![0; n], &Threads::one());
+        let (host, host_count) = tarjan(&graph, &active);
+        assert!(
+            engine
+                .start_components(graph.keeps(), None)
+                .expect("starts")
+        );
+        let mut found = engine
+            .finish_components()
+            .expect("runs")
+            .unwrap_or_else(|| panic!("seed {seed}: out of sweeps"));
+        let figures = engine.component_figures();
+        assert_eq!(figures.tries, 2, "seed {seed}: {figures:?}");
+        assert_eq!(
+            figures.giant,
+            1 + large,
+            "seed {seed}: the hub, then the large part"
+        );
+        complete_left(
+            &arena,
+            graph.keeps(),
+            &mut found.representatives,
+            &Threads::one(),
+        );
+        let Numbered {
+            component: device,
+            count: device_count,
+            ..
+        } = numbered(found.representatives, &Threads::one()).expect("a representative map");
+        assert_eq!(device_count, host_count, "seed {seed}: count");
+        assert_eq!(canonical(&device), canonical(&host), "seed {seed}");
+    }
+}
+
 /// Where a GPU is, its lifts record why each vertex reached ⊤ as the host's do
 /// (`super::topping`: a cause exactly on `W1`, player 1's edge into ⊤ when topped by ⊤
 /// successors, no cycle among those), through the driver's phases on random games of every

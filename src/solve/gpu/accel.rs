@@ -223,6 +223,7 @@ impl LiftEngine for GpuLift {
             trimmed = figures.trimmed,
             giant = figures.giant,
             left = figures.left,
+            tries = figures.tries,
             done = found.is_some(),
             witness = found.as_ref().is_some_and(|f| f.witness.is_some()),
             giant = found.as_ref().and_then(|f| f.giant),

@@ -44,7 +44,7 @@ pub const LEFT_TO_HOST_BELOW: u32 = 1 << 15;
 const BLOCK: u32 = 512;
 
 /// State words (`kernels/components.cu`).
-const STATE_WORDS: usize = 16;
+const STATE_WORDS: usize = 17;
 const FAILED: usize = 8;
 const SWEEPS: usize = 9;
 const COLOURINGS: usize = 10;
@@ -53,6 +53,7 @@ const GIANT: usize = 12;
 const PIVOT: usize = 6;
 const WITNESS: usize = 13;
 const LEFT: usize = 15;
+const TRIES: usize = 16;
 
 /// The kernel's parameters; the layout matches `struct ComponentParams`.
 #[repr(C)]
@@ -161,9 +162,12 @@ pub struct ComponentFigures {
     pub sweeps: u32,
     pub colourings: u32,
     pub trimmed: u32,
+    /// Vertices of the components forward–backward found (one per try).
     pub giant: u32,
     /// Vertices left to the host.
     pub left: u32,
+    /// Forward–backward searches (another pivot after one that found a small component).
+    pub tries: u32,
 }
 
 /// The components kernel's buffers on one engine's stream.
@@ -391,6 +395,7 @@ impl DeviceComponents {
             trimmed: state[TRIMMED],
             giant: state[GIANT],
             left: state[LEFT],
+            tries: state[TRIES],
         };
         if state[FAILED] != 0 {
             return Ok(None);
