@@ -95,6 +95,21 @@ fn per_vertex<T: Send>(
     }
 }
 
+/// Whether `f` holds at some vertex of `0..n`: on `threads` in chunks of plain loops where
+/// `n` is large (a scan of every vertex on one thread costs milliseconds at millions).
+fn any_vertex(n: usize, threads: &Threads, f: impl Fn(usize) -> bool + Sync + Send) -> bool {
+    if threads.parallel(n) {
+        let chunks: Vec<std::ops::Range<usize>> = Threads::chunks(n, 1 << 14).collect();
+        threads.install(|| {
+            chunks
+                .into_par_iter()
+                .any(|chunk| chunk.into_iter().any(&f))
+        })
+    } else {
+        (0..n).any(f)
+    }
+}
+
 /// Components of an evaluation's graph: each vertex's, their count, one known to hold a
 /// cycle of weight `>= 0` (a confirmed greedy witness), if any, and whether the host computed
 /// them (and so built the graph's successor side).
@@ -402,7 +417,7 @@ pub(super) fn evaluate(
     let redo = per_vertex(n, threads, |v| {
         reach[v] && !pinned[v] && values[v] != TOP && in_good(v)
     });
-    if redo.contains(&true) {
+    if any_vertex(n, threads, |v| redo[v]) {
         let keeps = graph.keeps();
         let redo_keeps = per_vertex(n, threads, |v| if redo[v] { keeps[v] } else { DROPS_ALL });
         let on_engine = engine.start_components(&redo_keeps, sigma_edge)?;
@@ -413,15 +428,21 @@ pub(super) fn evaluate(
             };
         watch.lap(&mut phases.components);
         let redo_good = nonnegative(graph, arena, &redo_found, threads, control)?;
-        for (v, &c) in redo_found.component.iter().enumerate() {
+        let pin = |(v, pinned): (usize, &mut bool)| {
+            let c = redo_found.component[v];
             if c != NO_COMPONENT && redo_good[c as usize] {
-                pinned[v] = true;
+                *pinned = true;
             }
+        };
+        if threads.parallel(n) {
+            threads.install(|| pinned.par_iter_mut().enumerate().for_each(pin));
+        } else {
+            pinned.iter_mut().enumerate().for_each(pin);
         }
         watch.lap(&mut phases.cycle_test);
     }
     let through = per_vertex(n, threads, |v| reach[v] && values[v] != TOP);
-    if !(0..n).any(|v| through[v] && !pinned[v]) {
+    if !any_vertex(n, threads, |v| through[v] && !pinned[v]) {
         // Nothing finite above 0 in U outside Z': g = 0 there, nothing to raise.
         return Ok(outcome);
     }
