@@ -32,6 +32,10 @@ use crate::solve::threads::{Threads, filled_in_parallel, positions_where};
 /// Marks "no strongly connected component" (vertex outside the subset).
 pub(super) const NO_COMPONENT: u32 = u32::MAX;
 
+/// Subsets of fewer than a `1 / COMPACT_FRACTION` of the graph's vertices (and fewer than
+/// [`SEQUENTIAL_BELOW`]) take Tarjan over their own compact CSR.
+const COMPACT_FRACTION: usize = 8;
+
 /// Parts smaller than this run Tarjan on one thread.
 const SEQUENTIAL_BELOW: usize = 1 << 14;
 
@@ -74,7 +78,10 @@ pub(super) fn components_alone_last(
     }
     threads.install(|| {
         let members = positions_where(inside, |&i| i);
-        if members.len() < SEQUENTIAL_BELOW {
+        // A few vertices of a large graph (their edges found by binary search among them):
+        // Tarjan over their own CSR. Most of a small graph (a clique of 500: 250,000
+        // edges, each searched) goes the parallel way, its trim then Tarjan on the part.
+        if members.len() < SEQUENTIAL_BELOW && members.len() * COMPACT_FRACTION < graph.len() {
             return sequential(tarjan_compact(graph, &members));
         }
         Parallel::new(graph, inside).run(&members)
@@ -737,9 +744,10 @@ pub(super) mod tests {
         eprintln!("fresh seed {fresh}");
         let mut largest = 0;
         for seed in [7, 8, fresh] {
+            // Every subset below both limits (`COMPACT_FRACTION`, `SEQUENTIAL_BELOW`).
             let arena = random(
                 RandomParams {
-                    vertices: 60_000,
+                    vertices: (COMPACT_FRACTION * SEQUENTIAL_BELOW) as u32 + 1,
                     min_degree: 1,
                     max_degree: 3,
                     ..RandomParams::default()
