@@ -736,52 +736,44 @@ pub(super) mod tests {
 
     /// A few vertices of a large graph (the evaluation's second decomposition) take Tarjan
     /// over their own small CSR on several threads: the same partition as Tarjan over the
-    /// whole graph, whatever the subset's size and shape; fixed seeds and a fresh one.
+    /// whole graph, whatever the subset's size and shape. The graph's edges are local (each
+    /// vertex to the next and to one up to 50 before it), so that windows of consecutive
+    /// vertices hold cycles, where random vertices mostly do not. Fixed seeds and a fresh
+    /// one.
     #[test]
     fn a_small_subset_has_tarjans_components() {
+        use crate::arena::{EdgeList, Player};
         use rand::{Rng, SeedableRng};
         let fresh: u64 = rand::random();
         eprintln!("fresh seed {fresh}");
-        let mut largest = 0;
+        // More vertices than `COMPACT_FRACTION` times every subset's size.
+        let n = COMPACT_FRACTION * SEQUENTIAL_BELOW + 1;
+        let (mut largest, mut windows) = (0, 0);
         for seed in [7, 8, fresh] {
-            // Every subset below both limits (`COMPACT_FRACTION`, `SEQUENTIAL_BELOW`).
-            let arena = random(
-                RandomParams {
-                    vertices: (COMPACT_FRACTION * SEQUENTIAL_BELOW) as u32 + 1,
-                    min_degree: 1,
-                    max_degree: 3,
-                    ..RandomParams::default()
-                },
-                seed,
-            );
-            let n = arena.vertex_count();
-            let graph = graph_of(&arena, &vec![true; n]);
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-            for size in [0, 1, 40, 3_000, SEQUENTIAL_BELOW - 1] {
-                // Random vertices, or a breadth-first ball (its edges among itself close
-                // cycles).
+            let mut edges = EdgeList::default();
+            for v in 0..n {
+                edges.push(v as VertexId, ((v + 1) % n) as VertexId, 0);
+                let back = (v + n - rng.random_range(1..50)) % n;
+                edges.push(v as VertexId, back as VertexId, 0);
+            }
+            let arena = Arena::from_edges(vec![Player::Zero; n], edges, None).expect("valid");
+            let graph = graph_of(&arena, &vec![true; n]);
+            let sizes = [0, 1, 40, 3_000, SEQUENTIAL_BELOW - 1];
+            for (size, window) in sizes
+                .into_iter()
+                .flat_map(|size| [(size, false), (size, true)])
+            {
                 let mut inside = vec![false; n];
-                if rng.random_bool(0.5) {
+                if window {
+                    let start = rng.random_range(0..n);
+                    for i in 0..size {
+                        inside[(start + i) % n] = true;
+                    }
+                    windows += 1;
+                } else {
                     for _ in 0..size {
                         inside[rng.random_range(0..n)] = true;
-                    }
-                } else {
-                    let mut queue = std::collections::VecDeque::from([rng.random_range(0..n)]);
-                    let mut taken = 0;
-                    while let Some(v) = queue.pop_front() {
-                        if taken == size {
-                            break;
-                        }
-                        if !inside[v] {
-                            inside[v] = true;
-                            taken += 1;
-                            queue.extend(
-                                graph
-                                    .successor_ids(v as VertexId)
-                                    .iter()
-                                    .map(|&u| u as usize),
-                            );
-                        }
                     }
                 }
                 let (one, one_count) = tarjan(&graph, &inside);
@@ -803,7 +795,12 @@ pub(super) mod tests {
                 largest = largest.max(component_sizes(&one).into_iter().max().unwrap_or(0));
             }
         }
-        assert!(largest > 1, "some subset holds a cycle");
+        // Every seed takes windows of 40 to 2^14 - 1 vertices, whose back edges close cycles:
+        // checked, so that the test cannot pass on singletons alone.
+        assert!(
+            windows > 0 && largest > 1,
+            "some window holds a cycle: {windows}, {largest}"
+        );
     }
 
     /// How many members each component of `component` has.
