@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::graph::{DROPS_ALL, KEEPS_ALL};
 use super::representatives::LEFT_TO_HOST;
-use super::scc::tarjan_over;
+use super::scc::member_roots;
 use crate::arena::{Arena, VertexId};
 use crate::solve::threads::Threads;
 
@@ -23,9 +23,8 @@ use crate::solve::threads::Threads;
 /// graph whose words are `keeps` (`graph::Graph::keeps`); returns how many vertices were
 /// left. Every left vertex must keep something (its word is not `DROPS_ALL`).
 ///
-/// The left vertices are scattered over the arena: their edges among themselves are first
-/// gathered on all of `threads` into a small CSR of positions in the (sorted) list of left
-/// vertices, so that the sequential Tarjan reads only that.
+/// The left vertices are scattered over the arena: Tarjan runs over their edges among
+/// themselves, gathered on all of `threads` ([`member_roots`]).
 pub(super) fn complete_left(
     arena: &Arena,
     keeps: &[VertexId],
@@ -53,90 +52,26 @@ pub(super) fn complete_left(
     if left.is_empty() {
         return 0;
     }
-    // However few they are, the left vertices' edges are reads at random over the whole
-    // arena (about a microsecond a vertex on one thread): gathered on all threads.
-    let (offsets, successors) =
-        left_subgraph(arena, keeps, representative, &left, threads, parallel);
-    let root = tarjan_roots(&offsets, &successors);
-    // Each left vertex's representative: its component's root, in input ids.
-    let position = |v: usize| left.binary_search(&(v as VertexId)).expect("a left vertex");
-    let set = |(v, r): (usize, &mut u32)| {
-        if *r == LEFT_TO_HOST {
-            *r = left[root[position(v)] as usize];
-        }
+    // Edges into vertices not left are dropped before `member_roots` searches the list.
+    let targets = arena.succ_targets();
+    let marks: &[u32] = representative;
+    let successors = |v: VertexId| {
+        let keep = keeps[v as usize];
+        arena.succ_range(v).map(|e| targets[e]).filter(move |&u| {
+            let in_graph = keep == KEEPS_ALL || (keep != DROPS_ALL && keep == u);
+            in_graph && marks[u as usize] == LEFT_TO_HOST
+        })
     };
-    if parallel {
-        threads.install(|| representative.par_iter_mut().enumerate().for_each(set));
+    let root = if parallel {
+        threads.install(|| member_roots(&left, successors, true))
     } else {
-        representative.iter_mut().enumerate().for_each(set);
+        member_roots(&left, successors, false)
+    };
+    // Each left vertex's representative: its component's root, in input ids.
+    for (&v, &r) in left.iter().zip(&root) {
+        representative[v as usize] = left[r as usize];
     }
     left.len()
-}
-
-/// The graph's edges among the `left` vertices (sorted ids) as a CSR over their positions,
-/// gathered on `threads` if `parallel`: an arena edge `v → u` is in the graph when `v`
-/// keeps every edge or its word names `u`, and it is gathered when `u` is left too.
-fn left_subgraph(
-    arena: &Arena,
-    keeps: &[VertexId],
-    representative: &[u32],
-    left: &[VertexId],
-    threads: &Threads,
-    parallel: bool,
-) -> (Vec<u32>, Vec<u32>) {
-    let targets = arena.succ_targets();
-    let successors_of = |v: VertexId| {
-        let keep = keeps[v as usize];
-        arena.succ_range(v).filter_map(move |e| {
-            let u = targets[e];
-            let in_graph = keep == KEEPS_ALL || (keep != DROPS_ALL && keep == u);
-            (in_graph && representative[u as usize] == LEFT_TO_HOST)
-                .then(|| left.binary_search(&u).expect("a left vertex is listed") as u32)
-        })
-    };
-    let count = |&v: &VertexId| successors_of(v).count() as u32;
-    let (counts, successors): (Vec<u32>, Vec<u32>) = if parallel {
-        threads.install(|| {
-            (
-                left.par_iter().map(count).collect(),
-                left.par_iter()
-                    .flat_map_iter(|&v| successors_of(v))
-                    .collect(),
-            )
-        })
-    } else {
-        (
-            left.iter().map(count).collect(),
-            left.iter().flat_map(|&v| successors_of(v)).collect(),
-        )
-    };
-    let mut offsets = Vec::with_capacity(left.len() + 1);
-    offsets.push(0u32);
-    let mut at = 0u32;
-    for c in counts {
-        at += c;
-        offsets.push(at);
-    }
-    (offsets, successors)
-}
-
-/// Each vertex's component root (the vertex Tarjan finished it at) in a CSR of
-/// `offsets.len() - 1` vertices.
-fn tarjan_roots(offsets: &[u32], successors: &[u32]) -> Vec<u32> {
-    let k = offsets.len() - 1;
-    let mut root = vec![0u32; k];
-    tarjan_over(
-        k,
-        |x| &successors[offsets[x as usize] as usize..offsets[x as usize + 1] as usize],
-        |_| true,
-        |members| {
-            let r = *members.last().expect("a component has members");
-            for &y in members {
-                root[y as usize] = r;
-            }
-        },
-    );
-    root
 }
 
 #[cfg(test)]

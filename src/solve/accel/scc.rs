@@ -88,38 +88,73 @@ pub(super) fn components_alone_last(
     })
 }
 
-/// Tarjan over a few `members` (sorted ids) of a large graph: their edges among themselves
-/// gathered into a CSR of positions first, so that nothing but the answer is as large as
-/// the graph (the evaluation's second decomposition is often a handful of vertices in
-/// millions, where the parallel algorithm's arrays and passes over every vertex cost tens
-/// of milliseconds). Runs on the calling thread's pool (inside [`Threads::install`]).
+/// Tarjan over a few `members` (sorted ids) of a large graph ([`member_roots`]), so that
+/// nothing but the answer is as large as the graph (the evaluation's second decomposition
+/// is often a handful of vertices in millions, where the parallel algorithm's arrays and
+/// passes over every vertex cost tens of milliseconds). Runs on the calling thread's pool
+/// (inside [`Threads::install`]).
 fn tarjan_compact(graph: &Graph, members: &[VertexId]) -> (Vec<u32>, u32) {
-    let mut offsets = Vec::with_capacity(members.len() + 1);
-    let mut targets: Vec<VertexId> = Vec::new();
-    offsets.push(0);
-    for &v in members {
-        targets.extend(
-            graph
-                .successor_ids(v)
-                .iter()
-                .filter_map(|u| members.binary_search(u).ok().map(|x| x as VertexId)),
-        );
-        offsets.push(targets.len());
+    let root = member_roots(members, |v| graph.successor_ids(v).iter().copied(), true);
+    // Components numbered in the order of their roots' positions.
+    let mut number = vec![NO_COMPONENT; members.len()];
+    let mut count = 0u32;
+    for (x, &r) in root.iter().enumerate() {
+        if r as usize == x {
+            number[x] = count;
+            count += 1;
+        }
     }
     let mut component = filled_in_parallel(graph.len(), NO_COMPONENT);
-    let mut count = 0u32;
+    for (&v, &r) in members.iter().zip(&root) {
+        component[v as usize] = number[r as usize];
+    }
+    (component, count)
+}
+
+/// Each of `members`' (sorted ids of a larger graph whose successors `successors(v)`
+/// lists) component root, as a position in `members`: the member Tarjan finished the
+/// component at. Their edges among themselves (successors outside `members` dropped) are
+/// first gathered into a CSR of positions — on the current pool's threads when `parallel`:
+/// however few the members, their edges are reads at random over the whole graph — so that
+/// the sequential Tarjan reads only that.
+pub(super) fn member_roots<I: Iterator<Item = VertexId>>(
+    members: &[VertexId],
+    successors: impl Fn(VertexId) -> I + Sync,
+    parallel: bool,
+) -> Vec<u32> {
+    let inside = |v: VertexId| {
+        successors(v).filter_map(|u| members.binary_search(&u).ok().map(|x| x as u32))
+    };
+    let count = |&v: &VertexId| inside(v).count() as u32;
+    let (counts, targets): (Vec<u32>, Vec<u32>) = if parallel {
+        (
+            members.par_iter().map(count).collect(),
+            members.par_iter().flat_map_iter(|&v| inside(v)).collect(),
+        )
+    } else {
+        (
+            members.iter().map(count).collect(),
+            members.iter().flat_map(|&v| inside(v)).collect(),
+        )
+    };
+    let mut offsets = Vec::with_capacity(members.len() + 1);
+    offsets.push(0usize);
+    for c in counts {
+        offsets.push(offsets[offsets.len() - 1] + c as usize);
+    }
+    let mut root = vec![0u32; members.len()];
     tarjan_over(
         members.len(),
         |x| &targets[offsets[x as usize]..offsets[x as usize + 1]],
         |_| true,
         |positions| {
-            for &x in positions {
-                component[members[x as usize] as usize] = count;
+            let r = *positions.last().expect("a component has members");
+            for &y in positions {
+                root[y as usize] = r;
             }
-            count += 1;
         },
     );
-    (component, count)
+    root
 }
 
 /// Iterative Tarjan over every vertex of `inside`.
