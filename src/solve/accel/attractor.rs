@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::energy::{TOP, minus};
-use crate::solve::threads::{Threads, as_atomic};
+use crate::solve::threads::{Threads, as_atomic, positions_where};
 
 /// Not in the attractor (yet).
 pub(super) const NO_LAYER: u32 = u32::MAX;
@@ -283,22 +283,11 @@ pub(super) fn attract_top(
         (0..n).map(first).unzip()
     };
     let mut layers = Layers { layer, open };
-    let is_seed = |(v, &l): (usize, &u32)| (l == 1).then_some(v as VertexId);
     let seeds: Vec<VertexId> = if parallel {
-        threads.install(|| {
-            layers
-                .layer
-                .par_iter()
-                .enumerate()
-                .filter_map(is_seed)
-                .collect()
-        })
+        threads.install(|| positions_where(&layers.layer, |&l| l == 1))
     } else {
-        layers
-            .layer
-            .iter()
-            .enumerate()
-            .filter_map(is_seed)
+        (0..n as VertexId)
+            .filter(|&v| layers.layer[v as usize] == 1)
             .collect()
     };
     let seeded = start.elapsed().as_secs_f64();

@@ -10,13 +10,11 @@
 //! so the components of the left vertices are the components of the graph restricted to
 //! them, which Tarjan finds over the arena's edges read through the graph's words.
 
-use rayon::prelude::*;
-
 use super::graph::{DROPS_ALL, KEEPS_ALL};
 use super::representatives::LEFT_TO_HOST;
 use super::scc::member_roots;
 use crate::arena::{Arena, VertexId};
-use crate::solve::threads::Threads;
+use crate::solve::threads::{Threads, positions_where};
 
 /// Gives every vertex whose representative is [`LEFT_TO_HOST`] a representative (a member
 /// of its component, the same for all members: the member Tarjan finished it at) in the
@@ -33,20 +31,11 @@ pub(super) fn complete_left(
 ) -> usize {
     let n = representative.len();
     let parallel = threads.parallel(n);
-    let is_left = |(v, &r): (usize, &u32)| (r == LEFT_TO_HOST).then_some(v as VertexId);
     let left: Vec<VertexId> = if parallel {
-        threads.install(|| {
-            representative
-                .par_iter()
-                .enumerate()
-                .filter_map(is_left)
-                .collect()
-        })
+        threads.install(|| positions_where(representative, |&r| r == LEFT_TO_HOST))
     } else {
-        representative
-            .iter()
-            .enumerate()
-            .filter_map(is_left)
+        (0..n as VertexId)
+            .filter(|&v| representative[v as usize] == LEFT_TO_HOST)
             .collect()
     };
     if left.is_empty() {
