@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::EngineAttracted;
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::energy::{TOP, minus};
 use crate::solve::threads::{Threads, as_atomic, positions_where};
@@ -222,9 +223,10 @@ impl TopBits {
 pub(super) struct Attracted {
     /// Vertices it moved to ⊤.
     pub moved: usize,
-    /// Each vertex's layer: 0 at ⊤ before, [`NO_LAYER`] still finite.
+    /// Each vertex's layer: 0 at ⊤ before, [`NO_LAYER`] still finite (may be empty when
+    /// nothing moved).
     pub layer: Vec<u32>,
-    /// One above the highest layer.
+    /// One above the highest layer (1 when nothing moved).
     pub top_layers: u32,
     /// Whether every vertex it moved joined through lower layers alone (a player-1 vertex
     /// with a successor in a lower layer, a player-0 vertex all of whose successors are in
@@ -302,6 +304,67 @@ pub(super) fn attract_top(
         threads,
     );
     let grown = start.elapsed().as_secs_f64();
+    tracing::debug!(seeded, grown, "attractor to ⊤: seconds since its start");
+    finish(
+        arena,
+        values,
+        sigma_edge,
+        layers.layer,
+        top_layers,
+        moved_first + joined.len(),
+        threads,
+    )
+}
+
+/// Applies the layers of player 1's attractor to ⊤ that an engine computed
+/// ([`LiftEngine::attract_top`](super::LiftEngine::attract_top)) as [`attract_top`] applies
+/// its own: the same values, σ1's recorded edges and ranks' input.
+pub(super) fn apply_layers(
+    arena: &Arena,
+    values: &mut [u64],
+    sigma_edge: &mut [u32],
+    attracted: EngineAttracted,
+    threads: &Threads,
+) -> Attracted {
+    let EngineAttracted {
+        moved,
+        top_layers,
+        layer,
+    } = attracted;
+    finish(arena, values, sigma_edge, layer, top_layers, moved, threads)
+}
+
+/// The end of an attractor to ⊤ whose layers are `layer` (`moved` vertices in layers 1 to
+/// `top_layers - 1`; `layer` may be empty when none moved): whether every moved vertex joined
+/// through lower layers, σ1's edge at each moved player-1 vertex (its first to a lower layer),
+/// and ⊤ at every moved vertex. Nothing to do when nothing moved.
+fn finish(
+    arena: &Arena,
+    values: &mut [u64],
+    sigma_edge: &mut [u32],
+    layer: Vec<u32>,
+    top_layers: u32,
+    moved: usize,
+    threads: &Threads,
+) -> Attracted {
+    if moved == 0 {
+        // Layer 0 alone, however the layers were grown (the sequential growth counts no
+        // layer at all where nothing joined, the parallel one and the device's count 1).
+        return Attracted {
+            moved,
+            layer,
+            top_layers: 1,
+            recorded: true,
+        };
+    }
+    let start = Instant::now();
+    let n = arena.vertex_count();
+    assert_eq!(layer.len(), n, "a layer per vertex");
+    let parallel = threads.parallel(n + arena.edge_count());
+    let layers = Layers {
+        layer,
+        open: Vec::new(),
+    };
     // Every moved vertex must have joined through lower layers (layer 0: ⊤ before).
     let through_lower = |v: usize| {
         let l = layers.layer[v];
@@ -352,15 +415,14 @@ pub(super) fn attract_top(
             .for_each(apply);
     }
     tracing::debug!(
-        seeded,
-        grown,
         checked,
         applied = start.elapsed().as_secs_f64(),
+        moved,
         layers = top_layers,
-        "attractor to ⊤: seconds since its start"
+        "attractor to ⊤: its layers applied, seconds"
     );
     Attracted {
-        moved: moved_first + joined.len(),
+        moved,
         layer: layers.layer,
         top_layers,
         recorded,

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::LiftEngine;
-use super::attractor::attract_top;
+use super::attractor::{apply_layers, attract_top};
 use super::cycles::{Numbers, confirms_greedy_cycle, nonnegative_components};
 use super::graph::{DROPS_ALL, Graph};
 use super::ranks::TopRanks;
@@ -240,10 +240,10 @@ fn nonnegative(
     }
 }
 
-/// The vertices of `finite` with a path inside it to a vertex where `is_source`: computed
-/// by `engine` where it took the evaluation's components (`on_engine`; the device, which
-/// holds the arena: no predecessor side is built), else on the host, building the graph's
-/// predecessor side first if need be.
+/// The vertices of `finite` with a path inside it to a vertex where `is_source`, and
+/// whether `engine` computed them: it does where it took the evaluation's components
+/// (`on_engine`; the device, which holds the arena: no predecessor side is built), else the
+/// host does, building the graph's predecessor side first if need be.
 #[allow(clippy::too_many_arguments)]
 fn reaching_sources(
     engine: &mut dyn LiftEngine,
@@ -253,17 +253,17 @@ fn reaching_sources(
     finite: &[bool],
     is_source: impl Fn(usize) -> bool + Sync + Send,
     threads: &Threads,
-) -> Result<Vec<bool>, SolveError> {
+) -> Result<(Vec<bool>, bool), SolveError> {
     if on_engine {
         let sources = per_vertex(finite.len(), threads, |v| (finite[v] && is_source(v)) as u8);
         if let Some(reach) = engine.reaching(graph.keeps(), &sources)? {
-            return Ok(reach);
+            return Ok((reach, true));
         }
     }
     if !graph.has_predecessors() {
         graph.build_predecessors(arena, finite, threads);
     }
-    Ok(reaching(graph, finite, is_source, threads))
+    Ok((reaching(graph, finite, is_source, threads), false))
 }
 
 /// The least credits to reach a `pinned` vertex through the `through` ones
@@ -309,9 +309,9 @@ fn credits_to(
 
 /// One evaluation of σ1 (`sigma_edge`, chosen by [`choose_strategy`]) against `values`,
 /// followed by player 1's attractor to ⊤ (which records its edges in `sigma_edge`); the
-/// vertices it tops for a recorded reason get their `ranks`. The components, reachability
-/// and Bellman–Ford come from `engine` where it takes them (the device, which holds the
-/// arena: the host then builds neither side of its graph).
+/// vertices it tops for a recorded reason get their `ranks`. The components, reachability,
+/// the attractor's layers and Bellman–Ford come from `engine` where it takes them (the
+/// device, which holds the arena: the host then builds neither side of its graph).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate(
     engine: &mut dyn LiftEngine,
@@ -361,7 +361,8 @@ pub(super) fn evaluate(
     let good = nonnegative(graph, arena, &found, threads, control)?;
     let (component, count) = (&found.component, found.count);
     let in_good = |v: usize| component[v] != NO_COMPONENT && good[component[v] as usize];
-    let reach = reaching_sources(engine, on_engine, graph, arena, &finite, in_good, threads)?;
+    let (reach, reached_on_engine) =
+        reaching_sources(engine, on_engine, graph, arena, &finite, in_good, threads)?;
     let topped = if threads.parallel(n) {
         threads.install(|| {
             values
@@ -386,7 +387,17 @@ pub(super) fn evaluate(
         let mut part = Stopwatch::start();
         let trap = ranks.rank_trap(|v| finite[v] && !reach[v], threads);
         part.lap(&mut parts[0]);
-        let attracted = attract_top(arena, values, bound, sigma_edge, threads);
+        // The engine's layers come from its values and its reachability's answer, which
+        // set to ⊤ exactly what the host just did.
+        let engine_layers = if reached_on_engine {
+            engine.attract_top()?
+        } else {
+            None
+        };
+        let attracted = match engine_layers {
+            Some(layers) => apply_layers(arena, values, sigma_edge, layers, threads),
+            None => attract_top(arena, values, bound, sigma_edge, threads),
+        };
         part.lap(&mut parts[1]);
         outcome.topped += attracted.moved;
         if let Some(trap) = trap {
@@ -494,7 +505,7 @@ mod tests {
     use crate::generate::{RandomParams, random};
     use crate::solve::accel::scc::components;
     use crate::solve::accel::{
-        ALONE, Budget, EngineComponents, LEFT_TO_HOST, LiftRun, WorklistEngine,
+        ALONE, Budget, EngineAttracted, EngineComponents, LEFT_TO_HOST, LiftRun, WorklistEngine,
     };
     use crate::solve::energy;
 
@@ -522,6 +533,15 @@ mod tests {
         /// Reachability and Bellman–Ford answered.
         reaches: usize,
         relaxations: usize,
+        /// The values the engine holds (the evaluation's start, as a device's last lift
+        /// leaves them) and its last reachability answer: with `evaluates`, it computes the
+        /// attractor's layers from them as the device does.
+        held: Vec<u64>,
+        reached: Option<Vec<bool>>,
+        bound: u64,
+        /// Attractors answered, and those that moved a vertex.
+        attractions: usize,
+        attractions_moving: usize,
     }
 
     impl HostComponents<'_> {
@@ -625,12 +645,37 @@ mod tests {
                 .map(|v| self.edge_to_word(keeps, v))
                 .collect();
             let (graph, active) = self.graph(keeps, &sigma);
-            Ok(Some(reaching(
-                &graph,
-                &active,
-                |v| sources[v] != 0,
+            let reach = reaching(&graph, &active, |v| sources[v] != 0, &Threads::one());
+            self.reached = Some(reach.clone());
+            Ok(Some(reach))
+        }
+        fn attract_top(&mut self) -> Result<Option<EngineAttracted>, SolveError> {
+            let Some(reach) = self.reached.take().filter(|_| self.evaluates) else {
+                return Ok(None);
+            };
+            self.attractions += 1;
+            // The held values with every vertex not reached at ⊤, as the device reads them.
+            let mut values: Vec<u64> = (self.held.iter().zip(&reach))
+                .map(|(&f, &r)| if r { f } else { TOP })
+                .collect();
+            let mut sigma = vec![u32::MAX; values.len()];
+            let attracted = attract_top(
+                self.arena,
+                &mut values,
+                self.bound,
+                &mut sigma,
                 &Threads::one(),
-            )))
+            );
+            self.attractions_moving += (attracted.moved > 0) as usize;
+            Ok(Some(EngineAttracted {
+                moved: attracted.moved,
+                top_layers: attracted.top_layers,
+                layer: if attracted.moved == 0 {
+                    Vec::new()
+                } else {
+                    attracted.layer
+                },
+            }))
         }
         fn credits_to_pinned(
             &mut self,
@@ -639,6 +684,7 @@ mod tests {
             class: &[u8],
             bound: u64,
         ) -> Result<Option<Vec<u64>>, SolveError> {
+            self.reached = None;
             if !self.evaluates {
                 return Ok(None);
             }
@@ -684,12 +730,15 @@ mod tests {
         }
     }
 
-    /// One evaluation on several threads (every part parallel) gives the values and the
-    /// recorded moves of one thread, from the same start; so do components from an engine
-    /// (which leave the successor side unbuilt), with and without its greedy witness.
+    /// One evaluation on several threads (every part parallel) gives the values, the
+    /// recorded moves and the ranks of one thread, from the same start; so do components from
+    /// an engine (which leave the successor side unbuilt), with and without its greedy
+    /// witness, and its reachability, attractor layers (from the values it holds and its
+    /// reachability's answer, as the device computes them) and Bellman–Ford.
     #[test]
     fn an_evaluation_does_not_depend_on_the_threads() {
         let (mut redo_passes, mut witnesses, mut relaxations, mut left) = (0, 0, 0, 0);
+        let (mut attractions, mut attractions_moving) = (0, 0);
         for seed in 0..300u64 {
             let arena = random(
                 RandomParams {
@@ -728,6 +777,7 @@ mod tests {
                 let mut sigma = vec![u32::MAX; n];
                 choose_strategy(&arena, &values, bound, &mut sigma, threads);
                 let mut graph = Graph::default();
+                let mut ranks = TopRanks::default();
                 let outcome = evaluate(
                     engine,
                     &arena,
@@ -735,14 +785,14 @@ mod tests {
                     bound,
                     &mut sigma,
                     &mut graph,
-                    &mut TopRanks::default(),
+                    &mut ranks,
                     threads,
                     &mut Phases::default(),
                     &Control::new(),
                 )
                 .expect("evaluates");
                 let sides = (graph.has_successors(), graph.has_predecessors());
-                (values, sigma, outcome, sides)
+                (values, sigma, outcome, sides, ranks.ranks().to_vec())
             };
             let one = run(&mut WorklistEngine, &Threads::one());
             assert_eq!(
@@ -755,6 +805,7 @@ mod tests {
                 assert_eq!(one.0, many.0, "seed {seed}: values on {t} threads");
                 assert_eq!(one.2, many.2, "seed {seed}: outcome on {t} threads");
                 assert_eq!(one.1, many.1, "seed {seed}: moves on {t} threads");
+                assert_eq!(one.4, many.4, "seed {seed}: ranks on {t} threads");
             }
             // The engine's components (with and without its witness), reachability and
             // Bellman–Ford (or the host's, from a predecessor side built late) change
@@ -780,8 +831,13 @@ mod tests {
                         witnesses: 0,
                         reaches: 0,
                         relaxations: 0,
+                        held: start.clone(),
+                        reached: None,
+                        bound,
+                        attractions: 0,
+                        attractions_moving: 0,
                     };
-                    let (values, sigma, outcome, sides) = run(&mut engine, &threads);
+                    let (values, sigma, outcome, sides, ranks) = run(&mut engine, &threads);
                     assert!(engine.calls >= 1);
                     redo_passes += (engine.calls >= 2) as usize;
                     witnesses += engine.witnesses;
@@ -802,15 +858,23 @@ mod tests {
                     assert_eq!(one.0, values, "{case}: values");
                     assert_eq!(one.2, outcome, "{case}: outcome");
                     assert_eq!(one.1, sigma, "{case}: moves");
+                    assert_eq!(one.4, ranks, "{case}: ranks");
+                    attractions += engine.attractions;
+                    attractions_moving += engine.attractions_moving;
                 }
             }
         }
         // Every one of the engine's paths was taken: redo passes, confirmed witnesses,
-        // Bellman–Ford and components left to the host.
+        // Bellman–Ford, components left to the host, attractors that moved vertices and
+        // attractors that moved none.
         assert!(
             redo_passes > 0 && witnesses > 0 && relaxations > 0 && left > 0,
             "{redo_passes} redo passes, {witnesses} witnesses, {relaxations} relaxations, \
              {left} vertices left"
+        );
+        assert!(
+            attractions_moving > 0 && attractions > attractions_moving,
+            "{attractions} attractors on the engine, {attractions_moving} moved vertices"
         );
     }
 }

@@ -199,6 +199,14 @@ pub trait LiftEngine {
     ) -> Result<Option<Vec<bool>>, SolveError> {
         Ok(None)
     }
+    /// Player 1's attractor to ⊤ where the engine runs (the device), the layers of
+    /// `attractor::attract_top`, right after [`LiftEngine::reaching`] answered: from the
+    /// values the last lift left (the host's when the evaluation began) with every vertex
+    /// that reachability did not reach at ⊤ (as the evaluation's first step leaves them).
+    /// `None` leaves it to the host.
+    fn attract_top(&mut self) -> Result<Option<EngineAttracted>, SolveError> {
+        Ok(None)
+    }
     /// The least credits to reach a pinned vertex where the engine runs (the device), the
     /// answer of `relax::credits_to_pinned`: in the graph whose words are `keeps`, with σ1's
     /// edges `sigma_edge` (read at [`OPEN`] vertices only), each vertex's `class` is
@@ -268,6 +276,18 @@ pub struct EngineComponents {
     /// player-1 member) that the engine summed to a weight `>= 0`; the host confirms it by
     /// summing it again before it counts.
     pub witness: Option<(VertexId, VertexId)>,
+}
+
+/// Player 1's attractor to ⊤ as an engine computed it ([`LiftEngine::attract_top`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineAttracted {
+    /// Vertices it moved to ⊤ (layers 1 and above).
+    pub moved: usize,
+    /// One above the highest layer (1 when nothing moved).
+    pub top_layers: u32,
+    /// Each vertex's layer (0 at ⊤ before, `u32::MAX` still finite); empty when nothing
+    /// moved.
+    pub layer: Vec<u32>,
 }
 
 /// The sequential worklist of Algorithm 1 as an engine.

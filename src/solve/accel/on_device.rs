@@ -487,6 +487,170 @@ fn device_reachability_and_credits_equal_the_hosts_where_a_gpu_is() {
     );
 }
 
+/// Where a GPU is, player 1's attractor to ⊤ on the device (`attract_top` of
+/// `kernels/evaluate.cu`) has the host's layers (`super::attractor::attract_top`): random
+/// games with parallel edges, 16-, 32- and 64-bit weights, both energy widths, players in
+/// a byte array and player 0 first (owners by id), values at ⊤, small and within a weight of
+/// the bound, and a random set reached (every vertex not reached at ⊤, as the evaluation's
+/// first step leaves them); fixed seeds and a fresh one. Applying the device's layers gives
+/// the host's values and σ1 edges. A chain of player-1 vertices gives one layer per vertex:
+/// 3,000 layers on the device, 10,000 (past its sweeps) left to the host, as is every
+/// attractor not right after a reachability launch. Without a GPU: nothing to check.
+#[test]
+fn device_attractor_has_the_hosts_layers_where_a_gpu_is() {
+    use super::attractor::{apply_layers, attract_top};
+    use crate::solve::energy::TOP;
+    use crate::solve::gpu::layout::VertexOrder;
+    let Some(fresh) = fresh_seed_where_a_gpu_is("the device's attractor") else {
+        return;
+    };
+    let (mut moved_in_all, mut deepest, mut empty) = (0, 0, 0);
+    for seed in (0..16u64).chain([fresh]) {
+        let scale = [1i64, 1_000, 1 << 40][(seed % 3) as usize];
+        let base = random(
+            RandomParams {
+                vertices: [60, 3_000, 40_000, 150_000][(seed % 4) as usize],
+                min_degree: 1,
+                max_degree: 1 + (seed % 4) as u32,
+                min_weight: -4,
+                max_weight: 3,
+                player1_percent: (20 + seed * 17 % 70) as u8,
+            },
+            seed,
+        );
+        let n = base.vertex_count();
+        let with_parallel = with_parallel_edges(&base, scale, |v, i, w| {
+            ((v as usize + i + seed as usize) % 3 == 0).then_some(w + 1 - (i as i64 % 3))
+        });
+        // Every fourth game: player 0 owns the first half, laid out player 0 first.
+        let players_first = seed % 4 == 2;
+        let arena = if players_first {
+            let owners = (0..n)
+                .map(|v| if v < n / 2 { Player::Zero } else { Player::One })
+                .collect();
+            let mut edges = EdgeList::with_capacity(with_parallel.edge_count());
+            for v in 0..n as VertexId {
+                for (u, w) in with_parallel.successors(v) {
+                    edges.push(v, u, w);
+                }
+            }
+            Arena::from_edges(owners, edges, None).expect("valid")
+        } else {
+            with_parallel
+        };
+        let bound = crate::solve::energy::bound(&arena).expect("fits");
+        let options = GpuOptions {
+            wide: seed % 2 == 1,
+            order: if players_first {
+                VertexOrder::PlayersFirst
+            } else {
+                VertexOrder::Input
+            },
+            ..GpuOptions::default()
+        };
+        let mut engine = GpuEngine::upload(&arena, Some(bound), &options).expect("uploads");
+        assert!(!engine.renumbered(), "seed {seed}: the input's order");
+        let near = (4 * scale) as u64;
+        for round in 0..3u64 {
+            let hash = |v: usize, k: u64| (v as u64 * 2654435761 + seed * 97 + round + k) % 1000;
+            // Round 2: every value finite and at most half the bound, every one reached:
+            // no edge gives ⊤ and nothing moves.
+            let values: Vec<u64> = (0..n)
+                .map(|v| match hash(v, 1) {
+                    _ if round == 2 => hash(v, 3) * (bound / 2000),
+                    h if h < 150 => TOP,
+                    h if h < 250 => bound - hash(v, 2) * near / 1000,
+                    _ => hash(v, 3) * (bound / 2000),
+                })
+                .collect();
+            let reached: Vec<u8> = (0..n)
+                .map(|v| (values[v] != TOP && (round == 2 || hash(v, 4) < 900)) as u8)
+                .collect();
+            engine.reset(Some(&values)).expect("uploads values");
+            let out = engine
+                .reaching(&vec![u32::MAX; n], &reached)
+                .expect("runs")
+                .expect("no sweeps to run");
+            assert_eq!(
+                out, reached,
+                "seed {seed}: nothing reached beyond the sources"
+            );
+            let device = engine
+                .attract_top()
+                .expect("runs")
+                .unwrap_or_else(|| panic!("seed {seed} round {round}: left to the host"));
+            let mut host_values: Vec<u64> = (0..n)
+                .map(|v| if reached[v] != 0 { values[v] } else { TOP })
+                .collect();
+            let mut device_values = host_values.clone();
+            let mut host_sigma: Vec<u32> = (0..n as u32).collect();
+            let mut device_sigma = host_sigma.clone();
+            let host = attract_top(
+                &arena,
+                &mut host_values,
+                bound,
+                &mut host_sigma,
+                &Threads::one(),
+            );
+            let case = format!("seed {seed} round {round}");
+            assert_eq!(device.moved, host.moved, "{case}: moved");
+            assert_eq!(device.top_layers, host.top_layers, "{case}: layers");
+            if host.moved > 0 {
+                assert_eq!(device.layer, host.layer, "{case}: each vertex's layer");
+            } else {
+                assert!(device.layer.is_empty(), "{case}: no layers downloaded");
+                empty += 1;
+            }
+            moved_in_all += host.moved;
+            deepest = deepest.max(host.top_layers);
+            let applied = apply_layers(
+                &arena,
+                &mut device_values,
+                &mut device_sigma,
+                device,
+                &Threads::new(2).with_parallel_from(0),
+            );
+            assert_eq!(applied.recorded, host.recorded, "{case}: recorded");
+            assert_eq!(device_values, host_values, "{case}: values");
+            assert_eq!(device_sigma, host_sigma, "{case}: σ1 edges");
+        }
+    }
+    eprintln!("{moved_in_all} vertices attracted, {deepest} layers at most, {empty} empty");
+    assert!(moved_in_all > 10_000 && deepest >= 4 && empty > 0);
+    // A chain of player-1 vertices into a vertex at ⊤: one layer per vertex.
+    for (n, answered) in [(3_000u32, true), (10_000, false)] {
+        let mut edges = EdgeList::default();
+        for v in 0..n {
+            edges.push(v, (v + 1).min(n - 1), 0);
+        }
+        let arena = Arena::from_edges(vec![Player::One; n as usize], edges, None).expect("valid");
+        let bound = crate::solve::energy::bound(&arena).expect("fits");
+        let mut engine =
+            GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
+        let mut values = vec![0u64; n as usize];
+        values[n as usize - 1] = TOP;
+        engine.reset(Some(&values)).expect("uploads values");
+        assert_eq!(
+            engine.attract_top().expect("runs"),
+            None,
+            "no reachability yet"
+        );
+        let reached: Vec<u8> = values.iter().map(|&f| (f != TOP) as u8).collect();
+        engine
+            .reaching(&vec![u32::MAX; n as usize], &reached)
+            .expect("runs")
+            .expect("no sweeps to run");
+        let device = engine.attract_top().expect("runs");
+        assert_eq!(device.is_some(), answered, "a chain of {n}");
+        if let Some(device) = device {
+            assert_eq!(device.moved, n as usize - 1);
+            assert_eq!(device.top_layers, n);
+            let expected: Vec<u32> = (0..n).map(|v| n - 1 - v).collect();
+            assert_eq!(device.layer, expected);
+        }
+    }
+}
+
 /// Where a GPU is, player 1's strategy chosen on the device (`player1_edges_w.._v..`)
 /// equals the host's `choose_strategy` from the same values (after a partial lift, and at ⊤
 /// vertices `NO_EDGE`) on random games with parallel edges of other weights (ties broken

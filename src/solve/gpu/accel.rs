@@ -33,7 +33,9 @@ use rayon::prelude::*;
 use super::engine::{GpuEngine, GpuOptions};
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::accel::topping::{NO_EDGE, ToppedBy};
-use crate::solve::accel::{self, Budget, EngineComponents, LiftEngine, LiftRun, Topping};
+use crate::solve::accel::{
+    self, Budget, EngineAttracted, EngineComponents, LiftEngine, LiftRun, Topping,
+};
 use crate::solve::{Control, SolveError, TOP, Threads};
 
 /// Default length of a lifting phase, in percent of the next evaluation's expected time.
@@ -250,6 +252,13 @@ impl LiftEngine for GpuLift {
         Ok(reach.map(|bytes| {
             super::host_pool().install(|| bytes.into_par_iter().map(|b| b != 0).collect())
         }))
+    }
+
+    fn attract_top(&mut self) -> Result<Option<EngineAttracted>, SolveError> {
+        let start = Instant::now();
+        let attracted = self.engine.attract_top()?;
+        self.count_search("the attractor to ⊤", start, attracted.is_some());
+        Ok(attracted)
     }
 
     fn credits_to_pinned(

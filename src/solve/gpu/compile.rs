@@ -33,11 +33,14 @@ pub const COMPONENTS_KERNEL: &str = "strongly_connected_components";
 /// The giant component's greedy witness (`kernels/components.cu`, at the module's weight
 /// width).
 pub const WITNESS_KERNEL: &str = "giant_witness";
-/// Backward reachability and Bellman–Ford in an evaluation's graph (`kernels/evaluate.cu`),
-/// compiled in every lifting module after [`COMPONENTS_SOURCE`] (it uses its sweeps).
+/// Backward reachability, the attractor to ⊤ and Bellman–Ford in an evaluation's graph
+/// (`kernels/evaluate.cu`), compiled in every lifting module after [`COMPONENTS_SOURCE`] (it
+/// uses its sweeps).
 pub const EVALUATE_SOURCE: &str = include_str!("../../../kernels/evaluate.cu");
 /// Backward reachability's entry point (the same in every module).
 pub const REACH_KERNEL: &str = "reach_sources";
+/// Player 1's attractor to ⊤'s entry point (the same in every module, at its widths).
+pub const ATTRACT_KERNEL: &str = "attract_top";
 /// Bellman–Ford's entry point (at the module's weight width).
 pub const CREDITS_KERNEL: &str = "credits_to_pinned";
 
@@ -116,6 +119,7 @@ pub fn sources() -> Vec<(String, String, Vec<String>)> {
                     COMPONENTS_KERNEL.to_string(),
                     WITNESS_KERNEL.to_string(),
                     REACH_KERNEL.to_string(),
+                    ATTRACT_KERNEL.to_string(),
                     CREDITS_KERNEL.to_string(),
                 ])
                 .collect();
@@ -250,6 +254,8 @@ pub struct LiftKernels {
     pub witness: CudaFunction,
     /// [`REACH_KERNEL`].
     pub reach: CudaFunction,
+    /// [`ATTRACT_KERNEL`].
+    pub attract: CudaFunction,
     /// [`CREDITS_KERNEL`].
     pub credits: CudaFunction,
     /// Seconds to get this module's CUBIN (NVRTC, or the disk cache) and load it.
@@ -399,10 +405,12 @@ impl Kernels {
                 .during("loading the evaluation's kernels")
         };
         let reach = evaluation(REACH_KERNEL)?;
+        let attract = evaluation(ATTRACT_KERNEL)?;
         let credits = evaluation(CREDITS_KERNEL)?;
         let k = Arc::new(LiftKernels {
             witness,
             reach,
+            attract,
             credits,
             functions,
             player0_moves,

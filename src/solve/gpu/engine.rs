@@ -21,7 +21,7 @@ use super::compile::{Kernels, LANES, LiftKernels, kernels, release_freed_memory}
 use super::components::{Adjacency, ComponentFigures, DeviceComponents, FoundComponents};
 use super::devices::device_info;
 use super::error::{DuringExt, GpuError, GpuSolveError};
-use super::evaluation::DeviceEvaluation;
+use super::evaluation::{DeviceEvaluation, LiftedValues};
 use super::layout::{
     DeviceLayout, Numbering, VertexOrder, WeightColumn, device_bytes, lanes_for_degree, value_bits,
 };
@@ -30,6 +30,7 @@ pub use super::transfer::{LAUNCH_WATCHDOG, launch_watchdog};
 use super::transfer::{download_array, upload_array, wait_until};
 use crate::arena::{Arena, VertexId};
 use crate::solve::Control;
+use crate::solve::accel::EngineAttracted;
 
 /// Threads per block (the kernels' `__launch_bounds__`).
 const BLOCK: u32 = 512;
@@ -1129,11 +1130,17 @@ impl GpuEngine {
             return None;
         }
         if self.evaluation.is_none() {
+            let lifted = LiftedValues {
+                values: self.params.credit,
+                owners: self.params.owners,
+                n0: self.params.n0,
+            };
             let made = DeviceEvaluation::new(
                 self.kernels.clone(),
                 self.device.clone(),
                 self.stream.clone(),
                 self.adjacency(),
+                lifted,
                 self.n,
                 self.bound,
                 self.watchdog,
@@ -1152,6 +1159,17 @@ impl GpuEngine {
     pub fn reaching(&mut self, keeps: &[u32], sources: &[u8]) -> Result<Option<Vec<u8>>, GpuError> {
         match self.evaluation() {
             Some(evaluation) => evaluation.reaching(keeps, sources),
+            None => Ok(None),
+        }
+    }
+
+    /// Player 1's attractor to ⊤ after an evaluation's first step on the device (see
+    /// [`super::evaluation`]): from the values the last lifting run left here, with every
+    /// vertex the last [`GpuEngine::reaching`] did not reach at ⊤. `None` when the device
+    /// leaves it to the host (no reachability answered just before, out of sweeps).
+    pub fn attract_top(&mut self) -> Result<Option<EngineAttracted>, GpuError> {
+        match self.evaluation() {
+            Some(evaluation) => evaluation.attract_top(),
             None => Ok(None),
         }
     }

@@ -1,13 +1,21 @@
-//! Backward reachability and Bellman–Ford of an evaluation's graph on the device
-//! (`kernels/evaluate.cu`), the host's `accel::reach` and `accel::relax` where the arena
-//! already is: the host uploads the graph's words (what each vertex keeps, as for the
-//! [`super::components`]), one byte per vertex (the sources, or each vertex's class in the
-//! relaxation) and, for Bellman–Ford, σ1's edges; one cooperative launch runs the frontier
-//! sweeps to the fixpoint, and the host downloads one byte (reached) or one `u64` (credit)
-//! per vertex. The host then builds no copy of the graph's predecessors.
+//! Backward reachability, player 1's attractor to ⊤ and Bellman–Ford of an evaluation's
+//! graph on the device (`kernels/evaluate.cu`), the host's `accel::reach`,
+//! `accel::attractor::attract_top` and `accel::relax` where the arena already is: the host
+//! uploads the graph's words (what each vertex keeps, as for the [`super::components`]), one
+//! byte per vertex (the sources, or each vertex's class in the relaxation) and, for
+//! Bellman–Ford, σ1's edges; one cooperative launch runs the frontier sweeps to the
+//! fixpoint, and the host downloads one byte (reached) or one `u64` (credit) per vertex. The
+//! host then builds no copy of the graph's predecessors.
+//!
+//! The attractor needs no upload: it reads the values the last lifting run left on the
+//! device and the reachability launch's output still there (every vertex not reached is at
+//! ⊤ after the evaluation's first step), so it runs only right after a reachability launch
+//! ([`DeviceEvaluation::attract_top`]). The host downloads its vertices' count first and
+//! their layers (a word per vertex) only when it moved any.
 //!
 //! Each launch gives up after [`MAX_SWEEPS`] sweeps (a sweep per step of the longest
-//! shortest path: long chains), and the host computes the answer itself (`None`).
+//! shortest path, or per layer: long chains), and the host computes the answer itself
+//! (`None`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +30,7 @@ use super::compile::{Kernels, LiftKernels};
 use super::components::Adjacency;
 use super::error::{DuringExt, GpuError};
 use super::transfer::{download_array, upload_into, wait_until};
+use crate::solve::accel::EngineAttracted;
 
 /// Sweeps a launch may run before it leaves the answer to the host. A sweep over a 10^7-edge
 /// game whose frontier is small reads a stamp per vertex (a few microseconds on an H100).
@@ -34,6 +43,7 @@ const BLOCK: u32 = 512;
 const STATE_WORDS: usize = 16;
 const FAILED: usize = 8;
 const SWEEPS: usize = 9;
+const MOVED: usize = 10;
 
 /// The kernels' parameters; the layout matches `struct EvaluationParams`.
 #[repr(C)]
@@ -52,10 +62,26 @@ struct EvaluationParams {
     bound: u64,
     n: u32,
     max_sweeps: u32,
+    succ_offsets: u64,
+    succ_targets: u64,
+    values: u64,
+    owners: u64,
+    open: u64,
+    n0: u32,
 }
 
 // SAFETY: plain `repr(C)` data (device addresses and integers) with the C struct's layout.
 unsafe impl DeviceRepr for EvaluationParams {}
+
+/// Where the lifting kernels keep what the attractor reads besides the adjacency.
+#[derive(Debug, Clone, Copy)]
+pub struct LiftedValues {
+    /// The energies, at the module's energy width (n).
+    pub values: u64,
+    /// Each vertex's player (n bytes), or 0: player 0 owns exactly the vertices below `n0`.
+    pub owners: u64,
+    pub n0: u32,
+}
 
 /// The evaluation kernels' buffers on one engine's stream.
 pub struct DeviceEvaluation {
@@ -67,23 +93,29 @@ pub struct DeviceEvaluation {
     sigma_edge: CudaSlice<u32>,
     flag: CudaSlice<u8>,
     credit: CudaSlice<u64>,
-    _stamp: CudaSlice<u32>,
+    /// The sweep whose frontier each vertex is in; the attractor's layers.
+    stamp: CudaSlice<u32>,
+    _open: CudaSlice<u32>,
     state: CudaSlice<u32>,
     params: EvaluationParams,
     done: CudaEvent,
     watchdog: Duration,
+    /// Whether `flag` holds the last reachability launch's answer (the attractor's input).
+    reached: bool,
     /// Sweeps the last launch ran.
     pub sweeps: u32,
 }
 
 impl DeviceEvaluation {
-    /// Allocates the kernels' arrays (21 bytes per vertex) on `stream`; `bound` is the
+    /// Allocates the kernels' arrays (25 bytes per vertex) on `stream`; `bound` is the
     /// engine's ⊤ bound.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         kernels: Arc<LiftKernels>,
         device: Arc<Kernels>,
         stream: Arc<CudaStream>,
         adjacency: Adjacency,
+        lifted: LiftedValues,
         n: u32,
         bound: u64,
         watchdog: Duration,
@@ -95,6 +127,7 @@ impl DeviceEvaluation {
         let flag = stream.alloc_zeros::<u8>(len).during(during)?;
         let credit = stream.alloc_zeros::<u64>(len).during(during)?;
         let stamp = stream.alloc_zeros::<u32>(len).during(during)?;
+        let open = stream.alloc_zeros::<u32>(len).during(during)?;
         let state = stream.alloc_zeros::<u32>(STATE_WORDS).during(during)?;
         let p32 = |s: &CudaSlice<u32>| s.device_ptr(&stream).0;
         let params = EvaluationParams {
@@ -111,6 +144,12 @@ impl DeviceEvaluation {
             bound,
             n,
             max_sweeps: MAX_SWEEPS,
+            succ_offsets: adjacency.succ_offsets,
+            succ_targets: adjacency.succ_targets,
+            values: lifted.values,
+            owners: lifted.owners,
+            open: p32(&open),
+            n0: lifted.n0,
         };
         let done = device
             .ctx
@@ -125,11 +164,13 @@ impl DeviceEvaluation {
             sigma_edge,
             flag,
             credit,
-            _stamp: stamp,
+            stamp,
+            _open: open,
             state,
             params,
             done,
             watchdog,
+            reached: false,
             sweeps: 0,
         })
     }
@@ -139,11 +180,13 @@ impl DeviceEvaluation {
     /// ran out of sweeps.
     pub fn reaching(&mut self, keeps: &[u32], sources: &[u8]) -> Result<Option<Vec<u8>>, GpuError> {
         assert_eq!(sources.len(), self.n as usize, "one byte per vertex");
+        self.reached = false;
         self.upload(keeps, None, sources)?;
         let kernel = self.kernels.reach.clone();
-        if !self.run(&kernel)? {
+        if self.run(&kernel)?.is_none() {
             return Ok(None);
         }
+        self.reached = true;
         let n = self.n as usize;
         let mut guard = self.device.staging_for(n);
         let mut direct = None;
@@ -161,9 +204,10 @@ impl DeviceEvaluation {
         class: &[u8],
     ) -> Result<Option<Vec<u64>>, GpuError> {
         assert_eq!(class.len(), self.n as usize, "one byte per vertex");
+        self.reached = false;
         self.upload(keeps, Some(sigma_edge), class)?;
         let kernel = self.kernels.credits.clone();
-        if !self.run(&kernel)? {
+        if self.run(&kernel)?.is_none() {
             return Ok(None);
         }
         let n = self.n as usize;
@@ -176,6 +220,40 @@ impl DeviceEvaluation {
             &self.credit,
             n,
         )?))
+    }
+
+    /// Player 1's attractor to ⊤ after the evaluation's first step, from the values the
+    /// last lifting run left on the device (which must equal the host's when that step
+    /// began) with every vertex that the last [`DeviceEvaluation::reaching`] did not reach at
+    /// ⊤: the layers of `accel::attractor::attract_top`. `None` when no reachability launch
+    /// answered since the last Bellman–Ford (its flags are the input) or the layers ran out
+    /// of sweeps.
+    pub fn attract_top(&mut self) -> Result<Option<EngineAttracted>, GpuError> {
+        if !self.reached {
+            return Ok(None);
+        }
+        let kernel = self.kernels.attract.clone();
+        let Some(state) = self.run(&kernel)? else {
+            return Ok(None);
+        };
+        let moved = state[MOVED] as usize;
+        if moved == 0 {
+            return Ok(Some(EngineAttracted {
+                moved,
+                top_layers: 1,
+                layer: Vec::new(),
+            }));
+        }
+        let n = self.n as usize;
+        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
+        let mut direct = None;
+        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
+        let layer = download_array(&self.stream, staging, &self.stamp, n)?;
+        Ok(Some(EngineAttracted {
+            moved,
+            top_layers: state[SWEEPS],
+            layer,
+        }))
     }
 
     /// Copies the words, σ1's edges (if given) and the bytes in.
@@ -197,9 +275,9 @@ impl DeviceEvaluation {
         upload_into(&self.stream, staging, flags, &mut self.flag)
     }
 
-    /// Launches `kernel` over the uploaded arrays and waits for it (under the watchdog);
-    /// whether it reached its fixpoint.
-    fn run(&mut self, kernel: &CudaFunction) -> Result<bool, GpuError> {
+    /// Launches `kernel` over the uploaded arrays and waits for it (under the watchdog); its
+    /// state words if it reached its fixpoint.
+    fn run(&mut self, kernel: &CudaFunction) -> Result<Option<[u32; STATE_WORDS]>, GpuError> {
         self.stream
             .memset_zeros(&mut self.state)
             .during("clearing the evaluation's state")?;
@@ -216,9 +294,10 @@ impl DeviceEvaluation {
         let mut launch = self.stream.launch_builder(kernel);
         launch.arg(&self.params);
         // SAFETY: every pointer in `params` is a live allocation with the lengths the kernels
-        // assume (the engine's offsets n+1, sources and weights m; keep, σ1's edges, flags,
-        // credits and stamps n; state 16 words), the words' targets and the arena's ids are
-        // < n, and σ1's edges (read at open vertices only) are edge indices < m. `blocks` is
+        // assume (the engine's offsets n+1, targets, sources and weights m; its energies and
+        // owners n, or no owners; keep, σ1's edges, flags, credits, stamps and open counts n;
+        // state 16 words), the words' targets and the arena's ids are < n, and σ1's edges
+        // (read at open vertices only) are edge indices < m. `blocks` is
         // at most the co-resident grid (occupancy × SMs), which the cooperative launch checks.
         unsafe { launch.launch_cooperative(cfg) }.during("launching an evaluation kernel")?;
         self.done
@@ -238,6 +317,6 @@ impl DeviceEvaluation {
             .synchronize()
             .during("reading the evaluation's state")?;
         self.sweeps = state[SWEEPS];
-        Ok(state[FAILED] == 0)
+        Ok((state[FAILED] == 0).then_some(state))
     }
 }
