@@ -46,6 +46,27 @@ fn with_parallel_edges(
     Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid")
 }
 
+/// A random game of `vertices[seed % 4]` vertices, 1 to `1 + seed % degrees` edges each,
+/// weights -4..=3 times `[1, 1000, 2^40][seed % 3]` (16-, 32- and 64-bit weights), and
+/// after every third edge a parallel one of another weight.
+fn scaled_game_with_parallel_edges(seed: u64, vertices: [u32; 4], degrees: u64) -> Arena {
+    let scale = [1i64, 1_000, 1 << 40][(seed % 3) as usize];
+    let base = random(
+        RandomParams {
+            vertices: vertices[(seed % 4) as usize],
+            min_degree: 1,
+            max_degree: 1 + (seed % degrees) as u32,
+            min_weight: -4,
+            max_weight: 3,
+            player1_percent: (20 + seed * 17 % 70) as u8,
+        },
+        seed,
+    );
+    with_parallel_edges(&base, scale, |v, i, w| {
+        ((v as usize + i + seed as usize) % 3 == 0).then_some(w + 1 - (i as i64 % 3))
+    })
+}
+
 /// Where a GPU is, its components (`kernels/components.cu`) equal Tarjan's on random
 /// graphs (one giant component, many small ones, chains, parallel edges of player-1
 /// vertices beside the σ1 edge), fixed seeds and a fresh one, whether the kernel colours
@@ -507,21 +528,8 @@ fn device_attractor_has_the_hosts_layers_where_a_gpu_is() {
     let (mut moved_in_all, mut deepest, mut empty) = (0, 0, 0);
     for seed in (0..16u64).chain([fresh]) {
         let scale = [1i64, 1_000, 1 << 40][(seed % 3) as usize];
-        let base = random(
-            RandomParams {
-                vertices: [60, 3_000, 40_000, 150_000][(seed % 4) as usize],
-                min_degree: 1,
-                max_degree: 1 + (seed % 4) as u32,
-                min_weight: -4,
-                max_weight: 3,
-                player1_percent: (20 + seed * 17 % 70) as u8,
-            },
-            seed,
-        );
-        let n = base.vertex_count();
-        let with_parallel = with_parallel_edges(&base, scale, |v, i, w| {
-            ((v as usize + i + seed as usize) % 3 == 0).then_some(w + 1 - (i as i64 % 3))
-        });
+        let with_parallel = scaled_game_with_parallel_edges(seed, [60, 3_000, 40_000, 150_000], 4);
+        let n = with_parallel.vertex_count();
         // Every fourth game: player 0 owns the first half, laid out player 0 first.
         let players_first = seed % 4 == 2;
         let arena = if players_first {
@@ -668,22 +676,8 @@ fn device_player1_edges_equal_the_hosts_choice_where_a_gpu_is() {
     };
     let mut chosen = 0usize;
     for seed in (0..16u64).chain([fresh]) {
-        let scale = [1i64, 1_000, 1 << 40][(seed % 3) as usize];
-        let base = random(
-            RandomParams {
-                vertices: [50, 3_000, 40_000, 150_000][(seed % 4) as usize],
-                min_degree: 1,
-                max_degree: 1 + (seed % 5) as u32,
-                min_weight: -4,
-                max_weight: 3,
-                player1_percent: (20 + seed * 17 % 70) as u8,
-            },
-            seed,
-        );
-        let n = base.vertex_count();
-        let arena = with_parallel_edges(&base, scale, |v, i, w| {
-            ((v as usize + i + seed as usize) % 3 == 0).then_some(w + 1 - (i as i64 % 3))
-        });
+        let arena = scaled_game_with_parallel_edges(seed, [50, 3_000, 40_000, 150_000], 5);
+        let n = arena.vertex_count();
         let bound = crate::solve::energy::bound(&arena).expect("fits");
         let options = GpuOptions {
             device_components_from: Some(0),
