@@ -95,6 +95,25 @@ fn per_vertex<T: Send>(
     }
 }
 
+/// [`per_vertex`] of a pair, into two vectors.
+fn per_vertex_pair<A: Send, B: Send>(
+    n: usize,
+    threads: &Threads,
+    f: impl Fn(usize) -> (A, B) + Sync + Send,
+) -> (Vec<A>, Vec<B>) {
+    if !threads.parallel(n) {
+        return (0..n).map(f).unzip();
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    threads.install(|| {
+        (0..n)
+            .into_par_iter()
+            .map(f)
+            .unzip_into_vecs(&mut a, &mut b)
+    });
+    (a, b)
+}
+
 /// Whether `f` holds at some vertex of `0..n`: on `threads` in chunks of plain loops where
 /// `n` is large (a scan of every vertex on one thread costs milliseconds at millions).
 fn any_vertex(n: usize, threads: &Threads, f: impl Fn(usize) -> bool + Sync + Send) -> bool {
@@ -150,6 +169,7 @@ fn engine_components(
             "components: those the engine left, on the host"
         );
     }
+    let numbering = std::time::Instant::now();
     let Some(Numbered {
         component,
         count,
@@ -171,6 +191,11 @@ fn engine_components(
         }
         confirmed.then_some(c)
     });
+    tracing::debug!(
+        left = numbering.duration_since(left).as_secs_f64(),
+        numbered = numbering.elapsed().as_secs_f64(),
+        "components: the engine's completed and numbered, seconds"
+    );
     Ok(Some(Found {
         component,
         count,
@@ -358,11 +383,15 @@ pub(super) fn evaluate(
         };
     control.checkpoint()?;
     watch.lap(&mut phases.components);
+    let mut cycle_parts = [0.0; 3];
+    let mut part = Stopwatch::start();
     let good = nonnegative(graph, arena, &found, threads, control)?;
+    part.lap(&mut cycle_parts[0]);
     let (component, count) = (&found.component, found.count);
     let in_good = |v: usize| component[v] != NO_COMPONENT && good[component[v] as usize];
     let (reach, reached_on_engine) =
         reaching_sources(engine, on_engine, graph, arena, &finite, in_good, threads)?;
+    part.lap(&mut cycle_parts[1]);
     let topped = if threads.parallel(n) {
         threads.install(|| {
             values
@@ -380,6 +409,13 @@ pub(super) fn evaluate(
         }
         topped
     };
+    part.lap(&mut cycle_parts[2]);
+    tracing::debug!(
+        tested = cycle_parts[0],
+        reached = cycle_parts[1],
+        topped = cycle_parts[2],
+        "accel evaluation: the cycle test phase's seconds"
+    );
     let mut outcome = Outcome { topped, raised: 0 };
     watch.lap(&mut phases.cycle_test);
     if outcome.topped > 0 {
@@ -424,21 +460,41 @@ pub(super) fn evaluate(
     // cycle, so that every nonnegative cycle of G_σ1 inside U meets Z'. The components of
     // U \ Z' refine those found above, and only those with a nonnegative cycle can still
     // hold one: only their remaining vertices are decomposed again.
-    let mut pinned = per_vertex(n, threads, |v| reach[v] && values[v] == 0);
-    let redo = per_vertex(n, threads, |v| {
-        reach[v] && !pinned[v] && values[v] != TOP && in_good(v)
+    let mut redo_parts = [0.0; 4];
+    let mut part = Stopwatch::start();
+    // Z' so far, and the graph's words restricted to the vertices decomposed again (reached,
+    // finite above 0, in a component with a nonnegative cycle) in the same pass: every other
+    // vertex drops all its edges.
+    let keeps = graph.keeps();
+    let (mut pinned, redo_keeps) = per_vertex_pair(n, threads, |v| {
+        let pin = reach[v] && values[v] == 0;
+        let redo = reach[v] && !pin && values[v] != TOP && in_good(v);
+        (pin, if redo { keeps[v] } else { DROPS_ALL })
     });
-    if any_vertex(n, threads, |v| redo[v]) {
-        let keeps = graph.keeps();
-        let redo_keeps = per_vertex(n, threads, |v| if redo[v] { keeps[v] } else { DROPS_ALL });
+    if any_vertex(n, threads, |v| redo_keeps[v] != DROPS_ALL) {
+        part.lap(&mut redo_parts[0]);
         let on_engine = engine.start_components(&redo_keeps, sigma_edge)?;
+        part.lap(&mut redo_parts[1]);
         let redo_found =
             match engine_components(engine, on_engine, arena, &redo_keeps, sigma_edge, threads)? {
                 Some(found) => found,
-                None => host_components(graph, arena, &finite, &redo, threads),
+                None => {
+                    // (A reached vertex is finite: it keeps something.)
+                    let redo = per_vertex(n, threads, |v| redo_keeps[v] != DROPS_ALL);
+                    host_components(graph, arena, &finite, &redo, threads)
+                }
             };
+        part.lap(&mut redo_parts[2]);
         watch.lap(&mut phases.components);
         let redo_good = nonnegative(graph, arena, &redo_found, threads, control)?;
+        part.lap(&mut redo_parts[3]);
+        tracing::debug!(
+            marked = redo_parts[0],
+            started = redo_parts[1],
+            found = redo_parts[2],
+            tested = redo_parts[3],
+            "accel evaluation: the second decomposition's seconds"
+        );
         let pin = |(v, pinned): (usize, &mut bool)| {
             let c = redo_found.component[v];
             if c != NO_COMPONENT && redo_good[c as usize] {
@@ -452,18 +508,22 @@ pub(super) fn evaluate(
         }
         watch.lap(&mut phases.cycle_test);
     }
+    let mut relax_parts = [0.0; 3];
+    let mut part = Stopwatch::start();
     let through = per_vertex(n, threads, |v| reach[v] && values[v] != TOP);
     if !any_vertex(n, threads, |v| through[v] && !pinned[v]) {
         // Nothing finite above 0 in U outside Z': g = 0 there, nothing to raise.
         return Ok(outcome);
     }
 
+    part.lap(&mut relax_parts[0]);
     // g: least deficit of a path to Z' (greatest fixpoint from above; every cycle outside
     // Z' is negative, so the relaxation ends).
     let g = credits_to(
         engine, on_engine, graph, arena, &finite, sigma_edge, &pinned, &through, bound, threads,
         control,
     )?;
+    part.lap(&mut relax_parts[1]);
     let raise = |v: usize, value: &mut u64| -> (usize, usize) {
         if through[v] && g[v] > *value {
             *value = g[v];
@@ -489,6 +549,13 @@ pub(super) fn evaluate(
     };
     outcome.topped += topped;
     outcome.raised += raised;
+    part.lap(&mut relax_parts[2]);
+    tracing::debug!(
+        prepared = relax_parts[0],
+        relaxed = relax_parts[1],
+        raised = relax_parts[2],
+        "accel evaluation: the Bellman–Ford phase's seconds"
+    );
     watch.lap(&mut phases.bellman_ford);
     tracing::debug!(
         components = count,
