@@ -150,16 +150,16 @@ pub(super) fn nonnegative_components<S: Successors>(
     };
     let grouped_tested = testing.elapsed().as_secs_f64();
     if alone_from < count {
-        // In the order of their members' ids, as numbered.
-        let alone = |(v, &c): (usize, &u32)| {
-            (c != NO_COMPONENT && c >= alone_from)
-                .then(|| settled == Some(c) || nonnegative_self_loop(graph, v as VertexId))
-        };
+        // In the order of their members' ids, as numbered; each task a chunk in a plain loop
+        // (as `threads::positions_where`, for the same reason).
         if threads.parallel(component.len()) {
-            threads
-                .install(|| result.par_extend(component.par_iter().enumerate().filter_map(alone)));
+            threads.install(|| {
+                result.par_extend(component.par_chunks(ALONE_CHUNK).enumerate().flat_map_iter(
+                    |(c, chunk)| alone_answers(graph, settled, alone_from, c * ALONE_CHUNK, chunk),
+                ))
+            });
         } else {
-            result.extend(component.iter().enumerate().filter_map(alone));
+            result.extend(alone_answers(graph, settled, alone_from, 0, component));
         }
         assert_eq!(result.len(), count as usize, "one answer per component");
     }
@@ -169,6 +169,25 @@ pub(super) fn nonnegative_components<S: Successors>(
         "cycle test: components tested"
     );
     Ok(result)
+}
+
+/// Vertices per task of the components alone's answers.
+const ALONE_CHUNK: usize = 1 << 14;
+
+/// The answers of the components alone (numbered `alone_from` and above) among the vertices
+/// `base..base + component.len()` whose components `component` holds, in their order: the
+/// settled one holds a cycle, any other one iff its vertex has a self-loop of weight `>= 0`.
+fn alone_answers<'a, S: Successors>(
+    graph: &'a S,
+    settled: Option<u32>,
+    alone_from: u32,
+    base: usize,
+    component: &'a [u32],
+) -> impl Iterator<Item = bool> + 'a {
+    component.iter().enumerate().filter_map(move |(i, &c)| {
+        (c != NO_COMPONENT && c >= alone_from)
+            .then(|| settled == Some(c) || nonnegative_self_loop(graph, (base + i) as VertexId))
+    })
 }
 
 /// The component of `start` if the greedy pointers followed from it (each vertex to its
@@ -936,6 +955,70 @@ mod tests {
             }
         }
         unreachable!()
+    }
+
+    /// Components alone across many of the answering pass's chunks (a chain of 100,000
+    /// vertices with self-loops of either sign and an inactive tenth, every active vertex
+    /// alone and numbered in id order, one of them settled): each answered by its self-loop,
+    /// through the built graph and the arena read by the words, on one thread and several;
+    /// a fixed seed and a fresh one.
+    #[test]
+    fn singles_are_answered_by_their_self_loops_in_every_chunk() {
+        use crate::arena::{EdgeList, Player};
+        for seed in [5, rand::random()] {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let n = 100_000u32;
+            let mut edges = EdgeList::default();
+            for v in 0..n {
+                if rng.random_bool(0.5) {
+                    edges.push(v, v, rng.random_range(-2..=2));
+                }
+                edges.push(v, (v + 1).min(n - 1), rng.random_range(-2..=2));
+            }
+            let arena =
+                Arena::from_edges(vec![Player::Zero; n as usize], edges, None).expect("valid");
+            let active: Vec<bool> = (0..n).map(|_| rng.random_bool(0.9)).collect();
+            let sigma: Vec<u32> = (0..n).map(|v| arena.succ_range(v).start as u32).collect();
+            let mut graph = Graph::default();
+            graph.rebuild(&arena, &active, &sigma, &Threads::one());
+            let mut count = 0;
+            let component: Vec<u32> = active
+                .iter()
+                .map(|&a| {
+                    if !a {
+                        return NO_COMPONENT;
+                    }
+                    count += 1;
+                    count - 1
+                })
+                .collect();
+            let settled = count / 2;
+            let want: Vec<bool> = (0..n)
+                .filter(|&v| active[v as usize])
+                .map(|v| {
+                    component[v as usize] == settled
+                        || arena.successors(v).any(|(u, w)| u == v && w >= 0)
+                })
+                .collect();
+            let holding = want.iter().filter(|&&b| b).count();
+            assert!(
+                holding > 20_000 && want.len() - holding > 20_000,
+                "seed {seed}"
+            );
+            let numbers = Numbers {
+                alone_from: 0,
+                settled: Some(settled),
+                ..Numbers::of(&component, count)
+            };
+            let control = Control::new();
+            for threads in [Threads::one(), Threads::new(3).with_parallel_from(0)] {
+                let built = nonnegative_components(&graph, numbers, &threads, &control);
+                assert_eq!(built.expect("runs"), want, "seed {seed}: the built graph");
+                let kept = graph.kept_successors(&arena);
+                let read = nonnegative_components(&kept, numbers, &threads, &control);
+                assert_eq!(read.expect("runs"), want, "seed {seed}: the words");
+            }
+        }
     }
 
     /// The cycle test answers as Bellman–Ford on every component (singletons with and
