@@ -144,6 +144,59 @@ pub fn positions_where<T: Sync>(items: &[T], keep: impl Fn(&T) -> bool + Sync) -
         .collect()
 }
 
+/// Items per task of [`mapped_in_parallel`] and [`mapped_pairs_in_parallel`].
+const MAP_CHUNK: usize = 1 << 14;
+
+/// `f(i)` for every `i` in `0..n`, on the current rayon pool: each task writes a chunk of
+/// the output in a plain loop, straight into memory taken without clearing (as
+/// [`filled_in_parallel`] does, and for the reason [`positions_where`] gives: a parallel
+/// `map` over the range measured 0.8–2.7 ms for 2.5 million bytes on 16 cores, these chunks
+/// 0.4–1.2 ms; session 21).
+pub fn mapped_in_parallel<T: Copy + Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    use rayon::prelude::*;
+    let mut out = Vec::with_capacity(n);
+    out.spare_capacity_mut()[..n]
+        .par_chunks_mut(MAP_CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            for (i, slot) in chunk.iter_mut().enumerate() {
+                slot.write(f(c * MAP_CHUNK + i));
+            }
+        });
+    // SAFETY: the chunks cover the first `n` slots and each task wrote every slot of its
+    // chunk (a panic in `f` unwinds through `for_each` before this line, leaving `out`
+    // empty).
+    unsafe { out.set_len(n) };
+    out
+}
+
+/// [`mapped_in_parallel`] of a pair, into two vectors.
+pub fn mapped_pairs_in_parallel<A: Copy + Send, B: Copy + Send>(
+    n: usize,
+    f: impl Fn(usize) -> (A, B) + Sync,
+) -> (Vec<A>, Vec<B>) {
+    use rayon::prelude::*;
+    let (mut a, mut b) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    a.spare_capacity_mut()[..n]
+        .par_chunks_mut(MAP_CHUNK)
+        .zip(b.spare_capacity_mut()[..n].par_chunks_mut(MAP_CHUNK))
+        .enumerate()
+        .for_each(|(c, (chunk_a, chunk_b))| {
+            for (i, (slot_a, slot_b)) in chunk_a.iter_mut().zip(chunk_b).enumerate() {
+                let (x, y) = f(c * MAP_CHUNK + i);
+                slot_a.write(x);
+                slot_b.write(y);
+            }
+        });
+    // SAFETY: as in `mapped_in_parallel`, for both vectors (their chunks have the same
+    // bounds, so every pair of chunks is written whole).
+    unsafe {
+        a.set_len(n);
+        b.set_len(n);
+    }
+    (a, b)
+}
+
 /// `words` viewed as atomics, for a parallel pass that updates them in place (no copy into
 /// a vector of atomics and back: four passes over `n` words of fresh memory otherwise).
 pub fn as_atomic(words: &mut [u32]) -> &[std::sync::atomic::AtomicU32] {
@@ -177,6 +230,23 @@ mod tests {
             }
         }
         assert_eq!(filled_in_parallel(5, 7u8), vec![7u8; 5]);
+    }
+
+    /// Mapped vectors hold `f(i)` at every `i`, across chunk boundaries and at the ends, on
+    /// one thread and several, singly and in pairs.
+    #[test]
+    fn mapped_vectors_hold_every_value() {
+        for threads in [Threads::new(1), Threads::new(3)] {
+            for n in [0usize, 1, MAP_CHUNK - 1, MAP_CHUNK, MAP_CHUNK + 1, 100_003] {
+                let f = |i: usize| (i * 7 % 13) as u8;
+                let want: Vec<u8> = (0..n).map(f).collect();
+                assert_eq!(threads.install(|| mapped_in_parallel(n, f)), want, "{n}");
+                let g = |i: usize| (i % 3 == 0, i as u32 ^ 5);
+                let (a, b) = threads.install(|| mapped_pairs_in_parallel(n, g));
+                let (want_a, want_b): (Vec<bool>, Vec<u32>) = (0..n).map(g).unzip();
+                assert_eq!((a, b), (want_a, want_b), "{n} pairs");
+            }
+        }
     }
 
     /// The positions where a predicate holds come back in order, as a sequential filter

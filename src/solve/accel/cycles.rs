@@ -184,10 +184,13 @@ fn alone_answers<'a, S: Successors>(
     base: usize,
     component: &'a [u32],
 ) -> impl Iterator<Item = bool> + 'a {
-    component.iter().enumerate().filter_map(move |(i, &c)| {
-        (c != NO_COMPONENT && c >= alone_from)
-            .then(|| settled == Some(c) || nonnegative_self_loop(graph, (base + i) as VertexId))
-    })
+    component
+        .iter()
+        .enumerate()
+        .filter(move |&(_, &c)| c != NO_COMPONENT && c >= alone_from)
+        .map(move |(i, &c)| {
+            settled == Some(c) || nonnegative_self_loop(graph, (base + i) as VertexId)
+        })
 }
 
 /// The component of `start` if the greedy pointers followed from it (each vertex to its

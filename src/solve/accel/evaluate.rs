@@ -20,7 +20,7 @@ use crate::solve::SolveError;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::{TOP, minus};
 use crate::solve::phases::{Phases, Stopwatch};
-use crate::solve::threads::Threads;
+use crate::solve::threads::{Threads, mapped_in_parallel, mapped_pairs_in_parallel};
 
 /// Vertices per parallel task of the per-vertex passes.
 const CHUNK: usize = 1 << 14;
@@ -83,35 +83,58 @@ pub(super) fn choose_strategy(
 }
 
 /// A per-vertex map over `0..n` on the solve's threads.
-fn per_vertex<T: Send>(
+fn per_vertex<T: Copy + Send>(
     n: usize,
     threads: &Threads,
     f: impl Fn(usize) -> T + Sync + Send,
 ) -> Vec<T> {
     if threads.parallel(n) {
-        threads.install(|| (0..n).into_par_iter().map(f).collect())
+        threads.install(|| mapped_in_parallel(n, f))
     } else {
         (0..n).map(f).collect()
     }
 }
 
 /// [`per_vertex`] of a pair, into two vectors.
-fn per_vertex_pair<A: Send, B: Send>(
+fn per_vertex_pair<A: Copy + Send, B: Copy + Send>(
     n: usize,
     threads: &Threads,
     f: impl Fn(usize) -> (A, B) + Sync + Send,
 ) -> (Vec<A>, Vec<B>) {
-    if !threads.parallel(n) {
-        return (0..n).map(f).unzip();
+    if threads.parallel(n) {
+        threads.install(|| mapped_pairs_in_parallel(n, f))
+    } else {
+        (0..n).map(f).unzip()
     }
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    threads.install(|| {
-        (0..n)
-            .into_par_iter()
-            .map(f)
-            .unzip_into_vecs(&mut a, &mut b)
-    });
-    (a, b)
+}
+
+/// Applies `f` to every vertex's value on the solve's threads (each task a chunk in a
+/// plain loop) and sums the pairs it returns.
+fn update_values(
+    values: &mut [u64],
+    threads: &Threads,
+    f: impl Fn(usize, &mut u64) -> (usize, usize) + Sync + Send,
+) -> (usize, usize) {
+    const CHUNK: usize = 1 << 14;
+    let add = |a: (usize, usize), b: (usize, usize)| (a.0 + b.0, a.1 + b.1);
+    let chunk = |(c, chunk): (usize, &mut [u64])| {
+        let base = c * CHUNK;
+        chunk
+            .iter_mut()
+            .enumerate()
+            .fold((0, 0), |sum, (i, value)| add(sum, f(base + i, value)))
+    };
+    if threads.parallel(values.len()) {
+        threads.install(|| {
+            values
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .map(chunk)
+                .reduce(|| (0, 0), add)
+        })
+    } else {
+        chunk((0, values))
+    }
 }
 
 /// Whether `f` holds at some vertex of `0..n`: on `threads` in chunks of plain loops where
@@ -392,23 +415,14 @@ pub(super) fn evaluate(
     let (reach, reached_on_engine) =
         reaching_sources(engine, on_engine, graph, arena, &finite, in_good, threads)?;
     part.lap(&mut cycle_parts[1]);
-    let topped = if threads.parallel(n) {
-        threads.install(|| {
-            values
-                .par_iter_mut()
-                .enumerate()
-                .filter(|(v, _)| finite[*v] && !reach[*v])
-                .map(|(_, value)| *value = TOP)
-                .count()
-        })
-    } else {
-        let mut topped = 0;
-        for v in (0..n).filter(|&v| finite[v] && !reach[v]) {
-            values[v] = TOP;
-            topped += 1;
+    let (topped, _) = update_values(values, threads, |v, value| {
+        if finite[v] && !reach[v] {
+            *value = TOP;
+            (1, 0)
+        } else {
+            (0, 0)
         }
-        topped
-    };
+    });
     part.lap(&mut cycle_parts[2]);
     tracing::debug!(
         tested = cycle_parts[0],
@@ -532,21 +546,7 @@ pub(super) fn evaluate(
             (0, 0)
         }
     };
-    let (topped, raised) = if threads.parallel(n) {
-        threads.install(|| {
-            values
-                .par_iter_mut()
-                .enumerate()
-                .map(|(v, value)| raise(v, value))
-                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
-        })
-    } else {
-        values
-            .iter_mut()
-            .enumerate()
-            .map(|(v, value)| raise(v, value))
-            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
-    };
+    let (topped, raised) = update_values(values, threads, raise);
     outcome.topped += topped;
     outcome.raised += raised;
     part.lap(&mut relax_parts[2]);

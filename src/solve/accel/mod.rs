@@ -516,11 +516,17 @@ pub fn solve_scheduled(
             // The first: every vertex the host would not choose for is at `NO_EDGE` either way.
             Some(edges) if sigma_edge.is_empty() => sigma_edge = edges,
             Some(edges) => threads.install(|| {
+                // Plain loops in chunks, as `threads::positions_where`.
                 sigma_edge
-                    .par_iter_mut()
-                    .zip(edges)
-                    .filter(|(_, e)| *e != player1::NO_EDGE)
-                    .for_each(|(sigma, e)| *sigma = e)
+                    .par_chunks_mut(1 << 14)
+                    .zip(edges.par_chunks(1 << 14))
+                    .for_each(|(sigmas, edges)| {
+                        for (sigma, &e) in sigmas.iter_mut().zip(edges) {
+                            if e != player1::NO_EDGE {
+                                *sigma = e;
+                            }
+                        }
+                    })
             }),
             None => {
                 if sigma_edge.is_empty() {

@@ -33,6 +33,10 @@ use crate::solve::threads::Threads;
 /// No rank: not at ⊤, or topped without a recorded reason.
 pub const NO_RANK: u32 = u32::MAX;
 
+/// Vertices per task of the passes over every rank (plain loops in chunks, as
+/// `threads::positions_where` for the same reason).
+const CHUNK: usize = 1 << 14;
+
 /// The ranks of the vertices at ⊤ (see the module docs), frozen once one was topped
 /// without a recorded reason. `default()`: nothing ranked, nothing allocated.
 #[derive(Debug, Default)]
@@ -63,7 +67,12 @@ impl TopRanks {
         }
         let unranked = |(&value, &rank): (&u64, &u32)| value == TOP && rank == NO_RANK;
         self.frozen = if threads.parallel(values.len()) {
-            threads.install(|| values.par_iter().zip(&self.rank).any(unranked))
+            threads.install(|| {
+                values
+                    .par_chunks(CHUNK)
+                    .zip(self.rank.par_chunks(CHUNK))
+                    .any(|(values, ranks)| values.iter().zip(ranks).any(unranked))
+            })
         } else {
             values.iter().zip(&self.rank).any(unranked)
         };
@@ -90,7 +99,18 @@ impl TopRanks {
             }
         };
         if threads.parallel(self.rank.len()) {
-            threads.install(|| self.rank.par_iter_mut().enumerate().for_each(set));
+            threads.install(|| {
+                self.rank
+                    .par_chunks_mut(CHUNK)
+                    .enumerate()
+                    .for_each(|(c, chunk)| {
+                        let base = c * CHUNK;
+                        chunk
+                            .iter_mut()
+                            .enumerate()
+                            .for_each(|(i, r)| set((base + i, r)))
+                    })
+            });
         } else {
             self.rank.iter_mut().enumerate().for_each(set);
         }
@@ -128,7 +148,12 @@ impl TopRanks {
             }
         };
         if threads.parallel(self.rank.len()) {
-            threads.install(|| self.rank.par_iter_mut().zip(layer).for_each(set));
+            threads.install(|| {
+                self.rank
+                    .par_chunks_mut(CHUNK)
+                    .zip(layer.par_chunks(CHUNK))
+                    .for_each(|(ranks, layers)| ranks.iter_mut().zip(layers).for_each(set))
+            });
         } else {
             self.rank.iter_mut().zip(layer).for_each(set);
         }

@@ -146,7 +146,18 @@ pub(super) fn numbered(mut representative: Vec<u32>, threads: &Threads) -> Optio
         }
     };
     let valid = if parallel {
-        threads.install(|| representative.par_iter_mut().enumerate().all(relabel))
+        threads.install(|| {
+            representative
+                .par_chunks_mut(NUMBER_CHUNK)
+                .enumerate()
+                .all(|(c, chunk)| {
+                    let base = c * NUMBER_CHUNK;
+                    chunk
+                        .iter_mut()
+                        .enumerate()
+                        .all(|(i, r)| relabel((base + i, r)))
+                })
+        })
     } else {
         representative.iter_mut().enumerate().all(relabel)
     };

@@ -36,6 +36,7 @@ use crate::solve::accel::topping::{NO_EDGE, ToppedBy};
 use crate::solve::accel::{
     self, Budget, EngineAttracted, EngineComponents, LiftEngine, LiftRun, Topping,
 };
+use crate::solve::threads::mapped_in_parallel;
 use crate::solve::{Control, SolveError, TOP, Threads};
 
 /// Default length of a lifting phase, in percent of the next evaluation's expected time.
@@ -250,7 +251,7 @@ impl LiftEngine for GpuLift {
         let reach = self.engine.reaching(keeps, sources)?;
         self.count_search("reachability", start, reach.is_some());
         Ok(reach.map(|bytes| {
-            super::host_pool().install(|| bytes.into_par_iter().map(|b| b != 0).collect())
+            super::host_pool().install(|| mapped_in_parallel(bytes.len(), |v| bytes[v] != 0))
         }))
     }
 
