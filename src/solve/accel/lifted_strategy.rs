@@ -132,7 +132,9 @@ pub(super) fn lifted_moves(
 /// Whether some vertex is of `kind` (on the current pool, a chunk per task in a plain loop,
 /// as `threads::positions_where`).
 fn any_kind(kinds: &[Kind], kind: Kind) -> bool {
-    kinds.par_chunks(1 << 14).any(|chunk| chunk.contains(&kind))
+    kinds
+        .par_chunks(1 << 14)
+        .any(|chunk| chunk.iter().any(|&k| k == kind))
 }
 
 /// What a vertex is to the check (module docs).
