@@ -35,7 +35,6 @@ use super::topping::{NO_EDGE, ToppedBy, Topping};
 use crate::arena::{Arena, EdgeWeights, Player, Successors, VertexId};
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::TOP;
-use crate::solve::threads::mapped_pairs_in_parallel;
 use crate::solve::threads::{Threads, positions_where};
 
 /// What the record gave.
@@ -70,42 +69,44 @@ pub(super) fn lifted_moves(
     // One pass over W1: each vertex's move and what it is (module docs). Only roots and
     // ranked vertices read their edges: a vertex topped by ⊤ successors moves into W1 and
     // (player 0) has only successors in W1 by the way it was topped.
-    let (moves, kinds): (Vec<u32>, Vec<Kind>) = mapped_pairs_in_parallel(n, |v| {
-        let v = v as VertexId;
-        if !in_w1(v) {
-            return (NO_EDGE, Kind::Outside);
-        }
-        let (r, cause) = (rank(v), topping.cause(v));
-        let player1 = arena.owner(v) == Player::One;
-        if r == NO_RANK && cause == ToppedBy::TopSuccessors {
-            return (
-                if player1 { topping.edge(v) } else { NO_EDGE },
-                Kind::Lifted,
-            );
-        }
-        let edges = if player1 {
-            let e = match (r, cause) {
-                (NO_RANK, ToppedBy::PastBound) => topping.edge(v),
-                _ => seed.get(v as usize).copied().unwrap_or(NO_EDGE),
-            };
-            if e == NO_EDGE || !in_w1(targets[e as usize]) {
-                return (NO_EDGE, Kind::Broken);
+    let (moves, kinds): (Vec<u32>, Vec<Kind>) = (0..n as VertexId)
+        .into_par_iter()
+        .map(|v| {
+            if !in_w1(v) {
+                return (NO_EDGE, Kind::Outside);
             }
-            e as usize..e as usize + 1
-        } else {
-            arena.succ_range(v)
-        };
-        let e = if player1 { edges.start as u32 } else { NO_EDGE };
-        let successors = &targets[edges];
-        if r != NO_RANK && successors.iter().all(|&u| rank(u) <= r) {
-            (e, Kind::Plain)
-        } else if successors.iter().all(|&u| in_w1(u)) {
-            (e, Kind::Root)
-        } else {
-            (e, Kind::Broken)
-        }
-    });
-    if any_kind(&kinds, Kind::Broken) {
+            let (r, cause) = (rank(v), topping.cause(v));
+            let player1 = arena.owner(v) == Player::One;
+            if r == NO_RANK && cause == ToppedBy::TopSuccessors {
+                return (
+                    if player1 { topping.edge(v) } else { NO_EDGE },
+                    Kind::Lifted,
+                );
+            }
+            let edges = if player1 {
+                let e = match (r, cause) {
+                    (NO_RANK, ToppedBy::PastBound) => topping.edge(v),
+                    _ => seed.get(v as usize).copied().unwrap_or(NO_EDGE),
+                };
+                if e == NO_EDGE || !in_w1(targets[e as usize]) {
+                    return (NO_EDGE, Kind::Broken);
+                }
+                e as usize..e as usize + 1
+            } else {
+                arena.succ_range(v)
+            };
+            let e = if player1 { edges.start as u32 } else { NO_EDGE };
+            let successors = &targets[edges];
+            if r != NO_RANK && successors.iter().all(|&u| rank(u) <= r) {
+                (e, Kind::Plain)
+            } else if successors.iter().all(|&u| in_w1(u)) {
+                (e, Kind::Root)
+            } else {
+                (e, Kind::Broken)
+            }
+        })
+        .unzip();
+    if kinds.par_iter().any(|&k| k == Kind::Broken) {
         return Ok(Lifted::Unproven);
     }
     control.checkpoint()?;
@@ -122,19 +123,11 @@ pub(super) fn lifted_moves(
         "player 1's strategy: the recorded moves' core"
     );
     if core.is_empty() || !has_nonnegative_cycle(&g, core, threads, control)? {
-        let from_lifts = root_count > 0 || any_kind(&kinds, Kind::Lifted);
+        let from_lifts = root_count > 0 || kinds.par_iter().any(|&k| k == Kind::Lifted);
         Ok(Lifted::Certified { moves, from_lifts })
     } else {
         Ok(Lifted::Unproven)
     }
-}
-
-/// Whether some vertex is of `kind` (on the current pool, a chunk per task in a plain loop,
-/// as `threads::positions_where`).
-fn any_kind(kinds: &[Kind], kind: Kind) -> bool {
-    kinds
-        .par_chunks(1 << 14)
-        .any(|chunk| chunk.iter().any(|&k| k == kind))
 }
 
 /// What a vertex is to the check (module docs).

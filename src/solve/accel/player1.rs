@@ -239,20 +239,12 @@ fn write_moves(
     chosen: impl Fn(usize) -> bool + Sync,
     strategy: &mut [VertexId],
 ) {
-    const CHUNK: usize = 1 << 14;
     let targets = arena.succ_targets();
-    // A chunk per task in a plain loop, as `threads::positions_where`.
-    strategy
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(c, chunk)| {
-            for (i, s) in chunk.iter_mut().enumerate() {
-                let v = c * CHUNK + i;
-                if credit[v] == TOP && arena.owner(v as VertexId) == Player::One && chosen(v) {
-                    *s = targets[moves[v] as usize];
-                }
-            }
-        });
+    strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
+        if credit[v] == TOP && arena.owner(v as VertexId) == Player::One && chosen(v) {
+            *s = targets[moves[v] as usize];
+        }
+    });
 }
 
 /// [`certified_strategy`] inside the solve's pool, `W1` not empty: every per-vertex pass is
