@@ -115,7 +115,6 @@ fn update_values(
     threads: &Threads,
     f: impl Fn(usize, &mut u64) -> (usize, usize) + Sync + Send,
 ) -> (usize, usize) {
-    const CHUNK: usize = 1 << 14;
     let add = |a: (usize, usize), b: (usize, usize)| (a.0 + b.0, a.1 + b.1);
     let chunk = |(c, chunk): (usize, &mut [u64])| {
         let base = c * CHUNK;
