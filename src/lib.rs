@@ -1,6 +1,7 @@
 //! egsolve: solving energy games (and parity games through a fixed reduction) exactly.
 //!
 //! # Layout
+//! - [`allocator`]: jemalloc for the binaries ([`global_allocator!`]).
 //! - [`arena`]: the validated game graph (CSR successors, CSC predecessors, owners).
 //! - [`format`]: reading games (EGSolver `.mpg`, PGSolver `.gm` through the parity
 //!   reduction, JSON; gzip/bzip2/zstd) and writing them.
@@ -18,6 +19,7 @@
 //!
 //! The solver core (`arena`, `parity`, `solve`, `check`) does no I/O and never imports tokio or axum.
 
+pub mod allocator;
 pub mod arena;
 pub mod check;
 pub mod cli;

@@ -2,6 +2,8 @@
 
 use clap::Parser;
 
+egsolve::global_allocator!();
+
 fn main() {
     tracing_subscriber::fmt()
         .with_env_filter(

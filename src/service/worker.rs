@@ -133,6 +133,10 @@ pub fn result_key(arena_hash: &str, format: InputFormat, backend: BackendChoice)
     hex::encode(Sha256::digest(text))
 }
 
+/// Jobs the workers of this process are running ([`crate::allocator`] keeps freed memory
+/// while any runs).
+static JOBS_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
 /// Starts the thread serving `kind`; returns the channel feeding it. `finished` is called
 /// with each job's id once its assignment is over (the scheduler frees the slot).
 pub fn spawn_worker(
@@ -151,6 +155,7 @@ pub fn spawn_worker(
         .name(name)
         .spawn(move || {
             while let Ok(assignment) = rx.recv() {
+                JOBS_RUNNING.fetch_add(1, Ordering::SeqCst);
                 let (id, attempt) = (assignment.job.id, assignment.attempt);
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     run_job(kind, &gpus, &context, assignment, &shutting_down)
@@ -166,6 +171,10 @@ pub fn spawn_worker(
                 }
                 context.events.publish(id);
                 finished(id);
+                if JOBS_RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
+                    // The last job done: what the solves freed goes back to the kernel.
+                    crate::allocator::release_free_memory();
+                }
             }
         })
         .expect("spawning a worker thread");

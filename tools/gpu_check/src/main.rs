@@ -9,7 +9,7 @@
 //! - `gpu_check sweep [--data DIR] [--edges M]`: the accelerated driver on the device with
 //!   several lifting-phase lengths, against plain device lifting and the CPU `auto` solver,
 //!   on the shared data and generated games (see [`accel`]).
-//! - `gpu_check warm [--runs R] [--lift-percent P] FILE...`: `--backend gpu` and `auto`
+//! - `gpu_check warm [--runs R] [--lift-percent P] [--release] FILE...`: `--backend gpu` and `auto`
 //!   solving each file several times in one process (the service's case), every run's
 //!   phases (see [`warm`]).
 //! - `gpu_check full [--edges M] [--degree D]`: the full-round table alone (every lane
@@ -24,6 +24,8 @@ mod bandwidth;
 mod bench;
 mod games;
 mod warm;
+
+egsolve::global_allocator!();
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -112,7 +114,8 @@ fn main() {
                 .map(PathBuf::from)
                 .collect();
             let lift_percent = arg(&args, "--lift-percent").and_then(|p| p.parse().ok());
-            warm::warm(&files, parsed(&args, "--runs", 4), lift_percent);
+            let release = args.iter().any(|a| a == "--release");
+            warm::warm(&files, parsed(&args, "--runs", 4), lift_percent, release);
             true
         }
         "full" => {

@@ -4,7 +4,8 @@
 //! Prints every run's solve seconds, strategy seconds and the GPU's phases (upload,
 //! lifting, download, player 0's moves), and whether the gpu run's credits and player 0's
 //! moves equal `auto`'s (player 1's may differ: each is certified by `egsolve check`), then
-//! the evaluations' parts (graph, components, cycle test, attractor, Bellman–Ford).
+//! the evaluations' parts (graph, components, cycle test, attractor, Bellman–Ford) and the
+//! page faults the run took (pages the kernel mapped in fresh).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -14,8 +15,9 @@ use egsolve::solve::{Backend, Control, Solution, SolveOptions, solve_with};
 
 /// Solves each of `files` `runs` times per backend and prints one line per run; the gpu
 /// backend's lifting phases are `lift_percent` of an evaluation's time where given (its
-/// default otherwise).
-pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>) {
+/// default otherwise). With `release`, the allocator hands freed memory back to the kernel
+/// before each run, as the service does when it has no job running.
+pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>, release: bool) {
     for path in files {
         let name: String = path
             .file_name()
@@ -32,6 +34,10 @@ pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>) {
         let mut reference: Option<Solution> = None;
         for run in 1..=runs {
             for backend in [Backend::Auto, Backend::Gpu] {
+                if release {
+                    egsolve::allocator::release_free_memory();
+                }
+                let faults_before = minor_faults();
                 let started = Instant::now();
                 let mut options = SolveOptions {
                     backend,
@@ -46,6 +52,7 @@ pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>) {
                     }
                 };
                 let wall = started.elapsed().as_secs_f64();
+                let faults = minor_faults().saturating_sub(faults_before);
                 let s = &solution.stats;
                 let p = &s.phases;
                 let verdict = match &reference {
@@ -68,7 +75,7 @@ pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>) {
                      | context {:.4} kernels {:.4} upload {:.4} lifting {:.4} evaluation {:.4} \
                      download {:.4} strategy0 {:.4} strategy1 {:.4} | lifts {} evals {} | {verdict} \
                      | graph {:.4} components {:.4} cycle_test {:.4} attractor {:.4} \
-                     bellman_ford {:.4}",
+                     bellman_ford {:.4} | faults {faults}",
                     s.solve_seconds,
                     s.strategy_seconds,
                     p.gpu_context,
@@ -93,4 +100,19 @@ pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>) {
             }
         }
     }
+}
+
+/// The process's minor page faults so far (`/proc/self/stat`, field 10; 0 where unreadable):
+/// each run prints how many pages it faulted in, fresh memory the kernel had to map.
+fn minor_faults() -> u64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0;
+    };
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    after_name
+        .split_whitespace()
+        .nth(7)
+        .and_then(|field| field.parse().ok())
+        .unwrap_or(0)
 }
