@@ -1,0 +1,118 @@
+//! The service hands a solve's memory back to the kernel once its last running job ends
+//! (`egsolve::allocator::release_free_memory`, called by the workers): the real binary —
+//! jemalloc, which otherwise keeps freed blocks for the next solve — solves a game of 500,000
+//! vertices, and its resident memory then falls back near where it was before the job,
+//! far below its peak. Linux only (`/proc/<pid>/status`).
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Starts `egsolve serve` on a free loopback port; returns the child and its base URL.
+fn spawn_server(dir: &Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_egsolve"))
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--cpu-workers",
+            "1",
+            "--data-dir",
+        ])
+        .arg(dir)
+        .env("EGSOLVE_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("egsolve binary starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("address line")
+        .to_string();
+    (child, base)
+}
+
+/// `VmRSS` and `VmHWM` (resident now, and at its peak) of process `pid`, in kB.
+fn resident_kb(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("Linux /proc");
+    let field = |name: &str| -> u64 {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|kb| kb.parse().ok())
+            .unwrap_or_else(|| panic!("{name} in /proc/{pid}/status"))
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_goes_back_to_the_kernel_when_no_job_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("game.mpg");
+    let generated = Command::new(env!("CARGO_BIN_EXE_egsolve"))
+        .args(["gen", "random", "--vertices", "500000", "--degree", "4..4"])
+        .args(["--weights=-10..10", "--player1", "50", "--seed", "7", "-o"])
+        .arg(&game)
+        .status()
+        .unwrap();
+    assert!(generated.success());
+    let body = std::fs::read(&game).unwrap();
+    let data = dir.path().join("data");
+    let (mut child, base) = spawn_server(&data);
+    let pid = child.id();
+    let (before, _) = resident_kb(pid);
+
+    let http = reqwest::Client::new();
+    let reply = http
+        .post(format!("{base}/v1/jobs?backend=auto"))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 202);
+    let id = reply.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let job: serde_json::Value = http
+            .get(format!("{base}/v1/jobs/{id}?wait=5"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        match job["state"].as_str() {
+            Some("succeeded") => break,
+            Some("failed" | "cancelled" | "expired") => panic!("the job ended: {job}"),
+            _ => assert!(Instant::now() < deadline, "the job did not finish: {job}"),
+        }
+    }
+    // The worker releases the memory right after it records the job's end.
+    let (mut after, mut peak) = resident_kb(pid);
+    let released = Instant::now() + Duration::from_secs(10);
+    while after - before.min(after) > (peak - before) / 3 && Instant::now() < released {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        (after, peak) = resident_kb(pid);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    eprintln!("resident kB: before the job {before}, peak {peak}, after it {after}");
+    assert!(
+        peak > before + 50_000,
+        "the solve used memory: peak {peak} kB against {before} before"
+    );
+    assert!(
+        after - before.min(after) <= (peak - before) / 3,
+        "freed memory went back: {after} kB after the job, {before} before, peak {peak}"
+    );
+}
