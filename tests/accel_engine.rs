@@ -248,8 +248,17 @@ fn a_budgeted_cpu_lift_stops_below_the_fixpoint_and_resumes_to_it() {
         .expect("lifts");
         assert!(!part.finished, "{threads} threads: stopped at the budget");
         assert!(part.lifts >= n as u64 && part.lifts < full.lifts);
+        // The frontier it stopped with, against one some rounds before (what the driver
+        // reads to lift on instead of evaluating); a finished run has none.
+        let tail = part.tail.expect("a stopped run's frontier tail");
+        assert!(
+            tail.now > 0 && tail.earlier > 0 && tail.rounds >= 1,
+            "{tail:?}"
+        );
+        assert_eq!(full.tail, None);
         assert!(part.values.iter().zip(&full.values).all(|(a, b)| a <= b));
         let rest = lift_from(&arena, m, part.values, &options, &Control::new()).expect("lifts");
+        assert_eq!(rest.tail, None);
         assert_eq!(
             rest.values, full.values,
             "{threads} threads: resumed to the fixpoint"

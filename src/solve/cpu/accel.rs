@@ -65,6 +65,7 @@ impl LiftEngine for CpuLift {
             lifts: lifted.lifts,
             rounds: lifted.rounds,
             finished: lifted.finished,
+            tail: lifted.tail,
         })
     }
 }

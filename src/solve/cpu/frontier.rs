@@ -37,6 +37,7 @@ use rayon::prelude::*;
 use super::state::{Collector, LiftState, Lifter, current_bit, next_bit};
 use super::values::Value;
 use crate::arena::{Player, Weight};
+use crate::solve::accel::FrontierTail;
 use crate::solve::control::{Budget, Control, Interrupted};
 
 /// Frontier vertices per parallel task.
@@ -53,7 +54,13 @@ pub(super) struct FrontierRun {
     /// Bytes of the parallel rounds' side buffer (one value per vertex of the largest such
     /// round).
     pub side_buffer_bytes: usize,
+    /// The frontier when the run stopped unfinished, against the one a few round
+    /// boundaries earlier.
+    pub tail: Option<FrontierTail>,
 }
+
+/// Round boundaries back that [`FrontierRun::tail`] compares with (one round alone is noisy).
+const TAIL_BOUNDARIES: usize = 4;
 
 /// Lifts `state` to the least fixpoint, or until the first round boundary after `budget`
 /// runs out (its lifts, or its time: sequential rounds read the clock once per 1,024 lifts). `pool` is `None` for one thread.
@@ -70,6 +77,9 @@ pub(super) fn run<W: Weight, V: Value>(
     // Side buffer of parallel rounds: grown to the largest parallel frontier seen.
     let mut side: Vec<V::Cell> = Vec::new();
     let (mut rounds, mut lifts) = (0u64, 0u64);
+    // (rounds, frontier) at the last few boundaries this loop saw, oldest first.
+    let mut seen: std::collections::VecDeque<(u64, usize)> =
+        std::collections::VecDeque::with_capacity(TAIL_BOUNDARIES);
     // A round is worth a fork/join when its frontier times the game's average
     // successor-plus-predecessor degree reaches the limit: an estimate in O(1) (counting
     // the frontier's true degrees every round cost a tenth of IEEE1394's 5,730 tiny rounds).
@@ -78,6 +88,10 @@ pub(super) fn run<W: Weight, V: Value>(
     let large = |len: usize| pool.is_some() && len.saturating_mul(degree) >= sequential_below_edges;
     while state.queue.current_len() > 0 && lifts < budget.lifts && !budget.expired() {
         let len = state.queue.current_len();
+        if seen.len() == TAIL_BOUNDARIES {
+            seen.pop_front();
+        }
+        seen.push_back((rounds, len));
         control.progress().publish(rounds, len as u64, lifts);
         match pool {
             Some(pool) if large(len) => {
@@ -99,9 +113,18 @@ pub(super) fn run<W: Weight, V: Value>(
     }
     let left = state.queue.current_len();
     control.progress().publish(rounds, left as u64, lifts);
+    let tail = seen
+        .front()
+        .filter(|&&(at, _)| left > 0 && rounds > at)
+        .map(|&(at, earlier)| FrontierTail {
+            now: left as u64,
+            earlier: earlier as u64,
+            rounds: rounds - at,
+        });
     Ok(FrontierRun {
         rounds,
         lifts,
+        tail,
         finished: left == 0,
         side_buffer_bytes: side.capacity() * V::BYTES,
     })

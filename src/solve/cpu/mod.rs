@@ -127,6 +127,8 @@ pub struct CpuLifted {
     pub lifts: u64,
     /// Bytes of the working set: the arena's arrays plus this backend's buffers.
     pub working_set_bytes: usize,
+    /// How the frontier shrank over the last rounds, when the run stopped unfinished.
+    pub tail: Option<crate::solve::accel::FrontierTail>,
 }
 
 /// Lifts `arena` (bound `bound`, from [`energy::bound`]) from `values` — which must lie
@@ -221,7 +223,7 @@ fn lift_typed<W: Weight, V: Value>(
     } = run;
     let topping = topping.filter(|_| options.algorithm == CpuAlgorithm::Frontier);
     let mut state = LiftState::<W, V>::new(arena, bound, values, pool, topping);
-    let (rounds, lifts, side_bytes, finished) = match options.algorithm {
+    let (rounds, lifts, side_bytes, finished, tail) = match options.algorithm {
         CpuAlgorithm::Frontier => {
             let run = frontier::run(
                 &mut state,
@@ -230,11 +232,17 @@ fn lift_typed<W: Weight, V: Value>(
                 budget,
                 control,
             )?;
-            (run.rounds, run.lifts, run.side_buffer_bytes, run.finished)
+            (
+                run.rounds,
+                run.lifts,
+                run.side_buffer_bytes,
+                run.finished,
+                run.tail,
+            )
         }
         CpuAlgorithm::Sweep => {
             let run = sweep::run(&state, pool, control)?;
-            (run.rounds, run.lifts, 0, true)
+            (run.rounds, run.lifts, 0, true, None)
         }
     };
     let working_set_bytes = arena.heap_bytes() + state.heap_bytes() + side_bytes;
@@ -244,6 +252,7 @@ fn lift_typed<W: Weight, V: Value>(
         rounds,
         lifts,
         working_set_bytes,
+        tail,
     })
 }
 

@@ -386,6 +386,7 @@ impl LiftEngine for GpuLift {
             lifts: run.lifts,
             rounds: run.rounds,
             finished: run.finished,
+            tail: None,
         })
     }
 }
