@@ -4,39 +4,12 @@
 //! vertices, and its resident memory then falls back near where it was before the job,
 //! far below its peak. Linux only (`/proc/<pid>/status`).
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+mod service_support;
+
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Starts `egsolve serve` on a free loopback port; returns the child and its base URL.
-fn spawn_server(dir: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_egsolve"))
-        .args([
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-            "--cpu-workers",
-            "1",
-            "--data-dir",
-        ])
-        .arg(dir)
-        .env("EGSOLVE_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("egsolve binary starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("listening on ")
-        .expect("address line")
-        .to_string();
-    (child, base)
-}
+use service_support::spawn_server_binary;
 
 /// `VmRSS` and `VmHWM` (resident now, and at its peak) of process `pid`, in kB.
 fn resident_kb(pid: u32) -> (u64, u64) {
@@ -65,7 +38,7 @@ async fn memory_goes_back_to_the_kernel_when_no_job_runs() {
     assert!(generated.success());
     let body = std::fs::read(&game).unwrap();
     let data = dir.path().join("data");
-    let (mut child, base) = spawn_server(&data);
+    let (mut child, base) = spawn_server_binary(&data);
     let pid = child.id();
     let (before, _) = resident_kb(pid);
 

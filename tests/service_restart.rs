@@ -5,42 +5,11 @@
 
 mod service_support;
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
 use egsolve::service::job::JobState;
 use egsolve::service::store::Store;
 use service_support::*;
-
-/// Starts `egsolve serve` on a free loopback port; returns the child and its base URL.
-fn spawn_server(dir: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_egsolve"))
-        .args([
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-            "--cpu-workers",
-            "1",
-            "--data-dir",
-        ])
-        .arg(dir)
-        .env("EGSOLVE_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("egsolve binary starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("listening on ")
-        .expect("address line")
-        .to_string();
-    (child, base)
-}
 
 fn sigterm(child: &mut Child) {
     let sent = Command::new("kill")
@@ -84,7 +53,7 @@ async fn killed_and_stopped_servers_lose_no_job_and_complete_each_once() {
     let http = reqwest::Client::new();
 
     // Phase 1: a slow job running, small ones queued behind it (one CPU worker); SIGKILL.
-    let (mut child, base) = spawn_server(dir.path());
+    let (mut child, base) = spawn_server_binary(dir.path());
     // About 9·10^8 lifts (seconds on any machine): it must still be running when polled.
     let slow = submit(&http, &base, slow_cycle(30_000)).await;
     let mut queued = Vec::new();
@@ -96,13 +65,13 @@ async fn killed_and_stopped_servers_lose_no_job_and_complete_each_once() {
     child.wait().unwrap();
 
     // Phase 2: restart; the slow job runs again. SIGTERM while it runs.
-    let (mut child, base) = spawn_server(dir.path());
+    let (mut child, base) = spawn_server_binary(dir.path());
     wait_running(&http, &base, &slow).await;
     let second_slow = submit(&http, &base, slow_cycle(4000)).await;
     sigterm(&mut child);
 
     // Phase 3: restart; everything finishes.
-    let (mut child, base) = spawn_server(dir.path());
+    let (mut child, base) = spawn_server_binary(dir.path());
     let mut all = queued.clone();
     all.push(slow.clone());
     all.push(second_slow.clone());

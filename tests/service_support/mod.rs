@@ -478,3 +478,35 @@ pub fn small_arena(n: u32, seed: u64) -> Vec<u8> {
 }
 
 pub type Shared<T> = Arc<T>;
+
+/// Starts the real binary's `egsolve serve` on a free loopback port, one CPU worker, `dir`
+/// as its data directory; returns the child and its base URL.
+pub fn spawn_server_binary(dir: &Path) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_egsolve"))
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--cpu-workers",
+            "1",
+            "--data-dir",
+        ])
+        .arg(dir)
+        .env("EGSOLVE_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("egsolve binary starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("address line")
+        .to_string();
+    (child, base)
+}
