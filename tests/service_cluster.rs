@@ -16,7 +16,6 @@
 
 mod service_support;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -105,15 +104,7 @@ impl Cluster {
             .stdout(Stdio::piped())
             .spawn()
             .expect("egsolve serve starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let base = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("address line, got {line:?}"))
-            .to_string();
+        let base = listening_address(&mut child);
         (Proc { child, log }, base)
     }
 

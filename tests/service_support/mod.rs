@@ -482,7 +482,6 @@ pub type Shared<T> = Arc<T>;
 /// Starts the real binary's `egsolve serve` on a free loopback port, one CPU worker, `dir`
 /// as its data directory; returns the child and its base URL.
 pub fn spawn_server_binary(dir: &Path) -> (std::process::Child, String) {
-    use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_egsolve"))
         .args([
@@ -499,14 +498,19 @@ pub fn spawn_server_binary(dir: &Path) -> (std::process::Child, String) {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("egsolve binary starts");
+    let base = listening_address(&mut child);
+    (child, base)
+}
+
+/// The base URL a spawned `egsolve serve` prints first on its piped standard output.
+pub fn listening_address(child: &mut std::process::Child) -> String {
+    use std::io::{BufRead, BufReader};
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
+    BufReader::new(child.stdout.take().expect("stdout piped"))
         .read_line(&mut line)
         .unwrap();
-    let base = line
-        .trim()
+    line.trim()
         .strip_prefix("listening on ")
-        .expect("address line")
-        .to_string();
-    (child, base)
+        .unwrap_or_else(|| panic!("address line, got {line:?}"))
+        .to_string()
 }

@@ -24,9 +24,9 @@
 //! ([`LiftRun::tail`]) — lifts on instead of evaluating when the lifts its geometric tail
 //! leaves would take at most a quarter of the phase at the phase's rate, for at most half
 //! the phase, once before each evaluation (BRP on 2 cores: lifting had stopped about 90 %
-//! of the way, for a 0.6 s evaluation it does not need; [`Phasing::lifting_on`]); a game that climbs keeps a frontier that shrinks slowly,
-//! and evaluates. [`Schedule::Lifts`] counts lifts instead (tests use small counts to
-//! evaluate often).
+//! of the way, for a 0.6 s evaluation it does not need; `phasing::Phasing::lifting_on`); a
+//! game that climbs keeps a frontier that shrinks slowly, and evaluates. [`Schedule::Lifts`]
+//! counts lifts instead (tests use small counts to evaluate often).
 //!
 //! **Threads.** One rayon pool per solve ([`Threads`]) serves the engine's rounds, every
 //! part of an evaluation and both strategies. Each parallel part computes a set or a

@@ -8,7 +8,7 @@ use super::{Budget, EVALUATION_NS_PER_ITEM, LiftEngine, LiftRun, MIN_PHASE, Sche
 use crate::arena::Arena;
 
 /// The frontier (vertices still to lift) when a phase stopped, and `rounds` rounds earlier:
-/// how fast lifting was closing in on the fixpoint ([`Phasing::lifting_on`]).
+/// how fast lifting was closing in on the fixpoint (`Phasing::lifting_on`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FrontierTail {
     /// Vertices in the frontier when the phase stopped (at least 1).
