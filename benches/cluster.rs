@@ -14,18 +14,16 @@
 //! 3. Lease expiry to re-run: a worker is killed with SIGKILL while it solves; the time until
 //!    another worker runs the job (attempt 2 seen running), against the configured lease.
 
-#[path = "../tests/common/postgres.rs"]
-mod postgres;
-#[path = "common/record.rs"]
-mod record;
+use egsolve_test_support::postgres;
+use egsolve_test_support::record;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use egsolve::generate::{RandomParams, random};
-use egsolve::service::{self, ServeConfig};
+use egsolve_core::generate::{RandomParams, random};
+use egsolve_service::{self as service, ServeConfig};
 use postgres::PgServer;
 
 fn ms(d: Duration) -> f64 {
@@ -62,7 +60,7 @@ fn arena_1000(seed: u64) -> Vec<u8> {
         player1_percent: 50,
     };
     let mut out = Vec::new();
-    egsolve::format::write_mpg(&random(params, seed), &mut out).unwrap();
+    egsolve_core::format::write_mpg(&random(params, seed), &mut out).unwrap();
     out
 }
 

@@ -14,18 +14,16 @@
 //! every job-table commit fsynced) and off. `BREAKDOWN=1` prints per-job phase times;
 //! `ONLY=overhead` runs part 3 alone.
 
-#[path = "../tests/common/data.rs"]
-mod data;
-#[path = "common/record.rs"]
-mod record;
+use egsolve_test_support as data;
+use egsolve_test_support::record;
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use egsolve::generate::{RandomParams, random};
-use egsolve::service::{self, ServeConfig};
-use egsolve::solve::{Backend, Control};
+use egsolve_core::generate::{RandomParams, random};
+use egsolve_core::solve::{Backend, Control};
+use egsolve_service::{self as service, ServeConfig};
 
 const IEEE: &str = "energy/IEEE1394nparties=2_datasize=2_headersize=2_acksize=2_property4.mpg.gz";
 
@@ -49,7 +47,7 @@ fn arena_with_weights(seed: u64, min_weight: i64) -> Vec<u8> {
         player1_percent: 50,
     };
     let mut out = Vec::new();
-    egsolve::format::write_mpg(&random(params, seed), &mut out).unwrap();
+    egsolve_core::format::write_mpg(&random(params, seed), &mut out).unwrap();
     out
 }
 
@@ -136,10 +134,11 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 
 fn direct_solve(path: &Path) -> Duration {
     let start = Instant::now();
-    let game = egsolve::format::read_path(path, &Default::default()).unwrap();
-    let solution = egsolve::solve::solve(&game.arena, Backend::Auto, &Control::new()).unwrap();
+    let game = egsolve_core::format::read_path(path, &Default::default()).unwrap();
+    let solution = egsolve_core::solve::solve(&game.arena, Backend::Auto, &Control::new()).unwrap();
     let mut sink = std::io::sink();
-    egsolve::output::write_json(&mut sink, &game.arena, &solution, 0, Default::default()).unwrap();
+    egsolve_core::output::write_json(&mut sink, &game.arena, &solution, 0, Default::default())
+        .unwrap();
     start.elapsed()
 }
 

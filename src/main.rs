@@ -1,8 +1,17 @@
 //! The `egsolve` binary: parses the command line, runs it, maps errors to exit codes.
+//!
+//! # Layout
+//! The binary only wires the libraries together: [`cli`] holds the subcommands (solving,
+//! checking, converting and generating through `egsolve-core`, devices through
+//! `egsolve-gpu`, `serve`/`worker`/`migrate` through `egsolve-service`), [`client`] the
+//! HTTP client behind `submit`, `status`, `result`, `cancel`, `jobs` and `healthcheck`.
+
+mod cli;
+mod client;
 
 use clap::Parser;
 
-egsolve::global_allocator!();
+egsolve_alloc::global_allocator!();
 
 fn main() {
     tracing_subscriber::fmt()
@@ -12,8 +21,8 @@ fn main() {
         )
         .with_writer(std::io::stderr)
         .init();
-    let cli = egsolve::cli::Cli::parse();
-    if let Err(e) = egsolve::cli::run(cli) {
+    let cli = cli::Cli::parse();
+    if let Err(e) = cli::run(cli) {
         eprintln!("egsolve: {}", e.message);
         std::process::exit(e.code);
     }

@@ -1,8 +1,13 @@
-//! Architecture invariants that a test can see in the source text:
-//! - no two modules import each other (a module and its ancestors excepted: a `mod.rs`
-//!   wires its children, and children use the shared types their parent defines);
-//! - the solver core (`arena`, `solve`, `check`, `oracle`, `generate`) never names tokio,
-//!   axum or sqlx.
+//! Architecture invariants, checked where they live:
+//! - **the crate graph** (`cargo metadata`): `egsolve-core` depends, directly or not, on
+//!   no async runtime, web framework, database or GPU driver (tokio, axum, hyper, tower,
+//!   sqlx, reqwest, cudarc); `egsolve-gpu` on no web framework or database; the libraries
+//!   never on the binary; and only `egsolve-gpu` links cudarc, only `egsolve-service` axum
+//!   and sqlx among the libraries;
+//! - in each crate, no two modules import each other (a module and its ancestors excepted:
+//!   a `mod.rs` wires its children, and children use the shared types their parent
+//!   defines);
+//! - the core touches the file system only in its format readers.
 //!
 //! Imports are read from `use` statements (brace groups expanded) and from paths written
 //! inline (`crate::a::b::item`, `super::x::item`); each is resolved to the deepest module
@@ -11,8 +16,26 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Every module of `src/` (as `a::b::c`, the crate root as ``) and its file's text.
-fn modules() -> BTreeMap<String, String> {
+/// The source folders of the workspace's crates: the root binary's and each library's.
+fn crate_sources() -> Vec<(String, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut crates = vec![("egsolve".to_string(), root.join("src"))];
+    let mut libraries: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+        .expect("crates/ is readable")
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.join("src").is_dir())
+        .collect();
+    libraries.sort();
+    for library in libraries {
+        let name = library.file_name().expect("a name").to_string_lossy();
+        crates.push((format!("egsolve-{name}"), library.join("src")));
+    }
+    crates
+}
+
+/// Every module of the crate whose sources are in `src` (as `a::b::c`, the crate root as
+/// ``) and its file's text.
+fn modules(src: &Path) -> BTreeMap<String, String> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).expect("src is readable") {
             let path = entry.expect("directory entry").path();
@@ -23,20 +46,22 @@ fn modules() -> BTreeMap<String, String> {
             }
         }
     }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    walk(&src, &mut files);
+    walk(src, &mut files);
     let mut modules = BTreeMap::new();
     for file in files {
-        let relative = file.strip_prefix(&src).expect("under src");
+        let relative = file.strip_prefix(src).expect("under src");
         let mut parts: Vec<String> = relative
             .iter()
             .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
             .collect();
-        if parts.first().is_some_and(|p| p == "bin") || parts == ["main"] {
+        if parts.first().is_some_and(|p| p == "bin") {
             continue;
         }
-        if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        if matches!(
+            parts.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
             parts.pop();
         }
         let text = std::fs::read_to_string(&file).expect("source is readable");
@@ -151,15 +176,14 @@ fn is_ancestor(a: &str, b: &str) -> bool {
     a.is_empty() || b == a || b.starts_with(&format!("{a}::"))
 }
 
-/// Module → the modules it names.
-fn imports() -> BTreeMap<String, BTreeSet<String>> {
-    let known = modules();
+/// Module → the modules it names, within one crate's modules.
+fn imports(known: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
     known
         .iter()
         .map(|(module, text)| {
             let targets = named_paths(text)
                 .iter()
-                .filter_map(|p| resolve(module, p, &known))
+                .filter_map(|p| resolve(module, p, known))
                 .filter(|t| t != module)
                 .collect();
             (module.clone(), targets)
@@ -168,58 +192,162 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
 }
 
 #[test]
-fn no_two_modules_import_each_other() {
-    let graph = imports();
-    assert!(
-        graph["service::api"].contains("service::request"),
-        "the scanner sees imports (service::api uses service::request)"
-    );
+fn no_two_modules_of_a_crate_import_each_other() {
     let mut pairs = Vec::new();
-    for (a, targets) in &graph {
-        for b in targets {
-            if a < b
-                && !is_ancestor(a, b)
-                && !is_ancestor(b, a)
-                && graph.get(b).is_some_and(|t| t.contains(a))
-            {
-                pairs.push(format!("{a} <-> {b}"));
+    let mut seen_service_imports = false;
+    for (name, src) in crate_sources() {
+        let graph = imports(&modules(&src));
+        if name == "egsolve-service" {
+            seen_service_imports = graph["api"].contains("request");
+        }
+        for (a, targets) in &graph {
+            for b in targets {
+                if a < b
+                    && !is_ancestor(a, b)
+                    && !is_ancestor(b, a)
+                    && graph.get(b).is_some_and(|t| t.contains(a))
+                {
+                    pairs.push(format!("{name}: {a} <-> {b}"));
+                }
             }
         }
     }
+    assert!(
+        seen_service_imports,
+        "the scanner sees imports (the service's api uses its request module)"
+    );
     assert!(
         pairs.is_empty(),
         "modules that import each other: {pairs:#?}"
     );
 }
 
+/// Each workspace package's name → the names of every package it depends on, directly or
+/// not, through normal (not dev or build) dependencies, from `cargo metadata`.
+fn dependency_closures() -> BTreeMap<String, BTreeSet<String>> {
+    let output = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        output.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let name_of: BTreeMap<&str, &str> = metadata["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap()))
+        .collect();
+    let mut direct: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for node in metadata["resolve"]["nodes"]
+        .as_array()
+        .expect("a resolve graph")
+    {
+        let normal = node["deps"]
+            .as_array()
+            .expect("deps")
+            .iter()
+            .filter(|dep| {
+                dep["dep_kinds"]
+                    .as_array()
+                    .expect("dep kinds")
+                    .iter()
+                    .any(|kind| kind["kind"].is_null())
+            })
+            .map(|dep| dep["pkg"].as_str().unwrap())
+            .collect();
+        direct.insert(node["id"].as_str().unwrap(), normal);
+    }
+    let mut closures = BTreeMap::new();
+    for member in metadata["workspace_members"].as_array().expect("members") {
+        let member = member.as_str().unwrap();
+        let mut seen = BTreeSet::new();
+        let mut stack = direct[member].clone();
+        while let Some(id) = stack.pop() {
+            if seen.insert(name_of[id].to_string()) {
+                stack.extend(direct[id].iter().copied());
+            }
+        }
+        closures.insert(name_of[member].to_string(), seen);
+    }
+    closures
+}
+
 #[test]
-fn solver_core_never_names_async_or_database_crates() {
-    let known = modules();
-    let core = ["arena", "solve", "check", "oracle", "generate"];
+fn the_crate_graph_keeps_the_layers() {
+    let closures = dependency_closures();
+    let forbidden_in = |package: &str, names: &[&str]| -> Vec<String> {
+        let closure = &closures[package];
+        names
+            .iter()
+            .filter(|name| closure.contains(**name))
+            .map(|name| format!("{package} depends on {name}"))
+            .collect()
+    };
+    // The scanner sees dependencies: the service does link axum and sqlx.
+    assert!(forbidden_in("egsolve-service", &["axum", "sqlx"]).len() == 2);
+    let mut offending = forbidden_in(
+        "egsolve-core",
+        &[
+            "tokio",
+            "axum",
+            "hyper",
+            "tower",
+            "sqlx",
+            "reqwest",
+            "cudarc",
+            "egsolve-gpu",
+            "egsolve-service",
+            "egsolve",
+        ],
+    );
+    offending.extend(forbidden_in(
+        "egsolve-gpu",
+        &[
+            "tokio",
+            "axum",
+            "hyper",
+            "sqlx",
+            "reqwest",
+            "egsolve-service",
+            "egsolve",
+        ],
+    ));
+    offending.extend(forbidden_in("egsolve-service", &["reqwest", "egsolve"]));
+    for library in ["egsolve-alloc", "egsolve-test-support"] {
+        offending.extend(forbidden_in(
+            library,
+            &["tokio", "axum", "sqlx", "cudarc", "egsolve-core"],
+        ));
+    }
+    assert!(offending.is_empty(), "{offending:#?}");
+}
+
+#[test]
+fn the_core_touches_files_only_in_its_format_readers() {
+    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src");
     let mut offending = Vec::new();
-    for (module, text) in &known {
-        if !core.iter().any(|c| is_ancestor(c, module)) {
+    for (module, text) in modules(&core) {
+        if is_ancestor("format", &module) {
             continue;
         }
-        for name in ["tokio", "axum", "sqlx"] {
-            if named_paths_with_root(text, name) {
+        let code: String = text
+            .lines()
+            .take_while(|l| !l.starts_with("#[cfg(test)]"))
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for name in ["std::fs", "File::", "OpenOptions", "memmap2"] {
+            if code.contains(name) {
                 offending.push(format!("{module} names {name}"));
             }
         }
     }
     assert!(offending.is_empty(), "{offending:#?}");
-}
-
-/// Whether `text` names the crate `root` (`use root::…` or `root::…` inline).
-fn named_paths_with_root(text: &str, root: &str) -> bool {
-    text.lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .any(|l| {
-            l.match_indices(&format!("{root}::")).any(|(i, _)| {
-                i == 0
-                    || !l.as_bytes()[i - 1].is_ascii_alphanumeric() && l.as_bytes()[i - 1] != b'_'
-            })
-        })
 }
 
 #[test]

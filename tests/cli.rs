@@ -57,9 +57,9 @@ fn paritysol_output_agrees_with_oink() {
         .join("parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz");
     let out = egsolve(&["solve", game.to_str().unwrap(), "--output", "paritysol"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let ours = egsolve::format::read_paritysol(&out.stdout[..]).unwrap();
+    let ours = egsolve_core::format::read_paritysol(&out.stdout[..]).unwrap();
     let sol = game.to_str().unwrap().replace(".gm.gz", ".sol.gz");
-    let oink = egsolve::format::read_paritysol(std::fs::File::open(sol).unwrap()).unwrap();
+    let oink = egsolve_core::format::read_paritysol(std::fs::File::open(sol).unwrap()).unwrap();
     assert_eq!(ours.len(), oink.len());
     for (a, b) in ours.iter().zip(&oink) {
         assert_eq!((a.0, a.1), (b.0, b.1), "winner of vertex {}", a.0);
@@ -133,7 +133,7 @@ fn egb_converts_solves_checks_and_reports_damage_by_offset() {
     let out = egsolve(&["convert", game, "--to", "egb", "-o", &p("h.egb")]);
     assert!(out.status.success(), "{}", stderr(&out));
     let bytes = std::fs::read(p("h.egb")).unwrap();
-    assert!(egsolve::format::egb::is_egb(&bytes));
+    assert!(egsolve_core::format::egb::is_egb(&bytes));
     // Solving the egb file (also compressed, under any name) answers as the text does.
     std::fs::write(p("h.egb.zst"), zstd::encode_all(&bytes[..], 3).unwrap()).unwrap();
     let text = egsolve(&["solve", game, "--output", "paritysol"]);
@@ -274,7 +274,7 @@ fn parity_games_beyond_the_reduction_end_to_end() {
 
     let sol = egsolve(&["solve", &p("g.gm"), "--output", "paritysol"]);
     assert!(sol.status.success());
-    let lines = egsolve::format::read_paritysol(&sol.stdout[..]).unwrap();
+    let lines = egsolve_core::format::read_paritysol(&sol.stdout[..]).unwrap();
     assert_eq!(lines.len(), 3000);
     assert_eq!(u64::from(lines[0].1), winner);
 

@@ -2,16 +2,16 @@
 //! and off: results in every format, uploads, cancel, the per-user limit, error fields, 50
 //! concurrent submissions, dropped connections, the examples of `docs/pipelines.md`, and the
 //! package itself (`mypy --strict`, `pip install`). pytest; see `python_support` for when it
-//! skips.
+//! is listed as ignored.
 
 mod python_support;
 
-use python_support::{Need, run_pytest};
+use python_support::{Need, pytest_trial};
 
-#[test]
-fn python_client_suite_passes() {
-    run_pytest(
+fn main() {
+    egsolve_test_support::run_trials(vec![pytest_trial(
+        "python_client_suite_passes",
         "clients/python/tests",
         &[Need::Modules(&["pytest", "httpx", "zstandard", "mypy"])],
-    );
+    )]);
 }

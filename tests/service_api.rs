@@ -167,9 +167,9 @@ async fn result_formats_vertex_selection_and_gzip(engine: Engine) {
 async fn egb_uploads_and_zstd_results(engine: Engine) {
     let server = Server::start_on(engine, |_| {}).await;
     let (game, answer) = SHARED[5];
-    let read = egsolve::format::read_path(&data_file(game), &Default::default()).unwrap();
+    let read = egsolve_core::format::read_path(&data_file(game), &Default::default()).unwrap();
     let mut egb = Vec::new();
-    egsolve::format::write_egb(&read, &mut egb).unwrap();
+    egsolve_core::format::write_egb(&read, &mut egb).unwrap();
     let expected = expected(&data_file(answer));
     let reply = server
         .call(
@@ -253,22 +253,22 @@ async fn json_result_is_the_cli_document_and_certifies(engine: Engine) {
         assert_eq!(served.status, 200);
         let served_text = served.text();
 
-        let parsed = egsolve::format::read(&bytes[..], &Default::default()).unwrap();
+        let parsed = egsolve_core::format::read(&bytes[..], &Default::default()).unwrap();
         // As `egsolve solve --backend reference` does: through `solve_game`, which adds the
         // parity summary for parity games.
-        let options = egsolve::solve::SolveOptions {
-            backend: egsolve::solve::Backend::Reference,
+        let options = egsolve_core::solve::SolveOptions {
+            backend: egsolve_core::solve::Backend::Reference,
             ..Default::default()
         };
-        let solution = egsolve::solve::solve_game(
+        let solution = egsolve_core::solve::solve_game(
             &parsed.arena,
             parsed.parity.as_ref().map(|p| p.view()),
             &options,
-            &egsolve::solve::Control::new(),
+            &egsolve_core::solve::Control::new(),
         )
         .unwrap();
         let mut cli = Vec::new();
-        egsolve::output::write_json(
+        egsolve_core::output::write_json(
             &mut cli,
             &parsed.arena,
             &solution,
@@ -304,14 +304,14 @@ async fn json_result_is_the_cli_document_and_certifies(engine: Engine) {
             "{game}: job view and result agree"
         );
 
-        let (credit, strategy) = egsolve::output::read_json_solution(
+        let (credit, strategy) = egsolve_core::output::read_json_solution(
             served_text.as_bytes(),
             parsed.arena.vertex_count(),
         )
         .unwrap();
-        let report = egsolve::check::check(
+        let report = egsolve_core::check::check(
             &parsed.arena,
-            egsolve::check::Claim {
+            egsolve_core::check::Claim {
                 credit: &credit,
                 strategy: &strategy,
             },
@@ -585,9 +585,9 @@ async fn cancel_a_queued_and_a_running_job(engine: Engine) {
 async fn users_are_isolated_and_limited(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
-    let alice = egsolve::service::auth::add_token(&tokens, "alice", false).unwrap();
-    let bob = egsolve::service::auth::add_token(&tokens, "bob", false).unwrap();
-    let root = egsolve::service::auth::add_token(&tokens, "root", true).unwrap();
+    let alice = egsolve_service::auth::add_token(&tokens, "alice", false).unwrap();
+    let bob = egsolve_service::auth::add_token(&tokens, "bob", false).unwrap();
+    let root = egsolve_service::auth::add_token(&tokens, "root", true).unwrap();
     let server = Server::start_on(engine, |c| {
         c.auth = true;
         c.tokens_file = Some(tokens.clone());
@@ -745,7 +745,7 @@ async fn service_endpoints_answer_as_specified(engine: Engine) {
 
 #[test]
 fn router_routes_equal_the_spec_paths() {
-    let routes: BTreeSet<(String, String)> = egsolve::service::api::ROUTES
+    let routes: BTreeSet<(String, String)> = egsolve_service::api::ROUTES
         .iter()
         .map(|(m, p)| (m.to_string(), p.to_string()))
         .collect();

@@ -21,8 +21,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use egsolve::service::job::JobState;
-use egsolve::service::store::Store;
+use egsolve_service::job::JobState;
+use egsolve_service::store::Store;
 use service_support::postgres::PgServer;
 use service_support::*;
 
@@ -227,7 +227,7 @@ async fn result_text(http: &reqwest::Client, base: &str, id: &str) -> String {
 }
 
 /// The store's view of every job (for completion counts).
-async fn records(url: &str) -> Vec<egsolve::service::job::JobRecord> {
+async fn records(url: &str) -> Vec<egsolve_service::job::JobRecord> {
     let cache = tempfile::tempdir().unwrap();
     let store = Store::open_postgres(url, cache.path()).await.unwrap();
     let jobs = store.list_jobs(None, None, None, 500).await.unwrap();
@@ -493,11 +493,11 @@ async fn three_workers_and_two_apis_run_300_jobs_from_20_clients_once_each() {
 
 /// Winners and credits from the reference solver, in-process.
 fn expected_answer(body: &[u8]) -> Vec<(u8, Option<u64>)> {
-    let game = egsolve::format::read(body, &Default::default()).unwrap();
-    let solution = egsolve::solve::solve(
+    let game = egsolve_core::format::read(body, &Default::default()).unwrap();
+    let solution = egsolve_core::solve::solve(
         &game.arena,
-        egsolve::solve::Backend::Reference,
-        &egsolve::solve::Control::new(),
+        egsolve_core::solve::Backend::Reference,
+        &egsolve_core::solve::Control::new(),
     )
     .unwrap();
     solution

@@ -1,5 +1,5 @@
 //! The service hands a solve's memory back to the kernel once its last running job ends
-//! (`egsolve::allocator::release_free_memory`, called by the workers): the real binary —
+//! (`egsolve_alloc::release_free_memory`, called by the workers): the real binary —
 //! jemalloc, which otherwise keeps freed blocks for the next solve — solves a game of 500,000
 //! vertices, and its resident memory then falls back near where it was before the job,
 //! far below its peak. Linux only (`/proc/<pid>/status`).

@@ -9,10 +9,10 @@ mod service_support;
 
 use std::time::Duration;
 
-use egsolve::check::{ParityClaim, check_parity};
-use egsolve::format::{ReadOptions, read, read_paritysol};
-use egsolve::generate::{ParityGame, random_parity, write_pgsolver};
-use egsolve::output::read_json_answer;
+use egsolve_core::check::{ParityClaim, check_parity};
+use egsolve_core::format::{ReadOptions, read, read_paritysol};
+use egsolve_core::generate::{ParityGame, random_parity, write_pgsolver};
+use egsolve_core::output::read_json_answer;
 use service_support::*;
 
 fn gm_bytes(game: &ParityGame) -> Vec<u8> {
@@ -25,11 +25,11 @@ fn gm_bytes(game: &ParityGame) -> Vec<u8> {
 fn local_winners(bytes: &[u8]) -> Vec<u8> {
     let game = read(bytes, &ReadOptions::default()).unwrap();
     let parity = game.parity.as_ref().unwrap();
-    let solution = egsolve::solve::parity::solve_with(
+    let solution = egsolve_core::solve::parity::solve_with(
         &game.arena,
         &parity.compressed.priority,
-        &egsolve::solve::parity::ParityOptions::with_threads(1),
-        &egsolve::solve::Control::new(),
+        &egsolve_core::solve::parity::ParityOptions::with_threads(1),
+        &egsolve_core::solve::Control::new(),
     )
     .unwrap();
     (0..game.arena.vertex_count() as u32)

@@ -7,8 +7,8 @@ mod service_support;
 
 use std::process::{Child, Command};
 
-use egsolve::service::job::JobState;
-use egsolve::service::store::Store;
+use egsolve_service::job::JobState;
+use egsolve_service::store::Store;
 use service_support::*;
 
 fn sigterm(child: &mut Child) {

@@ -8,13 +8,13 @@ mod service_support;
 
 use std::time::Duration;
 
-use egsolve::service::job::{BackendChoice, InputFormat, JobId, JobOptions, JobState, ReturnKind};
-use egsolve::service::store::Store;
-use egsolve::service::store::claim::{Candidate, ClaimRequest, Placement};
+use egsolve_service::job::{BackendChoice, InputFormat, JobId, JobOptions, JobState, ReturnKind};
+use egsolve_service::store::Store;
+use egsolve_service::store::claim::{Candidate, ClaimRequest, Placement};
 use service_support::*;
 
 async fn open(engine: Engine, dir: &std::path::Path) -> Store {
-    let mut config = egsolve::service::ServeConfig::for_tests(dir);
+    let mut config = egsolve_service::ServeConfig::for_tests(dir);
     engine.configure(&mut config);
     Store::open_configured(config.database.as_deref(), dir, false)
         .await
@@ -113,16 +113,16 @@ async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
     );
 
     // Both solve it; worker-b records first, worker-a's late result is refused.
-    let game = egsolve::format::read(&body[..], &Default::default()).unwrap();
-    let solution = egsolve::solve::solve(
+    let game = egsolve_core::format::read(&body[..], &Default::default()).unwrap();
+    let solution = egsolve_core::solve::solve(
         &game.arena,
-        egsolve::solve::Backend::Reference,
-        &egsolve::solve::Control::new(),
+        egsolve_core::solve::Backend::Reference,
+        &egsolve_core::solve::Control::new(),
     )
     .unwrap();
-    let key = egsolve::service::worker::result_key(&hash, InputFormat::Auto, BackendChoice::Auto);
-    egsolve::service::result_file::write(&store.result_path(&key), &solution).unwrap();
-    let summary = egsolve::output::Summary::new(&game.arena, &solution, 0);
+    let key = egsolve_service::worker::result_key(&hash, InputFormat::Auto, BackendChoice::Auto);
+    egsolve_service::result_file::write(&store.result_path(&key), &solution).unwrap();
+    let summary = egsolve_core::output::Summary::new(&game.arena, &solution, 0);
     assert!(
         store
             .succeed(id, 2, "worker-b", &key, &summary, 1.0)

@@ -1,7 +1,7 @@
 //! `egsolve check`: verify a JSON solution against an arena and say what failed where.
-//! Energy games are certified through their credits ([`crate::check::check`]); parity
+//! Energy games are certified through their credits ([`egsolve_core::check::check`]); parity
 //! games through their winners and strategies on the priorities
-//! ([`crate::check::check_parity`]), and through their credits as well when the solution
+//! ([`egsolve_core::check::check_parity`]), and through their credits as well when the solution
 //! gives them.
 
 use std::path::PathBuf;
@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CliError, EXIT_BAD_INPUT, EXIT_REJECTED};
-use crate::check::{Claim, ParityClaim, Report, check, check_parity};
-use crate::format::{self, Format, ReadOptions};
-use crate::output::read_json_answer;
+use egsolve_core::check::{Claim, ParityClaim, Report, check, check_parity};
+use egsolve_core::format::{self, Format, ReadOptions};
+use egsolve_core::output::read_json_answer;
 
 /// Arguments of `egsolve check`.
 #[derive(Debug, Args)]

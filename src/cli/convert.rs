@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::{CliError, EXIT_BAD_INPUT, output_file};
-use crate::format::{self, Format, ReadOptions, Reduction};
+use egsolve_core::format::{self, Format, ReadOptions, Reduction};
 
 /// Target formats of `convert` and `gen`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -4,7 +4,7 @@
 use clap::Args;
 
 use super::{CliError, EXIT_INTERNAL};
-use crate::solve::gpu;
+use egsolve_gpu as gpu;
 
 /// Arguments of `egsolve devices`.
 #[derive(Debug, Args)]

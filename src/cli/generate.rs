@@ -1,4 +1,4 @@
-//! `egsolve gen`: seeded games (see [`crate::generate`]) written as EGSolver, JSON or, for
+//! `egsolve gen`: seeded games (see [`egsolve_core::generate`]) written as EGSolver, JSON or, for
 //! parity games, PGSolver text.
 
 use std::io::Write;
@@ -8,9 +8,9 @@ use clap::{Args, Subcommand};
 
 use super::convert::{WriteFormat, write_game};
 use super::{CliError, EXIT_USAGE, output_file};
-use crate::arena::Arena;
-use crate::format::Game;
-use crate::generate::{self, RandomParams};
+use egsolve_core::arena::Arena;
+use egsolve_core::format::Game;
+use egsolve_core::generate::{self, RandomParams};
 
 /// Where and how to write a generated game.
 #[derive(Debug, Args)]
@@ -186,7 +186,7 @@ pub fn run(command: GenCommand) -> Result<(), CliError> {
                     "--copies must be at least 1 and --big at least 1".to_string(),
                 ));
             }
-            let arena = crate::generate::climbing::circle_then_escape(copies, big);
+            let arena = egsolve_core::generate::climbing::circle_then_escape(copies, big);
             (arena, output)
         }
         GenCommand::Parity {

@@ -58,9 +58,9 @@ impl From<std::io::Error> for CliError {
     }
 }
 
-impl From<crate::format::FormatError> for CliError {
-    fn from(e: crate::format::FormatError) -> CliError {
-        use crate::format::FormatError;
+impl From<egsolve_core::format::FormatError> for CliError {
+    fn from(e: egsolve_core::format::FormatError) -> CliError {
+        use egsolve_core::format::FormatError;
         let code = match e {
             FormatError::Open { .. } | FormatError::Io(_) => EXIT_IO,
             _ => EXIT_BAD_INPUT,
@@ -69,9 +69,9 @@ impl From<crate::format::FormatError> for CliError {
     }
 }
 
-impl From<crate::solve::SolveError> for CliError {
-    fn from(e: crate::solve::SolveError) -> CliError {
-        use crate::solve::{Interrupted, SolveError};
+impl From<egsolve_core::solve::SolveError> for CliError {
+    fn from(e: egsolve_core::solve::SolveError) -> CliError {
+        use egsolve_core::solve::{Interrupted, SolveError};
         let code = match e {
             SolveError::Bound(_)
             | SolveError::ReductionTooLarge { .. }
@@ -107,14 +107,14 @@ pub enum Command {
     /// List the GPUs the gpu backend can use.
     Devices(devices::DevicesArgs),
     /// Run the solving service (HTTP job API).
-    Serve(crate::service::command::ServeCommand),
+    Serve(egsolve_service::command::ServeCommand),
     /// Run jobs from a shared PostgreSQL queue without serving HTTP (scale-out workers).
-    Worker(crate::service::command::WorkerCommand),
+    Worker(egsolve_service::command::WorkerCommand),
     /// Copy a SQLite service store into an empty PostgreSQL database.
-    Migrate(crate::service::command::MigrateCommand),
+    Migrate(egsolve_service::command::MigrateCommand),
     /// Manage the service's bearer tokens.
     #[command(subcommand)]
-    Token(crate::service::command::TokenCommand),
+    Token(egsolve_service::command::TokenCommand),
     /// Submit an arena file to a service.
     Submit(crate::client::cli::SubmitArgs),
     /// Show a job of a service.

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::solve::Progress;
+use egsolve_core::solve::Progress;
 
 /// A progress display; inert when stderr is not a terminal.
 pub struct ProgressDisplay {

@@ -8,11 +8,11 @@ use clap::Args;
 
 use super::progress::ProgressDisplay;
 use super::{CliError, EXIT_BAD_INPUT, output_file};
-use crate::format::{self, Format, ParityInfo, ReadOptions};
-use crate::output::{self, OutputFormat};
-use crate::solve::cpu::CpuAlgorithm;
-use crate::solve::gpu::layout::VertexOrder;
-use crate::solve::{self, Backend, Control, SolveOptions};
+use clap::builder::TypedValueParser;
+use egsolve_core::format::{self, Format, ParityInfo, ReadOptions};
+use egsolve_core::output::{self, OutputFormat};
+use egsolve_core::solve::cpu::CpuAlgorithm;
+use egsolve_core::solve::{self, Backend, Control, SolveOptions, VertexOrder};
 
 /// Arguments of `egsolve solve`.
 #[derive(Debug, Args)]
@@ -52,7 +52,12 @@ pub struct SolveArgs {
     pub lanes: Option<u32>,
     /// gpu backend: vertex order on the device: `input` (default: no renumbering, players
     /// read from a byte array) or `players-first` (the paper's layout, renumbered on the host).
-    #[arg(long, value_enum, default_value_t = VertexOrder::default())]
+    #[arg(
+        long,
+        default_value = "input",
+        value_parser = clap::builder::PossibleValuesParser::new(["players-first", "input"])
+            .map(|order| order.parse::<VertexOrder>().expect("a possible value"))
+    )]
     pub vertex_order: VertexOrder,
     /// gpu backend: device ordinal (default: the one with most free memory that fits).
     #[arg(long)]
@@ -88,7 +93,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         // The driver's start-up overlaps the parse; inputs of a few megabytes (compressed
         // or not) make arrays that go through the staging buffers.
         let large_input = std::fs::metadata(&args.file).is_ok_and(|m| m.len() >= 2 << 20);
-        solve::gpu::warm_up(args.device, large_input);
+        egsolve_gpu::warm_up(args.device, large_input);
     }
     let progress = ProgressDisplay::start(&args.file);
     let opts = ReadOptions {
@@ -121,6 +126,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     progress.solving(control.progress().clone());
     let mut options = SolveOptions {
         backend: args.backend,
+        device: Some(egsolve_gpu::SOLVER),
         ..SolveOptions::default()
     };
     options.cpu.threads = args.threads;

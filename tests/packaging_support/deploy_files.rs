@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use clap::{CommandFactory, Parser};
-use egsolve::service::{ServeArgs, ServeConfig};
+use egsolve_service::{ServeArgs, ServeConfig};
 
 use super::{repo_root, run_egsolve};
 

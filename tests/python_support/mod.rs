@@ -1,14 +1,12 @@
 //! Runs a pytest suite of the project (the Python client's tests, the browser tests) against
 //! this build's binary, as part of `cargo test`. What the suite needs — Python packages,
 //! Chromium and its driver (`.ci/run` installs them, the packages into `.venv`) — is checked
-//! first: when something is missing the test fails if the environment variable `CI` is set
-//! and otherwise skips with the reason printed.
+//! first: when something is missing the check fails if the environment variable `CI` is set
+//! and is otherwise listed as ignored, with the reason (`egsolve_test_support::needing`).
 #![allow(dead_code)]
 
-#[path = "../common/data.rs"]
-mod data;
+use egsolve_test_support as data;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -77,20 +75,22 @@ fn missing(needs: &[Need]) -> Option<String> {
     None
 }
 
-/// Runs `pytest` on `suite` (a folder relative to the crate root); panics unless every test
-/// passes (and at least one ran).
-pub fn run_pytest(suite: &str, needs: &[Need]) {
-    if let Some(reason) = missing(needs) {
-        if std::env::var_os("CI").is_some() {
-            panic!("{suite} cannot run: {reason} (CI is set: .ci/run installs what it needs)");
-        }
-        // Straight to stderr, past the test harness's capture, so the reason is seen.
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipping {suite}: {reason}; `bash .ci/run` installs what it needs"
-        );
-        return;
-    }
+/// A check named `name` that runs `pytest` on `suite` (a folder relative to the crate root)
+/// and fails unless every test passes (and at least one ran); listed as ignored, with the
+/// reason, where something in `needs` is missing (a failure under `CI`).
+pub fn pytest_trial(
+    name: &str,
+    suite: &'static str,
+    needs: &[Need],
+) -> egsolve_test_support::Trial {
+    egsolve_test_support::needing(
+        name,
+        missing(needs).map(|reason| format!("{reason}; `bash .ci/run` installs it")),
+        move || run_pytest(suite),
+    )
+}
+
+fn run_pytest(suite: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let output = Command::new(python())
         .args([

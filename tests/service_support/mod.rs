@@ -3,17 +3,15 @@
 //! answers from `../shared/data`, and generated arenas.
 #![allow(dead_code)]
 
-#[path = "../common/data.rs"]
-mod data;
-#[path = "../common/postgres.rs"]
-pub mod postgres;
+use egsolve_test_support as data;
+pub use egsolve_test_support::postgres;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use egsolve::service::{self, ServeConfig};
+use egsolve_service::{self as service, ServeConfig};
 use reqwest::Method;
 use serde_json::Value;
 

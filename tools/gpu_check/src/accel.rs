@@ -7,13 +7,13 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use egsolve::arena::Arena;
-use egsolve::check::{Claim, check};
-use egsolve::generate::{self, RandomParams};
-use egsolve::solve::cpu::CpuOptions;
-use egsolve::solve::gpu::accel::GpuLift;
-use egsolve::solve::gpu::{self, GpuEngine, GpuOptions};
-use egsolve::solve::{Control, SolveError, accel, energy};
+use egsolve_core::arena::Arena;
+use egsolve_core::check::{Claim, check};
+use egsolve_core::generate::{self, RandomParams};
+use egsolve_core::solve::cpu::CpuOptions;
+use egsolve_core::solve::{Control, SolveError, accel, energy};
+use egsolve_gpu::accel::GpuLift;
+use egsolve_gpu::{self as gpu, GpuEngine, GpuOptions};
 
 use super::games::{self, Case};
 use super::{Row, agree, compare};
@@ -221,7 +221,7 @@ fn sweep_case(case: &Case) {
     let all_cores = CpuOptions::default();
     loop {
         let t = Instant::now();
-        match egsolve::solve::auto::solve(arena, &all_cores, &limit(60)) {
+        match egsolve_core::solve::auto::solve(arena, &all_cores, &limit(60)) {
             Ok(solution) => {
                 times.push(t.elapsed().as_secs_f64());
                 if times.len() == 3 || times[0] > 1.0 {

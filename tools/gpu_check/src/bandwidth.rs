@@ -2,7 +2,7 @@
 
 use cudarc::driver::sys::CUevent_flags;
 
-use egsolve::solve::gpu::compile::kernels;
+use egsolve_gpu::compile::kernels;
 
 /// A driver error with what was being done, as text.
 trait During<T> {

@@ -5,11 +5,11 @@
 use std::time::{Duration, Instant};
 
 use crate::bandwidth::copy_bandwidth;
-use egsolve::arena::Arena;
-use egsolve::solve::cpu::{CpuOptions, lift_from};
-use egsolve::solve::gpu::layout::VertexOrder;
-use egsolve::solve::gpu::{GpuEngine, GpuOptions};
-use egsolve::solve::{Backend, Control, energy, solve};
+use egsolve_core::arena::Arena;
+use egsolve_core::solve::cpu::{CpuOptions, lift_from};
+use egsolve_core::solve::{Backend, Control, energy, solve};
+use egsolve_gpu::VertexOrder;
+use egsolve_gpu::{GpuEngine, GpuOptions};
 
 use super::games;
 
@@ -107,7 +107,7 @@ fn tiny_rounds(arena: &Arena, label: &str, options: GpuOptions) {
         engine
             .lift_from(None, &options, &Control::new())
             .map_err(|e| match e {
-                egsolve::solve::gpu::GpuSolveError::Gpu(g) => g,
+                egsolve_gpu::GpuSolveError::Gpu(g) => g,
                 other => panic!("{other}"),
             })
     });
@@ -314,7 +314,7 @@ fn end_to_end(arena: &Arena, cpu_limit: f64) {
     let threads = cpu.effective_threads();
     let control =
         Control::new().with_deadline(Some(Instant::now() + Duration::from_secs_f64(cpu_limit)));
-    let mut best: Option<(f64, egsolve::solve::cpu::CpuLifted)> = None;
+    let mut best: Option<(f64, egsolve_core::solve::cpu::CpuLifted)> = None;
     for _ in 0..3 {
         let t = Instant::now();
         match lift_from(arena, bound, vec![0; arena.vertex_count()], &cpu, &control) {

@@ -8,7 +8,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use egsolve::arena::{Arena, EdgeList, Player};
+use egsolve_core::arena::{Arena, EdgeList, Player};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -25,15 +25,15 @@ mod bench;
 mod games;
 mod warm;
 
-egsolve::global_allocator!();
+egsolve_alloc::global_allocator!();
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use egsolve::arena::{Arena, Player};
-use egsolve::solve::gpu::compile::{kernels, nvrtc_version};
-use egsolve::solve::gpu::{GpuEngine, GpuOptions, GpuSolveError, list_devices};
-use egsolve::solve::{Backend, Control, TOP, energy, solve};
+use egsolve_core::arena::{Arena, Player};
+use egsolve_core::solve::{Backend, Control, TOP, energy, solve};
+use egsolve_gpu::compile::{kernels, nvrtc_version};
+use egsolve_gpu::{GpuEngine, GpuOptions, GpuSolveError, list_devices};
 use games::{Case, Expected};
 
 fn arg(args: &[String], name: &str) -> Option<String> {
@@ -132,9 +132,9 @@ fn main() {
                 lanes,
                 args.iter().any(|a| a == "--wide"),
                 if args.iter().any(|a| a == "--input-order") {
-                    egsolve::solve::gpu::layout::VertexOrder::Input
+                    egsolve_gpu::VertexOrder::Input
                 } else {
-                    egsolve::solve::gpu::layout::VertexOrder::PlayersFirst
+                    egsolve_gpu::VertexOrder::PlayersFirst
                 },
             );
             true
@@ -255,7 +255,7 @@ fn variants(m: usize) -> Vec<(String, u32, GpuOptions)> {
         "players first".into(),
         0,
         GpuOptions {
-            order: egsolve::solve::gpu::layout::VertexOrder::PlayersFirst,
+            order: egsolve_gpu::VertexOrder::PlayersFirst,
             ..GpuOptions::default()
         },
     ));
@@ -263,7 +263,7 @@ fn variants(m: usize) -> Vec<(String, u32, GpuOptions)> {
         "players first h=1".into(),
         1,
         GpuOptions {
-            order: egsolve::solve::gpu::layout::VertexOrder::PlayersFirst,
+            order: egsolve_gpu::VertexOrder::PlayersFirst,
             ..GpuOptions::default()
         },
     ));

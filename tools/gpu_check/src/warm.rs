@@ -10,8 +10,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use egsolve::format::{ReadOptions, read_path};
-use egsolve::solve::{Backend, Control, Solution, SolveOptions, solve_with};
+use egsolve_core::format::{ReadOptions, read_path};
+use egsolve_core::solve::{Backend, Control, Solution, SolveOptions, solve_with};
 
 /// Solves each of `files` `runs` times per backend and prints one line per run; the gpu
 /// backend's lifting phases are `lift_percent` of an evaluation's time where given (its
@@ -35,7 +35,7 @@ pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>, release: 
         for run in 1..=runs {
             for backend in [Backend::Auto, Backend::Gpu] {
                 if release {
-                    egsolve::allocator::release_free_memory();
+                    egsolve_alloc::release_free_memory();
                 }
                 let faults_before = minor_faults();
                 let started = Instant::now();
@@ -60,7 +60,7 @@ pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>, release: 
                     Some(auto) => {
                         let credits = auto.credit == solution.credit;
                         let moves0 = (0..arena.vertex_count()).all(|v| {
-                            auto.credit[v] == egsolve::solve::TOP
+                            auto.credit[v] == egsolve_core::solve::TOP
                                 || auto.strategy[v] == solution.strategy[v]
                         });
                         format!(

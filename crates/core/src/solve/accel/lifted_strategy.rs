@@ -1,0 +1,324 @@
+//! Player 1's strategy on `W1` from the lifting's record ([`super::topping`]), checked only
+//! where its cycles can be.
+//!
+//! **The moves.** A player-1 vertex of `W1` moves as the evaluations recorded if it is
+//! ranked (`super::ranks`), as the lift that topped it recorded otherwise, and as the seed
+//! (the driver's last σ1) if neither knows. Call `G'` the graph of these moves inside `W1`
+//! (player 0 keeps every edge).
+//!
+//! **Where the cycles are.** Call a vertex of `W1` *plain* if it is ranked and its edges in
+//! `G'` all lead to ranked vertices of no higher rank, or if lifting topped it by successors
+//! already at ⊤. Every other vertex is a *root*. A cycle of `G'` without a root is negative:
+//! if it meets a ranked vertex it stays among ranked vertices of one rank, where every cycle
+//! is negative (`super::ranks`); otherwise each of its vertices read its successor on the
+//! cycle at ⊤ before publishing its own ⊤, which no cycle can do (`super::topping`). So every
+//! nonnegative cycle of `G'` passes through a root, and lies in the part of `G'` reachable
+//! from the roots (the *core*, closed under `G'`'s edges).
+//!
+//! **The check.** The core, copied into a small arena of its own, gets the evaluations'
+//! components and cycle-sign test (`super::scc`, `super::cycles`): no nonnegative cycle
+//! there means none in `G'`, and with `W1` closed (player 0 cannot leave it, the moves never
+//! do) the moves win on all of `W1`, which `egsolve check` certifies. On a parity game's
+//! reduction only vertices with a negative weight can pass the bound, so the core is a small
+//! part of `W1`; the cost is a pass over `W1`'s edges and the core's own.
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::cycles::{Numbers, nonnegative_components};
+use super::graph::Graph;
+use super::ranks::NO_RANK;
+use super::reach::explore;
+use super::scc::components_alone_last;
+use super::topping::{NO_EDGE, ToppedBy, Topping};
+use crate::arena::{Arena, EdgeWeights, Player, Successors, VertexId};
+use crate::solve::control::{Control, Interrupted};
+use crate::solve::energy::TOP;
+use crate::solve::threads::{Threads, positions_where};
+
+/// What the record gave.
+pub(super) enum Lifted {
+    /// The moves win on all of `W1`: an edge per player-1 vertex of `W1` ([`NO_EDGE`]
+    /// elsewhere); `from_lifts`: some of `W1` was topped by recording lifts (else every
+    /// vertex was ranked, and these are the evaluations' moves).
+    Certified { moves: Vec<u32>, from_lifts: bool },
+    /// They were not shown to (a cycle through a root is not negative, or a move is
+    /// missing). The layered construction then starts from the seed, not from these moves:
+    /// the recorded moves lead into the roots' cycles, from which its layers cannot peel
+    /// (on random games it then stopped short more often, leaving the dual game).
+    Unproven,
+}
+
+/// Player 1's moves on `W1` (where `credit` is ⊤) from `topping`, the evaluations' `ranks`
+/// (with `seed`, their moves) if any, and the seed elsewhere; certified as the module docs
+/// say. Runs on the calling thread's pool.
+pub(super) fn lifted_moves(
+    arena: &Arena,
+    credit: &[u64],
+    seed: &[u32],
+    ranks: Option<&[u32]>,
+    topping: &Topping,
+    threads: &Threads,
+    control: &Control,
+) -> Result<Lifted, Interrupted> {
+    let n = credit.len();
+    let targets = arena.succ_targets();
+    let in_w1 = |u: VertexId| credit[u as usize] == TOP;
+    let rank = |u: VertexId| ranks.map_or(NO_RANK, |r| r[u as usize]);
+    // One pass over W1: each vertex's move and what it is (module docs). Only roots and
+    // ranked vertices read their edges: a vertex topped by ⊤ successors moves into W1 and
+    // (player 0) has only successors in W1 by the way it was topped.
+    let (moves, kinds): (Vec<u32>, Vec<Kind>) = (0..n as VertexId)
+        .into_par_iter()
+        .map(|v| {
+            if !in_w1(v) {
+                return (NO_EDGE, Kind::Outside);
+            }
+            let (r, cause) = (rank(v), topping.cause(v));
+            let player1 = arena.owner(v) == Player::One;
+            if r == NO_RANK && cause == ToppedBy::TopSuccessors {
+                return (
+                    if player1 { topping.edge(v) } else { NO_EDGE },
+                    Kind::Lifted,
+                );
+            }
+            let edges = if player1 {
+                let e = match (r, cause) {
+                    (NO_RANK, ToppedBy::PastBound) => topping.edge(v),
+                    _ => seed.get(v as usize).copied().unwrap_or(NO_EDGE),
+                };
+                if e == NO_EDGE || !in_w1(targets[e as usize]) {
+                    return (NO_EDGE, Kind::Broken);
+                }
+                e as usize..e as usize + 1
+            } else {
+                arena.succ_range(v)
+            };
+            let e = if player1 { edges.start as u32 } else { NO_EDGE };
+            let successors = &targets[edges];
+            if r != NO_RANK && successors.iter().all(|&u| rank(u) <= r) {
+                (e, Kind::Plain)
+            } else if successors.iter().all(|&u| in_w1(u)) {
+                (e, Kind::Root)
+            } else {
+                (e, Kind::Broken)
+            }
+        })
+        .unzip();
+    if kinds.par_iter().any(|&k| k == Kind::Broken) {
+        return Ok(Lifted::Unproven);
+    }
+    control.checkpoint()?;
+    let g = Moves {
+        arena,
+        moves: &moves,
+    };
+    let roots: Vec<VertexId> = positions_where(&kinds, |&k| k == Kind::Root);
+    let root_count = roots.len();
+    let core = reachable(n, roots, |v| g.successors(v));
+    tracing::debug!(
+        roots = root_count,
+        core = core.len(),
+        "player 1's strategy: the recorded moves' core"
+    );
+    if core.is_empty() || !has_nonnegative_cycle(&g, core, threads, control)? {
+        let from_lifts = root_count > 0 || kinds.par_iter().any(|&k| k == Kind::Lifted);
+        Ok(Lifted::Certified { moves, from_lifts })
+    } else {
+        Ok(Lifted::Unproven)
+    }
+}
+
+/// What a vertex is to the check (module docs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Not in `W1`.
+    Outside,
+    /// Ranked, its edges to no higher rank: on no nonnegative cycle without a root.
+    Plain,
+    /// Topped by ⊤ successors: on no cycle without a root.
+    Lifted,
+    /// Any other vertex of `W1`.
+    Root,
+    /// Player 1 without a move into `W1`, or player 0 with an edge out of it.
+    Broken,
+}
+
+/// Every vertex reachable from `start` by `successors` (`start` included), in vertex order.
+fn reachable<'a>(
+    n: usize,
+    start: Vec<VertexId>,
+    successors: impl Fn(VertexId) -> &'a [VertexId] + Sync,
+) -> Vec<VertexId> {
+    if start.is_empty() {
+        return start;
+    }
+    let seen: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let claim = |v: VertexId| {
+        let s = &seen[v as usize];
+        !s.load(Relaxed) && !s.swap(true, Relaxed)
+    };
+    let start: Vec<VertexId> = start.into_iter().filter(|&v| claim(v)).collect();
+    explore(start, |v, next| {
+        next.extend(successors(v).iter().copied().filter(|&u| claim(u)));
+    });
+    positions_where(&seen, |s| s.load(Relaxed))
+}
+
+/// `G'`: player 0's edges and player 1's moves (the edges of `moves`).
+struct Moves<'a> {
+    arena: &'a Arena,
+    moves: &'a [u32],
+}
+
+impl Moves<'_> {
+    /// `v`'s edges in `G'` (arena edge indices).
+    fn edges(&self, v: VertexId) -> std::ops::Range<usize> {
+        match self.arena.owner(v) {
+            Player::Zero => self.arena.succ_range(v),
+            Player::One => {
+                let e = self.moves[v as usize] as usize;
+                e..e + 1
+            }
+        }
+    }
+
+    /// The targets of `v`'s edges in `G'`.
+    fn successors(&self, v: VertexId) -> &[VertexId] {
+        &self.arena.succ_targets()[self.edges(v)]
+    }
+}
+
+/// Whether `G'` restricted to `core` (sorted; closed under `G'`'s edges) has a cycle of
+/// weight `>= 0`, by the evaluations' components and cycle-sign test on a copy of it with
+/// vertices `0..core.len()` (every edge kept: each is owned by player 0).
+fn has_nonnegative_cycle(
+    g: &Moves<'_>,
+    core: Vec<VertexId>,
+    threads: &Threads,
+    control: &Control,
+) -> Result<bool, Interrupted> {
+    let arena = g.arena;
+    let local = |u: VertexId| core.binary_search(&u).expect("the core is closed") as VertexId;
+    let mut offsets = Vec::with_capacity(core.len() + 1);
+    offsets.push(0u32);
+    for &v in &core {
+        offsets.push(offsets[offsets.len() - 1] + g.edges(v).len() as u32);
+    }
+    let (targets, weights): (Vec<VertexId>, Vec<i64>) = core
+        .par_iter()
+        .flat_map_iter(|&v| {
+            g.edges(v)
+                .map(|e| (local(arena.succ_targets()[e]), arena.weight(e)))
+        })
+        .unzip();
+    let k = core.len();
+    let copy = Arena::from_successors(
+        vec![Player::Zero; k],
+        Successors {
+            offsets,
+            targets,
+            weights: EdgeWeights::I64(weights),
+        },
+        None,
+    )
+    .expect("a closed core is an arena");
+    let all = vec![true; k];
+    let mut graph = Graph::default();
+    graph.rebuild(&copy, &all, &vec![NO_EDGE; k], threads);
+    let partition = components_alone_last(&graph, &all, threads);
+    let good = nonnegative_components(&graph, Numbers::of_partition(&partition), threads, control)?;
+    Ok(good.into_par_iter().any(|g| g))
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::generate::{RandomParams, random};
+    use crate::solve::accel::Budget;
+    use crate::solve::accel::topping::assert_record_holds;
+    use crate::solve::cpu::{CpuAlgorithm, CpuOptions, lift_budgeted};
+    use crate::solve::energy::bound;
+    use crate::solve::worklist::{Primal, solve_budgeted};
+
+    /// The record of a lift from 0 to the fixpoint: by the worklist, or by the CPU
+    /// backend's rounds on `threads` threads (every round parallel).
+    fn lift_from_zero(arena: &Arena, threads: Option<usize>) -> (Vec<u64>, Topping) {
+        let n = arena.vertex_count();
+        let m = bound(arena).expect("fits");
+        let topping = Topping::new(n);
+        let values = match threads {
+            None => {
+                let game = Primal {
+                    arena,
+                    bound: m,
+                    topping: Some(&topping),
+                };
+                let (lifted, finished) =
+                    solve_budgeted(&game, vec![0; n], Budget::UNLIMITED, &Control::new())
+                        .expect("lifts");
+                assert!(finished);
+                lifted.values
+            }
+            Some(count) => {
+                let options = CpuOptions {
+                    threads: count,
+                    algorithm: CpuAlgorithm::Frontier,
+                    sequential_below_edges: 0,
+                };
+                let threads = Threads::new(count).with_parallel_from(0);
+                let (start, budget) = (vec![0; n], Budget::UNLIMITED);
+                let control = Control::new();
+                let lifted = lift_budgeted(
+                    arena,
+                    m,
+                    start,
+                    budget,
+                    &options,
+                    &threads,
+                    Some(&topping),
+                    &control,
+                )
+                .expect("lifts");
+                assert!(lifted.finished);
+                lifted.values
+            }
+        };
+        (values, topping)
+    }
+
+    /// On random games (fixed seeds and a fresh one), every recording engine's record keeps
+    /// its invariant: the worklist, and the CPU rounds on 1, 2 and 3 threads.
+    #[test]
+    fn every_lift_records_why_a_vertex_reached_top() {
+        let fresh: u64 = rand::random();
+        let (mut by_top, mut past_bound) = (0, 0);
+        for seed in (0..120u64).chain([fresh]) {
+            let arena = random(
+                RandomParams {
+                    vertices: 20 + (seed % 9) as u32 * 60,
+                    min_degree: 1,
+                    max_degree: 1 + (seed % 4) as u32,
+                    min_weight: -8,
+                    max_weight: 4 + (seed % 3) as i64 * 4,
+                    player1_percent: 30 + (seed % 5) as u8 * 10,
+                },
+                seed,
+            );
+            for threads in [None, Some(1), Some(2), Some(3)] {
+                let context = format!("seed {seed}, threads {threads:?}");
+                let (values, topping) = lift_from_zero(&arena, threads);
+                assert_record_holds(&arena, &values, &topping, &context);
+                for v in 0..arena.vertex_count() as VertexId {
+                    by_top += (topping.cause(v) == ToppedBy::TopSuccessors) as u64;
+                    past_bound += (topping.cause(v) == ToppedBy::PastBound) as u64;
+                }
+            }
+        }
+        assert!(by_top > 1000 && past_bound > 1000, "{by_top} {past_bound}");
+    }
+}

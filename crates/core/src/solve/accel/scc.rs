@@ -1,0 +1,848 @@
+//! Strongly connected components of a [`Graph`] restricted to a vertex subset.
+//!
+//! - One thread: iterative Tarjan; a few vertices of a large graph: Tarjan over their own
+//!   small CSR.
+//! - Several threads: **trim**, then **forward–backward** (FB) splits, the parts beside a
+//!   large component trimmed again before their own split, then Tarjan on small parts (the
+//!   scheme of Slota et al.'s *Multistep*). Trimming peels, in parallel frontier rounds with
+//!   per-vertex degree counters, every vertex with no predecessor or no successor left in
+//!   its part (each a component of its own); most vertices of model-checking games go that
+//!   way. On what remains, FB takes a pivot `p` of a part (the largest product of degrees
+//!   inside the part), marks what reaches `p` (B) and then what `p` reaches through B
+//!   (parallel frontier searches inside the part): that is `p`'s component, F ∩ B. The rest
+//!   splits into B's other vertices and the vertices outside B — each a union of whole
+//!   components, since a component reaches `p` with all its members or with none — which
+//!   are solved independently (in parallel, wave after wave) the same way; parts below
+//!   [`SEQUENTIAL_BELOW`] vertices go to Tarjan, and so do the parts after
+//!   [`MISSES_BEFORE_TARJAN`] splits in a row whose component was small (FB finds one
+//!   component per search, which stops paying when there are many medium ones).
+//!
+//! Component *numbers* depend on the schedule; the partition into components does not
+//! (it is a property of the graph), and every caller uses only the partition.
+
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::graph::Graph;
+use super::reach::explore;
+use crate::arena::VertexId;
+use crate::solve::threads::{Threads, filled_in_parallel, positions_where};
+
+/// Marks "no strongly connected component" (vertex outside the subset).
+pub(super) const NO_COMPONENT: u32 = u32::MAX;
+
+/// Subsets of fewer than a `1 / COMPACT_FRACTION` of the graph's vertices (and fewer than
+/// [`SEQUENTIAL_BELOW`]) take Tarjan over their own compact CSR.
+const COMPACT_FRACTION: usize = 8;
+
+/// Parts smaller than this run Tarjan on one thread.
+const SEQUENTIAL_BELOW: usize = 1 << 14;
+
+/// Components of `graph` restricted to `inside`: the component of each vertex
+/// ([`NO_COMPONENT`] outside) and the number of components.
+#[cfg(test)]
+pub(super) fn components(graph: &Graph, inside: &[bool], threads: &Threads) -> (Vec<u32>, u32) {
+    let partition = components_alone_last(graph, inside, threads);
+    (partition.component, partition.count)
+}
+
+/// The components of a graph restricted to a subset, as [`components_alone_last`] numbers
+/// them.
+pub(super) struct Partition {
+    /// Each vertex's component ([`NO_COMPONENT`] outside).
+    pub component: Vec<u32>,
+    pub count: u32,
+    /// From which number on the components are vertices the trims peeled, one each,
+    /// numbered in the order of their ids (as `cycles::Numbers::alone_from` reads it; the
+    /// count when none is known).
+    pub alone_from: u32,
+    /// A member of the largest component forward–backward found, if it found one.
+    pub largest: Option<VertexId>,
+}
+
+/// [`components`], the vertices the trims peeled numbered last.
+pub(super) fn components_alone_last(
+    graph: &Graph,
+    inside: &[bool],
+    threads: &Threads,
+) -> Partition {
+    let sequential = |(component, count): (Vec<u32>, u32)| Partition {
+        component,
+        count,
+        alone_from: count,
+        largest: None,
+    };
+    if !threads.parallel(graph.len() + graph.edge_count()) {
+        return sequential(tarjan(graph, inside));
+    }
+    threads.install(|| {
+        let members = positions_where(inside, |&i| i);
+        // A few vertices of a large graph (their edges found by binary search among them):
+        // Tarjan over their own CSR. Most of a small graph (a clique of 500: 250,000
+        // edges, each searched) goes the parallel way, its trim then Tarjan on the part.
+        if members.len() < SEQUENTIAL_BELOW && members.len() * COMPACT_FRACTION < graph.len() {
+            return sequential(tarjan_compact(graph, &members));
+        }
+        Parallel::new(graph, inside).run(&members)
+    })
+}
+
+/// Tarjan over a few `members` (sorted ids) of a large graph ([`member_roots`]), so that
+/// nothing but the answer is as large as the graph (the evaluation's second decomposition
+/// is often a handful of vertices in millions, where the parallel algorithm's arrays and
+/// passes over every vertex cost tens of milliseconds). Runs on the calling thread's pool
+/// (inside [`Threads::install`]).
+fn tarjan_compact(graph: &Graph, members: &[VertexId]) -> (Vec<u32>, u32) {
+    let root = member_roots(members, |v| graph.successor_ids(v).iter().copied(), true);
+    // Components numbered in the order of their roots' positions.
+    let mut number = vec![NO_COMPONENT; members.len()];
+    let mut count = 0u32;
+    for (x, &r) in root.iter().enumerate() {
+        if r as usize == x {
+            number[x] = count;
+            count += 1;
+        }
+    }
+    let mut component = filled_in_parallel(graph.len(), NO_COMPONENT);
+    for (&v, &r) in members.iter().zip(&root) {
+        component[v as usize] = number[r as usize];
+    }
+    (component, count)
+}
+
+/// Each of `members`' (sorted ids of a larger graph whose successors `successors(v)`
+/// lists) component root, as a position in `members`: the member Tarjan finished the
+/// component at. Their edges among themselves (successors outside `members` dropped) are
+/// first gathered into a CSR of positions — on the current pool's threads when `parallel`:
+/// however few the members, their edges are reads at random over the whole graph — so that
+/// the sequential Tarjan reads only that.
+pub(super) fn member_roots<I: Iterator<Item = VertexId>>(
+    members: &[VertexId],
+    successors: impl Fn(VertexId) -> I + Sync,
+    parallel: bool,
+) -> Vec<u32> {
+    let inside = |v: VertexId| {
+        successors(v).filter_map(|u| members.binary_search(&u).ok().map(|x| x as u32))
+    };
+    let count = |&v: &VertexId| inside(v).count() as u32;
+    let (counts, targets): (Vec<u32>, Vec<u32>) = if parallel {
+        (
+            members.par_iter().map(count).collect(),
+            members.par_iter().flat_map_iter(|&v| inside(v)).collect(),
+        )
+    } else {
+        (
+            members.iter().map(count).collect(),
+            members.iter().flat_map(|&v| inside(v)).collect(),
+        )
+    };
+    let mut offsets = Vec::with_capacity(members.len() + 1);
+    offsets.push(0usize);
+    for c in counts {
+        offsets.push(offsets[offsets.len() - 1] + c as usize);
+    }
+    let mut root = vec![0u32; members.len()];
+    tarjan_over(
+        members.len(),
+        |x| &targets[offsets[x as usize]..offsets[x as usize + 1]],
+        |_| true,
+        |positions| {
+            let r = *positions.last().expect("a component has members");
+            for &y in positions {
+                root[y as usize] = r;
+            }
+        },
+    );
+    root
+}
+
+/// Iterative Tarjan over every vertex of `inside`.
+pub fn tarjan(graph: &Graph, inside: &[bool]) -> (Vec<u32>, u32) {
+    let mut component = vec![NO_COMPONENT; graph.len()];
+    let mut count = 0u32;
+    tarjan_over(
+        graph.len(),
+        |v| graph.successor_ids(v),
+        |v| inside[v as usize],
+        |members| {
+            for &x in members {
+                component[x as usize] = count;
+            }
+            count += 1;
+        },
+    );
+    (component, count)
+}
+
+/// Iterative Tarjan over the vertices `0..k` where `include` holds: `successors(v)` lists
+/// `v`'s successors (those not included are skipped); each component goes to `on_component`
+/// as its members, the vertex it was finished at (its root) last.
+pub(super) fn tarjan_over<'a>(
+    k: usize,
+    successors: impl Fn(VertexId) -> &'a [VertexId],
+    include: impl Fn(VertexId) -> bool,
+    mut on_component: impl FnMut(&[VertexId]),
+) {
+    const UNVISITED: u32 = u32::MAX;
+    let mut index = vec![UNVISITED; k];
+    let mut low = vec![0u32; k];
+    let mut finished = vec![false; k];
+    let mut stack: Vec<VertexId> = Vec::new();
+    let mut members: Vec<VertexId> = Vec::new();
+    // (vertex, next successor position)
+    let mut calls: Vec<(VertexId, u32)> = Vec::new();
+    let mut next_index = 0u32;
+    let mut visit = |v: VertexId, stack: &mut Vec<VertexId>, index: &mut [u32], low: &mut [u32]| {
+        index[v as usize] = next_index;
+        low[v as usize] = next_index;
+        next_index += 1;
+        stack.push(v);
+    };
+    for start in 0..k as VertexId {
+        if !include(start) || index[start as usize] != UNVISITED {
+            continue;
+        }
+        visit(start, &mut stack, &mut index, &mut low);
+        calls.push((start, 0));
+        while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
+            let succ = successors(v);
+            let mut descended = None;
+            while (*pos as usize) < succ.len() {
+                let u = succ[*pos as usize];
+                *pos += 1;
+                if !include(u) {
+                    continue;
+                }
+                if index[u as usize] == UNVISITED {
+                    descended = Some(u);
+                    break;
+                } else if !finished[u as usize] {
+                    // Visited and not yet in a component: on the stack.
+                    low[v as usize] = low[v as usize].min(index[u as usize]);
+                }
+            }
+            if let Some(u) = descended {
+                visit(u, &mut stack, &mut index, &mut low);
+                calls.push((u, 0));
+                continue;
+            }
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent as usize] = low[parent as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                members.clear();
+                loop {
+                    let x = stack.pop().expect("Tarjan's stack holds the component");
+                    finished[x as usize] = true;
+                    members.push(x);
+                    if x == v {
+                        break;
+                    }
+                }
+                on_component(&members);
+            }
+        }
+    }
+}
+
+/// A part of the vertices left to split: a union of whole components.
+struct Part {
+    id: u32,
+    members: Vec<VertexId>,
+    /// How many splits in a row, down to this part, found only a small component.
+    misses: u8,
+}
+
+/// After this many splits in a row that found only a small component, the parts go to
+/// Tarjan whatever their size.
+const MISSES_BEFORE_TARJAN: u8 = 2;
+
+/// Search marks of FB.
+const FORWARD: u8 = 1;
+const BACKWARD: u8 = 2;
+/// Not (or no longer) in any part.
+const NO_PART: u32 = u32::MAX;
+/// Peeled by the trim, its component not yet numbered.
+const TRIMMED: u32 = u32::MAX - 1;
+/// A peeled vertex's component until `run` numbers it (after every other component).
+const PEELED: u32 = u32::MAX - 1;
+
+/// The `members` that satisfy `keep`, in order, found in parallel.
+fn members_where(members: &[VertexId], keep: impl Fn(VertexId) -> bool + Sync) -> Vec<VertexId> {
+    members.par_iter().copied().filter(|&v| keep(v)).collect()
+}
+
+/// The shared state of the parallel algorithm; vertices of different parts are touched by
+/// different tasks only, so relaxed atomics suffice.
+struct Parallel<'a> {
+    graph: &'a Graph,
+    component: Vec<AtomicU32>,
+    next_component: AtomicU32,
+    part: Vec<AtomicU32>,
+    next_part: AtomicU32,
+    /// The largest component forward–backward found: its size above 32 bits, its pivot
+    /// below (0: none found).
+    largest: AtomicU64,
+    mark: Vec<AtomicU8>,
+    /// Tarjan's per-vertex index and low link (parts are disjoint, so one array serves all).
+    index: Vec<AtomicU32>,
+    low: Vec<AtomicU32>,
+    /// The trim's degree counters inside each vertex's part (one array serves all parts).
+    in_degree: Vec<AtomicU32>,
+    out_degree: Vec<AtomicU32>,
+}
+
+impl<'a> Parallel<'a> {
+    fn new(graph: &'a Graph, inside: &[bool]) -> Parallel<'a> {
+        let n = graph.len();
+        let atomic = |x: u32| (0..n).into_par_iter().map(|_| AtomicU32::new(x)).collect();
+        Parallel {
+            graph,
+            component: atomic(NO_COMPONENT),
+            next_component: AtomicU32::new(0),
+            part: inside
+                .par_iter()
+                .map(|&i| AtomicU32::new(if i { 0 } else { NO_PART }))
+                .collect(),
+            next_part: AtomicU32::new(1),
+            largest: AtomicU64::new(0),
+            mark: (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
+            index: atomic(u32::MAX),
+            low: atomic(0),
+            in_degree: atomic(0),
+            out_degree: atomic(0),
+        }
+    }
+
+    /// The components of the `members` (every vertex inside, in order).
+    fn run(self, members: &[VertexId]) -> Partition {
+        let started = std::time::Instant::now();
+        let remaining = self.trim(0, members);
+        tracing::debug!(
+            members = members.len(),
+            remaining = remaining.len(),
+            seconds = started.elapsed().as_secs_f64(),
+            "components: trimmed"
+        );
+        // Parts are solved in waves (no recursion, so no deep stacks): each part of a wave
+        // either goes to Tarjan or splits into two parts of the next wave (trimmed first
+        // unless bound for Tarjan).
+        let mut wave = vec![Part {
+            id: 0,
+            members: remaining,
+            misses: 0,
+        }];
+        while !wave.is_empty() {
+            tracing::debug!(
+                parts = wave.len(),
+                vertices = wave.iter().map(|p| p.members.len()).sum::<usize>(),
+                seconds = started.elapsed().as_secs_f64(),
+                "components: a wave"
+            );
+            wave = wave
+                .into_par_iter()
+                .flat_map_iter(|part| self.step(part))
+                .collect();
+        }
+        // The peeled vertices last, in id order.
+        let alone_from = self.next_component.load(Relaxed);
+        let peeled: Vec<VertexId> = positions_where(&self.component, |c| c.load(Relaxed) == PEELED);
+        peeled.par_iter().enumerate().for_each(|(i, &v)| {
+            self.component[v as usize].store(alone_from + i as u32, Relaxed);
+        });
+        let largest = self.largest.load(Relaxed);
+        let component = self
+            .component
+            .into_par_iter()
+            .map(|c| c.into_inner())
+            .collect();
+        Partition {
+            component,
+            count: alone_from + peeled.len() as u32,
+            alone_from,
+            largest: (largest != 0).then_some(largest as VertexId),
+        }
+    }
+
+    fn new_component(&self) -> u32 {
+        self.next_component.fetch_add(1, Relaxed)
+    }
+
+    fn in_part(&self, v: VertexId, p: u32) -> bool {
+        self.part[v as usize].load(Relaxed) == p
+    }
+
+    /// Peels every vertex of part `p` (its `members`) without a predecessor or a successor
+    /// left in the part, each into a component of its own; returns the members that remain.
+    /// Parts are disjoint, so parts of one wave trim at once on the shared counters.
+    fn trim(&self, p: u32, members: &[VertexId]) -> Vec<VertexId> {
+        let graph = self.graph;
+        let (in_degree, out_degree) = (&self.in_degree, &self.out_degree);
+        // Each member counts its own neighbours in the part: in-degrees from its
+        // predecessor list, out-degrees from its successor list (plain stores, no shared
+        // counters). Peeling decrements them from the other side; the graph holds the same
+        // multiset of edges on both sides, so every count reaches exactly its zero.
+        members.par_iter().for_each(|&v| {
+            let inside = |ids: &[VertexId]| ids.iter().filter(|&&u| self.in_part(u, p)).count();
+            in_degree[v as usize].store(inside(graph.predecessor_ids(v)) as u32, Relaxed);
+            out_degree[v as usize].store(inside(graph.successor_ids(v)) as u32, Relaxed);
+        });
+        // A vertex is peeled by whoever moves it out of part `p` first.
+        let peel = |v: VertexId| -> bool {
+            self.part[v as usize]
+                .compare_exchange(p, TRIMMED, Relaxed, Relaxed)
+                .is_ok()
+        };
+        let mut frontier = members_where(members, |v| {
+            in_degree[v as usize].load(Relaxed) == 0 || out_degree[v as usize].load(Relaxed) == 0
+        });
+        frontier.retain(|&v| peel(v));
+        explore(frontier, |v, next| {
+            for &u in graph.successor_ids(v) {
+                if self.in_part(u, p) && in_degree[u as usize].fetch_sub(1, Relaxed) == 1 && peel(u)
+                {
+                    next.push(u);
+                }
+            }
+            for &u in graph.predecessor_ids(v) {
+                if self.in_part(u, p)
+                    && out_degree[u as usize].fetch_sub(1, Relaxed) == 1
+                    && peel(u)
+                {
+                    next.push(u);
+                }
+            }
+        });
+        // Each peeled vertex is a component of its own, numbered at the end after all the
+        // others, in vertex order (`run`).
+        let peeled = members_where(members, |v| self.in_part(v, TRIMMED));
+        peeled.par_iter().for_each(|&v| {
+            self.component[v as usize].store(PEELED, Relaxed);
+            self.part[v as usize].store(NO_PART, Relaxed);
+        });
+        members_where(members, |v| self.in_part(v, p))
+    }
+
+    /// One part: Tarjan if it is small (or FB stopped paying), else one FB split.
+    fn step(&self, part: Part) -> Vec<Part> {
+        let Part {
+            id: p,
+            members,
+            misses,
+        } = part;
+        let sequential = misses >= MISSES_BEFORE_TARJAN;
+        if members.is_empty() {
+            return Vec::new();
+        }
+        // Trimming first: after a split that found a large component, the parts beside it
+        // are mostly vertices on no cycle, which the trim peels on all threads (random p1
+        // 50 % game, 16 cores: components 0.46 -> 0.22 s, notes/gpu/h100-session8/trim4.log).
+        // Part 0 was trimmed by `run`; parts bound for Tarjan skip it (on model-checking
+        // games they hold many small components, which a trim leaves).
+        let members = if p == 0 || sequential || members.len() < SEQUENTIAL_BELOW {
+            members
+        } else {
+            let before = members.len();
+            let remaining = self.trim(p, &members);
+            tracing::trace!(
+                part = p,
+                before,
+                remaining = remaining.len(),
+                "components: trimmed"
+            );
+            remaining
+        };
+        if members.is_empty() {
+            return Vec::new();
+        }
+        if sequential || members.len() < SEQUENTIAL_BELOW {
+            self.tarjan_part(p, &members);
+            return Vec::new();
+        }
+        // The pivot most likely to sit in a large component: the largest product of its
+        // degrees inside the part, which the trim just left in its counters (the graph's
+        // degrees picked, in about one evaluation of random p50 in three, a vertex whose
+        // neighbours the trim had peeled: a component of one, and the rest of the 2.15
+        // million vertices went to Tarjan, 0.7 s on one thread). Ties go to the smallest
+        // id, so the split does not depend on the schedule.
+        let pivot = members
+            .par_iter()
+            .map(|&v| {
+                let degree = self.in_degree[v as usize].load(Relaxed) as u64
+                    * self.out_degree[v as usize].load(Relaxed) as u64;
+                (degree, std::cmp::Reverse(v))
+            })
+            .max()
+            .map(|(_, std::cmp::Reverse(v))| v)
+            .expect("a non-empty part");
+        // Backward first, then forward only through what reaches the pivot: the forward
+        // search's vertices outside B would only be split from the rest (and the component
+        // is F ∩ B either way). On random games the giant component's forward closure
+        // outside it is as large as the component (about 1.1 million vertices of p50's
+        // 2.15 million), all on no cycle, which the trim peels instead.
+        self.search(p, pivot, BACKWARD);
+        self.search(p, pivot, FORWARD);
+        let scc = self.new_component();
+        let [backward, rest] = [BACKWARD, 0].map(|_| self.next_part.fetch_add(1, Relaxed));
+        let placed: Vec<(VertexId, u32)> = members
+            .par_iter()
+            .filter_map(|&v| {
+                let mark = self.mark[v as usize].swap(0, Relaxed);
+                let to = match mark {
+                    m if m == FORWARD | BACKWARD => {
+                        self.component[v as usize].store(scc, Relaxed);
+                        self.part[v as usize].store(NO_PART, Relaxed);
+                        return None;
+                    }
+                    BACKWARD => backward,
+                    _ => rest,
+                };
+                self.part[v as usize].store(to, Relaxed);
+                Some((v, to))
+            })
+            .collect();
+        let found = members.len() - placed.len();
+        self.largest
+            .fetch_max((found as u64) << 32 | pivot as u64, Relaxed);
+        // Splits that keep finding only a small component will not pay on these parts
+        // (many medium components, each found by one search of everything): after
+        // `MISSES_BEFORE_TARJAN` in a row, Tarjan them. One miss may be the pivot's (a
+        // small component beside a giant one): its parts get another pivot first.
+        let misses = if found * 64 < members.len() {
+            misses + 1
+        } else {
+            0
+        };
+        [backward, rest]
+            .into_iter()
+            .map(|q| Part {
+                id: q,
+                members: placed
+                    .par_iter()
+                    .filter(|&&(_, to)| to == q)
+                    .map(|&(v, _)| v)
+                    .collect(),
+                misses,
+            })
+            .collect()
+    }
+
+    /// Marks with `bit` every vertex of part `p` that `pivot` reaches backward (through
+    /// predecessors), or forward (successors) through the vertices marked backward already,
+    /// in frontier rounds or as a worklist ([`explore`]).
+    fn search(&self, p: u32, pivot: VertexId, bit: u8) {
+        let graph = self.graph;
+        let neighbours = |v: VertexId| -> &[VertexId] {
+            if bit == FORWARD {
+                graph.successor_ids(v)
+            } else {
+                graph.predecessor_ids(v)
+            }
+        };
+        let claim = |u: VertexId| -> bool {
+            // A plain load first: most edges lead to vertices already marked, and an atomic
+            // read-modify-write on each would serialise on their cache lines.
+            let mark = &self.mark[u as usize];
+            let seen = mark.load(Relaxed);
+            seen & bit == 0
+                && (bit == BACKWARD || seen & BACKWARD != 0)
+                && self.in_part(u, p)
+                && mark.fetch_or(bit, Relaxed) & bit == 0
+        };
+        self.mark[pivot as usize].fetch_or(bit, Relaxed);
+        explore(vec![pivot], |v, next| {
+            next.extend(neighbours(v).iter().copied().filter(|&u| claim(u)));
+        });
+    }
+
+    /// Tarjan on part `p` alone.
+    fn tarjan_part(&self, p: u32, members: &[VertexId]) {
+        let graph = self.graph;
+        let index = |v: VertexId| self.index[v as usize].load(Relaxed);
+        let low = |v: VertexId| self.low[v as usize].load(Relaxed);
+        let set_low = |v: VertexId, x: u32| self.low[v as usize].store(x, Relaxed);
+        let assigned = |v: VertexId| self.component[v as usize].load(Relaxed) != NO_COMPONENT;
+        let mut stack: Vec<VertexId> = Vec::new();
+        let mut calls: Vec<(VertexId, u32)> = Vec::new();
+        let mut next_index = 0u32;
+        let visit = |v: VertexId, stack: &mut Vec<VertexId>, next_index: &mut u32| {
+            self.index[v as usize].store(*next_index, Relaxed);
+            self.low[v as usize].store(*next_index, Relaxed);
+            *next_index += 1;
+            stack.push(v);
+        };
+        for &root in members {
+            if index(root) != u32::MAX {
+                continue;
+            }
+            visit(root, &mut stack, &mut next_index);
+            calls.push((root, 0));
+            while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
+                let succ = graph.successor_ids(v);
+                let mut descended = false;
+                while (*pos as usize) < succ.len() {
+                    let u = succ[*pos as usize];
+                    *pos += 1;
+                    if !self.in_part(u, p) {
+                        continue;
+                    }
+                    if index(u) == u32::MAX {
+                        visit(u, &mut stack, &mut next_index);
+                        calls.push((u, 0));
+                        descended = true;
+                        break;
+                    } else if !assigned(u) {
+                        set_low(v, low(v).min(index(u)));
+                    }
+                }
+                if descended {
+                    continue;
+                }
+                calls.pop();
+                if let Some(&(parent, _)) = calls.last() {
+                    set_low(parent, low(parent).min(low(v)));
+                }
+                if low(v) == index(v) {
+                    let c = self.new_component();
+                    loop {
+                        let x = stack.pop().expect("Tarjan's stack holds the component");
+                        self.component[x as usize].store(c, Relaxed);
+                        if x == v {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        for &v in members {
+            self.part[v as usize].store(NO_PART, Relaxed);
+        }
+    }
+}
+
+/// The partition as a canonical labelling (each vertex → smallest id of its component), for
+/// comparing partitions numbered differently.
+pub fn canonical(component: &[u32]) -> Vec<u32> {
+    let mut smallest = std::collections::HashMap::new();
+    for (v, &c) in component.iter().enumerate() {
+        if c != NO_COMPONENT {
+            smallest.entry(c).or_insert(v as u32);
+        }
+    }
+    component
+        .iter()
+        .map(|c| smallest.get(c).copied().unwrap_or(u32::MAX))
+        .collect()
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::arena::{Arena, VertexId};
+    use crate::generate::{RandomParams, random};
+
+    /// The graph of `arena` on `active` with each vertex's first edge as σ1.
+    pub(in crate::solve::accel) fn graph_of(arena: &Arena, active: &[bool]) -> Graph {
+        let sigma: Vec<u32> = (0..arena.vertex_count() as VertexId)
+            .map(|v| arena.succ_range(v).start as u32)
+            .collect();
+        let mut graph = Graph::default();
+        graph.rebuild(arena, active, &sigma, &Threads::one());
+        graph
+    }
+
+    /// The parallel algorithm finds the same components as Tarjan, on games with one large
+    /// component, many small ones, and chains between them; the vertices its trims peeled
+    /// are numbered last, in id order.
+    #[test]
+    fn parallel_components_equal_tarjans() {
+        // Out-degree 1 (each vertex on one cycle or a tree into one): most vertices go to
+        // the trims of the parts beside the first component found.
+        let fresh: u64 = rand::random();
+        eprintln!("fresh seed {fresh}");
+        for (seed, degree) in [
+            (1, 1..=2),
+            (2, 1..=3),
+            (3, 2..=4),
+            (4, 1..=1),
+            (fresh, 1..=3),
+        ] {
+            let arena = random(
+                RandomParams {
+                    vertices: 120_000,
+                    min_degree: *degree.start(),
+                    max_degree: *degree.end(),
+                    ..RandomParams::default()
+                },
+                seed,
+            );
+            let n = arena.vertex_count();
+            let active: Vec<bool> = (0..n).map(|v| v % 11 != 5).collect();
+            let graph = graph_of(&arena, &active);
+            let (one, one_count) = tarjan(&graph, &active);
+            let threads = Threads::new(4).with_parallel_from(0);
+            let Partition {
+                component: many,
+                count: many_count,
+                alone_from,
+                largest,
+            } = components_alone_last(&graph, &active, &threads);
+            // Forward–backward's largest component (where what the first trim left was
+            // large enough to split): numbered before the peeled ones, and where a giant
+            // component exists (out-degree 2 or more), the giant one.
+            if let Some(largest) = largest {
+                assert!(many[largest as usize] < alone_from, "seed {seed}");
+            }
+            if *degree.start() >= 2 {
+                let largest = largest.expect("forward–backward split the giant component");
+                let size = many
+                    .iter()
+                    .filter(|&&c| c == many[largest as usize])
+                    .count();
+                let giant = component_sizes(&one).into_iter().max().unwrap_or(0);
+                assert_eq!(size, giant, "seed {seed}: the giant component's member");
+            }
+            assert_eq!(one_count, many_count, "seed {seed}");
+            assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
+            assert!(one.contains(&NO_COMPONENT));
+            // The peeled vertices last: one member each, numbered in id order.
+            let alone: Vec<u32> = many
+                .iter()
+                .copied()
+                .filter(|&c| c != NO_COMPONENT && c >= alone_from)
+                .collect();
+            assert_eq!(
+                alone,
+                (alone_from..many_count).collect::<Vec<_>>(),
+                "seed {seed}"
+            );
+            assert!(!alone.is_empty(), "seed {seed}: the trims peeled vertices");
+        }
+    }
+
+    /// Player-1 vertices whose σ1 edge has identical twins (and parallel edges of another
+    /// weight): the trim's degree counts, taken from either side of the graph, still
+    /// reach zero exactly, so the parallel components equal Tarjan's.
+    #[test]
+    fn twin_edges_leave_the_parallel_components_unchanged() {
+        use crate::arena::{EdgeList, Player};
+        for seed in [5, 6] {
+            let base = random(
+                RandomParams {
+                    vertices: 60_000,
+                    min_degree: 1,
+                    max_degree: 2,
+                    player1_percent: 50,
+                    ..RandomParams::default()
+                },
+                seed,
+            );
+            let n = base.vertex_count();
+            let mut edges = EdgeList::with_capacity(3 * base.edge_count());
+            for v in 0..n as VertexId {
+                for (i, (u, w)) in base.successors(v).enumerate() {
+                    edges.push(v, u, w);
+                    if base.owner(v) == Player::One && (v as usize + i) % 3 != 0 {
+                        edges.push(v, u, w); // an identical twin
+                        edges.push(v, u, w + 1); // a parallel edge of another weight
+                    }
+                }
+            }
+            let arena = Arena::from_edges(base.owners().to_vec(), edges, None).expect("valid");
+            let active: Vec<bool> = (0..n).map(|v| v % 13 != 4).collect();
+            let graph = graph_of(&arena, &active);
+            for v in 0..n as VertexId {
+                for &u in graph.successor_ids(v) {
+                    let there = graph.predecessor_ids(u).iter().filter(|&&p| p == v).count();
+                    let here = graph.successor_ids(v).iter().filter(|&&x| x == u).count();
+                    assert_eq!(here, there, "seed {seed}: edge {v} -> {u} on both sides");
+                }
+            }
+            let (one, one_count) = tarjan(&graph, &active);
+            let threads = Threads::new(4).with_parallel_from(0);
+            let (many, many_count) = components(&graph, &active, &threads);
+            assert_eq!(one_count, many_count, "seed {seed}");
+            assert_eq!(canonical(&one), canonical(&many), "seed {seed}");
+        }
+    }
+
+    /// A few vertices of a large graph (the evaluation's second decomposition) take Tarjan
+    /// over their own small CSR on several threads: the same partition as Tarjan over the
+    /// whole graph, whatever the subset's size and shape. The graph's edges are local (each
+    /// vertex to the next and to one up to 50 before it), so that windows of consecutive
+    /// vertices hold cycles, where random vertices mostly do not. Fixed seeds and a fresh
+    /// one.
+    #[test]
+    fn a_small_subset_has_tarjans_components() {
+        use crate::arena::{EdgeList, Player};
+        use rand::{Rng, SeedableRng};
+        let fresh: u64 = rand::random();
+        eprintln!("fresh seed {fresh}");
+        // More vertices than `COMPACT_FRACTION` times every subset's size.
+        let n = COMPACT_FRACTION * SEQUENTIAL_BELOW + 1;
+        let (mut largest, mut windows) = (0, 0);
+        for seed in [7, 8, fresh] {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let mut edges = EdgeList::default();
+            for v in 0..n {
+                edges.push(v as VertexId, ((v + 1) % n) as VertexId, 0);
+                let back = (v + n - rng.random_range(1..50)) % n;
+                edges.push(v as VertexId, back as VertexId, 0);
+            }
+            let arena = Arena::from_edges(vec![Player::Zero; n], edges, None).expect("valid");
+            let graph = graph_of(&arena, &vec![true; n]);
+            let sizes = [0, 1, 40, 3_000, SEQUENTIAL_BELOW - 1];
+            for (size, window) in sizes
+                .into_iter()
+                .flat_map(|size| [(size, false), (size, true)])
+            {
+                let mut inside = vec![false; n];
+                if window {
+                    let start = rng.random_range(0..n);
+                    for i in 0..size {
+                        inside[(start + i) % n] = true;
+                    }
+                    windows += 1;
+                } else {
+                    for _ in 0..size {
+                        inside[rng.random_range(0..n)] = true;
+                    }
+                }
+                let (one, one_count) = tarjan(&graph, &inside);
+                let threads = Threads::new(2).with_parallel_from(0);
+                let Partition {
+                    component: many,
+                    count: many_count,
+                    alone_from,
+                    largest: hint,
+                } = components_alone_last(&graph, &inside, &threads);
+                assert_eq!(hint, None, "seed {seed}: Tarjan only");
+                assert_eq!(one_count, many_count, "seed {seed}, size {size}");
+                assert_eq!(alone_from, many_count, "seed {seed}: none known alone");
+                assert_eq!(
+                    canonical(&one),
+                    canonical(&many),
+                    "seed {seed}, size {size}"
+                );
+                largest = largest.max(component_sizes(&one).into_iter().max().unwrap_or(0));
+            }
+        }
+        // Every seed takes windows of 40 to 2^14 - 1 vertices, whose back edges close cycles:
+        // checked, so that the test cannot pass on singletons alone.
+        assert!(
+            windows > 0 && largest > 1,
+            "some window holds a cycle: {windows}, {largest}"
+        );
+    }
+
+    /// How many members each component of `component` has.
+    fn component_sizes(component: &[u32]) -> Vec<usize> {
+        let mut sizes = std::collections::HashMap::new();
+        for &c in component.iter().filter(|&&c| c != NO_COMPONENT) {
+            *sizes.entry(c).or_insert(0) += 1;
+        }
+        sizes.into_values().collect()
+    }
+}

@@ -1,0 +1,378 @@
+//! Solving: the answer type ([`Solution`]), the backends behind one entry point ([`solve`]),
+//! and what they share (energy arithmetic, cancellation and progress, strategies).
+//!
+//! Every backend computes the same least energy progress measure (it is unique), then hands
+//! it to [`Solution::from_credits`], which derives both players' strategies the same way for
+//! all of them. Parity games go through [`solve_game`], which picks the energy backends
+//! (on the reduction) or the native parity solver ([`parity`], winners and strategies
+//! only). This module does no I/O and never touches tokio or axum.
+
+pub mod accel;
+pub mod auto;
+pub mod control;
+pub mod cpu;
+pub mod device;
+pub mod energy;
+pub mod parity;
+pub mod phases;
+pub mod reference;
+pub mod strategy;
+pub mod threads;
+pub mod worklist;
+
+use std::time::Instant;
+
+use crate::arena::{Arena, Player, VertexId};
+use crate::parity::{ParitySummary, ParityView};
+pub use control::{Control, Interrupted, Progress, ProgressSnapshot};
+pub use device::{DeviceSolver, GpuOptions, VertexOrder};
+pub use energy::{BoundOverflow, TOP};
+pub use phases::Phases;
+pub use strategy::NO_MOVE;
+pub use threads::Threads;
+
+/// The backends: a closed set, chosen per solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// The best available exact backend for this machine and game.
+    Auto,
+    /// Algorithm 1: the sequential worklist (the reference every other backend must match).
+    Reference,
+    /// Frontier-based parallel lifting on a rayon pool (all cores); see [`cpu`].
+    Cpu,
+    /// Algorithm 3 on a CUDA GPU (frontier lifting, round loop on the device).
+    Gpu,
+    /// The native parity game solver (parity games only; winners and strategies, no
+    /// credits); see [`parity`].
+    Parity,
+}
+
+impl Backend {
+    /// Every backend, for help texts and tests.
+    pub const ALL: &'static [Backend] = &[
+        Backend::Auto,
+        Backend::Reference,
+        Backend::Cpu,
+        Backend::Gpu,
+        Backend::Parity,
+    ];
+
+    /// The name used on the command line and in the API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Reference => "reference",
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+            Backend::Parity => "parity",
+        }
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Backend, String> {
+        Backend::ALL
+            .iter()
+            .copied()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Backend::ALL.iter().map(|b| b.name()).collect();
+                format!(
+                    "unknown backend '{s}': expected one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a solve produced no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SolveError {
+    /// `M` does not fit in 64 bits.
+    #[error(transparent)]
+    Bound(#[from] BoundOverflow),
+    /// Cancelled or out of time.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+    /// The chosen backend cannot run here (e.g. no GPU); the message says why.
+    #[error("backend {backend} is unavailable: {reason}")]
+    Unavailable {
+        backend: &'static str,
+        reason: String,
+    },
+    /// An energy backend was asked to solve a parity game whose reduction does not fit in
+    /// 64 bits.
+    #[error(
+        "backend {backend} solves the energy reduction of parity games, and this game's \
+         ({priorities} priorities after compression) does not fit in 64 bits; use --backend \
+         parity (or auto), which solves it as a parity game (winners and strategies, no credits)"
+    )]
+    ReductionTooLarge {
+        backend: &'static str,
+        priorities: usize,
+    },
+    /// The parity backend was asked to solve an energy game.
+    #[error(
+        "backend parity solves parity games (.gm, or JSON with priorities); this is an energy \
+         game: use auto, reference, cpu or gpu"
+    )]
+    NotAParityGame,
+}
+
+/// Figures about one solve.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SolveStats {
+    /// Backend that computed the credits.
+    pub backend: String,
+    /// The bound `M`.
+    pub bound: u64,
+    /// Lifts applied to reach the least progress measure.
+    pub lifts: u64,
+    /// Rounds (parallel backends) or 0 (worklist).
+    pub rounds: u64,
+    /// Seconds to compute the credits.
+    pub solve_seconds: f64,
+    /// Lifts spent on player 1's strategy (the dual game on `W1`).
+    pub strategy_lifts: u64,
+    /// Seconds to compute both strategies.
+    pub strategy_seconds: f64,
+    /// Evaluations of player 1's strategies (the accelerated driver; 0 elsewhere).
+    pub evaluations: u64,
+    /// Seconds per phase.
+    pub phases: Phases,
+}
+
+/// The answer: per vertex, the least credit (or ⊤) and the winner's strategy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// Least initial credit per vertex; [`TOP`] where player 1 wins. When
+    /// [`Solution::credits_computed`] is false, only who wins: 0 on `W0`, [`TOP`] on `W1`.
+    pub credit: Vec<u64>,
+    /// The successor chosen by the vertex's owner where the owner wins it (player 0 on `W0`,
+    /// player 1 on `W1`); [`NO_MOVE`] elsewhere.
+    pub strategy: Vec<VertexId>,
+    /// How it was computed.
+    pub stats: SolveStats,
+    /// Whether `credit` holds the least credits (false: a parity game solved by the parity
+    /// solver, which decides winners and strategies only).
+    pub credits_computed: bool,
+    /// For parity games: how the priorities were prepared (set by [`solve_game`]).
+    pub parity: Option<ParitySummary>,
+}
+
+impl Solution {
+    /// Completes credits computed by a backend with both players' strategies on `threads`
+    /// (see [`Solution::from_credits_seeded`], with no seed).
+    pub fn from_credits(
+        arena: &Arena,
+        credit: Vec<u64>,
+        stats: SolveStats,
+        threads: &Threads,
+        control: &Control,
+    ) -> Result<Solution, SolveError> {
+        let seed = accel::player1::Seed::none();
+        Solution::from_credits_seeded(arena, credit, None, seed, stats, threads, control)
+            .map(|(solution, _)| solution)
+    }
+
+    /// Completes credits with both players' strategies: player 0's from the credits
+    /// ([`strategy::player0`]) unless the backend computed those moves (`player0`, the same
+    /// choice; its seconds already in `stats`); player 1's from `seed` by [`accel::player1`] (the
+    /// evaluations' recorded moves where their ranks accept them, else the layered
+    /// construction from the σ1 edges the backend already knows), or, where that stops
+    /// short, from the dual game ([`strategy::player1`]). Both on `threads`; the choices do
+    /// not depend on them. The seconds spent here are added to `stats.strategy_seconds` and
+    /// `stats.phases.strategy0` (which may already hold the backend's share) and set
+    /// `stats.phases.strategy1`. Returns where player 1's strategy came from.
+    pub fn from_credits_seeded(
+        arena: &Arena,
+        credit: Vec<u64>,
+        player0: Option<Vec<VertexId>>,
+        seed: accel::player1::Seed<'_>,
+        mut stats: SolveStats,
+        threads: &Threads,
+        control: &Control,
+    ) -> Result<(Solution, accel::player1::Player1Source), SolveError> {
+        let start = Instant::now();
+        let mut strategy = match player0 {
+            Some(moves) => {
+                debug_assert_eq!(moves.len(), arena.vertex_count(), "a move per vertex");
+                moves
+            }
+            None => strategy::player0(arena, &credit, stats.bound, threads),
+        };
+        let player1_start = Instant::now();
+        stats.phases.strategy0 += player1_start.duration_since(start).as_secs_f64();
+        let source = accel::player1::certified_strategy(
+            arena,
+            &credit,
+            seed,
+            &mut strategy,
+            threads,
+            control,
+        )?;
+        stats.strategy_lifts = if source.without_dual_game() {
+            0
+        } else {
+            strategy::player1(arena, &credit, &mut strategy, control)?
+        };
+        stats.phases.strategy1 = player1_start.elapsed().as_secs_f64();
+        stats.strategy_seconds += start.elapsed().as_secs_f64();
+        Ok((
+            Solution {
+                credit,
+                strategy,
+                stats,
+                credits_computed: true,
+                parity: None,
+            },
+            source,
+        ))
+    }
+
+    /// An answer of winners and strategies without credits: `credit` is 0 on `W0` and
+    /// [`TOP`] on `W1`, `strategy` as in [`Solution::strategy`].
+    pub fn winners_only(credit: Vec<u64>, strategy: Vec<VertexId>, stats: SolveStats) -> Solution {
+        Solution {
+            credit,
+            strategy,
+            stats,
+            credits_computed: false,
+            parity: None,
+        }
+    }
+
+    /// Who wins from `v`.
+    pub fn winner(&self, v: VertexId) -> Player {
+        if self.credit[v as usize] == TOP {
+            Player::One
+        } else {
+            Player::Zero
+        }
+    }
+
+    /// `|W0|`.
+    pub fn w0_size(&self) -> usize {
+        self.credit.iter().filter(|&&c| c != TOP).count()
+    }
+
+    /// `|W1|`.
+    pub fn w1_size(&self) -> usize {
+        self.credit.len() - self.w0_size()
+    }
+
+    /// The largest finite credit (0 if `W0` is empty).
+    pub fn max_credit(&self) -> u64 {
+        self.credit
+            .iter()
+            .copied()
+            .filter(|&c| c != TOP)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// A backend and its settings.
+#[derive(Debug, Clone)]
+pub struct SolveOptions {
+    /// Which backend computes the credits.
+    pub backend: Backend,
+    /// Settings of the `cpu` backend.
+    pub cpu: cpu::CpuOptions,
+    /// Settings of the `gpu` backend.
+    pub gpu: GpuOptions,
+    /// The GPU backend, where the caller links one (`egsolve_gpu::SOLVER`); without it
+    /// [`Backend::Gpu`] is [`SolveError::Unavailable`].
+    pub device: Option<&'static dyn DeviceSolver>,
+}
+
+impl Default for SolveOptions {
+    fn default() -> SolveOptions {
+        SolveOptions {
+            backend: Backend::Auto,
+            cpu: cpu::CpuOptions::default(),
+            gpu: GpuOptions::default(),
+            device: None,
+        }
+    }
+}
+
+/// Solves `arena` with `backend` and its default settings.
+pub fn solve(arena: &Arena, backend: Backend, control: &Control) -> Result<Solution, SolveError> {
+    solve_with(
+        arena,
+        &SolveOptions {
+            backend,
+            ..SolveOptions::default()
+        },
+        control,
+    )
+}
+
+/// Solves `arena` as `options` say.
+pub fn solve_with(
+    arena: &Arena,
+    options: &SolveOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    match options.backend {
+        Backend::Auto => auto::solve(arena, &options.cpu, control),
+        Backend::Reference => reference::solve(arena, control),
+        Backend::Cpu => cpu::solve(arena, &options.cpu, control),
+        Backend::Gpu => match options.device {
+            Some(device) => device.solve(arena, &options.gpu, control),
+            None => Err(SolveError::Unavailable {
+                backend: "gpu",
+                reason: "this program was built without the GPU backend".into(),
+            }),
+        },
+        Backend::Parity => Err(SolveError::NotAParityGame),
+    }
+}
+
+/// Whether solving a game with `parity` (its priorities, for a parity game) on `backend`
+/// runs the native parity solver: when asked for, or with `auto` when the energy
+/// reduction does not fit in 64 bits.
+pub fn runs_parity_solver(parity: Option<ParityView<'_>>, backend: Backend) -> bool {
+    match parity {
+        None => false,
+        Some(view) => {
+            backend == Backend::Parity || (backend == Backend::Auto && !view.reduction_fits())
+        }
+    }
+}
+
+/// Solves a game as read: an energy game (`parity` is `None`) with `options.backend`, or a
+/// parity game — through its energy reduction (the arena's weights) with an energy backend,
+/// or natively with [`parity`] when [`runs_parity_solver`] says so. An energy backend asked
+/// for a parity game whose reduction does not fit is [`SolveError::ReductionTooLarge`].
+pub fn solve_game(
+    arena: &Arena,
+    parity: Option<ParityView<'_>>,
+    options: &SolveOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    let Some(view) = parity else {
+        return solve_with(arena, options, control);
+    };
+    let mut solution = if runs_parity_solver(parity, options.backend) {
+        parity::solve(arena, view.priorities, &options.cpu, control)?
+    } else if view.reduction_fits() {
+        solve_with(arena, options, control)?
+    } else {
+        return Err(SolveError::ReductionTooLarge {
+            backend: options.backend.name(),
+            priorities: view.summary.compressed_priorities,
+        });
+    };
+    solution.parity = Some(view.summary);
+    Ok(solution)
+}

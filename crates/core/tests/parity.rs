@@ -1,0 +1,331 @@
+//! Parity games on every path: priority compression + the energy reduction (`auto`), and
+//! the native parity solver (sequential and with parallel attractor rounds forced). Each
+//! answer's winners are compared with Oink's (every game in `../shared/data/parity/`), with
+//! the brute-force oracle (tiny random games with up to 20 priorities) or with the other
+//! path (generated games with 50–200 priorities), and every answer passes `check` — the
+//! parity certificate, plus the energy certificate where there are credits.
+
+use egsolve_test_support as common;
+
+use std::path::Path;
+
+use egsolve_core::check::{Claim, ParityClaim, check, check_parity};
+use egsolve_core::format::{Game, ReadOptions, read_paritysol, read_path};
+use egsolve_core::generate::parity::clustered_parity;
+use egsolve_core::generate::{ParityGame, random_parity};
+use egsolve_core::solve::parity::{ParityOptions, solve_with};
+use egsolve_core::solve::{Backend, Control, Solution, SolveOptions, solve_game};
+use proptest::prelude::*;
+
+/// How the native solver is run.
+#[derive(Debug, Clone, Copy)]
+enum Native {
+    /// One thread.
+    Sequential,
+    /// Two threads, every round in parallel (even the smallest game).
+    Parallel,
+}
+
+fn native(game: &Game, how: Native) -> Solution {
+    let parity = game.parity.as_ref().expect("a parity game");
+    let options = match how {
+        Native::Sequential => ParityOptions::with_threads(1),
+        Native::Parallel => ParityOptions {
+            threads: 2,
+            parallel_from_vertices: 0,
+            parallel_round_from: 1,
+        },
+    };
+    let solution = solve_with(
+        &game.arena,
+        &parity.compressed.priority,
+        &options,
+        &Control::new(),
+    )
+    .expect("the parity solver answers");
+    assert!(!solution.credits_computed);
+    solution
+}
+
+/// `solve_game` with `backend` (the path a user gets).
+fn solve(game: &Game, backend: Backend) -> Solution {
+    let options = SolveOptions {
+        backend,
+        ..SolveOptions::default()
+    };
+    let view = game.parity.as_ref().map(|p| p.view());
+    solve_game(&game.arena, view, &options, &Control::new()).expect("solves")
+}
+
+fn winners(solution: &Solution) -> Vec<u8> {
+    (0..solution.credit.len() as u32)
+        .map(|v| solution.winner(v).index())
+        .collect()
+}
+
+/// Every certificate that applies: the parity one always, the energy one with credits.
+fn certify(game: &Game, solution: &Solution, what: &str) {
+    let parity = game.parity.as_ref().expect("a parity game");
+    let claim = ParityClaim {
+        winner: &winners(solution),
+        strategy: &solution.strategy,
+    };
+    let report = check_parity(&game.arena, &parity.priorities, claim).unwrap();
+    assert!(report.passed(), "{what}: {:?}", report.violations);
+    if solution.credits_computed {
+        let claim = Claim {
+            credit: &solution.credit,
+            strategy: &solution.strategy,
+        };
+        let report = check(&game.arena, claim).unwrap();
+        assert!(
+            report.passed(),
+            "{what}: energy certificate: {:?}",
+            report.violations
+        );
+    }
+}
+
+/// Oink's winners from a `paritysol` file.
+fn oink_winners(path: &Path, n: usize) -> Vec<u8> {
+    let lines = read_paritysol(std::fs::File::open(path).unwrap()).unwrap();
+    let mut winners = vec![u8::MAX; n];
+    for (v, winner, _) in lines {
+        winners[v as usize] = winner;
+    }
+    assert!(winners.iter().all(|&w| w <= 1), "{}", path.display());
+    winners
+}
+
+#[test]
+fn every_shared_parity_game_matches_oink_on_every_path() {
+    let mut games = common::shared_files("parity", ".gm.gz");
+    games.extend(common::shared_files("parity", ".gm.zst"));
+    assert_eq!(games.len(), 15, "the README lists 15 parity games");
+    for path in games {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let game = read_path(&path, &ReadOptions::default()).unwrap();
+        let sol = path.with_file_name(name.replace(".gm.", ".sol."));
+        let expected = oink_winners(&sol, game.arena.vertex_count());
+        let parity = game.parity.as_ref().unwrap();
+        assert!(
+            parity.reduction_fits(),
+            "{name}: the shared games all reduce"
+        );
+
+        let reduced = solve(&game, Backend::Auto);
+        assert!(reduced.credits_computed, "{name}");
+        assert_eq!(
+            winners(&reduced),
+            expected,
+            "{name}: compression + reduction"
+        );
+        assert_eq!(reduced.parity, Some(parity.summary()));
+        certify(&game, &reduced, &format!("{name}, reduction"));
+
+        for how in [Native::Sequential, Native::Parallel] {
+            let answer = native(&game, how);
+            assert_eq!(winners(&answer), expected, "{name}: native, {how:?}");
+            certify(&game, &answer, &format!("{name}, native {how:?}"));
+        }
+        let forced = solve(&game, Backend::Parity);
+        assert_eq!(forced.stats.backend, "parity", "{name}");
+        assert_eq!(winners(&forced), expected, "{name}: --backend parity");
+    }
+}
+
+/// A small parity game: (priority, owner is player 1, successors) per vertex.
+fn tiny_game() -> impl Strategy<Value = ParityGame> {
+    (1usize..=7).prop_flat_map(|n| {
+        prop::collection::vec(
+            (
+                0u64..20,
+                any::<bool>(),
+                prop::collection::vec(0..n as u32, 1..=3),
+            ),
+            n,
+        )
+        .prop_map(|nodes| ParityGame {
+            owners: nodes
+                .iter()
+                .map(|(_, one, _)| {
+                    if *one {
+                        egsolve_core::arena::Player::One
+                    } else {
+                        egsolve_core::arena::Player::Zero
+                    }
+                })
+                .collect(),
+            priorities: nodes.iter().map(|(p, _, _)| *p).collect(),
+            successors: nodes.into_iter().map(|(_, _, s)| s).collect(),
+        })
+    })
+}
+
+#[test]
+fn tiny_random_games_agree_with_the_brute_force_oracle() {
+    common::proptest_seeded(300, &[1, 2, 3], tiny_game(), |generated| {
+        let game = generated.to_game();
+        let parity = game.parity.as_ref().unwrap();
+        let expected =
+            egsolve_core::oracle::parity_winners(&game.arena, &parity.priorities, 1 << 16)
+                .expect("tiny games are enumerable");
+        for how in [Native::Sequential, Native::Parallel] {
+            let answer = native(&game, how);
+            prop_assert_eq!(
+                &winners(&answer),
+                &expected,
+                "native {:?}: {:?}",
+                how,
+                generated
+            );
+            certify(&game, &answer, "tiny game, native");
+        }
+        // Up to 20 priorities on at most 7 vertices always reduce.
+        prop_assert!(parity.reduction_fits());
+        let reduced = solve(&game, Backend::Reference);
+        prop_assert_eq!(&winners(&reduced), &expected, "reduction: {:?}", generated);
+        certify(&game, &reduced, "tiny game, reduction");
+        Ok(())
+    });
+}
+
+/// Fixed seeds and a fresh one (`$EGSOLVE_SEED` replays one), printed so that a failure
+/// names its seed.
+fn seeds(fixed: &[u64]) -> Vec<u64> {
+    let fresh = std::env::var("EGSOLVE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(rand::random::<u64>);
+    eprintln!("fresh seed {fresh} (replay: EGSOLVE_SEED={fresh})");
+    fixed.iter().copied().chain([fresh]).collect()
+}
+
+/// Native and reduction agree where both apply, with 50–200 priorities: small random games
+/// (the reduction still fits with about one vertex per priority) and clustered games of 2,000
+/// vertices (per-SCC compression makes it fit; at 10^4 some fresh seeds keep the energy
+/// solvers busy for minutes). Clustered games of 10^5 vertices also reduce,
+/// but the energy solvers need minutes on them (the native solver: 0.1 s), so there the
+/// native answers (sequential and parallel) are compared with each other and certified.
+#[test]
+fn many_priorities_native_and_reduction_agree() {
+    for seed in seeds(&[11, 12, 13]) {
+        let what = format!("seed {seed}");
+        let max_priority = 50 + seed % 151;
+        let small = random_parity(60, max_priority, 3, seed).to_game();
+        let clustered = clustered_parity(200, 10, 3, max_priority, seed).to_game();
+        for (k, game) in [&small, &clustered].into_iter().enumerate() {
+            let parity = game.parity.as_ref().unwrap();
+            let what = format!("{what}, game {k} ({} vertices)", game.arena.vertex_count());
+            // 60 draws from 51 to 201 values: about 35 to 52 distinct.
+            assert!(parity.compressed.input_distinct >= 25, "{what}");
+            assert!(parity.reduction_fits(), "{what}: {:?}", parity.summary());
+            assert_eq!(parity.compressed.per_scc, k > 0, "{what}");
+            let reduced = solve(game, Backend::Auto);
+            assert!(reduced.credits_computed, "{what}");
+            certify(game, &reduced, &format!("{what}, reduction"));
+            for how in [Native::Sequential, Native::Parallel] {
+                let answer = native(game, how);
+                assert_eq!(winners(&answer), winners(&reduced), "{what}: {how:?}");
+                certify(game, &answer, &format!("{what}, native {how:?}"));
+            }
+        }
+        let large = clustered_parity(10_000, 10, 2, 200 - seed % 151, seed).to_game();
+        let parity = large.parity.as_ref().unwrap();
+        assert!(parity.compressed.input_distinct >= 40, "{what}");
+        assert!(
+            parity.reduction_fits() && parity.compressed.per_scc,
+            "{what}"
+        );
+        let sequential = native(&large, Native::Sequential);
+        certify(&large, &sequential, &format!("{what}, 10^5 clustered"));
+        let parallel = native(&large, Native::Parallel);
+        assert_eq!(
+            winners(&parallel),
+            winners(&sequential),
+            "{what}: 10^5 clustered"
+        );
+        certify(
+            &large,
+            &parallel,
+            &format!("{what}, 10^5 clustered, parallel"),
+        );
+    }
+}
+
+/// Random games of 10^4 and 10^5 vertices with 50–200 priorities are beyond the reduction:
+/// `auto` answers them with the parity solver, sequentially or with parallel rounds, and
+/// every answer is certified.
+#[test]
+fn random_games_beyond_the_reduction_are_solved_natively() {
+    for seed in seeds(&[21, 22]) {
+        for n in [10_000, 100_000] {
+            let max_priority = 50 + (seed * 7 + u64::from(n)) % 151;
+            let game = random_parity(n, max_priority, 3, seed).to_game();
+            let parity = game.parity.as_ref().unwrap();
+            let what = format!("seed {seed}, {n} vertices, priorities 0..={max_priority}");
+            assert!(!parity.reduction_fits(), "{what}");
+            let auto = solve(&game, Backend::Auto);
+            assert_eq!(auto.stats.backend, "parity", "{what}");
+            assert!(!auto.credits_computed);
+            certify(&game, &auto, &what);
+            let parallel = native(&game, Native::Parallel);
+            assert_eq!(winners(&parallel), winners(&auto), "{what}: parallel");
+            certify(&game, &parallel, &format!("{what}, parallel"));
+            let err = solve_game(
+                &game.arena,
+                Some(parity.view()),
+                &SolveOptions {
+                    backend: Backend::Cpu,
+                    ..SolveOptions::default()
+                },
+                &Control::new(),
+            )
+            .unwrap_err();
+            assert!(err.to_string().contains("--backend parity"), "{err}");
+        }
+    }
+}
+
+/// The certificate rejects answers that are wrong in each way it checks.
+#[test]
+fn the_parity_certificate_rejects_wrong_answers() {
+    let game = random_parity(300, 60, 3, 5).to_game();
+    let parity = game.parity.as_ref().unwrap();
+    let answer = native(&game, Native::Sequential);
+    let right = winners(&answer);
+    let reject = |winner: &[u8], strategy: &[u32], why: &str| {
+        let claim = ParityClaim { winner, strategy };
+        let report = check_parity(&game.arena, &parity.priorities, claim).unwrap();
+        assert!(!report.passed(), "{why} was accepted");
+    };
+    // A vertex won by its owner: drop its move, or move to the other region.
+    let owned = (0..300u32)
+        .find(|&v| game.arena.owner(v).index() == right[v as usize])
+        .unwrap();
+    let mut strategy = answer.strategy.clone();
+    strategy[owned as usize] = egsolve_core::solve::NO_MOVE;
+    reject(&right, &strategy, "a missing move");
+    // Flip one winner: its region is no longer closed or its strategy leaves it.
+    for v in [0u32, 17, owned] {
+        let mut flipped = right.clone();
+        flipped[v as usize] ^= 1;
+        reject(&flipped, &answer.strategy, &format!("vertex {v} flipped"));
+    }
+    // Swap both regions wholesale (moves made up inside them): closed, but the cycles lose.
+    let swapped: Vec<u8> = right.iter().map(|w| 1 - w).collect();
+    let made_up: Vec<u32> = (0..300u32)
+        .map(|v| {
+            if game.arena.owner(v).index() == swapped[v as usize] {
+                game.arena
+                    .successors(v)
+                    .map(|(u, _)| u)
+                    .find(|&u| swapped[u as usize] == swapped[v as usize])
+                    .unwrap_or(egsolve_core::solve::NO_MOVE)
+            } else {
+                egsolve_core::solve::NO_MOVE
+            }
+        })
+        .collect();
+    reject(&swapped, &made_up, "swapped regions");
+}

@@ -1,0 +1,210 @@
+//! The CUDA backend: the paper's Algorithm 3 (frontier lifting with CSR and CSC resident on
+//! the device — the CSR uploaded, the CSC listed from it there — vertex-parallel or
+//! warp-centric), with the round loop kept on the device, driven by the accelerated exact
+//! solver (lifting phases on the device, evaluations of player 1's strategies steered by the
+//! host, their graph searches on the device; [`accel`]); `GpuOptions::plain` lifts to the
+//! fixpoint without evaluations.
+//!
+//! - [`accel`]: the device as the accelerated driver's lifting engine.
+//! - [`devices`]: probing for the driver and listing GPUs, never panicking.
+//! - [`compile`]: the embedded kernels, NVRTC to CUBIN per device, loaded once per process.
+//! - [`cubin_cache`]: compiled CUBINs on disk, so NVRTC runs once per machine.
+//! - [`layout`]: the vertex order (player 0 first, or the input's) and the memory estimate.
+//! - [`engine`]: upload once, lift from 0 or from any point below the fixpoint.
+//! - [`components`]: an evaluation's strongly connected components on the device (and the
+//!   largest one's greedy witness).
+//! - [`evaluation`]: an evaluation's backward reachability and Bellman–Ford on the device.
+//! - [`staging`]: large copies through page-locked buffers, host copy and transfer
+//!   overlapped.
+//! - [`transfer`]: copies to and from the device (staged when large) and the launch
+//!   watchdog's wait.
+//!
+//! Everything that can fail is a [`GpuError`]; at the backend's edge it becomes
+//! [`SolveError::Unavailable`](egsolve_core::solve::SolveError) so callers can fall back to a CPU
+//! backend.
+
+pub mod accel;
+pub mod compile;
+pub mod components;
+pub mod cubin_cache;
+pub mod devices;
+pub mod engine;
+pub mod error;
+pub mod evaluation;
+pub mod layout;
+pub mod staging;
+pub mod transfer;
+
+use std::time::Instant;
+
+pub use devices::{DeviceInfo, list_devices};
+pub use egsolve_core::solve::{GpuOptions, VertexOrder};
+pub use engine::{GpuEngine, GpuTimings, LiftRun};
+pub use error::{GpuError, GpuSolveError};
+
+use egsolve_core::arena::Arena;
+use egsolve_core::solve::{
+    Control, DeviceSolver, Phases, Solution, SolveError, SolveStats, Threads, energy,
+};
+
+/// The CUDA backend as the solve reaches it ([`SolveOptions::device`]): what `--backend gpu`
+/// runs in a program that links this crate.
+///
+/// [`SolveOptions::device`]: egsolve_core::solve::SolveOptions::device
+pub static SOLVER: &dyn DeviceSolver = &Cuda;
+
+/// The CUDA backend behind [`SOLVER`]: [`solve`].
+#[derive(Debug, Clone, Copy)]
+pub struct Cuda;
+
+impl DeviceSolver for Cuda {
+    fn solve(
+        &self,
+        arena: &Arena,
+        options: &GpuOptions,
+        control: &Control,
+    ) -> Result<Solution, SolveError> {
+        solve(arena, options, control)
+    }
+}
+
+/// Solves `arena` on a GPU and derives both strategies: with the accelerated driver (as
+/// `auto`: player 1's strategy from the evaluations where certified), or, with
+/// `options.plain`, by plain lifting (strategies from the credits).
+pub fn solve(
+    arena: &Arena,
+    options: &GpuOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    let start = Instant::now();
+    // One pool for the whole solve (the process's, `host_pool`): the bound where the device
+    // cannot sum it (the driver takes it from the engine), the upload's host side, and the
+    // driver and strategies (`GpuLift::started_threads`).
+    let threads = host_pool();
+    let bound = host_bound(arena, options, &threads)?;
+    tracing::debug!(seconds = start.elapsed().as_secs_f64(), "gpu: bound");
+    let mut engine = threads.install(|| GpuEngine::upload(arena, bound, options))?;
+    let bound = engine.bound();
+    let setup = engine.setup_timings();
+    tracing::debug!(
+        seconds = start.elapsed().as_secs_f64(),
+        ?setup,
+        "gpu: engine ready"
+    );
+    let device_phases = |download: f64| Phases {
+        gpu_context: setup.context,
+        gpu_kernels: setup.kernels,
+        gpu_upload: setup.prepare + setup.upload,
+        gpu_download: download,
+        ..Phases::default()
+    };
+    if !options.plain {
+        let (mut solution, _, lift) = accel::solve(arena, engine, options, control)?;
+        tracing::debug!(
+            seconds = start.elapsed().as_secs_f64(),
+            "gpu: solved, strategies included"
+        );
+        solution.stats.backend = "gpu".into();
+        // As every backend reports it: up to the final credits, strategies apart.
+        solution.stats.solve_seconds =
+            (start.elapsed().as_secs_f64() - solution.stats.strategy_seconds).max(0.0);
+        let phases = &mut solution.stats.phases;
+        *phases = Phases {
+            lifting: phases.lifting,
+            evaluation: phases.evaluation,
+            graph: phases.graph,
+            components: phases.components,
+            cycle_test: phases.cycle_test,
+            attractor: phases.attractor,
+            bellman_ford: phases.bellman_ford,
+            strategy0: phases.strategy0,
+            strategy1: phases.strategy1,
+            ..device_phases(lift.download_seconds)
+        };
+        return Ok(solution);
+    }
+    let run = engine.lift_from(None, options, control)?;
+    let stats = SolveStats {
+        backend: "gpu".into(),
+        bound,
+        lifts: run.lifts,
+        rounds: run.rounds,
+        solve_seconds: start.elapsed().as_secs_f64(),
+        phases: Phases {
+            lifting: run.timings.solve,
+            ..device_phases(run.timings.download)
+        },
+        ..SolveStats::default()
+    };
+    Solution::from_credits(arena, run.credit, stats, &threads, control)
+}
+
+/// Opens device `device` (or the first), loads its most common kernels if the disk cache
+/// has them and, when `large_input` says the game's arrays will go through them, allocates
+/// its staging buffers, on a thread of its own, so that a process that will solve on the
+/// GPU pays for the driver's start-up while it parses its input (a small game's upload
+/// would only wait behind the page-locking). Errors are left for the solve to report.
+pub fn warm_up(device: Option<usize>, large_input: bool) {
+    let spawned = std::thread::Builder::new()
+        .name("egsolve-gpu-warm-up".into())
+        .spawn(move || {
+            if devices::driver_ready().is_err() || devices::nvrtc_ready().is_err() {
+                return;
+            }
+            if let Ok(k) = compile::kernels(device.unwrap_or(0)) {
+                // Parity games reduce to 16-bit weights with 32-bit energies.
+                k.lift_if_cached(16, 32);
+                if large_input {
+                    // Page-locked buffers for the upload (kept per device).
+                    drop(k.staging());
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::debug!("no GPU warm-up thread: {e}");
+    }
+}
+
+/// Host threads for the parts of a GPU solve that run on the CPU (strategies): every core,
+/// as the host side of an upload (renumbering, staging copies) uses.
+pub fn host_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// The pool of [`host_threads`] that GPU solves share for their host parts, started by the
+/// first: a warm process's solve does not wait for 16 threads to start (about 1 ms of a
+/// 12 ms solve on the H100 host). Unlike the CPU backends' solves, which get a pool each,
+/// concurrent GPU solves (one per device) share it: their host parts are short passes
+/// between device work, and rayon interleaves their tasks.
+pub fn host_pool() -> Threads {
+    static POOL: std::sync::OnceLock<Threads> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| Threads::new(host_threads())).clone()
+}
+
+/// Lifts `arena` on a GPU from `start` (input order, pointwise at most the least progress
+/// measure) to the least progress measure; for drivers such as the accelerated algorithm
+/// that compute a good starting point elsewhere.
+pub fn lift_from(
+    arena: &Arena,
+    start: &[u64],
+    options: &GpuOptions,
+    control: &Control,
+) -> Result<LiftRun, SolveError> {
+    let bound = host_bound(arena, options, &Threads::one())?;
+    let mut engine = GpuEngine::upload(arena, bound, options)?;
+    Ok(engine.lift_from(Some(start), options, control)?)
+}
+
+/// The bound summed on the host where the device cannot sum it
+/// ([`GpuEngine::sums_bound`]: 64-bit weights, whose sum may overflow and is checked here),
+/// else `None`: the upload has the device sum it.
+fn host_bound(
+    arena: &Arena,
+    options: &GpuOptions,
+    threads: &Threads,
+) -> Result<Option<u64>, energy::BoundOverflow> {
+    if GpuEngine::sums_bound(arena, options) {
+        return Ok(None);
+    }
+    energy::bound_on(arena, threads).map(Some)
+}

@@ -1,0 +1,88 @@
+//! What the scheduler and the workers both speak of: the slots jobs run in (a GPU or one
+//! of the CPU pool's), a queued job, and the assignment a worker receives. The scheduler
+//! ([`super::scheduler`]) and the workers ([`super::worker`]) import this module; it
+//! imports neither, so the two depend on each other only through it.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::job::{BackendChoice, JobId};
+use super::preparse::PreparsedGame;
+use egsolve_core::solve::{Backend, Control};
+
+/// A GPU the service may use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuDevice {
+    /// CUDA ordinal.
+    pub ordinal: u32,
+    /// Marketing name.
+    pub name: String,
+    /// Device memory in bytes (`u64::MAX` when unknown).
+    pub memory_bytes: u64,
+}
+
+/// Where a job runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SlotKind {
+    /// GPU with this index into the device list.
+    Gpu(usize),
+    /// One of the CPU pool's slots.
+    Cpu(usize),
+}
+
+impl SlotKind {
+    /// The device name shown in job views (`gpu:0`, `cpu`).
+    pub fn device_name(self, gpus: &[GpuDevice]) -> String {
+        match self {
+            SlotKind::Gpu(i) => format!("gpu:{}", gpus[i].ordinal),
+            SlotKind::Cpu(_) => "cpu".to_string(),
+        }
+    }
+
+    /// The backend this slot uses for a requested choice.
+    pub fn backend_for(self, choice: BackendChoice) -> Backend {
+        match (self, choice) {
+            (_, BackendChoice::Reference) => Backend::Reference,
+            (_, BackendChoice::Parity) => Backend::Parity,
+            (SlotKind::Gpu(_), _) => Backend::Gpu,
+            (SlotKind::Cpu(_), BackendChoice::Cpu) => Backend::Cpu,
+            (SlotKind::Cpu(_), _) => Backend::Auto,
+        }
+    }
+}
+
+/// A job waiting in the queue.
+#[derive(Debug, Clone)]
+pub struct QueuedJob {
+    /// The id.
+    pub id: JobId,
+    /// Submission sequence (FIFO key).
+    pub seq: i64,
+    /// Higher first.
+    pub priority: i64,
+    /// Requested backend.
+    pub backend: BackendChoice,
+    /// Edge count when known, else an estimate from the arena size.
+    pub edges_estimate: u64,
+    /// Bytes the solve needs on a device (estimate).
+    pub memory_estimate: u64,
+    /// When it entered the queue (this process's clock; for a job queued by another host,
+    /// now minus the wait the database measured).
+    pub enqueued: Instant,
+    /// The arena if it was already parsed at submission.
+    pub preparsed: Option<PreparsedArena>,
+}
+
+/// A game parsed at submission, handed to the worker so it is not parsed twice.
+pub type PreparsedArena = Arc<PreparsedGame>;
+
+/// A job handed to a worker: claimed already (`running` under this process's lease).
+#[derive(Debug)]
+pub struct Assignment {
+    /// The job.
+    pub job: QueuedJob,
+    /// The attempt the claim started: every write about the job is fenced on it.
+    pub attempt: i64,
+    /// Its cancel flag, deadline holder and progress counters (the scheduler keeps a clone).
+    pub control: Control,
+}

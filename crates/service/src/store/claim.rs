@@ -1,0 +1,412 @@
+//! Claims, leases and fenced writes: how any number of workers (threads of one process on
+//! SQLite, processes on many hosts on PostgreSQL) share one queue without losing a job or
+//! running one twice to completion.
+//!
+//! - **Claim**: a worker with free slots reads the first queued jobs its slots could take
+//!   (priority, then FIFO), locking them with `FOR UPDATE SKIP LOCKED` on PostgreSQL so
+//!   concurrent claimers skip each other's rows, lets the scheduler pick a slot for each,
+//!   and moves the picked ones to `running` with `attempts + 1`, its worker id and a lease.
+//! - **Lease**: a running job belongs to its worker until `lease_expires_at` (the
+//!   database's clock). The worker's heartbeat renews it ([`Store::renew`]); a renewal that
+//!   matches no row tells the worker the job is no longer its own (cancelled, or taken over).
+//! - **Expiry**: [`Store::reap_expired`] puts jobs whose lease ran out back in the queue (the
+//!   next claim is attempt + 1), or fails them once `max_attempts` were lost that way.
+//! - **Fence**: every write a worker makes about its job (success, failure, re-queue) is
+//!   guarded by (id, attempt, worker, `running`), in one transaction with the result, so a
+//!   late worker whose lease was taken over can neither overwrite nor duplicate a result.
+
+use sqlx::Row;
+
+use super::chunks::{ChunkWriter, Table};
+use super::{Dialect, Store, StoreError, StoreEvent, now_ms, with_pool};
+use crate::job::{BackendChoice, Failure, JobId, ResultSummary};
+use egsolve_core::solve::ProgressSnapshot;
+
+/// What a claiming worker's free slots could take (the SQL filter; the scheduler's
+/// [`pick_slot`](crate::scheduler::pick_slot) makes the final choice).
+#[derive(Debug, Clone)]
+pub struct ClaimRequest {
+    /// The claiming worker's id (the lease owner).
+    pub worker: String,
+    /// Lease length, milliseconds.
+    pub lease_ms: u64,
+    /// Free GPU slots.
+    pub free_gpus: usize,
+    /// Memory of the largest free GPU.
+    pub largest_free_gpu_memory: u64,
+    /// Free CPU slots.
+    pub free_cpus: usize,
+    /// Memory of the largest GPU of the worker, free or not (`None`: no GPU).
+    pub largest_gpu_memory: Option<u64>,
+    /// While GPUs are busy, `auto` jobs with at most this many edges may run on the CPU.
+    pub small_edges: u64,
+    /// While GPUs are busy, `auto` jobs that waited this long may run on the CPU.
+    pub max_wait_ms: u64,
+}
+
+/// A queued job as a claim sees it.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The id.
+    pub id: JobId,
+    /// FIFO key.
+    pub seq: i64,
+    /// Higher first.
+    pub priority: i64,
+    /// Requested backend.
+    pub backend: BackendChoice,
+    /// Edge count when known, else an estimate from the arena size.
+    pub edges_estimate: u64,
+    /// Device memory the solve needs (estimate).
+    pub memory_estimate: u64,
+    /// How long it has been queued, milliseconds (the database's clock).
+    pub waited_ms: u64,
+}
+
+/// Where a claimed job runs: the slot, and the backend and device names it records.
+#[derive(Debug, Clone)]
+pub struct Placement<T> {
+    /// The caller's slot.
+    pub slot: T,
+    /// Backend name recorded in the job.
+    pub backend: String,
+    /// Device name recorded in the job (`cpu`, `gpu:N`).
+    pub device: String,
+}
+
+/// A job this worker now holds.
+#[derive(Debug, Clone)]
+pub struct Claimed<T> {
+    /// The job as it was queued.
+    pub job: Candidate,
+    /// Its attempt number (the fence of every later write).
+    pub attempt: i64,
+    /// Where it runs.
+    pub placement: Placement<T>,
+}
+
+/// Device memory a solve of this many vertices and edges needs, in SQL (CSR, CSC, two
+/// value arrays); before parsing, estimated from the arena's size (about 8 bytes of text per
+/// edge, 32 per vertex). The same estimate as `worker::memory_estimate`.
+const MEMORY_SQL: &str =
+    "COALESCE(j.vertices * 40 + j.edges * 24, (a.bytes / 32) * 40 + (a.bytes / 8) * 24)";
+const EDGES_SQL: &str = "COALESCE(j.edges, a.bytes / 8)";
+
+/// The running job's fence: its row, its attempt, its worker, still running.
+const FENCE: &str = "id = $1 AND attempts = $2 AND worker = $3 AND state = 'running'";
+
+/// Columns cleared whenever a job leaves `running`.
+const LEAVE_RUNNING: &str = "lease_expires_at = NULL, progress_round = NULL, progress_frontier = NULL, progress_lifts = NULL";
+
+fn clamp(v: u64) -> i64 {
+    v.min(i64::MAX as u64) as i64
+}
+
+impl Store {
+    /// Claims queued jobs for free slots: `pick` is asked, in queue order, for a placement of
+    /// each candidate (and records what it gave away); each placed job moves to `running`
+    /// under a lease of `request.worker`. Returns the jobs claimed.
+    pub async fn claim<T>(
+        &self,
+        request: &ClaimRequest,
+        mut pick: impl FnMut(&Candidate) -> Option<Placement<T>>,
+    ) -> Result<Vec<Claimed<T>>, StoreError> {
+        let free = request.free_gpus + request.free_cpus;
+        if free == 0 {
+            return Ok(Vec::new());
+        }
+        let dialect = self.dialect();
+        let now = dialect.now_ms();
+        let lock = match dialect {
+            Dialect::Sqlite => "",
+            Dialect::Postgres => "FOR UPDATE OF j SKIP LOCKED",
+        };
+        let select = format!(
+            "SELECT j.id, j.seq, j.priority, j.backend, {EDGES_SQL} AS edges_estimate, \
+             {MEMORY_SQL} AS memory_estimate, {now} - j.queued_at AS waited \
+             FROM jobs j JOIN arenas a ON a.hash = j.arena_hash \
+             WHERE j.state = 'queued' AND ( \
+               ($1 > 0 AND j.backend IN ('auto', 'gpu') AND {MEMORY_SQL} <= $2) \
+               OR ($3 > 0 AND (j.backend IN ('cpu', 'reference', 'parity') OR (j.backend = 'auto' AND \
+                 ({MEMORY_SQL} > $4 OR {EDGES_SQL} <= $5 OR j.queued_at <= {now} - $6))))) \
+             ORDER BY j.priority DESC, j.seq LIMIT $7 {lock}"
+        );
+        let update = format!(
+            "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = $1, \
+             backend_used = $2, device = $3, worker = $4, lease_expires_at = {now} + $5, \
+             progress_round = NULL, progress_frontier = NULL, progress_lifts = NULL \
+             WHERE id = $6 AND state = 'queued' RETURNING attempts"
+        );
+        let limit = (free * 4 + 8) as i64;
+        let mut claimed = Vec::new();
+        // PostgreSQL: one transaction holds the candidates' row locks until the claims
+        // commit. SQLite: `BEGIN IMMEDIATE` takes the write lock first (a deferred
+        // read-then-write transaction could not upgrade past a concurrent writer).
+        with_pool!(self, pool => {
+            let mut tx = pool.begin_with(dialect.begin_relaxed()).await?;
+            let rows = sqlx::query(sqlx::AssertSqlSafe(select))
+                .bind(request.free_gpus as i64)
+                .bind(clamp(request.largest_free_gpu_memory))
+                .bind(request.free_cpus as i64)
+                .bind(request.largest_gpu_memory.map_or(-1, clamp))
+                .bind(clamp(request.small_edges))
+                .bind(clamp(request.max_wait_ms))
+                .bind(limit)
+                .fetch_all(&mut *tx)
+                .await?;
+            for row in rows {
+                let id: String = row.try_get(0)?;
+                let backend: String = row.try_get(3)?;
+                let job = Candidate {
+                    id: JobId::parse_str(&id)
+                        .map_err(|_| StoreError::Corrupt("id".into()))?,
+                    seq: row.try_get(1)?,
+                    priority: row.try_get(2)?,
+                    backend: BackendChoice::parse(&backend)
+                        .ok_or_else(|| StoreError::Corrupt("backend".into()))?,
+                    edges_estimate: row.try_get::<i64, _>(4)?.max(0) as u64,
+                    memory_estimate: row.try_get::<i64, _>(5)?.max(0) as u64,
+                    waited_ms: row.try_get::<Option<i64>, _>(6)?.unwrap_or(0).max(0) as u64,
+                };
+                let Some(placement) = pick(&job) else { continue };
+                let attempt: Option<i64> = sqlx::query(sqlx::AssertSqlSafe(update.as_str()))
+                    .bind(now_ms())
+                    .bind(&placement.backend)
+                    .bind(&placement.device)
+                    .bind(&request.worker)
+                    .bind(clamp(request.lease_ms))
+                    .bind(job.id.to_string())
+                    .fetch_optional(&mut *tx)
+                    .await?
+                    .map(|r| r.try_get(0))
+                    .transpose()?;
+                if let Some(attempt) = attempt {
+                    claimed.push(Claimed { job, attempt, placement });
+                }
+            }
+            tx.commit().await?;
+        });
+        for c in &claimed {
+            self.announce(StoreEvent::Changed(c.job.id));
+        }
+        Ok(claimed)
+    }
+
+    /// Renews the leases of `worker`'s running jobs (id, attempt, progress) and records
+    /// their progress. Returns the jobs that are no longer this worker's: cancelled, failed,
+    /// or re-queued after their lease expired. Their solves should stop.
+    pub async fn renew(
+        &self,
+        worker: &str,
+        lease_ms: u64,
+        jobs: &[(JobId, i64, ProgressSnapshot)],
+    ) -> Result<Vec<JobId>, StoreError> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "UPDATE jobs SET lease_expires_at = {} + $4, progress_round = $5, \
+             progress_frontier = $6, progress_lifts = $7 WHERE {FENCE}",
+            self.dialect().now_ms()
+        );
+        let mut lost = Vec::new();
+        let begin = self.dialect().begin_relaxed();
+        with_pool!(self, pool => {
+            let mut tx = pool.begin_with(begin).await?;
+            for (id, attempt, progress) in jobs {
+                let done = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
+                    .bind(id.to_string())
+                    .bind(*attempt)
+                    .bind(worker)
+                    .bind(clamp(lease_ms))
+                    .bind(clamp(progress.round))
+                    .bind(clamp(progress.frontier))
+                    .bind(clamp(progress.lifts))
+                    .execute(&mut *tx)
+                    .await?;
+                if done.rows_affected() == 0 {
+                    lost.push(*id);
+                }
+            }
+            tx.commit().await?;
+        });
+        Ok(lost)
+    }
+
+    /// Jobs whose lease expired (their worker died, froze or lost the database): back to
+    /// the queue, or `failed` (`worker-lost`) when `max_attempts` attempts were started.
+    /// Returns (re-queued, failed).
+    pub async fn reap_expired(&self, max_attempts: u32) -> Result<(u64, u64), StoreError> {
+        let now = self.dialect().now_ms();
+        let fail = format!(
+            "UPDATE jobs SET state = 'failed', finished_at = $1, error_type = 'worker-lost', \
+             error_message = $2 || COALESCE(worker, 'unknown'), {LEAVE_RUNNING} \
+             WHERE state = 'running' AND lease_expires_at < {now} AND attempts >= $3 RETURNING id"
+        );
+        let requeue = format!(
+            "UPDATE jobs SET state = 'queued', queued_at = {now}, started_at = NULL, \
+             backend_used = NULL, device = NULL, {LEAVE_RUNNING} \
+             WHERE state = 'running' AND lease_expires_at < {now} RETURNING id"
+        );
+        let message = format!(
+            "the worker running this job stopped renewing its lease on each of {max_attempts} \
+             attempts (a crash, a freeze or a lost database connection): check the workers' \
+             logs; the last worker was "
+        );
+        let (failed, requeued): (Vec<String>, Vec<String>) = with_pool!(self, pool => {
+            let failed = sqlx::query(sqlx::AssertSqlSafe(fail))
+                .bind(now_ms())
+                .bind(&message)
+                .bind(max_attempts as i64)
+                .fetch_all(pool)
+                .await?
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, _>>()?;
+            let requeued = sqlx::query(sqlx::AssertSqlSafe(requeue))
+                .fetch_all(pool)
+                .await?
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, _>>()?;
+            (failed, requeued)
+        });
+        for id in failed.iter().filter_map(|s| JobId::parse_str(s).ok()) {
+            tracing::warn!(job = %id, "job failed: its workers' leases expired {max_attempts} times");
+            self.announce(StoreEvent::Changed(id));
+        }
+        for id in requeued.iter().filter_map(|s| JobId::parse_str(s).ok()) {
+            tracing::warn!(job = %id, "lease expired: the job is queued again");
+            self.announce(StoreEvent::Queued(id));
+        }
+        Ok((requeued.len() as u64, failed.len() as u64))
+    }
+
+    /// Moves every `running` job back to `queued` (a single-host store after a crash);
+    /// returns how many.
+    pub async fn requeue_running(&self) -> Result<u64, StoreError> {
+        let sql = format!(
+            "UPDATE jobs SET state = 'queued', queued_at = {}, started_at = NULL, \
+             backend_used = NULL, device = NULL, {LEAVE_RUNNING} WHERE state = 'running'",
+            self.dialect().now_ms()
+        );
+        let done = with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(pool)
+            .await?
+            .rows_affected());
+        Ok(done)
+    }
+
+    /// Moves this worker's running attempt back to `queued` (graceful shutdown).
+    pub async fn requeue(&self, id: JobId, attempt: i64, worker: &str) -> Result<bool, StoreError> {
+        let sql = format!(
+            "UPDATE jobs SET state = 'queued', queued_at = {}, started_at = NULL, \
+             backend_used = NULL, device = NULL, {LEAVE_RUNNING} WHERE {FENCE}",
+            self.dialect().now_ms()
+        );
+        let done = with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id.to_string())
+            .bind(attempt)
+            .bind(worker)
+            .execute(pool)
+            .await?
+            .rows_affected());
+        if done == 1 {
+            self.announce(StoreEvent::Queued(id));
+        }
+        Ok(done == 1)
+    }
+
+    /// This worker's running attempt → `failed`.
+    pub async fn fail_attempt(
+        &self,
+        id: JobId,
+        attempt: i64,
+        worker: &str,
+        failure: &Failure,
+    ) -> Result<bool, StoreError> {
+        let sql = format!(
+            "UPDATE jobs SET state = 'failed', finished_at = $4, error_type = $5, \
+             error_message = $6, error_line = $7, error_column = $8, {LEAVE_RUNNING} WHERE {FENCE}"
+        );
+        let done = with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id.to_string())
+            .bind(attempt)
+            .bind(worker)
+            .bind(now_ms())
+            .bind(&failure.kind)
+            .bind(&failure.message)
+            .bind(failure.line.map(|l| l as i64))
+            .bind(failure.column.map(|c| c as i64))
+            .execute(pool)
+            .await?
+            .rows_affected());
+        self.announce(StoreEvent::Changed(id));
+        Ok(done == 1)
+    }
+
+    /// This worker's running attempt → `succeeded`, with the result's summary (and, on
+    /// PostgreSQL, its bytes from the local result file, unless that result is stored
+    /// already), in one transaction fenced on (id, attempt, worker): false, and nothing
+    /// written, when the attempt is no longer this worker's. The local result file must be
+    /// synced.
+    pub async fn succeed(
+        &self,
+        id: JobId,
+        attempt: i64,
+        worker: &str,
+        result_key: &str,
+        summary: &ResultSummary,
+        solve_ms: f64,
+    ) -> Result<bool, StoreError> {
+        let summary_json = serde_json::to_string(summary).expect("summary serializes");
+        let fenced = format!(
+            "UPDATE jobs SET state = 'succeeded', finished_at = $4, completions = completions + 1, \
+             result_key = $5, solve_ms = $6, {LEAVE_RUNNING} WHERE {FENCE}"
+        );
+        let path = self.result_path(result_key);
+        let begin = self.dialect().begin();
+        let done = with_pool!(self, pool => {
+            let mut tx = pool.begin_with(begin).await?;
+            // The result row first: the job row references it.
+            sqlx::query(
+                "INSERT INTO results (key, summary, created_at) VALUES ($1, $2, $3) \
+                 ON CONFLICT (key) DO UPDATE SET summary = excluded.summary",
+            )
+            .bind(result_key)
+            .bind(&summary_json)
+            .bind(now_ms())
+            .execute(&mut *tx)
+            .await?;
+            let done = sqlx::query(sqlx::AssertSqlSafe(fenced))
+                .bind(id.to_string())
+                .bind(attempt)
+                .bind(worker)
+                .bind(now_ms())
+                .bind(result_key)
+                .bind(solve_ms)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            if done != 1 {
+                tx.rollback().await?;
+                false
+            } else {
+                tx.store_chunks_if_absent(Table::Results, result_key, &path)
+                    .await?;
+                tx.commit().await?;
+                true
+            }
+        });
+        if done {
+            self.announce(StoreEvent::Changed(id));
+        } else {
+            tracing::warn!(
+                job = %id,
+                attempt,
+                "late result refused: this attempt is no longer this worker's (cancelled, or its lease expired and another attempt took over)"
+            );
+        }
+        Ok(done)
+    }
+}

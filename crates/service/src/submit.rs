@@ -1,0 +1,279 @@
+//! `POST /v1/jobs`: authenticate, read options, enforce the per-user limit, stream the body
+//! to the content-addressed arena store (see [`super::upload`]), reuse a finished identical
+//! result if there is one — parsing it on the way (so a malformed arena is refused with line
+//! and column before a job exists, and the worker need not parse) — then record the job and
+//! queue it. The answer is
+//! `202 Accepted` with `Location: /v1/jobs/{id}` — sent only after the arena is fsynced and
+//! the job row committed, so an accepted job survives a crash.
+//!
+//! With an `Idempotency-Key` header a retried submission gets the job its first attempt
+//! made (see [`super::idempotency`]). Everything from the job row to the queue runs on its
+//! own task, so a client that goes away cannot interrupt it half-way.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::error::ApiError;
+use super::idempotency::{self, Claim, ClaimGuard, Fingerprint};
+use super::job::{BackendChoice, Failure, JobId, JobOptions};
+use super::preparse::{ParseTee, PreparsedGame};
+use super::request::{caller, full_view, job_options};
+use super::slots::QueuedJob;
+use super::upload::{self, Encoding, StoredArena, UploadError};
+use super::worker::{arena_stats, malformed, memory_estimate, read_options, result_key};
+use egsolve_core::format::FormatError;
+
+/// Content types that are certainly not a game file (`application/x-www-form-urlencoded` is
+/// allowed: it is what `curl --data-binary` sends by default).
+const REFUSED_TYPES: &[&str] = &[
+    "application/json",
+    "multipart/",
+    "image/",
+    "video/",
+    "audio/",
+];
+
+pub(super) async fn submit(
+    State(state): State<AppState>,
+    Query(params): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let caller = caller(&state, &headers)?;
+    let options = job_options(&params, &state)?;
+    if let Some(kind) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    {
+        if REFUSED_TYPES
+            .iter()
+            .any(|t| kind.to_ascii_lowercase().starts_with(t))
+        {
+            return Err(ApiError::UnsupportedContentType(kind.to_string()));
+        }
+    }
+    let encoding_header = headers
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok());
+    let encoding = Encoding::from_header(encoding_header)
+        .ok_or_else(|| ApiError::UnsupportedEncoding(encoding_header.unwrap_or("").to_string()))?;
+    let claim = match headers.get("idempotency-key") {
+        None => None,
+        Some(value) => {
+            let key = value
+                .to_str()
+                .ok()
+                .filter(|k| idempotency::valid_key(k))
+                .ok_or_else(|| ApiError::InvalidParameter {
+                    name: "Idempotency-Key",
+                    message: format!(
+                        "the header must be 1 to {} visible ASCII characters, e.g. a UUID",
+                        idempotency::MAX_KEY_BYTES
+                    ),
+                })?;
+            Some((key.to_string(), state.idempotency.claim(&caller.user, key)))
+        }
+    };
+    let (guard, replay) = match claim {
+        None => (None, None),
+        Some((_, Claim::Fresh(guard))) => (Some(guard), None),
+        Some((key, Claim::Replay { job, fingerprint })) => (None, Some((key, job, fingerprint))),
+        Some((key, Claim::InUse)) => return Err(ApiError::IdempotencyKeyInUse(key)),
+    };
+    let limit = state.config.per_user_job_limit;
+    if replay.is_none() && state.store.active_count(&caller.user).await? >= limit {
+        return Err(ApiError::TooManyJobs { limit });
+    }
+
+    // A replayed request's arena was parsed the first time.
+    let tee = (state.config.inline_parse_bytes > 0 && replay.is_none()).then(|| {
+        ParseTee::start(
+            read_options(options.format, &state.config),
+            state.config.inline_parse_bytes,
+        )
+    });
+    let stored = upload::receive(
+        body,
+        encoding,
+        state.config.max_body_bytes,
+        state.store.tmp_dir(),
+        state.store.arenas_dir(),
+        tee,
+    )
+    .await
+    .map_err(|e| match e {
+        UploadError::Parse(e) => format_refusal(e),
+        e => ApiError::Upload(e),
+    })?;
+    state.store.insert_arena(&stored.hash, stored.bytes).await?;
+    if let Some((key, job, fingerprint)) = replay {
+        let asked = Fingerprint {
+            options,
+            arena_hash: stored.hash,
+        };
+        if asked != fingerprint {
+            return Err(ApiError::IdempotencyKeyReused(key));
+        }
+        return answer(&state, job, true).await;
+    }
+    // From here on the job is being created: a client that goes away must not leave a row
+    // without a queue entry (or a job without its idempotency record).
+    let committing = tokio::spawn(commit(state, caller.user, options, stored, guard));
+    committing
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+}
+
+/// Records the job (or reuses an identical finished one), queues it, completes the
+/// idempotency claim and answers `202`.
+async fn commit(
+    state: AppState,
+    owner: String,
+    options: JobOptions,
+    mut stored: StoredArena,
+    guard: Option<ClaimGuard>,
+) -> Result<Response, ApiError> {
+    state.metrics.observe_phase("upload", "any", stored.seconds);
+    let id = JobId::now_v7();
+    let complete = |guard: Option<ClaimGuard>, hash: &str| {
+        if let Some(guard) = guard {
+            guard.complete(
+                id,
+                Fingerprint {
+                    options,
+                    arena_hash: hash.to_string(),
+                },
+            );
+        }
+    };
+
+    let key = result_key(&stored.hash, options.format, options.backend);
+    // An answer without credits (the parity solver's) serves only jobs that leave the
+    // choice to the server or ask for the parity solver: an energy backend asked for by
+    // name runs (and says why it cannot solve the game).
+    let reusable = state.store.reusable_result(&key).await?.filter(|summary| {
+        summary.credits_computed
+            || matches!(options.backend, BackendChoice::Auto | BackendChoice::Parity)
+    });
+    if let Some(summary) = reusable {
+        state
+            .store
+            .insert_reused_job(id, &owner, &options, &stored.hash, &key, &summary)
+            .await?;
+        complete(guard, &stored.hash);
+        return answer(&state, id, false).await;
+    }
+
+    let (preparsed, stats) = match stored.parsed.take() {
+        Some((game, parse_seconds)) => {
+            // The bound is a pass over every edge: off the runtime, like the parse.
+            let config = state.config.clone();
+            let (game, stats) = tokio::task::spawn_blocking(move || {
+                arena_stats(&game.arena, &config).map(|stats| (game, stats))
+            })
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?
+            .map_err(refusal)?;
+            state.metrics.observe_phase("parse", "any", parse_seconds);
+            // Kept for the worker only while the budget allows; else it parses again.
+            let preparsed = state
+                .preparse_budget
+                .try_reserve(game.arena.heap_bytes() as u64)
+                .map(|r| Arc::new(PreparsedGame::reserved(game, r)));
+            (preparsed, Some((stats, parse_seconds * 1e3)))
+        }
+        None => (None, None),
+    };
+    let seq = state
+        .store
+        .insert_job(
+            id,
+            &owner,
+            &options,
+            &stored.hash,
+            stored.seconds * 1e3,
+            stats,
+        )
+        .await?;
+    complete(guard, &stored.hash);
+    let stats = stats.map(|(s, _)| s);
+    let (edges_estimate, memory) = match stats {
+        Some(s) => (s.edges, memory_estimate(s.vertices, s.edges)),
+        // About 8 bytes of text per edge in both formats.
+        None => (
+            stored.bytes / 8,
+            memory_estimate(stored.bytes / 32, stored.bytes / 8),
+        ),
+    };
+    state.scheduler.enqueue(QueuedJob {
+        id,
+        seq,
+        priority: options.priority,
+        backend: options.backend,
+        edges_estimate,
+        memory_estimate: memory,
+        enqueued: Instant::now(),
+        preparsed,
+    });
+    answer(&state, id, false).await
+}
+
+/// The answer to an arena the parser refused: malformed, with line and column.
+fn format_refusal(e: FormatError) -> ApiError {
+    let failure = malformed(e);
+    match failure.kind.as_str() {
+        "internal" => ApiError::Internal(failure.message),
+        _ => ApiError::Malformed {
+            line: failure.line,
+            column: failure.column,
+            message: failure.message,
+        },
+    }
+}
+
+/// An arena over a configured limit, or whose bound overflows.
+fn refusal(failure: Failure) -> ApiError {
+    ApiError::Refused {
+        slug: refusal_slug(&failure.kind),
+        message: failure.message,
+    }
+}
+
+fn refusal_slug(kind: &str) -> &'static str {
+    match kind {
+        "too-large" => "too-large",
+        _ => "bound-overflow",
+    }
+}
+
+/// `202` with the job's view and `Location`; `Idempotent-Replayed: true` when the job was
+/// made by an earlier request with the same idempotency key.
+async fn answer(state: &AppState, id: JobId, replayed: bool) -> Result<Response, ApiError> {
+    let job = match state.store.job(id).await? {
+        Some(job) => job,
+        // The key outlived its job (expired): say so rather than make another.
+        None if replayed => return Err(ApiError::JobNotFound(id.to_string())),
+        None => {
+            return Err(ApiError::Internal(format!(
+                "job {id} vanished after insertion"
+            )));
+        }
+    };
+    let view = full_view(state, &job).await?;
+    let mut response = (StatusCode::ACCEPTED, axum::Json(view)).into_response();
+    let location = HeaderValue::from_str(&format!("/v1/jobs/{id}")).expect("ascii");
+    response.headers_mut().insert(header::LOCATION, location);
+    if replayed {
+        response
+            .headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    Ok(response)
+}

@@ -1,0 +1,440 @@
+//! Workers: one dedicated OS thread per slot (per GPU, and per CPU-pool slot), so solving
+//! never runs on the async runtime. A worker takes an [`Assignment`] (a job the scheduler
+//! claimed: `running` under this process's lease), parses the arena (unless the submission
+//! already did; fetched into the local cache first when another host stored it), solves it
+//! under the job's [`Control`] (cancel flag, deadline, live progress), writes and syncs the
+//! result file, and only then marks the job `succeeded` — fenced on its attempt, so a crash
+//! at any point leaves either no result or a complete one, the job runs again, and a late
+//! worker whose lease was taken over cannot store a second result.
+//!
+//! A job interrupted by shutdown goes back to `queued`; one cancelled by its owner, or lost
+//! to another worker after its lease expired, is left alone. Writes that fail because the
+//! database is unreachable are retried for a while (a restarting PostgreSQL).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use super::ServeConfig;
+use super::events::JobEvents;
+use super::job::{ArenaStats, BackendChoice, Failure, InputFormat};
+use super::metrics::Metrics;
+use super::preparse::PreparsedGame;
+use super::result_file;
+use super::slots::{Assignment, GpuDevice, SlotKind};
+use super::store::{Store, StoreError};
+use egsolve_core::arena::Arena;
+use egsolve_core::format::{self, Format, FormatError, ParityInfo, ReadOptions};
+use egsolve_core::output::Summary;
+use egsolve_core::solve::GpuOptions;
+use egsolve_core::solve::{self, Backend, Interrupted, SolveError, SolveOptions};
+
+/// What every worker shares.
+#[derive(Debug, Clone)]
+pub struct WorkerContext {
+    /// The job store.
+    pub store: Store,
+    /// Metrics registry.
+    pub metrics: Arc<Metrics>,
+    /// Long-poll wake-ups.
+    pub events: Arc<JobEvents>,
+    /// The configuration.
+    pub config: Arc<ServeConfig>,
+    /// The runtime, for the store's async calls from worker threads.
+    pub runtime: tokio::runtime::Handle,
+    /// CPU-slot solves running now (sets each new solve's thread count).
+    pub cpu_solves: Arc<CpuSolves>,
+    /// This process's worker id: the owner of the leases its slots hold.
+    pub worker_id: Arc<str>,
+}
+
+/// How long a worker keeps retrying a write the database refused for a transient reason.
+const RETRY_FOR: Duration = Duration::from_secs(120);
+
+/// Runs `write` until it succeeds, fails for a lasting reason, or [`RETRY_FOR`] passes.
+fn retrying<T, F: std::future::Future<Output = Result<T, StoreError>>>(
+    context: &WorkerContext,
+    what: &str,
+    write: impl Fn() -> F,
+) -> Result<T, StoreError> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(50);
+    loop {
+        match context.runtime.block_on(write()) {
+            Err(e) if e.is_transient() && start.elapsed() < RETRY_FOR => {
+                tracing::warn!("cannot {what} yet: {e}; retrying");
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_secs(2));
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
+/// The CPU-slot solves running at once. With `cpu_threads` = 0 a solve that starts while
+/// `k` solves run (itself included) gets `cores / k` threads (at least one): a lone job
+/// uses the whole machine, and concurrent jobs together start about `cores · ln k`
+/// threads rather than `cores · k`.
+#[derive(Debug, Default)]
+pub struct CpuSolves {
+    running: AtomicUsize,
+}
+
+/// One running CPU-slot solve; dropping it ends it.
+#[derive(Debug)]
+pub struct CpuSolveTicket<'a> {
+    solves: &'a CpuSolves,
+    /// Threads this solve may use.
+    pub threads: usize,
+}
+
+impl CpuSolves {
+    /// Counts a starting solve in and gives it its thread count: `configured` when
+    /// positive, else its share of `cores`.
+    pub fn start(&self, configured: usize, cores: usize) -> CpuSolveTicket<'_> {
+        let running = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+        CpuSolveTicket {
+            solves: self,
+            threads: share_of_cores(configured, cores, running),
+        }
+    }
+
+    /// Solves running now.
+    pub fn running(&self) -> usize {
+        self.running.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for CpuSolveTicket<'_> {
+    fn drop(&mut self) {
+        self.solves.running.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Threads for a CPU solve that starts while `running` solves run (itself included).
+pub fn share_of_cores(configured: usize, cores: usize, running: usize) -> usize {
+    if configured > 0 {
+        configured
+    } else {
+        (cores / running.max(1)).max(1)
+    }
+}
+
+/// The key of a job's result: identical arena bytes read the same way give the same answer.
+/// A job that forces the parity solver gets winners without credits, so its answer has a key
+/// of its own (it must not serve a later job that expects credits).
+pub fn result_key(arena_hash: &str, format: InputFormat, backend: BackendChoice) -> String {
+    let text = match backend {
+        BackendChoice::Parity => format!("{arena_hash}:{}:parity", format.name()),
+        _ => format!("{arena_hash}:{}", format.name()),
+    };
+    hex::encode(Sha256::digest(text))
+}
+
+/// Jobs the workers of this process are running ([`crate::allocator`] keeps freed memory
+/// while any runs).
+static JOBS_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Starts the thread serving `kind`; returns the channel feeding it. `finished` is called
+/// with each job's id once its assignment is over (the scheduler frees the slot).
+pub fn spawn_worker(
+    kind: SlotKind,
+    gpus: Arc<Vec<GpuDevice>>,
+    context: WorkerContext,
+    finished: impl Fn(super::job::JobId) + Send + 'static,
+    shutting_down: Arc<AtomicBool>,
+) -> std::sync::mpsc::Sender<Assignment> {
+    let (tx, rx) = std::sync::mpsc::channel::<Assignment>();
+    let name = match kind {
+        SlotKind::Gpu(i) => format!("egsolve-gpu{i}"),
+        SlotKind::Cpu(i) => format!("egsolve-cpu{i}"),
+    };
+    std::thread::Builder::new()
+        .name(name)
+        .spawn(move || {
+            while let Ok(assignment) = rx.recv() {
+                JOBS_RUNNING.fetch_add(1, Ordering::SeqCst);
+                let (id, attempt) = (assignment.job.id, assignment.attempt);
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_job(kind, &gpus, &context, assignment, &shutting_down)
+                }));
+                if outcome.is_err() {
+                    let failure = Failure::new("internal", "the worker panicked on this job");
+                    let _ = context.runtime.block_on(context.store.fail_attempt(
+                        id,
+                        attempt,
+                        &context.worker_id,
+                        &failure,
+                    ));
+                }
+                context.events.publish(id);
+                finished(id);
+                if JOBS_RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
+                    // The last job done: what the solves freed goes back to the kernel.
+                    egsolve_alloc::release_free_memory();
+                }
+            }
+        })
+        .expect("spawning a worker thread");
+    tx
+}
+
+fn run_job(
+    kind: SlotKind,
+    gpus: &[GpuDevice],
+    context: &WorkerContext,
+    assignment: Assignment,
+    shutting_down: &AtomicBool,
+) {
+    let Assignment {
+        job,
+        attempt,
+        control,
+    } = assignment;
+    let store = &context.store;
+    let worker = &*context.worker_id;
+    let backend = kind.backend_for(job.backend);
+    context.events.publish(job.id);
+    let record = match retrying(context, "read the job", || store.job(job.id)) {
+        Ok(Some(record)) => record,
+        Ok(None) => return, // expired meanwhile
+        Err(e) => {
+            tracing::error!(job = %job.id, "cannot read the job: {e}");
+            return;
+        }
+    };
+    let fail = |failure: Failure| {
+        if let Err(e) = retrying(context, "record a failure", || {
+            store.fail_attempt(job.id, attempt, worker, &failure)
+        }) {
+            tracing::error!(job = %job.id, "cannot record failure: {e}");
+        }
+    };
+
+    // An arena parsed at submission has its figures and parse time stored already; one
+    // parsed here (after a restart, on another host, or past the parse-while-uploading
+    // limit) records them.
+    let game = match job.preparsed.clone() {
+        Some(game) => game,
+        None => {
+            let parse_start = Instant::now();
+            let path = match retrying(context, "fetch the arena", || {
+                store.local_arena(&record.arena_hash)
+            }) {
+                Ok(path) => path,
+                Err(e) => {
+                    return fail(Failure::new(
+                        "internal",
+                        format!("cannot read the stored arena: {e}"),
+                    ));
+                }
+            };
+            let game = match format::read_path(
+                &path,
+                &read_options(record.options.format, &context.config),
+            ) {
+                Ok(game) => game,
+                Err(e) => return fail(malformed(e)),
+            };
+            let stats = match arena_stats(&game.arena, &context.config) {
+                Ok(stats) => stats,
+                Err(failure) => return fail(failure),
+            };
+            let parse_seconds = parse_start.elapsed().as_secs_f64();
+            context
+                .metrics
+                .observe_phase("parse", backend.name(), parse_seconds);
+            let _ =
+                context
+                    .runtime
+                    .block_on(store.record_parse(job.id, stats, parse_seconds * 1e3));
+            Arc::new(PreparsedGame::unreserved(game))
+        }
+    };
+    let initial = game.game.initial.unwrap_or(0);
+    let arena = &game.game.arena;
+
+    let limit = Duration::from_secs(record.options.time_limit_secs);
+    let control = control.with_deadline(Some(Instant::now() + limit));
+    // A parity game beyond the energy reduction goes to the parity solver when the job
+    // left the choice to the server, whatever slot it got.
+    let parity = game.game.parity.as_ref().map(ParityInfo::view);
+    let backend =
+        if job.backend == BackendChoice::Auto && solve::runs_parity_solver(parity, Backend::Auto) {
+            Backend::Parity
+        } else {
+            backend
+        };
+    let solve_start = Instant::now();
+    let solved = match kind {
+        // A GPU slot solves on its own device.
+        SlotKind::Gpu(i) if backend == Backend::Gpu => {
+            let options = SolveOptions {
+                backend,
+                gpu: GpuOptions {
+                    device: Some(gpus[i].ordinal as usize),
+                    ..GpuOptions::default()
+                },
+                device: Some(egsolve_gpu::SOLVER),
+                ..SolveOptions::default()
+            };
+            solve::solve_game(arena, parity, &options, &control)
+        }
+        _ => {
+            let ticket = context.cpu_solves.start(
+                context.config.cpu_threads,
+                std::thread::available_parallelism().map_or(1, usize::from),
+            );
+            let mut options = SolveOptions {
+                backend,
+                ..SolveOptions::default()
+            };
+            options.cpu.threads = ticket.threads;
+            solve::solve_game(arena, parity, &options, &control)
+        }
+    };
+    let solution = match solved {
+        Ok(solution) => solution,
+        Err(SolveError::Interrupted(Interrupted::Cancelled)) => {
+            // Shutting down: back to the queue. Otherwise the job was cancelled, or it is
+            // no longer this worker's (its lease was taken over): nothing to write.
+            if shutting_down.load(Ordering::SeqCst) {
+                let _ = retrying(context, "re-queue the job", || {
+                    store.requeue(job.id, attempt, worker)
+                });
+            }
+            return;
+        }
+        Err(SolveError::Interrupted(Interrupted::TimedOut)) => {
+            return fail(Failure::new(
+                "time-limit",
+                format!("the solve ran past its time limit of {} s", limit.as_secs()),
+            ));
+        }
+        Err(SolveError::Bound(e)) => return fail(Failure::new("bound-overflow", e.to_string())),
+        Err(e @ SolveError::ReductionTooLarge { .. }) => {
+            return fail(Failure::new("bound-overflow", e.to_string()));
+        }
+        Err(e @ SolveError::NotAParityGame) => {
+            return fail(Failure::new("backend-unavailable", e.to_string()));
+        }
+        Err(e @ SolveError::Unavailable { .. }) => {
+            return fail(Failure::new("backend-unavailable", e.to_string()));
+        }
+    };
+    let solve_seconds = solve_start.elapsed().as_secs_f64();
+    context
+        .metrics
+        .observe_phase("solve", &solution.stats.backend, solve_seconds);
+
+    let key = result_key(
+        &record.arena_hash,
+        record.options.format,
+        record.options.backend,
+    );
+    if let Err(e) = result_file::write(&store.result_path(&key), &solution) {
+        return fail(Failure::new(
+            "internal",
+            format!("cannot store the result: {e}"),
+        ));
+    }
+    let summary = Summary::new(arena, &solution, initial);
+
+    match retrying(context, "record the result", || {
+        store.succeed(job.id, attempt, worker, &key, &summary, solve_seconds * 1e3)
+    }) {
+        Ok(true) => context.metrics.count_completion(),
+        // Cancelled meanwhile, or the fence refused a late result; the local result file
+        // may still serve a reuse on this host.
+        Ok(false) => context.metrics.count_refused_result(),
+        Err(e) => tracing::error!(job = %job.id, "cannot record success: {e}"),
+    }
+}
+
+/// Vertex/edge counts and `M`, or the failure that stops the job.
+pub fn arena_stats(arena: &Arena, config: &ServeConfig) -> Result<ArenaStats, Failure> {
+    let (vertices, edges) = (arena.vertex_count() as u64, arena.edge_count() as u64);
+    if vertices > config.max_vertices || edges > config.max_edges {
+        return Err(Failure::new(
+            "too-large",
+            format!(
+                "the arena has {vertices} vertices and {edges} edges; this server accepts at most \
+                 {} vertices and {} edges",
+                config.max_vertices, config.max_edges
+            ),
+        ));
+    }
+    let bound =
+        solve::energy::bound(arena).map_err(|e| Failure::new("bound-overflow", e.to_string()))?;
+    Ok(ArenaStats {
+        vertices,
+        edges,
+        bound,
+    })
+}
+
+/// How to read a stored arena of a job with input format `format`.
+pub fn read_options(format: InputFormat, config: &ServeConfig) -> ReadOptions {
+    let format = match format {
+        InputFormat::Auto => None,
+        InputFormat::Mpg => Some(Format::Mpg),
+        InputFormat::Gm => Some(Format::PgSolver),
+        InputFormat::Json => Some(Format::Json),
+    };
+    ReadOptions {
+        format,
+        max_bytes: Some(config.max_body_bytes),
+        ..ReadOptions::default()
+    }
+}
+
+/// A reader error as a job failure: bad input is `malformed-arena` (with its position),
+/// anything else (a stored file gone missing) is `internal`.
+pub fn malformed(e: FormatError) -> Failure {
+    let kind = if e.is_bad_input() {
+        "malformed-arena"
+    } else {
+        "internal"
+    };
+    let position = e.position();
+    Failure {
+        kind: kind.into(),
+        message: e.to_string(),
+        line: position.map(|p| p.line),
+        column: position.map(|p| p.column),
+    }
+}
+
+/// Bytes a solve of an arena with this many vertices and edges needs on a device (CSR, CSC,
+/// two value arrays).
+pub fn memory_estimate(vertices: u64, edges: u64) -> u64 {
+    vertices * 40 + edges * 24
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concurrent_cpu_solves_share_the_cores() {
+        let solves = CpuSolves::default();
+        let first = solves.start(0, 16);
+        assert_eq!(first.threads, 16, "a lone solve uses every core");
+        let second = solves.start(0, 16);
+        assert_eq!(second.threads, 8);
+        let third = solves.start(0, 16);
+        assert_eq!(third.threads, 5);
+        assert_eq!(solves.running(), 3);
+        drop(second);
+        drop(third);
+        assert_eq!(solves.running(), 1);
+        assert_eq!(solves.start(0, 16).threads, 8);
+        assert_eq!(solves.running(), 1, "the ticket ended with its statement");
+        drop(first);
+        assert_eq!(solves.running(), 0);
+        assert_eq!(solves.start(3, 16).threads, 3, "a configured count wins");
+        assert_eq!(share_of_cores(0, 2, 40), 1, "never fewer than one thread");
+    }
+}
