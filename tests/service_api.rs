@@ -318,6 +318,22 @@ async fn json_result_is_the_cli_document_and_certifies(engine: Engine) {
         )
         .unwrap();
         assert!(report.passed(), "{game}: {report:?}");
+
+        // Without `return=strategies` (the default, `credits`) the same records stop at
+        // `winner`: what the README and docs/json-format.md say.
+        let id = server.submit_ok(bytes.clone(), "?backend=reference", None).await;
+        server.wait_finished(&id, None, Duration::from_secs(60)).await;
+        let plain = server.get(&format!("/v1/jobs/{id}/result"), None).await.json();
+        for (record, full) in plain["vertices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(served["vertices"].as_array().unwrap())
+        {
+            assert!(record.get("strategy").is_none(), "{game}: {record}");
+            assert_eq!(record["winner"], full["winner"], "{game}");
+            assert_eq!(record["id"], full["id"], "{game}");
+        }
     }
     server.stop().await;
 }

@@ -1,4 +1,4 @@
-//! The tokenizer of the parallel text readers: a cursor over one chunk of decompressed text
+//! The tokenizer of the text readers: a cursor over one chunk of decompressed text
 //! held in memory (a slice of a memory-mapped file, or a block cut from a stream), with
 //! hand-written integer parsing, whitespace and comment skipping (`#`, `%`, `//` to the end
 //! of the line) and line/column tracking *relative to the chunk*: line 1 is the chunk's
@@ -6,15 +6,15 @@
 //! The pipeline shifts positions by the chunk's first line number once it is known
 //! ([`shift_lines`]).
 //!
-//! Messages are those of the streaming [`super::scanner::Scanner`] (which still reads
-//! `paritysol` files), token for token, so an error reads the same whichever reader found it.
+//! Every text reader parses through it: the game readers chunk by chunk, the `paritysol`
+//! reader over its whole text (`pipeline::read_whole`), so an error reads the same
+//! whichever reader found it.
 //!
 //! The cursor records whether parsing looked at the end of the chunk ([`Cursor::hit_end`]):
 //! a record that did is incomplete unless the chunk is the last one, and is parsed again
 //! together with the next chunk.
 
 use super::error::{FormatError, Position};
-use super::scanner::describe;
 
 /// Longest token text quoted in an error message.
 const QUOTE_MAX: usize = 24;
@@ -116,6 +116,12 @@ impl<'t> Cursor<'t> {
             }
         }
         self.skip_blank_slow();
+    }
+
+    /// Whether only blanks and comments remain.
+    pub(crate) fn at_end(&mut self) -> bool {
+        self.skip_blank();
+        self.peek().is_none()
     }
 
     #[inline(never)]
@@ -395,6 +401,25 @@ impl<'t> Cursor<'t> {
             min,
             max,
         }
+    }
+}
+
+/// A short quotation of the token at the start of `ahead`.
+pub(crate) fn describe(ahead: &[u8]) -> String {
+    let Some(&first) = ahead.first() else {
+        return "end of input".to_string();
+    };
+    if is_word_byte(first) || first == b'-' || first == b'+' {
+        let len = 1 + ahead[1..].iter().take_while(|&&b| is_word_byte(b)).count();
+        let word = String::from_utf8_lossy(&ahead[..len.min(QUOTE_MAX)]);
+        let more = if len > QUOTE_MAX { "..." } else { "" };
+        format!("`{word}{more}`")
+    } else if first.is_ascii_graphic() {
+        format!("`{}`", first as char)
+    } else if first == b'\n' {
+        "end of line".to_string()
+    } else {
+        format!("byte 0x{first:02x}")
     }
 }
 

@@ -14,7 +14,7 @@
 
 use super::Format;
 use super::error::{FormatError, Position};
-use super::scanner::describe;
+use super::cursor::describe;
 
 /// How much text detection looks at.
 const WINDOW: usize = 64 * 1024;

@@ -32,7 +32,6 @@ mod paritysol;
 mod pgsolver;
 mod pipeline;
 mod records;
-mod scanner;
 mod source;
 mod vertices;
 mod write;

@@ -5,8 +5,8 @@
 use std::io::Read;
 
 use super::error::FormatError;
-use super::scanner::Scanner;
-use super::source::Source;
+use super::cursor::Cursor;
+use super::pipeline::read_whole;
 use super::{MAX_VERTEX_ID, PRESIZE_VERTICES, ReadOptions};
 
 /// One line of a `paritysol` file: vertex, winner (0 or 1), strategy successor if any.
@@ -23,18 +23,10 @@ pub fn read_paritysol_with(
     reader: impl Read,
     opts: &ReadOptions,
 ) -> Result<Vec<ParitySolLine>, FormatError> {
-    let source = Source::open(reader, opts.bytes_read.clone())?;
-    let mut s = Scanner::new(source, opts.max_bytes);
-    match parse(&mut s) {
-        Ok(lines) => {
-            s.check_stashed()?;
-            Ok(lines)
-        }
-        Err(e) => Err(s.fail(e)),
-    }
+    read_whole(reader, opts, |text| parse(&mut Cursor::new(text, 1)))
 }
 
-fn parse(s: &mut Scanner<'_>) -> Result<Vec<ParitySolLine>, FormatError> {
+fn parse(s: &mut Cursor<'_>) -> Result<Vec<ParitySolLine>, FormatError> {
     s.skip_blank();
     let mut declared = None;
     if s.eat_word(b"paritysol") {

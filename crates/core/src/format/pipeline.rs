@@ -401,6 +401,34 @@ fn settle(
     }
 }
 
+/// Reads a whole (possibly compressed) text into memory and parses it with `parse` (the
+/// `paritysol` reader): a read failure or the size limit is reported in place of the parse
+/// error it caused, and damage to a compressed input found further on in place of a parse
+/// error before it, as for games.
+pub(crate) fn read_whole<T>(
+    reader: impl Read,
+    opts: &ReadOptions,
+    parse: impl FnOnce(&[u8]) -> Result<T, FormatError>,
+) -> Result<T, FormatError> {
+    let source = Source::open(reader, opts.bytes_read.clone())?;
+    let compression = source.compression();
+    let mut blocks = Blocks::new(source, opts.max_bytes);
+    let mut text = Vec::new();
+    blocks.rest_into(&mut text);
+    match parse(&text) {
+        Ok(value) => match blocks.take_failure() {
+            Some(failure) => Err(failure),
+            None => Ok(value),
+        },
+        Err(parse_error) => match blocks.failure {
+            Some(FormatError::CorruptCompressed { .. }) | None => {
+                Err(settle(&mut blocks, parse_error, compression))
+            }
+            Some(_) => Err(blocks.take_failure().expect("a failure")),
+        },
+    }
+}
+
 /// A parsed block coming back from the pool: its index, text and outcome.
 type Returned = (usize, Vec<u8>, u64, Outcome);
 

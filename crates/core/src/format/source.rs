@@ -10,7 +10,7 @@
 //!
 //! `bytes_read` counts the bytes taken from the reader as given (compressed bytes for a
 //! compressed file), so that a progress bar can compare it with the file size. The
-//! `max_bytes` limit is enforced on decompressed bytes by the scanner, not here.
+//! `max_bytes` limit is enforced on decompressed bytes by the readers (`pipeline`), not here.
 
 use std::cell::Cell;
 use std::io::{self, Read};
