@@ -1,4 +1,4 @@
-//! Several hosts on PostgreSQL (a program, `cargo bench --bench cluster`): a throwaway
+//! Several hosts on PostgreSQL (a program, `cargo bench -p egsolve --bench cluster`): a throwaway
 //! PostgreSQL server (fsync on, as in production; `tests/common/postgres.rs`) on this machine.
 //!
 //! 1. Throughput with 1, 2, 4 worker processes (`WORKERS=1,2,4`, the default; each

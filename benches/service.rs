@@ -1,4 +1,4 @@
-//! Service benchmark (a program, `cargo bench --bench service`): a real server on loopback.
+//! Service benchmark (a program, `cargo bench -p egsolve --bench service`): a real server on loopback.
 //!
 //! 1. Idle latency: one client, submit → long-poll → fetch the JSON result of a fresh
 //!    1,000-vertex random arena, one job at a time (p50, p99).

@@ -37,7 +37,7 @@
 // Early exit (LIFT_EARLY_EXIT, on by default): a lift stops reading successors once the
 // outcome is decided: a min vertex whose running minimum is already at most f(v) is not
 // lifted, a max vertex that reached ⊤ goes to ⊤ (full rounds 7-15 % faster on three of
-// four 10^7-edge games on an H100, BENCHMARKS.md session 4).
+// four 10^7-edge games on an H100, session 4's benchmarks, in git history).
 // Experiment knobs, set through EGSOLVE_NVRTC_EXTRA_OPTIONS: LIFT_EARLY_EXIT=0,
 // LIFT_BATCH, LIFT_MIN_BLOCKS (scripts/gpu-session.sh `variants`, BENCHMARKS.md), and the
 // test knob LIFT_SLOW_READER_NS.
@@ -71,7 +71,7 @@ typedef short i16;
 // Test knob: the grid's last block sleeps this many nanoseconds after every barrier before
 // reading the round's counters, so that the leader runs a round ahead of it (0: off). With
 // it, a verdict the leader could overwrite before every block has read it turns from a rare
-// hang into a likely one (scripts and logs: notes/gpu/h100-session8).
+// hang into a likely one (scripts and logs: session 8's device logs, in git history under notes/gpu).
 #ifndef LIFT_SLOW_READER_NS
 #define LIFT_SLOW_READER_NS 0
 #endif
@@ -106,7 +106,7 @@ struct LiftParams {
 // (written by the leader before round r's barrier when max_ns != 0). Two words, because the
 // leader may finish round r + 1 and write its verdict before a slow block has read round
 // r's: with one word that block could leave a round early and the rest of the grid would
-// wait for it at the next barrier for ever (the IEEE1394 hang of notes/gpu/h100-session6).
+// wait for it at the next barrier for ever (the IEEE1394 hang of session 6's device logs, in git history under notes/gpu).
 // The leader writes word 9 + (r & 1) again only before round r + 2's barrier, after every
 // block has passed round r + 1's, so after reading it.
 #define ST_COUNT 0

@@ -4,8 +4,8 @@
 # loads; the parallel solution writer) and the `parity` benchmark (`--large`: 10^5 and 10^6
 # vertices, one thread and all cores; compression on the shared parity games).
 # Carried folder (git-ignored .carry/): the stripped bench executables `parse` and `parity`
-# (`cargo bench --bench parse --no-run` prints where cargo put them), this script and
-# data/{energy,parity} as for scripts/phases-session.sh.
+# (`cargo bench -p egsolve-core --bench parse --bench parity --no-run` prints where cargo put
+# them), this script and data/{energy,parity} as for scripts/phases-session.sh.
 #   run(command="bash .carry/bench-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
 # Logs: $OUT/parse.log, $OUT/parity.log, $OUT/machine.log; $OUT/bench.jsonl holds the
 # parse benchmark's records for scripts/bench-report.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GPU differential check and benchmark, run on the device machine from the carried folder:
 #   bash .carry/gpu-check.sh [check|bench|all] [extra gpu_check args...]
-# The folder holds gpu_check (release build), egsolve, this script and data/{energy,parity}
-# (copies of ../shared/data). Logs go to $OUT when set.
+# The folder holds gpu_check and egsolve (release builds: `cargo build --release -p egsolve
+# -p gpu_check`), this script and data/{energy,parity} (copies of ../shared/data). Logs go to
+# $OUT when set.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 mode="${1:-all}"; shift || true

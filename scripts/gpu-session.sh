@@ -4,7 +4,7 @@
 # variants (LIFT_EARLY_EXIT, LIFT_BATCH, LIFT_MIN_BLOCKS; VARIANTS overrides the list); sweep:
 # the accelerated driver on the device against cpu auto (gpu_check sweep). Logs under $OUT.
 # Run from a carried folder (git-ignored, e.g. .carry/) holding stripped release builds of
-# `egsolve` and `gpu_check` (`cargo build --release --bin egsolve -p egsolve -p gpu_check`; gpu_check is
+# `egsolve` and `gpu_check` (`cargo build --release -p egsolve -p gpu_check`; gpu_check is
 # the workspace package tools/gpu_check), this script, and data/{energy,parity} copied from ../shared/data:
 #   run(command="bash .carry/gpu-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
 # PARTS picks the sections (default: check cli bench variants; sweep on request; a device call may run 10 minutes at most):
@@ -12,7 +12,8 @@
 set -u
 PARTS=" ${PARTS:-check cli bench variants} "; part() { [[ "$PARTS" == *" $1 "* ]]; }
 c="$(cd "$(dirname "$0")" && pwd)"; d="$c/data"; e="$c/egsolve"; out="${OUT:-/tmp}"
-{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader; nproc; "$e" devices; } 2>&1 | tee "$out/machine.log"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader; nproc; "$e" devices
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; } 2>&1 | tee "$out/machine.log"
 if part check; then
 echo "== gpu_check check =="
 timeout "${CHECK_TIMEOUT:-180}" "$c/gpu_check" check --data "$d" --seed "${SEED:-29}" > "$out/check.log" 2>&1; echo "check rc=$?"

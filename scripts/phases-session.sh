@@ -11,14 +11,16 @@
 # GPU start-up: the first gpu run compiles the kernels into an empty cache
 # (EGSOLVE_KERNEL_CACHE=/tmp/egsolve-kernels), later ones load the cached CUBIN; the log
 # gives each process's wall time beside its solve.
-# Carried folder (git-ignored .carry/): stripped `egsolve`, this script, data/{energy,parity}
-# copied from ../shared/data, the .sol.zst solutions recompressed as .sol.gz (the device
-# machine may lack zstd; egsolve reads the .gm.zst games itself). GAMES: a regex on file names.
+# Carried folder (git-ignored .carry/): stripped `egsolve` (`cargo build --release -p egsolve`),
+# this script, data/{energy,parity} copied from ../shared/data, the .sol.zst solutions
+# recompressed as .sol.gz (the device machine may lack zstd; egsolve reads the .gm.zst games
+# itself). GAMES: a regex on file names.
 #   run(command="bash .carry/phases-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
 set -u
 c="$(cd "$(dirname "$0")" && pwd)"; d="$c/data"; e="$c/egsolve"; out="${OUT:-/tmp}"; t=/tmp/phases
 mkdir -p "$t"; export EGSOLVE_KERNEL_CACHE=/tmp/egsolve-kernels; rm -rf "$EGSOLVE_KERNEL_CACHE"
-{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; "$e" --version; } 2>&1 | tee "$out/machine.log"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; "$e" --version
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; } 2>&1 | tee "$out/machine.log"
 BACKENDS="${BACKENDS:-auto auto1 cpu gpu}"
 if [ -z "${NO_RANDOM:-}" ]; then
   "$e" gen random --vertices 2500000 --degree 4..4 --weights=-10..10 --player1 50 --seed 5 -o "$t/random_2500000_p50_s5.mpg"

@@ -128,11 +128,17 @@ fn renders_every_table_and_plot_from_a_results_directory(python: &Path) {
     );
 
     let parse = section(&report, "parse");
-    assert!(parse.contains("| BRP counting | sequential | 239.2 | 46.6 | **195** |  |"));
-    // The input named once, on its first step; speed-ups with two decimals.
-    assert!(parse.contains("|  | parse+build 2 | 141.0 | 46.6 | **330** | 1.70× |"));
-    // A step with no rate (JSON null) is shown as –, not inf or a crash.
-    assert!(parse.contains("|  | scan (newlines) | 0.0 | 46.6 | – |  |"));
+    // One row per input and step, MB/s per thread count (the most threads in bold), the
+    // baselines of the same run beside it (a baseline with no rate, JSON null, shown as –,
+    // not inf or a crash); the speed-up at the most threads, with two decimals.
+    assert!(
+        parse.contains("| input | step | MB | baselines, MB/s | 1 thread | 2 threads | speed-up |")
+    );
+    assert!(parse.contains(
+        "| BRP counting | parse+build | 46.6 | sequential 195, scan – | 186 | **330** | 1.70× |"
+    ));
+    // The input named once, on its first step; a thread count not measured is left blank.
+    assert!(parse.contains("|  | stream | 46.6 |  |  | **233** |  |"));
     assert!(parse.contains("commit `fixture1`"));
     assert!(parse.contains("load average 1.00 1.00 1.00 before / 1.10 1.00 1.00 after"));
 
@@ -158,7 +164,9 @@ fn renders_every_table_and_plot_from_a_results_directory(python: &Path) {
     assert!(gpu.contains("| 1.0 / 8.1 / 0.9 / 1.9 | 12.6 | 22.9 | **25.4×** | 1.8× | 314.8 |"));
     assert!(gpu.contains("| 63.0 | 221.2 | **24.2×** | 3.5× | 2601.8 |"));
     assert!(gpu.contains("2.05 µs") && gpu.contains("2989 GB/s"));
-    assert!(gpu.contains("commit `fixturegpu`, Test GPU, 16 CPU cores"));
+    assert!(
+        gpu.contains("commit `fixturegpu`, Test GPU, 16 CPU cores, load average 0.50 0.40 0.30")
+    );
 
     let sweep = section(&report, "gpu-sweep");
     assert!(
@@ -169,6 +177,8 @@ fn renders_every_table_and_plot_from_a_results_directory(python: &Path) {
         "skipped run shown as –"
     );
     assert!(sweep.contains("| Hanoi 10 | 177,144 | 22.0 | 21.7 | 28.9 | 27.7 |"));
+    // A log whose run recorded no load average says so.
+    assert!(sweep.contains("Test GPU, 16 CPU cores, load not recorded, log"));
 
     let shared = section(&report, "gpu-shared");
     // Sorted by edges; a failed run (timeout) is "–" and not counted against certification.
@@ -260,7 +270,7 @@ fn device_logs_are_taken_in_with_their_commit_and_machine_and_failed_runs_refuse
     std::fs::create_dir(&to).unwrap();
     std::fs::write(
         to.join("meta.json"),
-        r#"{"sweep_log": "notes/old/sweep.log", "sweep_commit": "old"}"#,
+        r#"{"sweep_log": "docs/bench/results/old/sweep.log", "sweep_commit": "old", "bench_load": "9.00 9.00 9.00"}"#,
     )
     .unwrap();
     let from = dir.path().join("device");
@@ -283,7 +293,10 @@ fn device_logs_are_taken_in_with_their_commit_and_machine_and_failed_runs_refuse
         "NVIDIA H100 80GB HBM3, driver 580.159.04, 16 CPU cores"
     );
     assert_eq!(meta["phases_cores"], 16);
-    assert_eq!(meta["sweep_log"], "notes/old/sweep.log");
+    // The load average of the device run's machine.log replaces the earlier run's.
+    assert_eq!(meta["bench_load"], "0.20 0.05 0.01");
+    assert_eq!(meta["phases_load"], "0.20 0.05 0.01");
+    assert_eq!(meta["sweep_log"], "docs/bench/results/old/sweep.log");
     assert_eq!(meta["sweep_commit"], "old");
     assert!(to.join("bench.log").is_file() && to.join("phases.jsonl").is_file());
 

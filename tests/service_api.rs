@@ -321,9 +321,16 @@ async fn json_result_is_the_cli_document_and_certifies(engine: Engine) {
 
         // Without `return=strategies` (the default, `credits`) the same records stop at
         // `winner`: what the README and docs/json-format.md say.
-        let id = server.submit_ok(bytes.clone(), "?backend=reference", None).await;
-        server.wait_finished(&id, None, Duration::from_secs(60)).await;
-        let plain = server.get(&format!("/v1/jobs/{id}/result"), None).await.json();
+        let id = server
+            .submit_ok(bytes.clone(), "?backend=reference", None)
+            .await;
+        server
+            .wait_finished(&id, None, Duration::from_secs(60))
+            .await;
+        let plain = server
+            .get(&format!("/v1/jobs/{id}/result"), None)
+            .await
+            .json();
         for (record, full) in plain["vertices"]
             .as_array()
             .unwrap()

@@ -7,8 +7,9 @@
       missing keep their old content.
   python3 scripts/bench_report take-gpu --from DIR --to DIR --commit SHA
       Copies a device run's bench.log / sweep.log / phases.jsonl (each only if it holds
-      measurements) and machine.log into the GPU results folder, recording each log's commit
-      and machine in its meta.json; logs the run lacks keep their earlier source.
+      measurements) and machine.log into the GPU results folder, recording each log's commit,
+      machine and load average (a `load average: …` line of machine.log) in its meta.json;
+      logs the run lacks keep their earlier source.
   python3 scripts/bench_report anchors --egsolve BIN --data DIR --out FILE [--timeout S]
                                        [--repeat K]
       Solves the games of shared/guide/ANCHORS.md with `egsolve solve` per backend and
@@ -31,6 +32,7 @@ from bench_report import plots, tables  # noqa: E402
 from bench_report.results import (  # noqa: E402
     GpuResults,
     Results,
+    machine_load,
     parse_gpu_bench,
     parse_gpu_sweep,
     parse_phases,
@@ -120,13 +122,14 @@ def take_gpu(args):
         "phases": ("phases.jsonl", lambda p: bool(parse_phases(p))),
     }
     machine_log = source / "machine.log"
-    machine, cores = None, None
+    machine, cores, load = None, None, None
     if machine_log.is_file():
         lines = machine_log.read_text().splitlines()
         if len(lines) >= 2 and lines[1].strip().isdigit():
             fields = [f.strip() for f in lines[0].split(",")]
             driver = f", driver {fields[1]}" if len(fields) > 1 else ""
             machine, cores = f"{fields[0]}{driver}, {lines[1].strip()} CPU cores", int(lines[1])
+        load = machine_load(lines[2:])
     dest.mkdir(parents=True, exist_ok=True)
     meta_path = dest / "meta.json"
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
@@ -142,6 +145,10 @@ def take_gpu(args):
         meta[f"{key}_commit"] = args.commit
         if machine:
             meta[f"{key}_machine"], meta[f"{key}_cores"] = machine, cores
+        # The load average the run recorded, else none: an earlier run's must not stay.
+        meta.pop(f"{key}_load", None)
+        if load:
+            meta[f"{key}_load"] = load
         taken.append(name)
     if not taken:
         raise SystemExit(f"{source}: no bench.log, sweep.log or phases.jsonl to take")

@@ -127,7 +127,7 @@ def gpu_vs_cpu(gpu, out):
     ax.set_xticks([k + (len(wanted) - 1) * width / 2 for k in range(len(cases))])
     ax.set_xticklabels([short_name(c["case"]) for c in cases], rotation=35, ha="right", fontsize=7)
     ax.set(yscale="log", ylabel="ms (warm process)",
-           title=f"GPU vs CPU per game ({gpu.provenance('sweep').split(', log')[0]}); missing bar: past the limit")
+           title=f"GPU vs CPU per game ({gpu.provenance('sweep').split(', load')[0]}); missing bar: past the limit")
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(fontsize=7)
     return _save(plt, fig, out, "gpu-vs-cpu.svg")

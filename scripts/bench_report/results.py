@@ -105,6 +105,18 @@ SWEEP = re.compile(
 )
 
 
+LOAD = re.compile(r"^(?:.*load average:?\s*)?(\d+\.\d+),?\s+(\d+\.\d+),?\s+(\d+\.\d+)(?:\s+\d+/\d+\s+\d+)?\s*$")
+
+
+def machine_load(lines):
+    """The load average a device run's `machine.log` recorded (`load average: 0.20 0.05 0.01`,
+    `uptime`'s line or a copy of /proc/loadavg), as "0.20 0.05 0.01"; None when it has none."""
+    for line in lines:
+        if m := LOAD.match(line.strip()):
+            return " ".join(m.groups())
+    return None
+
+
 def parse_gpu_bench(text):
     """`gpu_check bench` output → {copy_gb_s, tiny: [...], games: [...]}."""
     out = {"copy_gb_s": None, "tiny": [], "games": []}
@@ -168,8 +180,8 @@ def parse_phases(path):
 
 class GpuResults:
     """A device run: `bench.log`, `sweep.log`, `phases.jsonl` and `machine.log` (any may be
-    missing), with
-    provenance from `meta.json` (`commit`, `machine`; `bench_log`/`sweep_log`/`machine_log`
+    missing), with provenance from `meta.json` (`commit`, `machine`, `load`, each also per log
+    as `bench_commit`, `sweep_load`, …; `bench_log`/`sweep_log`/`phases_log`/`machine_log`
     may point elsewhere, relative to the repository root)."""
 
     def __init__(self, directory, root):
@@ -199,9 +211,11 @@ class GpuResults:
         m = self.meta
         commit = m.get(f"{which}_commit", m.get("commit", "unknown"))
         machine = m.get(f"{which}_machine", m.get("machine", "unknown machine"))
+        load = m.get(f"{which}_load", m.get("load"))
+        load = f"load average {load}" if load else "load not recorded"
         path = {"bench": self.bench_path, "sweep": self.sweep_path,
                 "phases": self.phases_path}[which]
-        return f"commit `{commit}`, {machine}, log `{path}`"
+        return f"commit `{commit}`, {machine}, {load}, log `{path}`"
 
     def cores(self, which):
         return int(self.meta.get(f"{which}_cores", self.meta.get("cores", 16)))

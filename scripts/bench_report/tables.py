@@ -53,29 +53,64 @@ def ratio(slow, fast):
 
 
 def footer(provenance, command):
-    return f"\n\n_Measured: {provenance}. Regenerate: `{command}`._"
+    """The table's provenance: its own line, ending the note's paragraph."""
+    return f"\n_Measured: {provenance}. Regenerate: `{command}`._"
+
+
+# Steps measured once per input (baselines), and the threaded step each one is shown beside.
+PARSE_BASELINES = {"sequential": ("parse+build", "write text"), "scan (newlines)": ("parse+build",),
+                   "decompress": ("stream",)}
 
 
 def parsing(results):
+    """One row per input and threaded step (`parse+build`, `stream`, `egb load`, `write
+    text`), MB/s per thread count, the step's baselines of the same run beside it."""
     if not results.parse:
         return None
-    rows = []
-    previous = None
+    inputs = {}  # input → {"baselines": {measure: row}, "steps": {step: {threads: row}}}
+    threads = set()
     for r in results.parse:
-        name = r["input"]
-        shown = "" if name == previous else short_name(name)
-        previous = name
-        rate = r.get("mb_per_s")
-        rows.append((shown, r["measure"], ms(r["ms"]), f"{r['mb']:.1f}",
-                     "–" if rate is None else f"**{rate:.0f}**",
-                     "" if r.get("speedup") is None else f"{r['speedup']:.2f}×"))
-    return (table(["input", "step", "ms", "MB", "MB/s", "speed-up"], rows,
-                  ["---", "---", "---:", "---:", "---:", "---:"])
-            + "\n\nWall clock, median of the run's repetitions; MB/s of decompressed text (egb: of "
-            "egb bytes; the writer: of text written to memory). `sequential` is the baseline measured "
-            "in the same run: the reader as one sequential pass on one thread; `parse+build T` reads "
-            "the same text on T threads, building the arena included; `stream T` reads the compressed "
-            "file as it is; `scan` is a byte loop counting newlines (memory speed on one core)."
+        entry = inputs.setdefault(r["input"], {"baselines": {}, "steps": {}})
+        step, _, count = r["measure"].rpartition(" ")
+        if step and count.isdigit():
+            entry["steps"].setdefault(step, {})[int(count)] = r
+            threads.add(int(count))
+        else:
+            entry["baselines"][r["measure"]] = r
+    threads = sorted(threads)
+    rate = lambda r: "–" if r is None or r.get("mb_per_s") is None else f"{r['mb_per_s']:.0f}"
+    rows = []
+    for name, entry in inputs.items():
+        steps = list(entry["steps"]) or [""]
+        placed = set()
+        for i, step in enumerate(steps):
+            base = []
+            order = list(PARSE_BASELINES)
+            for measure, r in sorted(entry["baselines"].items(),
+                                     key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)):
+                homes = [s for s in PARSE_BASELINES.get(measure, ()) if s in entry["steps"]]
+                if (homes and homes[0] == step) or (not homes and i == 0):
+                    base.append(f"{measure.split(' ')[0]} {rate(r)}")
+                    placed.add(measure)
+            runs = entry["steps"].get(step, {})
+            last = runs[max(runs)] if runs else None
+            speedup = "" if last is None or last.get("speedup") is None else f"{last['speedup']:.2f}×"
+            mb = (last or next(iter(entry["baselines"].values())))["mb"]
+            cells = [rate(runs.get(t)) if t in runs else "" for t in threads]
+            if runs:
+                cells[threads.index(max(runs))] = f"**{cells[threads.index(max(runs))]}**"
+            rows.append((short_name(name) if i == 0 else "", step, f"{mb:.1f}", ", ".join(base),
+                         *cells, speedup))
+    header = ["input", "step", "MB", "baselines, MB/s", *[f"{t} thread{'s' * (t > 1)}" for t in threads],
+              "speed-up"]
+    return (table(header, rows, ["---", "---", "---:", "---"] + ["---:"] * (len(threads) + 1))
+            + "\n\nMB/s, wall clock, median of the run's repetitions, of decompressed text (`egb "
+            "load`: of egb bytes; `write text`: of solution text written to memory). `parse+build "
+            "T` reads the text on T threads, building the arena included; `stream T` reads the "
+            "compressed file as it is; `egb load T` loads the game converted to egb. Baselines of "
+            "the same run: `sequential`, the reader (or writer) as one pass on one thread, against "
+            "which the speed-up at the most threads is taken (`egb load`: against its 1 thread); "
+            "`scan`, a byte loop counting newlines (memory speed on one core); `decompress`."
             + footer(results.provenance("parse"), "scripts/bench-report --only parse"))
 
 

@@ -13,7 +13,7 @@
 //! epochs, which a solve outlasts, and it spreads threads over many arenas, so a block freed
 //! in one is not reused by a solve allocating from another. [`CONF`] turns both off: one
 //! arena, and freed pages kept until [`release_free_memory`]. Measured on the H100 host's 16
-//! cores, warm process, medians of 12 runs against glibc (notes/gpu/h100-session22): random
+//! cores, warm process, medians of 12 runs against glibc (session 22's device logs, in git history under notes/gpu): random
 //! p50 `auto` 0.810 s → 0.751 (96,000 → 7,500 page faults a run), `gpu` 0.131 → 0.126
 //! (24,000 → 240); Hesselink `auto` 0.0216 → 0.0194, where jemalloc with its many arenas
 //! faulted 8,000 pages a run and ran no faster than glibc.

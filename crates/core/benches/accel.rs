@@ -2,7 +2,7 @@
 //! worklist), one core: every shared game, the climbing families, and games where no jump
 //! applies. Prints time, lifts and evaluations, and the ratio, all measured in this run.
 //!
-//! `cargo bench --bench accel [-- FILTER] [--reference-limit SECONDS] [--repeat K]`: the
+//! `cargo bench -p egsolve-core --bench accel [-- FILTER] [--reference-limit SECONDS] [--repeat K]`: the
 //! reference runs with that deadline (default 20 s; where it does not finish its time and
 //! lifts are shown as lower bounds `>`), K times if it takes under 1 s; `auto` runs K times
 //! (default 3); best times shown. Times are credits only (`solve_seconds`); `+p1` is the extra time for both

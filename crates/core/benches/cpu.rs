@@ -1,6 +1,6 @@
 //! Benchmark: the CPU backend against the reference worklist, measured in one run.
 //!
-//! `cargo bench --bench cpu [-- --timeout SECONDS] [--only SUBSTRING] [--no-shared]
+//! `cargo bench -p egsolve-core --bench cpu [-- --timeout SECONDS] [--only SUBSTRING] [--no-shared]
 //! [--no-generated]` prints a markdown table: per game, the time (credits only: strategies
 //! excluded), rounds and lifts of the reference worklist, the frontier backend on 1 and 2
 //! threads, and the sweep (the paper's Algorithm 2) on 2 threads; the ratios reference / 1

@@ -1,6 +1,6 @@
 //! Benchmark: parity games of many priorities (issue 17).
 //!
-//! `cargo bench --bench parity [-- --large]` prints two markdown tables.
+//! `cargo bench -p egsolve-core --bench parity [-- --large]` prints two markdown tables.
 //!
 //! 1. **The native parity solver** on random games (`egsolve gen parity`: 100 priorities,
 //!    out-degree 1–3) of 10^5 vertices (and 10^6 with `--large`), one thread and all cores,

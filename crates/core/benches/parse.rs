@@ -1,6 +1,6 @@
 //! Reading throughput, phase by phase, on any files and thread counts (a program:
-//! `cargo bench --bench parse -- [OPTIONS] [FILE...]`, or the built executable on its own,
-//! e.g. copied to another machine: `cargo bench --bench parse --no-run` prints its path).
+//! `cargo bench -p egsolve-core --bench parse -- [OPTIONS] [FILE...]`, or the built executable on its own,
+//! e.g. copied to another machine: `cargo bench -p egsolve-core --bench parse --no-run` prints its path).
 //!
 //! For each input (the files given, default the largest shared games, plus a generated
 //! `.mpg` of `--generate-mb` megabytes) it prints, with the median of `--runs` wall-clock

@@ -1,6 +1,6 @@
 //! Benchmark: parse speed and the reference solver on every shared game.
 //!
-//! `cargo bench --bench reference [-- --timeout SECONDS]` prints a markdown table: file,
+//! `cargo bench -p egsolve-core --bench reference [-- --timeout SECONDS]` prints a markdown table: file,
 //! vertices, edges, uncompressed MB, parse time and MB/s (median of 3, from memory), a
 //! baseline line-count scan over the same bytes (MB/s, the memory-speed ceiling), reference
 //! solve time, lifts, strategy time. Solves that pass the timeout (default 120 s) are

@@ -1,7 +1,7 @@
 //! Benchmark: preparing a game for the device (`DeviceLayout::new`: player 0 first, CSR and
 //! CSC renumbered) on the host, against copying the same arrays, measured in one run.
 //!
-//! `cargo bench --bench layout [-- --edges M]` generates a random game of about `M` edges
+//! `cargo bench -p egsolve-gpu --bench layout [-- --edges M]` generates a random game of about `M` edges
 //! (default 10^7, out-degree 4, half the vertices player 1's, 16-bit weights) and prints,
 //! for 1 thread and for every core, the best of 5 layouts and of 5 plain copies of the
 //! arena's adjacency and weight arrays (the bytes a layout writes), and their ratio. No GPU

@@ -23,7 +23,7 @@
 //! time rather than all of it: 25 % was the fastest of 25/100/400 % on the shared games and
 //! 10^7-edge random games on an H100 with the components on the host; with them on the
 //! device, 10 % was as fast as 5 % and faster than 25 and 50 % on every game that evaluates
-//! (random p50 0.35–0.38 s against 0.43 at 25 %; BENCHMARKS.md §4, session 12), and games
+//! (random p50 0.35–0.38 s against 0.43 at 25 %; session 12's device logs), and games
 //! that lifting finishes (BRP, Hesselink) did not change.
 
 use std::time::Instant;
@@ -301,7 +301,7 @@ impl EngineSearches for GpuLift {
     fn player0_moves(&mut self) -> Result<Option<Vec<VertexId>>, SolveError> {
         // The device pays an n-word download, the host a pass over player 0's edges: on an
         // H100 with 16 cores, random games of degree 4 took 1.5 ms on the device against 10
-        // on the host, BRP (1.16 edges per vertex) 8 against 2.6 (notes/gpu/h100-session10).
+        // on the host, BRP (1.16 edges per vertex) 8 against 2.6 (session 10's device logs, in git history under notes/gpu).
         let (n, m) = self.engine.size();
         if (m as u64) < DEVICE_MOVES_FROM_DEGREE * n as u64 {
             return Ok(None);

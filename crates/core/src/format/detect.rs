@@ -13,8 +13,8 @@
 //! says to pass `--format`.
 
 use super::Format;
-use super::error::{FormatError, Position};
 use super::cursor::describe;
+use super::error::{FormatError, Position};
 
 /// How much text detection looks at.
 const WINDOW: usize = 64 * 1024;

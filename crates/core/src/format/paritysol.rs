@@ -4,8 +4,8 @@
 
 use std::io::Read;
 
-use super::error::FormatError;
 use super::cursor::Cursor;
+use super::error::FormatError;
 use super::pipeline::read_whole;
 use super::{MAX_VERTEX_ID, PRESIZE_VERTICES, ReadOptions};
 

@@ -72,7 +72,7 @@ pub enum VertexOrder {
     PlayersFirst,
     /// The input's order (the default); the kernels read each vertex's player from a byte
     /// array. No host-side renumbering, so a solve's end-to-end time is mostly the copies
-    /// (notes/history/benchmarks-sessions-1-4.md, session 4).
+    /// (session 4's benchmarks, in git history under notes/history).
     #[default]
     Input,
 }

@@ -113,7 +113,7 @@ impl Threads {
 /// without clearing. A zeroed `vec!` of a solve's size is a `calloc`, which glibc serves
 /// from a heap block it has used before by clearing it on the calling thread, faulting
 /// back in any page the heap had returned to the kernel: 10–15 ms for 2.5 million credits
-/// in a warm 30 ms GPU solve (notes/gpu/h100-session16). Written here, the pages are
+/// in a warm 30 ms GPU solve (session 16's device logs, in git history under notes/gpu). Written here, the pages are
 /// touched by every thread at once.
 pub fn filled_in_parallel<T: Copy + Send + Sync>(n: usize, value: T) -> Vec<T> {
     use rayon::prelude::*;

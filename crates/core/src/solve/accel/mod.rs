@@ -164,7 +164,7 @@ pub enum Schedule {
 
 /// Estimated time of an evaluation per vertex plus edge on one thread, before any was
 /// measured: one core of the H100 machine took 128 (IEEE1394), 166 (BRP) and 357 (random
-/// game, half player 1) ns per item (notes/gpu/h100-session5); games that lifting finishes
+/// game, half player 1) ns per item (session 5's device logs, in git history under notes/gpu); games that lifting finishes
 /// in about that time never evaluate.
 pub const EVALUATION_NS_PER_ITEM: f64 = 150.0;
 /// Shortest lifting phase of the measured schedule.

@@ -89,7 +89,7 @@ impl Entries {
     /// [`Entries::zeroed`] when `threads` are one or `n` is small; else zeros written by all
     /// of them, since glibc clears a heap block it hands out again on the calling thread
     /// (1.3 ms for a 10^7-edge game's 12.5 MB in a warm GPU solve,
-    /// notes/gpu/h100-session16).
+    /// session 16's device logs, in git history under notes/gpu).
     fn zeroed_on(n: usize, threads: &Threads) -> Entries {
         use rayon::prelude::*;
         if !threads.parallel(n) {

@@ -283,7 +283,7 @@ impl<'a> Parallel<'a> {
         }
         // Trimming first: after a split that found a large component, the parts beside it
         // are mostly vertices on no cycle, which the trim peels on all threads (random p1
-        // 50 % game, 16 cores: components 0.46 -> 0.22 s, notes/gpu/h100-session8/trim4.log).
+        // 50 % game, 16 cores: components 0.46 -> 0.22 s, session 8's device logs, in git history under notes/gpu).
         // Part 0 was trimmed by `run`; parts bound for Tarjan skip it (on model-checking
         // games they hold many small components, which a trim leaves).
         let members = if p == 0 || sequential || members.len() < SEQUENTIAL_BELOW {
