@@ -31,7 +31,7 @@ fn main() {
     ];
     let trials = checks
         .into_iter()
-        .map(|(name, check)| egsolve_test_support::needing(name, missing.clone(), check))
+        .map(|(name, check)| egsolve_test_support::needing_hardware(name, missing.clone(), check))
         .collect();
     egsolve_test_support::run_trials(trials);
 }

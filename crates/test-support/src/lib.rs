@@ -17,7 +17,7 @@ mod seeded;
 use std::path::PathBuf;
 
 pub use data::shared_data;
-pub use needs::{Trial, needing, run_trials, under_ci};
+pub use needs::{Trial, needing, needing_hardware, run_trials, under_ci};
 pub use seeded::proptest_seeded;
 
 /// The files in `shared_data()/sub` whose names end with `suffix`, sorted.
