@@ -307,3 +307,62 @@ fn parity_games_beyond_the_reduction_end_to_end() {
         "the JSON copy has the same answer"
     );
 }
+
+/// A parity game whose reduction fits: `auto` answers it with the parity solver (winners
+/// and strategies, no credits) unless `--credits` asks for the reduction's credits; text
+/// output without credits is refused, naming `--credits`; both answers agree on the
+/// winners and certify.
+#[test]
+fn parity_games_get_winners_by_default_and_credits_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let generated = egsolve(&[
+        "gen",
+        "parity",
+        "--vertices",
+        "500",
+        "--priorities",
+        "4",
+        "--degree",
+        "3",
+        "--seed",
+        "5",
+        "-o",
+        &p("g.gm"),
+    ]);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let summary_of = |args: &[&str]| {
+        let out = egsolve(args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let natural = summary_of(&["solve", &p("g.gm")]);
+    assert_eq!(natural["summary"]["credits_computed"], false);
+    assert_eq!(natural["summary"]["backend"], "parity");
+    assert_eq!(natural["summary"]["parity"]["reduction_fits"], true);
+    let credits = summary_of(&["solve", &p("g.gm"), "--credits"]);
+    assert_eq!(credits["summary"]["credits_computed"], true);
+    assert_eq!(credits["summary"]["backend"], "auto");
+    let winners = |doc: &serde_json::Value| -> Vec<u64> {
+        doc["vertices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["winner"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(winners(&natural), winners(&credits));
+
+    let text = egsolve(&["solve", &p("g.gm"), "--output", "text"]);
+    assert_eq!(text.status.code(), Some(3), "{}", stderr(&text));
+    assert!(stderr(&text).contains("--credits"), "{}", stderr(&text));
+    let text = egsolve(&["solve", &p("g.gm"), "--output", "text", "--credits"]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert_eq!(stdout(&text).lines().count(), 500);
+
+    for (name, doc) in [("natural", &natural), ("credits", &credits)] {
+        std::fs::write(p(&format!("{name}.json")), doc.to_string()).unwrap();
+        let out = egsolve(&["check", &p("g.gm"), &p(&format!("{name}.json"))]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+    }
+}

@@ -68,7 +68,8 @@ fn submit_status_result_jobs_and_cancel() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start(&data.path().join("store"), &["--cpu-workers", "1"]);
     let game = shared(GAME);
-    let (code, id, stderr) = client(&server, &["submit", game.to_str().unwrap()]);
+    // A parity game: `--credits` asks for the reduction's credits (text results need them).
+    let (code, id, stderr) = client(&server, &["submit", game.to_str().unwrap(), "--credits"]);
     assert_eq!(code, 0, "{stderr}");
     let id = id.trim().to_string();
     assert_eq!(id.len(), 36, "a job id on stdout: {id}");
@@ -83,6 +84,8 @@ fn submit_status_result_jobs_and_cancel() {
         }
         assert!(started.elapsed() < Duration::from_secs(60), "{job}");
     };
+    assert_eq!(job["options"]["credits"], true, "{job}");
+    assert_eq!(job["summary"]["credits_computed"], true, "{job}");
     assert_eq!(job["id"], id.as_str());
 
     let text = data.path().join("answer.txt");

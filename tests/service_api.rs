@@ -82,8 +82,9 @@ async fn shared_games_plain_and_gzip_give_the_expected_answers(engine: Engine) {
         let plain = gunzip(&gz);
         let expected = expected(&data_file(answer));
         // The same decompressed bytes: the second submission reuses the first's result.
+        // Parity games answer with credits only when asked (`credits=true`).
         for (body, reused) in [(plain, false), (gz, true)] {
-            let id = server.submit_ok(body, "", None).await;
+            let id = server.submit_ok(body, "?credits=true", None).await;
             let job = server
                 .wait_finished(&id, None, Duration::from_secs(120))
                 .await;
@@ -174,7 +175,7 @@ async fn egb_uploads_and_zstd_results(engine: Engine) {
     let reply = server
         .call(
             Method::POST,
-            "/v1/jobs",
+            "/v1/jobs?credits=true",
             None,
             &[("content-type", "application/vnd.egsolve.egb")],
             Some(egb.clone()),
@@ -463,7 +464,7 @@ async fn arenas_parsed_while_uploading_with_and_without_memory_budget(engine: En
     let expected = expected(&data_file(answer));
     for budget in [0, 1 << 30] {
         let server = Server::start_on(engine, |c| c.preparsed_memory_bytes = budget).await;
-        let id = server.submit_ok(bytes.clone(), "", None).await;
+        let id = server.submit_ok(bytes.clone(), "?credits=true", None).await;
         let job = server
             .wait_finished(&id, None, Duration::from_secs(60))
             .await;

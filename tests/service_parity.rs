@@ -1,9 +1,10 @@
 //! Parity games through the service (issue 17), on both stores: a `format=gm` upload
 //! whose energy reduction does not fit in 64 bits is answered by the parity solver (the job
 //! view and the metrics name it, the JSON has no credits, `check_parity` certifies it,
-//! `paritysol` works, `format=text` is a clear 400); a forced `backend=parity` answer never
-//! serves a later job that expects credits; energy backends and `backend=parity` on an
-//! energy game fail with messages that say what to do.
+//! `paritysol` works, `format=text` is a clear 400); `auto` answers a parity game with the
+//! parity solver by default and solves the reduction only with `credits=true`; a
+//! `backend=parity` answer never serves a later job that expects credits; energy backends
+//! and `backend=parity` on an energy game fail with messages that say what to do.
 
 mod service_support;
 
@@ -134,7 +135,7 @@ async fn a_game_beyond_the_reduction_is_answered_by_the_parity_solver(engine: En
 
 async fn forced_parity_answers_never_serve_jobs_that_expect_credits(engine: Engine) {
     let server = Server::start_on(engine, |_| {}).await;
-    // Few priorities: the reduction fits, so `auto` gives credits.
+    // Few priorities: the reduction fits, so `auto` gives credits when asked.
     let bytes = gm_bytes(&random_parity(200, 5, 3, 3));
     let forced = server
         .submit_ok(bytes.clone(), "?format=gm&backend=parity", None)
@@ -147,11 +148,25 @@ async fn forced_parity_answers_never_serve_jobs_that_expect_credits(engine: Engi
     assert_eq!(job["summary"]["credits_computed"], false, "{job}");
     assert_eq!(job["summary"]["parity"]["reduction_fits"], true, "{job}");
 
+    // `auto` answers a parity game with the parity solver by default: no credits.
     let auto = server.submit_ok(bytes.clone(), "?format=gm", None).await;
     let job = server
         .wait_finished(&auto, None, Duration::from_secs(60))
         .await;
     assert_eq!(job["state"], "succeeded", "{job}");
+    assert_eq!(job["options"]["credits"], false, "{job}");
+    assert_eq!(job["summary"]["backend"], "parity", "{job}");
+    assert_eq!(job["summary"]["credits_computed"], false, "{job}");
+
+    // With `credits=true` the reduction is solved: credits, and the same winners.
+    let auto = server
+        .submit_ok(bytes.clone(), "?format=gm&credits=true", None)
+        .await;
+    let job = server
+        .wait_finished(&auto, None, Duration::from_secs(60))
+        .await;
+    assert_eq!(job["state"], "succeeded", "{job}");
+    assert_eq!(job["options"]["credits"], true, "{job}");
     assert_eq!(job["reused"], false, "{job}");
     assert_eq!(job["summary"]["credits_computed"], true, "{job}");
     let text = server

@@ -58,6 +58,7 @@ async fn queue(store: &Store, body: &[u8], priority: i64) -> (JobId, String) {
         time_limit_secs: 60,
         format: InputFormat::Auto,
         return_kind: ReturnKind::Credits,
+        credits: false,
     };
     let id = JobId::now_v7();
     store

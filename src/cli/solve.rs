@@ -22,12 +22,17 @@ pub struct SolveArgs {
     /// Input format (default: detected from the content): mpg, gm or json.
     #[arg(long)]
     pub format: Option<Format>,
-    /// Backend: auto (accelerated exact solver; the parity solver for parity games whose
-    /// energy reduction does not fit in 64 bits), reference (Algorithm 1), cpu (parallel
-    /// frontier lifting), gpu (CUDA) or parity (the native parity game solver: winners and
-    /// strategies, no credits).
+    /// Backend: auto (energy games: the accelerated exact solver; parity games: the parity
+    /// solver, winners and strategies, unless --credits), reference (Algorithm 1), cpu
+    /// (parallel frontier lifting), gpu (CUDA) or parity (the native parity game solver:
+    /// winners and strategies, no credits).
     #[arg(long, default_value = "auto")]
     pub backend: Backend,
+    /// Parity games with auto: also compute the credits of the energy reduction (the
+    /// accelerated energy solver on the reduced game, where its weights fit in 64 bits).
+    /// Without it a parity game gets winners and strategies only.
+    #[arg(long)]
+    pub credits: bool,
     /// Output: json, text (`ID CREDIT`, `T` for ⊤; needs credits, so not for answers of
     /// the parity solver) or paritysol (parity inputs).
     #[arg(long, default_value = "json")]
@@ -116,7 +121,9 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         ));
     }
     let parity = game.parity.as_ref().map(ParityInfo::view);
-    if args.output == OutputFormat::Text && solve::runs_parity_solver(parity, args.backend) {
+    if args.output == OutputFormat::Text
+        && solve::runs_parity_solver(parity, args.backend, args.credits)
+    {
         return Err(CliError::new(EXIT_BAD_INPUT, output::NoCredits));
     }
     let deadline = args
@@ -127,6 +134,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     let mut options = SolveOptions {
         backend: args.backend,
         device: Some(egsolve_gpu::SOLVER),
+        credits: args.credits,
         ..SolveOptions::default()
     };
     options.cpu.threads = args.threads;

@@ -50,6 +50,10 @@ pub struct SubmitArgs {
     /// What the result holds: credits or strategies.
     #[arg(long = "return")]
     pub returns: Option<String>,
+    /// Parity games: also compute the credits of the energy reduction (by default a
+    /// parity game is answered with winners and strategies).
+    #[arg(long)]
+    pub credits: bool,
     /// Wait for the job to finish (live status line), then fetch the result.
     #[arg(long)]
     pub wait: bool,
@@ -179,6 +183,7 @@ impl SubmitArgs {
             time_limit: self.time_limit,
             format: self.format.clone(),
             returns: self.returns.clone(),
+            credits: self.credits,
         };
         let progress = bar.clone();
         let job = client

@@ -47,6 +47,8 @@ pub struct SubmitOptions {
     pub format: Option<String>,
     /// `credits|strategies`.
     pub returns: Option<String>,
+    /// Parity games: also compute the energy reduction's credits (`credits=true`).
+    pub credits: bool,
 }
 
 /// A connection to one server.
@@ -116,6 +118,9 @@ impl Client {
         }
         if let Some(v) = &options.returns {
             query.push(("return", v.clone()));
+        }
+        if options.credits {
+            query.push(("credits", "true".into()));
         }
         let request = self
             .request(reqwest::Method::POST, "/v1/jobs")

@@ -44,7 +44,7 @@ def local_credits(arena: bytes) -> list:
 def test_results_in_every_format_match_the_shared_answers(client: Client, game: str) -> None:
     path = shared_data() / "parity" / f"{game}.gm.gz"
     winners = expected_winners(shared_data() / "parity" / f"{game}.sol.gz")
-    job = client.submit(path, returns="strategies")
+    job = client.submit(path, returns="strategies", credits=True)
     assert job.source == str(path)
     result = job.result()
     assert isinstance(result, Result)

@@ -47,10 +47,13 @@ fn native(game: &Game, how: Native) -> Solution {
     solution
 }
 
-/// `solve_game` with `backend` (the path a user gets).
+/// `solve_game` with `backend`, asking for the reduction's credits (`--credits`: the path a
+/// user gets who wants credits; without it `auto` answers with the parity solver, see
+/// `auto_answers_parity_games_with_the_parity_solver_unless_credits_are_asked_for`).
 fn solve(game: &Game, backend: Backend) -> Solution {
     let options = SolveOptions {
         backend,
+        credits: true,
         ..SolveOptions::default()
     };
     let view = game.parity.as_ref().map(|p| p.view());
@@ -328,4 +331,25 @@ fn the_parity_certificate_rejects_wrong_answers() {
         })
         .collect();
     reject(&swapped, &made_up, "swapped regions");
+}
+
+/// `auto` without `credits` answers every shared parity game with the parity solver
+/// (winners and strategies, no credits), with Oink's winners, certified.
+#[test]
+fn auto_answers_parity_games_with_the_parity_solver_unless_credits_are_asked_for() {
+    let mut games = common::shared_files("parity", ".gm.gz");
+    games.extend(common::shared_files("parity", ".gm.zst"));
+    for path in games {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let game = read_path(&path, &ReadOptions::default()).unwrap();
+        let sol = path.with_file_name(name.replace(".gm.", ".sol."));
+        let expected = oink_winners(&sol, game.arena.vertex_count());
+        let view = game.parity.as_ref().map(|p| p.view());
+        let natural = solve_game(&game.arena, view, &SolveOptions::default(), &Control::new())
+            .expect("solves");
+        assert!(!natural.credits_computed, "{name}");
+        assert_eq!(natural.stats.backend, "parity", "{name}");
+        assert_eq!(winners(&natural), expected, "{name}");
+        certify(&game, &natural, &format!("{name}, natural"));
+    }
 }

@@ -181,6 +181,7 @@ mod tests {
                 time_limit_secs: 60,
                 format: InputFormat::Auto,
                 return_kind: ReturnKind::Credits,
+                credits: false,
             },
             arena_hash: hash.to_string(),
         }

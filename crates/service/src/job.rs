@@ -197,6 +197,9 @@ pub struct JobOptions {
     pub format: InputFormat,
     /// What the result holds.
     pub return_kind: ReturnKind,
+    /// Parity games with `backend=auto`: compute the energy reduction's credits too (the
+    /// default answers winners and strategies with the parity solver).
+    pub credits: bool,
 }
 
 /// Why a job failed (a failed job is data, not a panic).

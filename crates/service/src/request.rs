@@ -62,7 +62,14 @@ pub fn job_options(
     let config = &state.config;
     only_params(
         params,
-        &["backend", "priority", "time_limit", "format", "return"],
+        &[
+            "backend",
+            "priority",
+            "time_limit",
+            "format",
+            "return",
+            "credits",
+        ],
     )?;
     let options = JobOptions {
         backend: param(
@@ -106,6 +113,13 @@ pub fn job_options(
             ReturnKind::Credits,
             ReturnKind::parse,
             "credits or strategies",
+        )?,
+        credits: param(
+            params,
+            "credits",
+            false,
+            |s| s.parse().ok(),
+            "true or false",
         )?,
     };
     if options.backend == BackendChoice::Gpu && !state.scheduler.gpu_jobs_possible() {

@@ -155,12 +155,14 @@ async fn commit(
     };
 
     let key = result_key(&stored.hash, options.format, options.backend);
-    // An answer without credits (the parity solver's) serves only jobs that leave the
-    // choice to the server or ask for the parity solver: an energy backend asked for by
-    // name runs (and says why it cannot solve the game).
+    // An answer without credits (the parity solver's) serves only jobs that ask for the
+    // parity solver or leave the choice to the server without asking for credits: an
+    // energy backend asked for by name, or `credits=true`, runs (and says why it cannot
+    // where the reduction does not fit).
     let reusable = state.store.reusable_result(&key).await?.filter(|summary| {
         summary.credits_computed
-            || matches!(options.backend, BackendChoice::Auto | BackendChoice::Parity)
+            || options.backend == BackendChoice::Parity
+            || (options.backend == BackendChoice::Auto && !options.credits)
     });
     if let Some(summary) = reusable {
         state

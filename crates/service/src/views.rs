@@ -45,6 +45,7 @@ pub fn job_view(job: &JobRecord, live: LiveStatus, summary: Option<&ResultSummar
             "time_limit": job.options.time_limit_secs,
             "format": job.options.format.name(),
             "return": job.options.return_kind.name(),
+            "credits": job.options.credits,
         },
         "created_at": rfc3339(job.created_at),
         "started_at": job.started_at.map(rfc3339),

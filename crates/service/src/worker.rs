@@ -258,15 +258,16 @@ fn run_job(
 
     let limit = Duration::from_secs(record.options.time_limit_secs);
     let control = control.with_deadline(Some(Instant::now() + limit));
-    // A parity game beyond the energy reduction goes to the parity solver when the job
-    // left the choice to the server, whatever slot it got.
+    // A parity game goes to the parity solver when the job left the choice to the server
+    // without asking for credits (or its reduction does not fit), whatever slot it got.
     let parity = game.game.parity.as_ref().map(ParityInfo::view);
-    let backend =
-        if job.backend == BackendChoice::Auto && solve::runs_parity_solver(parity, Backend::Auto) {
-            Backend::Parity
-        } else {
-            backend
-        };
+    let backend = if job.backend == BackendChoice::Auto
+        && solve::runs_parity_solver(parity, Backend::Auto, record.options.credits)
+    {
+        Backend::Parity
+    } else {
+        backend
+    };
     let solve_start = Instant::now();
     let solved = match kind {
         // A GPU slot solves on its own device.
@@ -278,6 +279,7 @@ fn run_job(
                     ..GpuOptions::default()
                 },
                 device: Some(egsolve_gpu::SOLVER),
+                credits: record.options.credits,
                 ..SolveOptions::default()
             };
             solve::solve_game(arena, parity, &options, &control)
@@ -289,6 +291,7 @@ fn run_job(
             );
             let mut options = SolveOptions {
                 backend,
+                credits: record.options.credits,
                 ..SolveOptions::default()
             };
             options.cpu.threads = ticket.threads;

@@ -164,6 +164,7 @@ class Client:
         time_limit: Optional[int] = None,
         format: Optional[str] = None,
         returns: Optional[str] = None,
+        credits: Optional[bool] = None,
         compress: Optional[str] = "auto",
         idempotency_key: Optional[str] = None,
     ) -> "Job":
@@ -172,7 +173,9 @@ class Client:
         Options left ``None`` take the server's defaults: ``backend`` (``auto``, ``gpu``,
         ``cpu``, ``reference``), ``priority`` (-1000…1000, higher first), ``time_limit``
         (seconds), ``format`` (``auto``, ``mpg``, ``gm``, ``json``), ``returns``
-        (``credits`` or ``strategies``). Plain files of 64 KiB or more are compressed for
+        (``credits`` or ``strategies``), ``credits`` (parity games: ``True`` also computes
+        the energy reduction's credits; by default a parity game is answered with winners
+        and strategies only). Plain files of 64 KiB or more are compressed for
         the upload (``compress``: ``"auto"``, ``"zstd"``, ``"gzip"`` or ``None``).
         Raises :class:`~egsolve.MalformedArena` (with ``line`` and ``column``),
         :class:`~egsolve.TooManyJobs` and the other :class:`~egsolve.ApiError` kinds.
@@ -186,6 +189,7 @@ class Client:
                 "time_limit": time_limit,
                 "format": format,
                 "return": returns,
+                "credits": None if credits is None else ("true" if credits else "false"),
             }.items()
             if v is not None
         }

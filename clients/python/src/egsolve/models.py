@@ -123,6 +123,8 @@ class JobOptions:
     time_limit: int
     format: str
     returns: str
+    #: Parity games: whether the energy reduction's credits were asked for.
+    credits: bool = False
 
 
 @dataclass(frozen=True)

@@ -172,10 +172,9 @@ pub fn write_json(
 /// Text output needs credits, and this answer has none.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "text output lists credits, and this parity game was answered by the parity solver \
-     without credits (its reduction to an energy game does not fit in 64 bits, or \
-     --backend parity was chosen); use --output paritysol for `ID WINNER [STRATEGY];` lines, \
-     or json"
+    "text output lists credits, and a parity game is answered by the parity solver without \
+     credits; use --output paritysol for `ID WINNER [STRATEGY];` lines or json, or add \
+     --credits to compute the credits of its energy reduction (where they fit in 64 bits)"
 )]
 pub struct NoCredits;
 

@@ -292,6 +292,11 @@ pub struct SolveOptions {
     /// The GPU backend, where the caller links one (`egsolve_gpu::SOLVER`); without it
     /// [`Backend::Gpu`] is [`SolveError::Unavailable`].
     pub device: Option<&'static dyn DeviceSolver>,
+    /// Parity games with [`Backend::Auto`]: also compute the credits of the energy
+    /// reduction (through the energy backends), where it fits in 64 bits. By default a
+    /// parity game gets its natural answer, winners and strategies from the parity solver;
+    /// the reduction's credits are a separate, costlier question.
+    pub credits: bool,
 }
 
 impl Default for SolveOptions {
@@ -301,6 +306,7 @@ impl Default for SolveOptions {
             cpu: cpu::CpuOptions::default(),
             gpu: GpuOptions::default(),
             device: None,
+            credits: false,
         }
     }
 }
@@ -339,20 +345,22 @@ pub fn solve_with(
 }
 
 /// Whether solving a game with `parity` (its priorities, for a parity game) on `backend`
-/// runs the native parity solver: when asked for, or with `auto` when the energy
-/// reduction does not fit in 64 bits.
-pub fn runs_parity_solver(parity: Option<ParityView<'_>>, backend: Backend) -> bool {
+/// runs the native parity solver: when asked for, or with `auto` unless the reduction's
+/// `credits` were asked for and fit in 64 bits.
+pub fn runs_parity_solver(parity: Option<ParityView<'_>>, backend: Backend, credits: bool) -> bool {
     match parity {
         None => false,
         Some(view) => {
-            backend == Backend::Parity || (backend == Backend::Auto && !view.reduction_fits())
+            backend == Backend::Parity
+                || (backend == Backend::Auto && !(credits && view.reduction_fits()))
         }
     }
 }
 
 /// Solves a game as read: an energy game (`parity` is `None`) with `options.backend`, or a
-/// parity game — through its energy reduction (the arena's weights) with an energy backend,
-/// or natively with [`parity`] when [`runs_parity_solver`] says so. An energy backend asked
+/// parity game — natively with [`parity`] when [`runs_parity_solver`] says so (`auto`
+/// without `options.credits`, or `parity`), else through its energy reduction (the arena's
+/// weights) with an energy backend. An energy backend asked
 /// for a parity game whose reduction does not fit is [`SolveError::ReductionTooLarge`].
 pub fn solve_game(
     arena: &Arena,
@@ -363,7 +371,7 @@ pub fn solve_game(
     let Some(view) = parity else {
         return solve_with(arena, options, control);
     };
-    let mut solution = if runs_parity_solver(parity, options.backend) {
+    let mut solution = if runs_parity_solver(parity, options.backend, options.credits) {
         parity::solve(arena, view.priorities, &options.cpu, control)?
     } else if view.reduction_fits() {
         solve_with(arena, options, control)?

@@ -115,9 +115,9 @@ impl Store {
                  format, return_kind, arena_hash, created_at, queued_at, started_at, finished_at, \
                  attempts, completions, backend_used, device, vertices, edges, bound, result_key, \
                  reused, error_type, error_message, error_line, error_column, upload_ms, \
-                 parse_ms, solve_ms, worker) OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5, \
-                 $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, \
-                 $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
+                 parse_ms, solve_ms, worker, credits) OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, \
+                 $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
+                 $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)",
             )
             .bind(job.seq)
             .bind(job.id.to_string())
@@ -154,6 +154,7 @@ impl Store {
             .bind(job.parse_ms)
             .bind(job.solve_ms)
             .bind(&job.worker)
+            .bind(i64::from(job.options.credits))
             .execute(&mut *tx)
             .await?;
             copied.jobs += 1;

@@ -173,7 +173,7 @@ const JOB_COLUMNS: &str = "seq, id, owner, state, priority, backend, time_limit_
      return_kind, arena_hash, created_at, started_at, finished_at, attempts, completions, \
      backend_used, device, vertices, edges, bound, result_key, reused, error_type, \
      error_message, error_line, error_column, upload_ms, parse_ms, solve_ms, worker, \
-     progress_round, progress_frontier, progress_lifts";
+     progress_round, progress_frontier, progress_lifts, credits";
 
 fn migration(version: i64, name: &'static str, sql: &'static str) -> Migration {
     Migration::new(
@@ -197,6 +197,11 @@ fn sqlite_migrator() -> Migrator {
             "leases",
             include_str!("../migrations/sqlite/0002_leases.sql"),
         ),
+        migration(
+            3,
+            "credits",
+            include_str!("../migrations/sqlite/0003_credits.sql"),
+        ),
     ])
 }
 
@@ -211,6 +216,11 @@ fn postgres_migrator() -> Migrator {
             2,
             "leases",
             include_str!("../migrations/postgres/0002_leases.sql"),
+        ),
+        migration(
+            3,
+            "credits",
+            include_str!("../migrations/postgres/0003_credits.sql"),
         ),
     ])
 }
@@ -393,8 +403,8 @@ impl Store {
         let seq: i64 = with_pool!(self, pool => sqlx::query(
             "INSERT INTO jobs (id, owner, state, priority, backend, time_limit_secs, format, \
              return_kind, arena_hash, created_at, queued_at, upload_ms, vertices, edges, bound, \
-             parse_ms) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, \
-             $13, $14) RETURNING seq",
+             parse_ms, credits) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $9, $10, \
+             $11, $12, $13, $14, $15) RETURNING seq",
         )
         .bind(id.to_string())
         .bind(owner)
@@ -410,6 +420,7 @@ impl Store {
         .bind(arena.map(|a| a.edges as i64))
         .bind(arena.map(|a| a.bound.to_string()))
         .bind(parsed.map(|(_, ms)| ms))
+        .bind(options.credits as i64)
         .fetch_one(pool)
         .await?
         .try_get(0)?);
@@ -432,9 +443,9 @@ impl Store {
         with_pool!(self, pool => sqlx::query(
             "INSERT INTO jobs (id, owner, state, priority, backend, time_limit_secs, format, \
              return_kind, arena_hash, created_at, queued_at, started_at, finished_at, \
-             completions, backend_used, device, vertices, edges, bound, result_key, reused) \
-             VALUES ($1, $2, 'succeeded', $3, $4, $5, $6, $7, $8, $9, $9, $9, $9, 1, $10, \
-             'cache', $11, $12, $13, $14, 1)",
+             completions, backend_used, device, vertices, edges, bound, result_key, reused, \
+             credits) VALUES ($1, $2, 'succeeded', $3, $4, $5, $6, $7, $8, $9, $9, $9, $9, 1, \
+             $10, 'cache', $11, $12, $13, $14, 1, $15)",
         )
         .bind(id.to_string())
         .bind(owner)
@@ -450,6 +461,7 @@ impl Store {
         .bind(summary.edges as i64)
         .bind(summary.bound.to_string())
         .bind(result_key)
+        .bind(options.credits as i64)
         .execute(pool)
         .await?
         .rows_affected());
@@ -756,6 +768,7 @@ where
             time_limit_secs: row.try_get::<i64, _>("time_limit_secs")? as u64,
             format: InputFormat::parse(&format).ok_or_else(|| corrupt("format"))?,
             return_kind: ReturnKind::parse(&return_kind).ok_or_else(|| corrupt("return"))?,
+            credits: row.try_get::<i64, _>("credits")? != 0,
         },
         arena_hash: row.try_get("arena_hash")?,
         created_at: row.try_get("created_at")?,
