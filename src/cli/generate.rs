@@ -1,15 +1,17 @@
 //! `egsolve gen`: seeded games (see [`egsolve_core::generate`]) written as EGSolver, JSON or, for
-//! parity games, PGSolver text.
+//! parity games, PGSolver text; `egsolve gen family NAME --n N`: the known lower-bound
+//! families of parity games ([`egsolve_core::generate::families`]), PGSolver text by default.
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 
 use super::convert::{WriteFormat, write_game};
 use super::{CliError, EXIT_USAGE, output_file};
 use egsolve_core::arena::Arena;
-use egsolve_core::format::Game;
+use egsolve_core::format::{Game, MAX_VERTEX_ID, Reduction};
+use egsolve_core::generate::families::Family;
 use egsolve_core::generate::{self, RandomParams};
 
 /// Where and how to write a generated game.
@@ -109,6 +111,78 @@ pub enum GenCommand {
         #[arg(short = 'o', long = "out")]
         out: Option<PathBuf>,
     },
+    /// A lower-bound family of parity games (two-counters, counter-rr, ...), PGSolver `.gm`.
+    ///
+    /// The same game as Oink's generator of that name writes for N, written as PGSolver
+    /// `.gm` unless --to says otherwise.
+    Family {
+        /// Which family (Oink's tool names are accepted too: tc, counter_rr, ...).
+        #[arg(value_enum)]
+        name: FamilyName,
+        /// Size: bits per counter for two-counters, Oink's N for the others (at least 1).
+        #[arg(long)]
+        n: u32,
+        /// Output format: PGSolver text, or the game as `convert --to` writes it.
+        #[arg(long, value_enum, default_value = "gm")]
+        to: FamilyFormat,
+        /// Write here instead of standard output.
+        #[arg(short = 'o', long = "out")]
+        out: Option<PathBuf>,
+    },
+}
+
+/// The lower-bound families `gen family` makes.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FamilyName {
+    /// van Dijk's two binary counters (hard for tangle learning, Zielonka, priority
+    /// promotion, small progress measures): 3N²+5N vertices.
+    #[value(alias = "tc")]
+    TwoCounters,
+    /// Counterexample to priority promotion RR: 4N vertices.
+    #[value(alias = "counter_rr")]
+    CounterRr,
+    /// Counterexample to priority promotion with delayed promotion: 4N+4 vertices.
+    #[value(alias = "counter_dp")]
+    CounterDp,
+    /// Benerecetti et al.'s robust worst case for divide-et-impera solvers: 6N+3 vertices.
+    #[value(alias = "counter_core")]
+    CounterCore,
+    /// Counterexample to one-sided recursive tangle learning: 5N+1 vertices.
+    #[value(alias = "counter_ortl")]
+    CounterOrtl,
+    /// Gazda's counterexample (PhD thesis, Sec. 3.5): 3N+3 vertices.
+    #[value(alias = "counter_m")]
+    CounterM,
+    /// Fearnley et al.'s counterexample to quasi-polynomial progress measures: 2N vertices.
+    #[value(alias = "counter_qpt")]
+    CounterQpt,
+}
+
+impl FamilyName {
+    fn family(self) -> Family {
+        match self {
+            FamilyName::TwoCounters => Family::TwoCounters,
+            FamilyName::CounterRr => Family::CounterRr,
+            FamilyName::CounterDp => Family::CounterDp,
+            FamilyName::CounterCore => Family::CounterCore,
+            FamilyName::CounterOrtl => Family::CounterOrtl,
+            FamilyName::CounterM => Family::CounterM,
+            FamilyName::CounterQpt => Family::CounterQpt,
+        }
+    }
+}
+
+/// How `gen family` writes its game.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FamilyFormat {
+    /// PGSolver `.gm` (priorities as generated, Oink's vertex names where it has them).
+    Gm,
+    /// EGSolver arena: the energy reduction (refused where it does not fit in 64 bits).
+    Mpg,
+    /// JSON (keeps the priorities).
+    Json,
+    /// egsolve's binary format.
+    Egb,
 }
 
 /// Parses `A..B` (or `A`) into an inclusive range.
@@ -189,6 +263,7 @@ pub fn run(command: GenCommand) -> Result<(), CliError> {
             let arena = egsolve_core::generate::climbing::circle_then_escape(copies, big);
             (arena, output)
         }
+        GenCommand::Family { name, n, to, out } => return family(name.family(), n, to, out),
         GenCommand::Parity {
             vertices,
             priorities,
@@ -213,6 +288,48 @@ pub fn run(command: GenCommand) -> Result<(), CliError> {
         },
         output.to,
     )?;
+    sink.flush()?;
+    Ok(())
+}
+
+/// Runs `egsolve gen family`.
+fn family(family: Family, n: u32, to: FamilyFormat, out: Option<PathBuf>) -> Result<(), CliError> {
+    if n == 0 {
+        return Err(CliError::new(EXIT_USAGE, "--n must be at least 1"));
+    }
+    // Vertex ids and edge offsets are 32-bit: refuse before building anything.
+    let (vertices, edges) = (family.vertex_count(n), family.edge_count(n));
+    if vertices > MAX_VERTEX_ID + 1 || edges > u64::from(u32::MAX) {
+        return Err(CliError::new(
+            EXIT_USAGE,
+            format!("{family} with --n {n} has {vertices} vertices and {edges} edges: too large"),
+        ));
+    }
+    let named = family.generate_named(n);
+    let mut sink = output_file(out.as_ref())?;
+    let to = match to {
+        FamilyFormat::Gm => {
+            generate::write_pgsolver_named(&named.game, named.names.as_deref(), &mut sink)?;
+            sink.flush()?;
+            return Ok(());
+        }
+        FamilyFormat::Mpg => WriteFormat::Mpg,
+        FamilyFormat::Json => WriteFormat::Json,
+        FamilyFormat::Egb => WriteFormat::Egb,
+    };
+    let game = named.game.to_game();
+    if let (WriteFormat::Mpg, Some(parity)) = (to, &game.parity) {
+        if let Reduction::TooLarge(overflow) = &parity.reduction {
+            return Err(CliError::new(
+                EXIT_USAGE,
+                format!(
+                    "{family} with --n {n} does not fit an energy game (.mpg): {overflow}; \
+                     write gm or json, which keep the priorities"
+                ),
+            ));
+        }
+    }
+    write_game(&mut sink, &game, to)?;
     sink.flush()?;
     Ok(())
 }

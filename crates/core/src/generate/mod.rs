@@ -16,9 +16,13 @@
 //!   priorities spread over small components (per-SCC compression makes them reducible);
 //! - [`climbing`]: more families that make plain lifting climb (player 1's cycles behind a
 //!   large `M`, player 0 circling before a costly escape, reduced parity games with many
-//!   priorities), used by the accelerated solver's tests and benchmark.
+//!   priorities), used by the accelerated solver's tests and benchmark;
+//! - [`families`]: the known lower-bound families of parity games (van Dijk's two counters,
+//!   the counterexamples to priority promotion, tangle learning and progress measures),
+//!   the same games as Oink's generators write, at any size.
 
 pub mod climbing;
+pub mod families;
 pub mod parity;
 
 use rand::{Rng, SeedableRng};
@@ -225,6 +229,16 @@ pub fn random_parity(n: u32, max_priority: u64, max_degree: u32, seed: u64) -> P
 
 /// Writes `game` in PGSolver's `.gm` format (`parity N;` with N the highest id).
 pub fn write_pgsolver(game: &ParityGame, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    write_pgsolver_named(game, None, out)
+}
+
+/// [`write_pgsolver`] with a name per vertex, written as PGSolver's quoted label (names must
+/// not contain `"`).
+pub fn write_pgsolver_named(
+    game: &ParityGame,
+    names: Option<&[String]>,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     writeln!(out, "parity {};", game.owners.len().saturating_sub(1))?;
     for (v, ((owner, priority), successors)) in game
         .owners
@@ -234,7 +248,14 @@ pub fn write_pgsolver(game: &ParityGame, out: &mut impl std::io::Write) -> std::
         .enumerate()
     {
         let list: Vec<String> = successors.iter().map(u32::to_string).collect();
-        writeln!(out, "{v} {priority} {} {};", owner.index(), list.join(","))?;
+        write!(out, "{v} {priority} {} {}", owner.index(), list.join(","))?;
+        match names.and_then(|names| names.get(v)) {
+            Some(name) => {
+                debug_assert!(!name.contains('"'));
+                writeln!(out, " \"{name}\";")?
+            }
+            None => writeln!(out, ";")?,
+        }
     }
     Ok(())
 }
