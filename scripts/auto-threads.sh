@@ -10,7 +10,7 @@ for f in "$d"/energy/*.mpg.gz "$d"/parity/*.gm.gz /tmp/big10.mpg /tmp/big50.mpg;
   n=$(basename "$f" | cut -c1-40); r1=""; r0=""
   for i in 1 2 3; do
     for t in 1 0; do
-      s=$(date +%s%N); "$e" solve "$f" --threads $t --output text -o /tmp/t$t.txt 2>/dev/null; ms=$(( ($(date +%s%N)-s)/1000000 ))
+      s=$(date +%s%N); "$e" solve "$f" --credits --threads $t --output text -o /tmp/t$t.txt 2>/dev/null; ms=$(( ($(date +%s%N)-s)/1000000 ))
       if [ $t = 1 ]; then r1="$r1 $ms"; else r0="$r0 $ms"; fi
     done
   done

@@ -26,7 +26,7 @@ echo "== CLI =="
 for f in "$d"/energy/*.mpg.gz "$d"/parity/*.gm.gz /tmp/big10.mpg /tmp/big50.mpg; do
   n=$(basename "$f" | cut -c1-40); line="$n"
   for b in gpu gpu-p0first auto; do
-    case $b in gpu-p0first) args="--backend gpu --vertex-order players-first";; *) args="--backend $b";; esac
+    case $b in gpu-p0first) args="--backend gpu --vertex-order players-first";; *) args="--backend $b --credits";; esac
     s=$(date +%s%N); timeout "${SOLVE_TIMEOUT:-40}" "$e" solve "$f" $args --output text -o /tmp/$b.txt 2>/dev/null; rc=$?
     t=$(( ($(date +%s%N)-s)/1000000 )); line="$line | $b rc=$rc ${t}ms"
   done

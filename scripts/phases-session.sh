@@ -35,7 +35,7 @@ for f in $games; do
   name=$(basename "$f"); name=${name%%.mpg*}; name=${name%%.gm*}
   base="${f%.mpg.gz}"; base="${base%.gm.gz}"; base="${base%.gm.zst}"
   for b in $BACKENDS; do
-    case $b in auto1) args="--backend auto --threads 1";; gpu0) args="--backend gpu --gpu-components-from 0";; *) args="--backend $b";; esac
+    case $b in auto1) args="--backend auto --credits --threads 1";; gpu0) args="--backend gpu --gpu-components-from 0";; *) args="--backend $b --credits";; esac
     s=$(date +%s%N)
     timeout "${SOLVE_TIMEOUT:-60}" "$e" solve "$f" $args -o "$t/$b.json" 2>"$t/$b.err"; rc=$?
     wall=$(( ($(date +%s%N)-s)/1000000 ))

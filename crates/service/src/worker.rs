@@ -291,6 +291,7 @@ fn run_job(
             );
             let mut options = SolveOptions {
                 backend,
+                device: Some(egsolve_gpu::SOLVER),
                 credits: record.options.credits,
                 ..SolveOptions::default()
             };

@@ -41,6 +41,7 @@ pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>, release: 
                 let started = Instant::now();
                 let mut options = SolveOptions {
                     backend,
+                    device: Some(egsolve_gpu::SOLVER),
                     ..SolveOptions::default()
                 };
                 options.gpu.lift_percent = lift_percent;
