@@ -330,7 +330,8 @@ mod tests {
             if lifts_on {
                 assert_eq!((stats.evaluations, engine.calls), (0, 2));
             } else {
-                assert!(stats.evaluations >= 1, "{stats:?}");
+                // An evaluation, or strategy improvement in its place (a small game).
+                assert!(stats.evaluations + stats.improvements >= 1, "{stats:?}");
             }
         }
     }
