@@ -42,8 +42,10 @@ fn python() -> Result<PathBuf, String> {
 
 /// Every check, listed as ignored with the reason where no Python with matplotlib is (a
 /// failure under `CI`).
+type Check = (&'static str, fn(&Path));
+
 fn main() {
-    let checks: [(&str, fn(&Path)); 3] = [
+    let checks: [Check; 3] = [
         (
             "renders_every_table_and_plot_from_a_results_directory",
             renders_every_table_and_plot_from_a_results_directory,
@@ -108,7 +110,7 @@ fn section<'a>(report: &'a str, name: &str) -> &'a str {
 
 fn renders_every_table_and_plot_from_a_results_directory(python: &Path) {
     let dir = fixture();
-    let out = render(&python, dir.path(), &[]);
+    let out = render(python, dir.path(), &[]);
     assert!(
         out.status.success(),
         "{}",
@@ -224,7 +226,7 @@ fn sections_without_results_keep_their_text_and_missing_markers_fail(python: &Pa
     let dir = fixture();
     std::fs::remove_file(dir.path().join("results/service.jsonl")).unwrap();
     std::fs::remove_file(dir.path().join("gpu/sweep.log")).unwrap();
-    let out = render(&python, dir.path(), &["--no-plots"]);
+    let out = render(python, dir.path(), &["--no-plots"]);
     assert!(
         out.status.success(),
         "{}",
@@ -241,7 +243,7 @@ fn sections_without_results_keep_their_text_and_missing_markers_fail(python: &Pa
 
     let without = report.replace("<!-- /bench-report:cpu -->", "");
     std::fs::write(dir.path().join("report.md"), without).unwrap();
-    let out = render(&python, dir.path(), &["--no-plots"]);
+    let out = render(python, dir.path(), &["--no-plots"]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -253,7 +255,7 @@ fn sections_without_results_keep_their_text_and_missing_markers_fail(python: &Pa
 fn device_logs_are_taken_in_with_their_commit_and_machine_and_failed_runs_refused(python: &Path) {
     let dir = fixture();
     let take = |from: &Path, to: &Path| {
-        Command::new(&python)
+        Command::new(python)
             .arg(repo().join("scripts/bench_report"))
             .args(["take-gpu", "--commit", "abc1234"])
             .args([

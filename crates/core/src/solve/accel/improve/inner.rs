@@ -102,7 +102,9 @@ impl OnePlayer<'_> {
             work.iterations += 1;
             let mut values = self.evaluate(&policy);
             work.add(n + arena.edge_count())?;
-            // Player 0 switches to strictly better edges, in place (Gauss–Seidel).
+            // Player 0 switches to strictly better edges, in place (Gauss–Seidel); `v`
+            // indexes several per-vertex arrays.
+            #[allow(clippy::needless_range_loop)]
             for v in 0..n {
                 if arena.owner(v as VertexId) == Player::Zero
                     && self.floors[v] != TOP
