@@ -137,7 +137,7 @@ async fn the_credit_histogram_counts_the_stored_result() {
         "parity/Lift_(Incorrect)_nlifts=2_nodeadlock.sol.gz",
     ));
     let id = server
-        .submit_ok(std::fs::read(&path).unwrap(), "", None)
+        .submit_ok(std::fs::read(&path).unwrap(), "?credits=true", None)
         .await;
     let job = server
         .wait_finished(&id, None, Duration::from_secs(60))

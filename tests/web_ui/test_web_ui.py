@@ -114,7 +114,7 @@ def test_a_running_job_shows_moving_progress_and_its_final_state(browser, open_s
 
 def test_credit_histogram_of_a_solved_game(browser, open_server) -> None:
     with Client(open_server.url, token="") as client:
-        job = client.submit(shared_data() / "parity" / "Lift_(Incorrect)_nlifts=3_liveness_1_1.gm.gz")
+        job = client.submit(shared_data() / "parity" / "Lift_(Incorrect)_nlifts=3_liveness_1_1.gm.gz", credits=True)
         job.wait(60)
         histogram = job.histogram(bins=30)
     assert histogram.w0 > 0 and histogram.max_credit > 0
