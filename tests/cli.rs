@@ -182,6 +182,57 @@ fn gen_family_writes_oinks_games() {
     }
 }
 
+/// `--parity-algorithm` picks the parity solver's algorithm; every one answers the two
+/// counters with the same winners, certified, and the summary names it; an unknown name is
+/// a usage error that lists the names.
+#[test]
+fn parity_algorithm_is_chosen_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let gm = dir.path().join("tc.gm");
+    let gm = gm.to_str().unwrap();
+    let out = egsolve(&["gen", "family", "tc", "--n", "5", "-o", gm]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut answers = Vec::new();
+    for name in [
+        "auto",
+        "zielonka",
+        "tangle-learning",
+        "recursive-tangle-learning",
+        "priority-promotion",
+        "fixpoint-iteration",
+    ] {
+        let json = dir.path().join(format!("{name}.json"));
+        let json = json.to_str().unwrap();
+        let args = ["solve", gm, "--parity-algorithm", name, "-o", json];
+        let out = egsolve(&args);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        let doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+        let named = doc["summary"]["algorithm"].as_str().unwrap().to_string();
+        if name == "auto" {
+            assert!(named.starts_with("auto("), "{named}");
+        } else {
+            assert_eq!(named, name);
+        }
+        assert_eq!(doc["summary"]["backend"], "parity");
+        let check = egsolve(&["check", gm, json]);
+        assert!(check.status.success(), "{name}: {}", stderr(&check));
+        let winners: Vec<u64> = doc["vertices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["winner"].as_u64().unwrap())
+            .collect();
+        answers.push(winners);
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]));
+    let out = egsolve(&["solve", gm, "--parity-algorithm", "fpi"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("recursive-tangle-learning"), "{}", stderr(&out));
+    let help = egsolve(&["solve", "--help"]);
+    assert!(stdout(&help).contains("--parity-algorithm"), "{}", stdout(&help));
+}
+
 #[test]
 fn egb_converts_solves_checks_and_reports_damage_by_offset() {
     let dir = tempfile::tempdir().unwrap();

@@ -12,7 +12,7 @@ use clap::builder::TypedValueParser;
 use egsolve_core::format::{self, Format, ParityInfo, ReadOptions};
 use egsolve_core::output::{self, OutputFormat};
 use egsolve_core::solve::cpu::CpuAlgorithm;
-use egsolve_core::solve::{self, Backend, Control, SolveOptions, VertexOrder};
+use egsolve_core::solve::{self, Backend, Control, ParityAlgorithm, SolveOptions, VertexOrder};
 
 /// Arguments of `egsolve solve`.
 #[derive(Debug, Args)]
@@ -33,6 +33,22 @@ pub struct SolveArgs {
     /// Without it a parity game gets winners and strategies only.
     #[arg(long)]
     pub credits: bool,
+    /// Parity games answered by the parity solver (--backend parity, or auto without
+    /// --credits): the algorithm. auto (default): tangle learning and recursive tangle
+    /// learning time-sliced on one shared state, about the better of the two on every game;
+    /// zielonka (Zielonka's recursive algorithm, parallel attractors: the reference,
+    /// exponential on the lower-bound families); tangle-learning; recursive-tangle-learning;
+    /// priority-promotion; fixpoint-iteration (parallel rounds). The JSON summary's
+    /// `algorithm` names the one that answered.
+    #[arg(
+        long,
+        default_value = "auto",
+        value_parser = clap::builder::PossibleValuesParser::new(
+            ParityAlgorithm::ALL.map(ParityAlgorithm::name)
+        )
+        .map(|name| name.parse::<ParityAlgorithm>().expect("a possible value"))
+    )]
+    pub parity_algorithm: ParityAlgorithm,
     /// Output: json, text (`ID CREDIT`, `T` for ⊤; needs credits, so not for answers of
     /// the parity solver) or paritysol (parity inputs).
     #[arg(long, default_value = "json")]
@@ -135,6 +151,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         backend: args.backend,
         device: Some(egsolve_gpu::SOLVER),
         credits: args.credits,
+        parity_algorithm: args.parity_algorithm,
         ..SolveOptions::default()
     };
     options.cpu.threads = args.threads;

@@ -13,7 +13,7 @@ use egsolve_core::check::{Claim, ParityClaim, check, check_parity};
 use egsolve_core::format::{Game, ReadOptions, read_paritysol, read_path};
 use egsolve_core::generate::parity::clustered_parity;
 use egsolve_core::generate::{ParityGame, random_parity};
-use egsolve_core::solve::parity::{ParityOptions, solve_with};
+use egsolve_core::solve::parity::{ParityAlgorithm, ParityOptions, solve_with};
 use egsolve_core::solve::{Backend, Control, Solution, SolveOptions, solve_game};
 use proptest::prelude::*;
 
@@ -28,9 +28,12 @@ enum Native {
 
 fn native(game: &Game, how: Native) -> Solution {
     let parity = game.parity.as_ref().expect("a parity game");
+    // Zielonka, whose parallel attractor rounds these tests force; every algorithm is
+    // tested in `parity_algorithms.rs`.
     let options = match how {
-        Native::Sequential => ParityOptions::with_threads(1),
+        Native::Sequential => ParityOptions::of(ParityAlgorithm::Zielonka, 1),
         Native::Parallel => ParityOptions {
+            algorithm: ParityAlgorithm::Zielonka,
             threads: 2,
             parallel_from_vertices: 0,
             parallel_round_from: 1,
@@ -118,6 +121,7 @@ fn every_shared_parity_game_matches_oink_on_every_path() {
 
         let reduced = solve(&game, Backend::Auto);
         assert!(reduced.credits_computed, "{name}");
+        assert_eq!(reduced.stats.algorithm, "accelerated-lifting", "{name}");
         assert_eq!(
             winners(&reduced),
             expected,
@@ -133,6 +137,7 @@ fn every_shared_parity_game_matches_oink_on_every_path() {
         }
         let forced = solve(&game, Backend::Parity);
         assert_eq!(forced.stats.backend, "parity", "{name}");
+        assert!(forced.stats.algorithm.starts_with("auto"), "{name}");
         assert_eq!(winners(&forced), expected, "{name}: --backend parity");
     }
 }
@@ -349,6 +354,7 @@ fn auto_answers_parity_games_with_the_parity_solver_unless_credits_are_asked_for
             .expect("solves");
         assert!(!natural.credits_computed, "{name}");
         assert_eq!(natural.stats.backend, "parity", "{name}");
+        assert!(natural.stats.algorithm.starts_with("auto("), "{name}");
         assert_eq!(winners(&natural), expected, "{name}");
         certify(&game, &natural, &format!("{name}, natural"));
     }

@@ -66,6 +66,9 @@ class Summary:
     solve_seconds: float
     strategy_seconds: float
     backend: str
+    #: The algorithm that answered (e.g. ``accelerated-lifting``, ``zielonka``,
+    #: ``auto(tangle-learning)``); empty for summaries stored before the field existed.
+    algorithm: str = ""
     #: Strategy evaluations of the accelerated solver (0 for plain lifting).
     evaluations: int = 0
     #: Seconds per phase of the solve (``lifting``, ``evaluation``, ``strategy0``, …).

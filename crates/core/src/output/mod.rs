@@ -101,6 +101,10 @@ pub struct Summary {
     pub strategy_seconds: f64,
     /// Backend used.
     pub backend: String,
+    /// The algorithm that answered (see [`crate::solve::SolveStats::algorithm`]).
+    /// Summaries stored before this field existed read as empty.
+    #[serde(default)]
+    pub algorithm: String,
     /// Evaluations of player 1's strategies (the accelerated solver; 0 elsewhere).
     #[serde(default)]
     pub evaluations: u64,
@@ -142,6 +146,7 @@ impl Summary {
             solve_seconds: solution.stats.solve_seconds,
             strategy_seconds: solution.stats.strategy_seconds,
             backend: solution.stats.backend.clone(),
+            algorithm: solution.stats.algorithm.clone(),
             evaluations: solution.stats.evaluations,
             phases: solution.stats.phases,
             credits_computed: solution.credits_computed,

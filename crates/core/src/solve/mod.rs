@@ -27,6 +27,7 @@ use crate::parity::{ParitySummary, ParityView};
 pub use control::{Control, Interrupted, Progress, ProgressSnapshot};
 pub use device::{DeviceSolver, GpuOptions, VertexOrder};
 pub use energy::{BoundOverflow, TOP};
+pub use parity::ParityAlgorithm;
 pub use phases::Phases;
 pub use strategy::NO_MOVE;
 pub use threads::Threads;
@@ -132,6 +133,13 @@ pub enum SolveError {
 pub struct SolveStats {
     /// Backend that computed the credits.
     pub backend: String,
+    /// The algorithm that answered: for energy backends `accelerated-lifting` (auto, and
+    /// gpu unless plain), `worklist` (reference), `frontier-lifting` (cpu, plain gpu) or
+    /// `sweep-lifting` (cpu sweep); for the parity solver the [`ParityAlgorithm`]'s name,
+    /// and for its portfolio `auto(...)` with the learners that solved dominions. Stats
+    /// stored before this field existed read as empty.
+    #[serde(default)]
+    pub algorithm: String,
     /// The bound `M`.
     pub bound: u64,
     /// Lifts applied to reach the least progress measure.
@@ -297,6 +305,8 @@ pub struct SolveOptions {
     /// parity game gets its natural answer, winners and strategies from the parity solver;
     /// the reduction's credits are a separate, costlier question.
     pub credits: bool,
+    /// The parity solver's algorithm (parity games answered by [`parity`]).
+    pub parity_algorithm: ParityAlgorithm,
 }
 
 impl Default for SolveOptions {
@@ -307,6 +317,7 @@ impl Default for SolveOptions {
             gpu: GpuOptions::default(),
             device: None,
             credits: false,
+            parity_algorithm: ParityAlgorithm::default(),
         }
     }
 }
@@ -325,6 +336,27 @@ pub fn solve(arena: &Arena, backend: Backend, control: &Control) -> Result<Solut
 
 /// Solves `arena` as `options` say.
 pub fn solve_with(
+    arena: &Arena,
+    options: &SolveOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    let mut solution = solve_energy(arena, options, control)?;
+    if solution.stats.algorithm.is_empty() {
+        // The accelerated solver (auto, gpu) does not name itself; the worklist and the
+        // CPU backend do.
+        let plain_gpu = options.backend == Backend::Gpu && options.gpu.plain;
+        solution.stats.algorithm = if plain_gpu {
+            "frontier-lifting"
+        } else {
+            "accelerated-lifting"
+        }
+        .into();
+    }
+    Ok(solution)
+}
+
+/// [`solve_with`]'s choice of energy backend.
+fn solve_energy(
     arena: &Arena,
     options: &SolveOptions,
     control: &Control,
@@ -372,7 +404,13 @@ pub fn solve_game(
         return solve_with(arena, options, control);
     };
     let mut solution = if runs_parity_solver(parity, options.backend, options.credits) {
-        parity::solve(arena, view.priorities, &options.cpu, control)?
+        parity::solve(
+            arena,
+            view.priorities,
+            options.parity_algorithm,
+            &options.cpu,
+            control,
+        )?
     } else if view.reduction_fits() {
         solve_with(arena, options, control)?
     } else {

@@ -24,6 +24,7 @@ pub fn solve(arena: &Arena, control: &Control) -> Result<Solution, SolveError> {
     let seconds = start.elapsed().as_secs_f64();
     let stats = SolveStats {
         backend: "reference".into(),
+        algorithm: "worklist".into(),
         bound,
         lifts: lifted.lifts,
         rounds: 0,

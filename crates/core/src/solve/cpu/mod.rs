@@ -284,6 +284,11 @@ pub fn solve(
     let seconds = start.elapsed().as_secs_f64();
     let stats = SolveStats {
         backend: format!("cpu-{}", options.algorithm),
+        algorithm: match options.algorithm {
+            CpuAlgorithm::Frontier => "frontier-lifting",
+            CpuAlgorithm::Sweep => "sweep-lifting",
+        }
+        .into(),
         bound,
         lifts: lifted.lifts,
         rounds: lifted.rounds,

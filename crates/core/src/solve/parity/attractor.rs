@@ -19,60 +19,13 @@
 
 use rayon::prelude::*;
 
+pub use super::graph::Graph;
 pub use super::state::{FREE, State};
-use crate::arena::{Arena, Player, VertexId};
+use crate::arena::VertexId;
 use crate::solve::NO_MOVE;
 
 /// Vertices per task in a parallel round.
 const CHUNK: usize = 512;
-
-/// The game as the solver reads it: CSR successors, CSC predecessors, owners, priorities.
-#[derive(Debug, Clone, Copy)]
-pub struct Graph<'a> {
-    succ_offsets: &'a [u32],
-    succ_targets: &'a [VertexId],
-    pred_offsets: &'a [u32],
-    pred_sources: &'a [VertexId],
-    /// Owner of each vertex.
-    pub owner: &'a [Player],
-    /// Compressed priority of each vertex.
-    pub priority: &'a [u32],
-}
-
-impl<'a> Graph<'a> {
-    /// The graph of `arena` with `priority` per vertex.
-    pub fn new(arena: &'a Arena, priority: &'a [u32]) -> Graph<'a> {
-        Graph {
-            succ_offsets: arena.succ_offsets(),
-            succ_targets: arena.succ_targets(),
-            pred_offsets: arena.pred_offsets(),
-            pred_sources: arena.pred_sources(),
-            owner: arena.owners(),
-            priority,
-        }
-    }
-
-    /// The successors of `v`.
-    #[inline]
-    pub fn successors(&self, v: VertexId) -> &'a [VertexId] {
-        let v = v as usize;
-        &self.succ_targets[self.succ_offsets[v] as usize..self.succ_offsets[v + 1] as usize]
-    }
-
-    /// The number of successors of `v`.
-    #[inline]
-    pub fn degree(&self, v: VertexId) -> u32 {
-        let v = v as usize;
-        self.succ_offsets[v + 1] - self.succ_offsets[v]
-    }
-
-    /// The predecessors of `v` (one entry per edge).
-    #[inline]
-    pub fn predecessors(&self, v: VertexId) -> &'a [VertexId] {
-        let v = v as usize;
-        &self.pred_sources[self.pred_offsets[v] as usize..self.pred_offsets[v + 1] as usize]
-    }
-}
 
 /// When rounds of an attractor run in parallel.
 #[derive(Debug, Clone, Copy)]

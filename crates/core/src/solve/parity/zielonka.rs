@@ -22,6 +22,7 @@
 //! strategies in its part, and any move staying in the region for `player`'s heads.
 
 use super::attractor::{self, FREE, Graph, HeadsCall, Rounds, State};
+use super::graph::Buckets;
 use crate::arena::VertexId;
 use crate::solve::{Control, NO_MOVE, SolveError};
 
@@ -48,41 +49,6 @@ struct Frame {
     phase: Phase,
     /// `A` (the heads' attractor), or `B` (the opponent's) after the first subgame.
     region: Vec<VertexId>,
-}
-
-/// Vertices by priority (a counting sort): bucket `p` is `order[start[p]..start[p + 1]]`.
-#[derive(Debug)]
-struct Buckets {
-    order: Vec<VertexId>,
-    start: Vec<u32>,
-}
-
-impl Buckets {
-    fn new(priority: &[u32]) -> Buckets {
-        let levels = priority.iter().copied().max().map_or(0, |p| p as usize + 1);
-        let mut start = vec![0u32; levels + 1];
-        for &p in priority {
-            start[p as usize + 1] += 1;
-        }
-        for p in 0..levels {
-            start[p + 1] += start[p];
-        }
-        let mut next = start.clone();
-        let mut order = vec![0; priority.len()];
-        for (v, &p) in priority.iter().enumerate() {
-            order[next[p as usize] as usize] = v as VertexId;
-            next[p as usize] += 1;
-        }
-        Buckets { order, start }
-    }
-
-    fn of(&self, p: u32) -> &[VertexId] {
-        &self.order[self.start[p as usize] as usize..self.start[p as usize + 1] as usize]
-    }
-
-    fn top(&self) -> Option<u32> {
-        (self.start.len() > 1).then(|| self.start.len() as u32 - 2)
-    }
 }
 
 /// Counters of a run, for the summary and progress.

@@ -1,0 +1,212 @@
+//! How the parity algorithms stop, and what they tell whoever watches: a [`Pacer`] checks
+//! the solve's [`Control`] (cancel flag, deadline) and, for a time slice of the portfolio,
+//! the slice's end; it publishes progress at each round. [`Stop`] is every way a solver's
+//! run ends early, [`Stop::into_error`] what the caller sees of it.
+//!
+//! Solvers call [`Pacer::round`] once per decomposition, promotion search or fixpoint round
+//! (a check and a progress report, unconditionally) and [`Pacer::spend`] at finer points
+//! (a region, an attractor) with the work done since, which checks only every
+//! [`CHECK_EVERY`] units: reading the clock costs about as much as a small region, and
+//! a cancel is still seen within about a millisecond. A time slice checks at every
+//! [`Pacer::spend`], since its end is what the portfolio balances on.
+
+use std::time::Instant;
+
+use crate::solve::{Control, Interrupted, SolveError};
+
+/// Work units (about one per vertex or edge touched) between two checks outside a slice.
+pub const CHECK_EVERY: u64 = 1 << 14;
+
+/// Why a solver's run ended before its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Cancelled or out of time (the solve's [`Control`]).
+    Interrupted(Interrupted),
+    /// The portfolio's time slice ended (the search keeps its place and resumes).
+    SliceOver,
+    /// A proved invariant did not hold (a bug, never the input's fault); the text says which.
+    Broken(&'static str),
+    /// An id sequence ran out (games far beyond what the algorithm answers in hours).
+    Exhausted(&'static str),
+}
+
+impl From<Interrupted> for Stop {
+    fn from(interrupted: Interrupted) -> Stop {
+        Stop::Interrupted(interrupted)
+    }
+}
+
+impl Stop {
+    /// The error a caller of `algorithm` gets. A [`Stop::SliceOver`] never reaches a caller
+    /// (the portfolio takes it); should one escape, it is reported as a broken invariant.
+    pub fn into_error(self, algorithm: &'static str) -> SolveError {
+        match self {
+            Stop::Interrupted(interrupted) => SolveError::Interrupted(interrupted),
+            Stop::Broken(invariant) => SolveError::Unavailable {
+                backend: "parity",
+                reason: format!(
+                    "the {algorithm} algorithm broke its invariant '{invariant}' (a bug: please \
+                     report the game); --parity-algorithm zielonka answers it"
+                ),
+            },
+            Stop::SliceOver => Stop::Broken("a time slice ended outside the portfolio")
+                .into_error(algorithm),
+            Stop::Exhausted(what) => SolveError::Unavailable {
+                backend: "parity",
+                reason: format!(
+                    "the {algorithm} algorithm needs more than 4·10^9 {what} on this game; it \
+                     stops there (try --parity-algorithm zielonka)"
+                ),
+            },
+        }
+    }
+}
+
+/// Checks and progress reports of one run (or one slice of it).
+#[derive(Debug)]
+pub struct Pacer<'a> {
+    control: &'a Control,
+    /// The end of the portfolio's time slice, if this run is one.
+    slice_end: Option<Instant>,
+    /// Work since the last check, and how much to allow between checks.
+    since_check: u64,
+    check_every: u64,
+    /// Work left in a slice measured in work units ([`Pacer::work_slice`]).
+    work_left: Option<u64>,
+}
+
+impl<'a> Pacer<'a> {
+    /// A pacer for a whole run under `control`.
+    pub fn new(control: &'a Control) -> Pacer<'a> {
+        Pacer {
+            control,
+            slice_end: None,
+            since_check: 0,
+            check_every: CHECK_EVERY,
+            work_left: None,
+        }
+    }
+
+    /// A pacer for a time slice that ends at `end` (checked at every [`Pacer::spend`]).
+    pub fn slice(control: &'a Control, end: Instant) -> Pacer<'a> {
+        Pacer {
+            control,
+            slice_end: Some(end),
+            since_check: 0,
+            check_every: 0,
+            work_left: None,
+        }
+    }
+
+    /// A slice that ends after `units` work units: deterministic, for tests that cut
+    /// searches at every possible point.
+    pub fn work_slice(control: &'a Control, units: u64) -> Pacer<'a> {
+        Pacer {
+            work_left: Some(units),
+            ..Pacer::new(control)
+        }
+    }
+
+    /// The solve's control.
+    pub fn control(&self) -> &'a Control {
+        self.control
+    }
+
+    /// Counts `work` units; checks when enough have been spent since the last check.
+    #[inline]
+    pub fn spend(&mut self, work: u64) -> Result<(), Stop> {
+        if let Some(left) = &mut self.work_left {
+            *left = left.saturating_sub(work);
+            if *left == 0 {
+                return Err(Stop::SliceOver);
+            }
+        }
+        self.since_check += work;
+        if self.since_check >= self.check_every {
+            self.check()
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Checks now: `Err` once the solve must stop or the slice is over. The clock is read
+    /// once for both limits.
+    pub fn check(&mut self) -> Result<(), Stop> {
+        self.since_check = 0;
+        if self.control.cancel_flag().load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(Stop::Interrupted(Interrupted::Cancelled));
+        }
+        if self.control.deadline().is_none() && self.slice_end.is_none() {
+            return Ok(());
+        }
+        let now = Instant::now();
+        if self.control.deadline().is_some_and(|d| now >= d) {
+            return Err(Stop::Interrupted(Interrupted::TimedOut));
+        }
+        if self.slice_end.is_some_and(|end| now >= end) {
+            return Err(Stop::SliceOver);
+        }
+        Ok(())
+    }
+
+    /// Counts `work` units like [`Pacer::spend`]; when a check is due, also publishes
+    /// `progress()` (for solvers whose rounds are too small to report each one).
+    #[inline]
+    pub fn spend_reporting(
+        &mut self,
+        work: u64,
+        progress: impl FnOnce() -> (u64, u64, u64),
+    ) -> Result<(), Stop> {
+        self.since_check += work;
+        if self.since_check >= self.check_every {
+            let (rounds, frontier, total) = progress();
+            self.round(rounds, frontier, total)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// One round done: publishes `(rounds, frontier, work)` (the [`crate::solve::Progress`]
+    /// counters `round`, `frontier` and `lifts`) and checks.
+    pub fn round(&mut self, rounds: u64, frontier: u64, work: u64) -> Result<(), Stop> {
+        self.control.progress().publish(rounds, frontier, work);
+        self.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn checks_cancel_deadline_and_slice() {
+        let control = Control::new();
+        let mut pacer = Pacer::new(&control);
+        assert_eq!(pacer.spend(10), Ok(()));
+        assert_eq!(pacer.round(1, 2, 3), Ok(()));
+        assert_eq!(control.progress().snapshot().frontier, 2);
+        let past = Instant::now() - Duration::from_millis(1);
+        let mut slice = Pacer::slice(&control, past);
+        assert_eq!(slice.spend(1), Err(Stop::SliceOver));
+        let late = Control::new().with_deadline(Some(past));
+        assert_eq!(
+            Pacer::slice(&late, past).check(),
+            Err(Stop::Interrupted(Interrupted::TimedOut))
+        );
+        // Outside a slice, a check waits for enough work.
+        let mut pacer = Pacer::new(&late);
+        assert_eq!(pacer.spend(1), Ok(()));
+        assert!(pacer.spend(CHECK_EVERY).is_err());
+        let mut counted = Pacer::work_slice(&control, 5);
+        assert_eq!(counted.spend(4), Ok(()));
+        assert_eq!(counted.spend(1), Err(Stop::SliceOver));
+        control.cancel();
+        assert_eq!(
+            Pacer::new(&control).check(),
+            Err(Stop::Interrupted(Interrupted::Cancelled))
+        );
+        let error = Stop::Broken("x").into_error("tangle-learning");
+        assert!(error.to_string().contains("invariant 'x'"), "{error}");
+    }
+}
