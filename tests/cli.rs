@@ -206,8 +206,7 @@ fn parity_algorithm_is_chosen_and_named() {
         let args = ["solve", gm, "--parity-algorithm", name, "-o", json];
         let out = egsolve(&args);
         assert!(out.status.success(), "{name}: {}", stderr(&out));
-        let doc: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
         let named = doc["summary"]["algorithm"].as_str().unwrap().to_string();
         if name == "auto" {
             assert!(named.starts_with("auto("), "{named}");
@@ -228,9 +227,17 @@ fn parity_algorithm_is_chosen_and_named() {
     assert!(answers.windows(2).all(|w| w[0] == w[1]));
     let out = egsolve(&["solve", gm, "--parity-algorithm", "fpi"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("recursive-tangle-learning"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("recursive-tangle-learning"),
+        "{}",
+        stderr(&out)
+    );
     let help = egsolve(&["solve", "--help"]);
-    assert!(stdout(&help).contains("--parity-algorithm"), "{}", stdout(&help));
+    assert!(
+        stdout(&help).contains("--parity-algorithm"),
+        "{}",
+        stdout(&help)
+    );
 }
 
 #[test]

@@ -186,8 +186,8 @@ fn sizes(family: Family, max: u64) -> Vec<u32> {
     let mut sizes: Vec<u32> = match family {
         Family::TwoCounters => vec![2, 4, 8, 12, 16, 20, 24, 32, 48, 64, 96, 128, 180],
         _ => vec![
-            2, 3, 4, 5, 8, 10, 12, 16, 20, 24, 30, 40, 100, 200, 500, 1_000, 2_000, 5_000,
-            10_000, 20_000,
+            2, 3, 4, 5, 8, 10, 12, 16, 20, 24, 30, 40, 100, 200, 500, 1_000, 2_000, 5_000, 10_000,
+            20_000,
         ],
     };
     match family {
@@ -231,7 +231,10 @@ fn families(options: &Options) -> AutoTimes {
         print!(" {} CPU ms |", short(a));
     }
     println!(" auto wall ms | auto answered by |");
-    println!("|---|---:|---:|---:|{}---:|---|", "---:|".repeat(algorithms.len()));
+    println!(
+        "|---|---:|---:|---:|{}---:|---|",
+        "---:|".repeat(algorithms.len())
+    );
     let mut auto_times = AutoTimes::new();
     for &family in &options.families {
         let mut over: Vec<ParityAlgorithm> = Vec::new();
@@ -248,9 +251,13 @@ fn families(options: &Options) -> AutoTimes {
                     print!(" - |");
                     continue;
                 }
-                let Some(timing) =
-                    time(&game.arena, priorities, algorithm, options.runs, options.limit)
-                else {
+                let Some(timing) = time(
+                    &game.arena,
+                    priorities,
+                    algorithm,
+                    options.runs,
+                    options.limit,
+                ) else {
                     over.push(algorithm);
                     print!(" >{} |", options.limit.as_millis());
                     record::record(
@@ -264,7 +271,10 @@ fn families(options: &Options) -> AutoTimes {
                 let what = format!("{family} n={n}: {algorithm}");
                 certify(&game.arena, &parity.priorities, &timing.solution, &what);
                 let w = winners(&timing.solution);
-                assert!(agreed.get_or_insert_with(|| w.clone()) == &w, "{what}: winners differ");
+                assert!(
+                    agreed.get_or_insert_with(|| w.clone()) == &w,
+                    "{what}: winners differ"
+                );
                 print!(" {} |", ms(timing.cpu));
                 record::record(
                     "parity_algorithms",
@@ -376,14 +386,21 @@ fn syntcomp(dir: &Path, options: &Options) {
         let game = read_path(path, &ReadOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let parity = game.parity.as_ref().expect("a parity game");
-        let name = path.file_name().map_or(String::new(), |f| f.to_string_lossy().into());
+        let name = path
+            .file_name()
+            .map_or(String::new(), |f| f.to_string_lossy().into());
         let oink = std::fs::File::open(path.with_extension("sol"))
             .ok()
             .and_then(|f| read_paritysol(f).ok());
         for (i, &algorithm) in options.algorithms.iter().enumerate() {
             let priorities = &parity.compressed.priority;
-            let Some(timing) = time(&game.arena, priorities, algorithm, options.runs, options.limit)
-            else {
+            let Some(timing) = time(
+                &game.arena,
+                priorities,
+                algorithm,
+                options.runs,
+                options.limit,
+            ) else {
                 over[i] += 1;
                 continue;
             };
@@ -415,7 +432,10 @@ fn syntcomp(dir: &Path, options: &Options) {
         options.runs
     );
     println!();
-    println!("| algorithm | total ms | largest ms | slowest game | over {} ms |", options.limit.as_millis());
+    println!(
+        "| algorithm | total ms | largest ms | slowest game | over {} ms |",
+        options.limit.as_millis()
+    );
     println!("|---|---:|---:|---|---:|");
     for (i, &algorithm) in options.algorithms.iter().enumerate() {
         println!(
@@ -441,7 +461,10 @@ fn main() {
     println!(
         "cores: {}, load average: {}",
         std::thread::available_parallelism().map_or(1, usize::from),
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     println!();
     let auto = if options.run_families {

@@ -160,7 +160,11 @@ fn tiny_random_games_agree_with_the_oracle() {
         else {
             continue;
         };
-        check_every_algorithm(&game, Some(&expected), &format!("seed {seed}: {generated:?}"));
+        check_every_algorithm(
+            &game,
+            Some(&expected),
+            &format!("seed {seed}: {generated:?}"),
+        );
     }
 }
 
@@ -173,7 +177,11 @@ fn random_games_agree_with_zielonka() {
         let fresh = fresh.wrapping_add(base)..fresh.wrapping_add(base + count / 3);
         for seed in fixed.chain(fresh) {
             let game = random_shape(seed, max_n).to_game();
-            check_every_algorithm(&game, None, &format!("seed {seed} (up to {max_n} vertices)"));
+            check_every_algorithm(
+                &game,
+                None,
+                &format!("seed {seed} (up to {max_n} vertices)"),
+            );
         }
     }
 }
@@ -362,7 +370,11 @@ fn tangle_searches_survive_cuts() {
             let claim = ParityClaim { winner, strategy };
             let parity = game.parity.as_ref().unwrap();
             let report = check_parity(&game.arena, &parity.priorities, claim).unwrap();
-            assert!(report.passed(), "seed {seed}: {what}: {:?}", report.violations);
+            assert!(
+                report.passed(),
+                "seed {seed}: {what}: {:?}",
+                report.violations
+            );
         };
         for mode in [Mode::Recursive, Mode::Flat] {
             let mut search = Search::new(graph);
@@ -370,7 +382,11 @@ fn tangle_searches_survive_cuts() {
             while !search.is_solved() {
                 let _ = search.iterate(mode, &mut Pacer::work_slice(&control, slice));
             }
-            check(&search.shared.winner, &search.shared.strategy, &format!("{mode:?}"));
+            check(
+                &search.shared.winner,
+                &search.shared.strategy,
+                &format!("{mode:?}"),
+            );
         }
         let mut flat = Search::new(graph);
         let mut recursive = Search::sharing(graph);
@@ -468,9 +484,12 @@ fn the_summary_names_the_algorithm() {
         let named = &solution.stats.algorithm;
         if algorithm == ParityAlgorithm::Auto {
             assert!(
-                ["auto(tangle-learning)", "auto(recursive-tangle-learning)",
-                 "auto(tangle-learning+recursive-tangle-learning)"]
-                    .contains(&named.as_str()),
+                [
+                    "auto(tangle-learning)",
+                    "auto(recursive-tangle-learning)",
+                    "auto(tangle-learning+recursive-tangle-learning)"
+                ]
+                .contains(&named.as_str()),
                 "{named}"
             );
         } else {
@@ -481,7 +500,12 @@ fn the_summary_names_the_algorithm() {
         assert_eq!(json["algorithm"], named.as_str());
     }
     // The default for a parity game is the portfolio.
-    assert!(answer(SolveOptions::default()).stats.algorithm.starts_with("auto("));
+    assert!(
+        answer(SolveOptions::default())
+            .stats
+            .algorithm
+            .starts_with("auto(")
+    );
     // Energy backends on the reduction.
     let energy = |backend: Backend, cpu: CpuAlgorithm| {
         let mut options = SolveOptions {
@@ -492,9 +516,18 @@ fn the_summary_names_the_algorithm() {
         options.cpu.algorithm = cpu;
         answer(options).stats.algorithm
     };
-    assert_eq!(energy(Backend::Auto, CpuAlgorithm::Frontier), "accelerated-lifting");
-    assert_eq!(energy(Backend::Reference, CpuAlgorithm::Frontier), "worklist");
-    assert_eq!(energy(Backend::Cpu, CpuAlgorithm::Frontier), "frontier-lifting");
+    assert_eq!(
+        energy(Backend::Auto, CpuAlgorithm::Frontier),
+        "accelerated-lifting"
+    );
+    assert_eq!(
+        energy(Backend::Reference, CpuAlgorithm::Frontier),
+        "worklist"
+    );
+    assert_eq!(
+        energy(Backend::Cpu, CpuAlgorithm::Frontier),
+        "frontier-lifting"
+    );
     assert_eq!(energy(Backend::Cpu, CpuAlgorithm::Sweep), "sweep-lifting");
     // A summary stored before the field existed.
     let solution = answer(SolveOptions::default());
@@ -506,5 +539,10 @@ fn the_summary_names_the_algorithm() {
         "fixpoint-iteration".parse::<ParityAlgorithm>(),
         Ok(ParityAlgorithm::FixpointIteration)
     );
-    assert!("fpi".parse::<ParityAlgorithm>().unwrap_err().contains("zielonka"));
+    assert!(
+        "fpi"
+            .parse::<ParityAlgorithm>()
+            .unwrap_err()
+            .contains("zielonka")
+    );
 }

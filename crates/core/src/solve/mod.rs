@@ -134,7 +134,8 @@ pub struct SolveStats {
     /// Backend that computed the credits.
     pub backend: String,
     /// The algorithm that answered: for energy backends `accelerated-lifting` (auto, and
-    /// gpu unless plain), `worklist` (reference), `frontier-lifting` (cpu, plain gpu) or
+    /// gpu unless plain; `accelerated-lifting+strategy-improvement` where player 1's
+    /// strategy improvement replaced evaluations), `worklist` (reference), `frontier-lifting` (cpu, plain gpu) or
     /// `sweep-lifting` (cpu sweep); for the parity solver the [`ParityAlgorithm`]'s name,
     /// and for its portfolio `auto(...)` with the learners that solved dominions. Stats
     /// stored before this field existed read as empty.

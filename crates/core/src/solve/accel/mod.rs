@@ -371,6 +371,13 @@ pub fn solve_scheduled(
         solve_seconds: moves_start.duration_since(start).as_secs_f64(),
         strategy_seconds: phases.strategy0,
         evaluations: accel.evaluations,
+        // Named here where player 1's strategy improvement took part (the driver's name
+        // otherwise comes from `solve::solve_with`).
+        algorithm: if accel.improvements > 0 {
+            "accelerated-lifting+strategy-improvement".into()
+        } else {
+            String::new()
+        },
         phases,
         ..SolveStats::default()
     };

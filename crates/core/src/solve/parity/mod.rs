@@ -57,7 +57,9 @@ pub const PARALLEL_FROM_VERTICES: usize = 1 << 16;
 pub const PARALLEL_ROUND_FROM: usize = 1 << 11;
 
 /// The parity game algorithms: a closed set, chosen per solve (`--parity-algorithm`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ParityAlgorithm {
     /// The portfolio of tangle learning and recursive tangle learning ([`portfolio`]).

@@ -49,8 +49,9 @@ impl Stop {
                      report the game); --parity-algorithm zielonka answers it"
                 ),
             },
-            Stop::SliceOver => Stop::Broken("a time slice ended outside the portfolio")
-                .into_error(algorithm),
+            Stop::SliceOver => {
+                Stop::Broken("a time slice ended outside the portfolio").into_error(algorithm)
+            }
             Stop::Exhausted(what) => SolveError::Unavailable {
                 backend: "parity",
                 reason: format!(
@@ -133,7 +134,11 @@ impl<'a> Pacer<'a> {
     /// once for both limits.
     pub fn check(&mut self) -> Result<(), Stop> {
         self.since_check = 0;
-        if self.control.cancel_flag().load(std::sync::atomic::Ordering::Relaxed) {
+        if self
+            .control
+            .cancel_flag()
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
             return Err(Stop::Interrupted(Interrupted::Cancelled));
         }
         if self.control.deadline().is_none() && self.slice_end.is_none() {
