@@ -139,11 +139,16 @@ fn range<T: std::str::FromStr + Copy>(text: &str, what: &str) -> Result<(T, T), 
 /// map) or standard output (generated in memory, then written).
 fn random_egb(plan: &RandomPlan, out: Option<&PathBuf>) -> Result<(), CliError> {
     let path = out.filter(|p| p.as_os_str() != "-");
-    let mut file = EgbWriter::create(path.map(PathBuf::as_path), plan.vertices(), plan.edges(), plan.width())
-        .map_err(|e| match path {
-            Some(p) => CliError::new(EXIT_IO, format!("cannot create {}: {e}", p.display())),
-            None => CliError::from(e),
-        })?;
+    let mut file = EgbWriter::create(
+        path.map(PathBuf::as_path),
+        plan.vertices(),
+        plan.edges(),
+        plan.width(),
+    )
+    .map_err(|e| match path {
+        Some(p) => CliError::new(EXIT_IO, format!("cannot create {}: {e}", p.display())),
+        None => CliError::from(e),
+    })?;
     plan.fill(file.sections());
     match path {
         Some(_) => file.finish(None)?,
@@ -187,7 +192,12 @@ pub fn run(command: GenCommand) -> Result<(), CliError> {
                 player1_percent: player1,
             };
             let plan = RandomPlan::new(params, seed).map_err(|e| {
-                CliError::new(EXIT_USAGE, format!("cannot generate this game: {e}; ask for fewer vertices or a smaller degree"))
+                CliError::new(
+                    EXIT_USAGE,
+                    format!(
+                        "cannot generate this game: {e}; ask for fewer vertices or a smaller degree"
+                    ),
+                )
             })?;
             if output.to == WriteFormat::Egb {
                 return random_egb(&plan, output.out.as_ref());

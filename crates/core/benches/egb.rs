@@ -11,6 +11,8 @@
 //! - `egb v2 load T`: `format::read_path` of the game as `egb` version 2 in a file (in the
 //!   page cache): a map, the block checksums, the arena's checks (the transpose proved),
 //!   no copy;
+//! - `of which sums T`: the checksums alone (`format::egb::verify_checksums`, in memory),
+//!   the rest of a load being the arena's checks;
 //! - `egb v2 bytes T`: `format::read_bytes` of the same version 2 bytes in memory (one
 //!   aligned copy, then the same checks);
 //! - `gen egb T`: `gen random ... --to egb` into a file (generation, transpose, checksums).
@@ -42,7 +44,10 @@ fn options() -> Options {
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().unwrap_or_else(|| panic!("{name} needs a value"));
+        let mut value = |name: &str| {
+            args.next()
+                .unwrap_or_else(|| panic!("{name} needs a value"))
+        };
         match arg.as_str() {
             "--vertices" => o.vertices = value("--vertices").parse().expect("--vertices V"),
             "--threads" => {
@@ -74,7 +79,10 @@ fn median_seconds<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
 }
 
 fn pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool")
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool")
 }
 
 fn row(what: &str, seconds: f64, mb: f64, base: f64) {
@@ -139,14 +147,19 @@ fn main() {
             game
         });
         row(&format!("egb v2 load {threads}"), t, mb(&v2), base);
+        let t = median_seconds(o.runs, || {
+            pool(threads).install(|| format::egb::verify_checksums(&v2).expect("valid"))
+        });
+        row(&format!("  of which sums {threads}"), t, mb(&v2), base);
         let t = median_seconds(o.runs, || format::read_bytes(&v2, &opts).expect("valid"));
         row(&format!("egb v2 bytes {threads}"), t, mb(&v2), base);
         let gen_path = dir.join("gen.egb");
         let t = median_seconds(o.runs, || {
             pool(threads).install(|| {
                 let plan = RandomPlan::new(params, 3).expect("fits");
-                let mut out = EgbWriter::create(Some(&gen_path), plan.vertices(), plan.edges(), plan.width())
-                    .expect("create");
+                let mut out =
+                    EgbWriter::create(Some(&gen_path), plan.vertices(), plan.edges(), plan.width())
+                        .expect("create");
                 plan.fill(out.sections());
                 out.finish(None).expect("write");
             })

@@ -164,14 +164,46 @@ fn every_class_of_damage_names_its_byte() {
     let m = 7;
     type Change = Box<dyn Fn(&mut Vec<u8>)>;
     let cases: Vec<(Change, usize, &str)> = vec![
-        (Box::new(move |b| b[owners + 2] = 2), owners + 2, "owner 2 of vertex 2"),
-        (Box::new(move |b| put_u32(b, so + 8, 9)), so + 12, "below vertex 2's 9"),
-        (Box::new(move |b| put_u32(b, so + 4 * n, 99)), so + 4 * n, "expected the edge count"),
-        (Box::new(move |b| put_u32(b, so + 4, 0)), so + 4, "no successor"),
-        (Box::new(move |b| put_u32(b, st + 4 * (m - 1), 4)), st + 4 * (m - 1), "leads to vertex 4"),
-        (Box::new(move |b| put_u32(b, po + 8, 1)), po + 8, "below vertex 1's 2"),
-        (Box::new(move |b| put_u32(b, po + 4 * n, 6)), po + 4 * n, "expected the edge count 7"),
-        (Box::new(move |b| put_u32(b, ps, 4)), ps, "predecessor 0 is vertex 4"),
+        (
+            Box::new(move |b| b[owners + 2] = 2),
+            owners + 2,
+            "owner 2 of vertex 2",
+        ),
+        (
+            Box::new(move |b| put_u32(b, so + 8, 9)),
+            so + 12,
+            "below vertex 2's 9",
+        ),
+        (
+            Box::new(move |b| put_u32(b, so + 4 * n, 99)),
+            so + 4 * n,
+            "expected the edge count",
+        ),
+        (
+            Box::new(move |b| put_u32(b, so + 4, 0)),
+            so + 4,
+            "no successor",
+        ),
+        (
+            Box::new(move |b| put_u32(b, st + 4 * (m - 1), 4)),
+            st + 4 * (m - 1),
+            "leads to vertex 4",
+        ),
+        (
+            Box::new(move |b| put_u32(b, po + 8, 1)),
+            po + 8,
+            "below vertex 1's 2",
+        ),
+        (
+            Box::new(move |b| put_u32(b, po + 4 * n, 6)),
+            po + 4 * n,
+            "expected the edge count 7",
+        ),
+        (
+            Box::new(move |b| put_u32(b, ps, 4)),
+            ps,
+            "predecessor 0 is vertex 4",
+        ),
         (
             Box::new(move |b| {
                 put_u32(b, ps, 3);
@@ -182,8 +214,16 @@ fn every_class_of_damage_names_its_byte() {
         ),
         (Box::new(move |b| put_u64(b, pw + 8, 0)), pw + 8, "weighs 0"),
         // Sorted and in range, but not the transpose: 0 ← 1, 2 instead of 1, 3.
-        (Box::new(move |b| put_u32(b, ps + 4, 2)), po + 4, "lack edge 5 (3 -> 0"),
-        (Box::new(move |b| b[owners + n + 2] = 1), owners + n + 2, "padding"),
+        (
+            Box::new(move |b| put_u32(b, ps + 4, 2)),
+            po + 4,
+            "lack edge 5 (3 -> 0",
+        ),
+        (
+            Box::new(move |b| b[owners + n + 2] = 1),
+            owners + n + 2,
+            "padding",
+        ),
         (Box::new(|b| put_u32(b, 8, 3)), 8, "version 3"),
         (Box::new(|b| put_u32(b, 12, 64)), 12, "unknown flags"),
         (Box::new(|b| put_u32(b, 16, 3)), 16, "bytes per weight"),
@@ -194,15 +234,27 @@ fn every_class_of_damage_names_its_byte() {
         (Box::new(|b| put_u64(b, 40, 4)), 40, "initial vertex 4"),
         (Box::new(|b| put_u64(b, 48, u64::MAX - 3)), 48, "overflow"),
         // Counts in range whose sections do not fit the file: truncated, nothing allocated.
-        (Box::new(|b| put_u64(b, 24, u64::from(u32::MAX) - 2)), usize::MAX, "truncated"),
-        (Box::new(|b| put_u64(b, 32, u64::from(u32::MAX) - 2)), usize::MAX, "truncated"),
+        (
+            Box::new(|b| put_u64(b, 24, u64::from(u32::MAX) - 2)),
+            usize::MAX,
+            "truncated",
+        ),
+        (
+            Box::new(|b| put_u64(b, 32, u64::from(u32::MAX) - 2)),
+            usize::MAX,
+            "truncated",
+        ),
     ];
     for (change, offset, fragment) in cases {
         let mut bad = bytes.clone();
         change(&mut bad);
         reseal(&mut bad, &l);
         let (at, problem) = damage(&bad);
-        let offset = if offset == usize::MAX { bad.len() } else { offset };
+        let offset = if offset == usize::MAX {
+            bad.len()
+        } else {
+            offset
+        };
         assert_eq!(at, offset as u64, "{problem}");
         assert!(problem.contains(fragment), "{problem:?} lacks {fragment:?}");
         let message = load(&bad).unwrap_err().to_string();
@@ -282,9 +334,13 @@ fn game(arena: Arena) -> Game {
 #[test]
 fn mapped_arenas_are_the_files_and_solve_like_parsed_ones() {
     let dir = tempfile::tempdir().unwrap();
-    for (i, (vertices, weights)) in [(300u32, (-10, 10)), (2000, (-70_000, 70_000)), (5000, (-3, 5))]
-        .into_iter()
-        .enumerate()
+    for (i, (vertices, weights)) in [
+        (300u32, (-10, 10)),
+        (2000, (-70_000, 70_000)),
+        (5000, (-3, 5)),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let params = RandomParams {
             vertices,
@@ -303,7 +359,11 @@ fn mapped_arenas_are_the_files_and_solve_like_parsed_ones() {
         let mapped = format::read_path(&path, &ReadOptions::default()).unwrap();
         assert_eq!(mapped, parsed);
         let arena = &mapped.arena;
-        assert_eq!(arena.mapped_bytes(), arena.heap_bytes(), "every array is the file's");
+        assert_eq!(
+            arena.mapped_bytes(),
+            arena.heap_bytes(),
+            "every array is the file's"
+        );
         assert_eq!(parsed.arena.mapped_bytes(), 0);
         for backend in [Backend::Auto, Backend::Cpu, Backend::Reference] {
             let a = solve::solve(arena, backend, &Control::new()).unwrap();
@@ -343,11 +403,15 @@ fn the_generators_file_is_the_game_it_gives_in_memory() {
     };
     let plan = RandomPlan::new(params, 3).unwrap();
     let path = dir.path().join("gen.egb");
-    let mut out = EgbWriter::create(Some(&path), plan.vertices(), plan.edges(), plan.width()).unwrap();
+    let mut out =
+        EgbWriter::create(Some(&path), plan.vertices(), plan.edges(), plan.width()).unwrap();
     plan.fill(out.sections());
     out.finish(None).unwrap();
     let from_file = format::read_path(&path, &ReadOptions::default()).unwrap();
-    assert_eq!(from_file.arena, generate::random_parallel(params, 3).unwrap());
+    assert_eq!(
+        from_file.arena,
+        generate::random_parallel(params, 3).unwrap()
+    );
     assert_eq!(from_file.arena.mapped_bytes(), from_file.arena.heap_bytes());
     // Written again through the stream writer: the same bytes.
     assert_eq!(egb2(&from_file), std::fs::read(&path).unwrap());

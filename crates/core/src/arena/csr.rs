@@ -9,8 +9,8 @@
 use rayon::prelude::*;
 
 use super::build::ArenaError;
-use super::transpose::transpose;
 use super::storage::Array;
+use super::transpose::transpose;
 use super::weights::{Weights, Width};
 use super::{Arena, PARALLEL_EDGES, Player, VertexId};
 

@@ -263,7 +263,12 @@ impl Arena {
         let pred: Box<[i64]> = self.pred_weights().iter().map(&mut weight).collect();
         let width = Width::of(&succ).max(Width::of(&pred));
         Arena {
-            owner: self.owner.iter().map(|&p| owner(p)).collect::<Vec<_>>().into(),
+            owner: self
+                .owner
+                .iter()
+                .map(|&p| owner(p))
+                .collect::<Vec<_>>()
+                .into(),
             succ_offsets: self.succ_offsets.clone(),
             succ_targets: self.succ_targets.clone(),
             succ_weights: Weights::at_width(succ, width),

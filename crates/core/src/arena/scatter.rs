@@ -74,8 +74,14 @@ pub(crate) fn transpose_into<W: Copy + Send + Sync>(
     }
     prefix_sum(pred_offsets);
     // 2. Every edge at its target's next slot.
-    let cursors: Vec<AtomicU32> = pred_offsets[..n].par_iter().map(|&o| AtomicU32::new(o)).collect();
-    let (sources, slots_w) = (Slots(pred_sources.as_mut_ptr()), Slots(pred_weights.as_mut_ptr()));
+    let cursors: Vec<AtomicU32> = pred_offsets[..n]
+        .par_iter()
+        .map(|&o| AtomicU32::new(o))
+        .collect();
+    let (sources, slots_w) = (
+        Slots(pred_sources.as_mut_ptr()),
+        Slots(pred_weights.as_mut_ptr()),
+    );
     let place = |block: usize| {
         for s in block * VERTICES..((block + 1) * VERTICES).min(n) {
             for e in offsets[s] as usize..offsets[s + 1] as usize {
@@ -144,7 +150,11 @@ fn prefix_sum(values: &mut [u32]) {
 }
 
 /// Sorts one predecessor list by source, stably, moving the weights along.
-fn sort_by_source<W: Copy>(sources: &mut [VertexId], weights: &mut [W], scratch: &mut Vec<(VertexId, W)>) {
+fn sort_by_source<W: Copy>(
+    sources: &mut [VertexId],
+    weights: &mut [W],
+    scratch: &mut Vec<(VertexId, W)>,
+) {
     if sources.windows(2).all(|p| p[0] <= p[1]) {
         return;
     }
@@ -186,21 +196,45 @@ mod tests {
         let mut state = 7u64;
         for v in 0..n {
             for _ in 0..1 + v % 40 {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let t = if state >> 60 < 3 { (state >> 33) as u32 % 5 } else { (state >> 33) as u32 % n };
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let t = if state >> 60 < 3 {
+                    (state >> 33) as u32 % 5
+                } else {
+                    (state >> 33) as u32 % n
+                };
                 edges.push(v, t, (state >> 50) as i64 % 100);
             }
         }
         let arena = Arena::from_edges(vec![Player::Zero; n as usize], edges, None).unwrap();
         let w: Vec<i16> = arena.succ_weights().iter().map(|w| w as i16).collect();
         for threads in [1, 2, 3] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
             let m = arena.edge_count();
-            let (mut po, mut ps, mut pw) = (vec![9u32; n as usize + 1], vec![0u32; m], vec![0i16; m]);
-            pool.install(|| transpose_into(arena.succ_offsets(), arena.succ_targets(), &w, &mut po, &mut ps, &mut pw));
+            let (mut po, mut ps, mut pw) =
+                (vec![9u32; n as usize + 1], vec![0u32; m], vec![0i16; m]);
+            pool.install(|| {
+                transpose_into(
+                    arena.succ_offsets(),
+                    arena.succ_targets(),
+                    &w,
+                    &mut po,
+                    &mut ps,
+                    &mut pw,
+                )
+            });
             assert_eq!(&po[..], arena.pred_offsets());
             assert_eq!(&ps[..], arena.pred_sources());
-            assert!(pw.iter().map(|&w| i64::from(w)).eq(arena.pred_weights().iter()), "{threads} threads");
+            assert!(
+                pw.iter()
+                    .map(|&w| i64::from(w))
+                    .eq(arena.pred_weights().iter()),
+                "{threads} threads"
+            );
         }
     }
 }

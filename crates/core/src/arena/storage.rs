@@ -129,7 +129,10 @@ impl Array<Player> {
     /// The owners stored as bytes in `bytes[range]` (0: player 0, 1: player 1), borrowed.
     /// `Err(Some(i))`: byte `i` of the range is neither; `Err(None)`: the range is outside
     /// the buffer. Checked in parallel.
-    pub fn shared_players(bytes: &SharedBytes, range: Range<usize>) -> Result<Array<Player>, Option<usize>> {
+    pub fn shared_players(
+        bytes: &SharedBytes,
+        range: Range<usize>,
+    ) -> Result<Array<Player>, Option<usize>> {
         let raw = bytes.bytes().get(range).ok_or(None)?;
         if let Some(i) = first_index(raw.len(), |i| raw[i] > 1) {
             return Err(Some(i));
@@ -196,7 +199,10 @@ mod tests {
         assert!(a.is_shared());
         assert_eq!(a, Array::from(vec![7u32, 9]));
         assert!(Array::<u32>::shared(&bytes, 9..13).is_none(), "misaligned");
-        assert!(Array::<u32>::shared(&bytes, 8..15).is_none(), "not whole values");
+        assert!(
+            Array::<u32>::shared(&bytes, 8..15).is_none(),
+            "not whole values"
+        );
         assert!(Array::<u32>::shared(&bytes, 60..68).is_none(), "outside");
         let owners = Array::shared_players(&bytes, 15..18).unwrap();
         assert_eq!(&owners[..], &[Player::Zero, Player::One, Player::Zero]);

@@ -28,8 +28,12 @@ impl Weights {
     /// directions of an arena use one width).
     pub fn at_width(weights: Box<[i64]>, width: Width) -> Weights {
         match width {
-            Width::I16 => Weights::I16(weights.iter().map(|&w| w as i16).collect::<Vec<_>>().into()),
-            Width::I32 => Weights::I32(weights.iter().map(|&w| w as i32).collect::<Vec<_>>().into()),
+            Width::I16 => {
+                Weights::I16(weights.iter().map(|&w| w as i16).collect::<Vec<_>>().into())
+            }
+            Width::I32 => {
+                Weights::I32(weights.iter().map(|&w| w as i32).collect::<Vec<_>>().into())
+            }
             Width::I64 => Weights::I64(weights.into()),
         }
     }
@@ -40,13 +44,15 @@ impl Weights {
     pub fn narrowest(self) -> Weights {
         let view = self.view();
         let (lo, hi) = if view.len() < PARALLEL_EDGES {
-            view.iter().fold((0, 0), |(lo, hi), w| (w.min(lo), w.max(hi)))
+            view.iter()
+                .fold((0, 0), |(lo, hi), w| (w.min(lo), w.max(hi)))
         } else {
             (0..view.len().div_ceil(1 << 16))
                 .into_par_iter()
                 .map(|b| {
                     let part = view.slice(b << 16..((b + 1) << 16).min(view.len()));
-                    part.iter().fold((0, 0), |(lo, hi), w| (w.min(lo), w.max(hi)))
+                    part.iter()
+                        .fold((0, 0), |(lo, hi), w| (w.min(lo), w.max(hi)))
                 })
                 .reduce(|| (0, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)))
         };

@@ -219,7 +219,10 @@ mod tests {
         let games: Vec<Arena> = [1, 2, 3]
             .into_iter()
             .map(|threads| {
-                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
                 pool.install(|| random_parallel(p, 11).unwrap())
             })
             .collect();
@@ -228,9 +231,19 @@ mod tests {
         assert_eq!(a.vertex_count(), p.vertices as usize);
         assert!((0..p.vertices).all(|v| (1..=6).contains(&a.successors(v).len())));
         assert!(a.succ_weights().iter().all(|w| (-10..=70_000).contains(&w)));
-        let ones = a.owners().iter().filter(|&&o| o == crate::arena::Player::One).count();
-        assert!((ones as f64 / a.vertex_count() as f64 - 0.3).abs() < 0.02, "{ones}");
+        let ones = a
+            .owners()
+            .iter()
+            .filter(|&&o| o == crate::arena::Player::One)
+            .count();
+        assert!(
+            (ones as f64 / a.vertex_count() as f64 - 0.3).abs() < 0.02,
+            "{ones}"
+        );
         assert_ne!(random_parallel(p, 12).unwrap(), *a);
-        assert_eq!(random_parallel(params(1, (1, 1)), 0).unwrap().edge_count(), 1);
+        assert_eq!(
+            random_parallel(params(1, (1, 1)), 0).unwrap().edge_count(),
+            1
+        );
     }
 }

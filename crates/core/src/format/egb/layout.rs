@@ -126,7 +126,11 @@ impl Layout {
         };
         let named = shape.named();
         layout.name_flags = next(Some(if named { n } else { 0 }))?;
-        layout.name_offsets = next(if named { n.checked_add(1)?.checked_mul(8) } else { Some(0) })?;
+        layout.name_offsets = next(if named {
+            n.checked_add(1)?.checked_mul(8)
+        } else {
+            Some(0)
+        })?;
         layout.name_text = next(Some(shape.name_bytes))?;
         let blocks: u64 = layout
             .sections()
@@ -199,7 +203,10 @@ pub(super) fn block_sums<'a>(
     blocks: &[Range<usize>],
     bytes: impl Fn(Range<usize>) -> &'a [u8] + Sync,
 ) -> Vec<u64> {
-    blocks.par_iter().map(|b| xxh3_64(bytes(b.clone()))).collect()
+    blocks
+        .par_iter()
+        .map(|b| xxh3_64(bytes(b.clone())))
+        .collect()
 }
 
 /// The header's checksum: XXH3-64 of header bytes `0..56` followed by the table.
@@ -239,8 +246,17 @@ mod tests {
         assert_eq!(l.priorities.len(), 0);
         let blocks = l.blocks();
         assert_eq!(l.table.len(), 8 * blocks.len());
-        assert_eq!(blocks.iter().map(Range::len).sum::<usize>(), l.sections().iter().map(Range::len).sum::<usize>());
+        assert_eq!(
+            blocks.iter().map(Range::len).sum::<usize>(),
+            l.sections().iter().map(Range::len).sum::<usize>()
+        );
         assert_eq!(l.total as usize, l.table.end);
-        assert!(Layout::of(&Shape { m: u64::MAX / 2, ..shape }).is_none());
+        assert!(
+            Layout::of(&Shape {
+                m: u64::MAX / 2,
+                ..shape
+            })
+            .is_none()
+        );
     }
 }

@@ -34,7 +34,10 @@ fn parse_header(bytes: &[u8]) -> Result<(Shape, u64), FormatError> {
     match (flags & FLAG_PRIORITIES != 0, weight_bytes) {
         (false, 2 | 4 | 8) | (true, 0) => {}
         (false, _) => {
-            return Err(damaged(16, format!("{weight_bytes} bytes per weight, expected 2, 4 or 8")));
+            return Err(damaged(
+                16,
+                format!("{weight_bytes} bytes per weight, expected 2, 4 or 8"),
+            ));
         }
         (true, _) => {
             return Err(damaged(
@@ -59,18 +62,27 @@ fn parse_header(bytes: &[u8]) -> Result<(Shape, u64), FormatError> {
     }
     let n = u64_at(bytes, 24);
     if n == 0 || n >= u64::from(u32::MAX) {
-        return Err(damaged(24, format!("{n} vertices, expected 1 to {}", u32::MAX - 1)));
+        return Err(damaged(
+            24,
+            format!("{n} vertices, expected 1 to {}", u32::MAX - 1),
+        ));
     }
     let m = u64_at(bytes, 32);
     if m >= u64::from(u32::MAX) {
-        return Err(damaged(32, format!("{m} edges, expected at most {}", u32::MAX - 1)));
+        return Err(damaged(
+            32,
+            format!("{m} edges, expected at most {}", u32::MAX - 1),
+        ));
     }
     let initial = u64_at(bytes, 40);
     if flags & FLAG_INITIAL == 0 && initial != 0 {
         return Err(damaged(40, "an initial vertex without the initial flag"));
     }
     if flags & FLAG_INITIAL != 0 && initial >= n {
-        return Err(damaged(40, format!("initial vertex {initial}, expected one of the {n} vertices")));
+        return Err(damaged(
+            40,
+            format!("initial vertex {initial}, expected one of the {n} vertices"),
+        ));
     }
     let name_bytes = u64_at(bytes, 48);
     if flags & FLAG_NAMES == 0 && name_bytes != 0 {
@@ -106,7 +118,11 @@ pub(super) fn checked_layout(bytes: &[u8]) -> Result<(Shape, Layout), FormatErro
     if len > layout.total {
         return Err(damaged(
             layout.total as usize,
-            format!("{} bytes follow the {} bytes its header describes", len - layout.total, layout.total),
+            format!(
+                "{} bytes follow the {} bytes its header describes",
+                len - layout.total,
+                layout.total
+            ),
         ));
     }
     let table = &bytes[layout.table.clone()];
@@ -138,7 +154,10 @@ pub(super) fn checked_layout(bytes: &[u8]) -> Result<(Shape, Layout), FormatErro
     }
     for gap in layout.gaps() {
         if let Some(at) = bytes[gap.clone()].iter().position(|&b| b != 0) {
-            return Err(damaged(gap.start + at, "a padding byte between sections is not zero"));
+            return Err(damaged(
+                gap.start + at,
+                "a padding byte between sections is not zero",
+            ));
         }
     }
     Ok((shape, layout))
@@ -158,14 +177,22 @@ fn array<T: Le>(bytes: &SharedBytes, range: std::ops::Range<usize>) -> Array<T> 
 /// Loads the version 2 `egb` file held by `bytes` (see the module docs).
 pub(crate) fn load_shared(bytes: &SharedBytes) -> Result<Game, FormatError> {
     let raw = bytes.bytes();
+    let clock = std::time::Instant::now();
     let (shape, layout) = checked_layout(raw)?;
+    tracing::debug!(
+        ms = clock.elapsed().as_secs_f64() * 1e3,
+        "egb checksums checked"
+    );
     let n = shape.n as usize;
     let owners = match Array::shared_players(bytes, layout.owners.clone()) {
         Ok(owners) => owners,
         Err(Some(v)) => {
             return Err(damaged(
                 layout.owners.start + v,
-                format!("owner {} of vertex {v}, expected 0 or 1", raw[layout.owners.start + v]),
+                format!(
+                    "owner {} of vertex {v}, expected 0 or 1",
+                    raw[layout.owners.start + v]
+                ),
             ));
         }
         Err(None) => unreachable!("the layout lies inside the checked length"),
@@ -194,7 +221,11 @@ pub(crate) fn load_shared(bytes: &SharedBytes) -> Result<Game, FormatError> {
     let names = if shape.named() {
         Some(names_of(
             raw,
-            (layout.name_flags.clone(), layout.name_offsets.clone(), layout.name_text.clone()),
+            (
+                layout.name_flags.clone(),
+                layout.name_offsets.clone(),
+                layout.name_text.clone(),
+            ),
             n,
         )?)
     } else {

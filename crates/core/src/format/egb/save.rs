@@ -69,10 +69,16 @@ pub fn write_egb(game: &Game, mut out: impl Write) -> io::Result<()> {
         le_bytes(arena.pred_offsets()),
         le_bytes(arena.pred_sources()),
         weights(arena.pred_weights(), parity),
-        game.parity.as_ref().map_or_else(empty, |p| le_bytes(&p.priorities)),
-        names.as_ref().map_or_else(empty, |(f, _, _)| Cow::Borrowed(&f[..])),
+        game.parity
+            .as_ref()
+            .map_or_else(empty, |p| le_bytes(&p.priorities)),
+        names
+            .as_ref()
+            .map_or_else(empty, |(f, _, _)| Cow::Borrowed(&f[..])),
         names.as_ref().map_or_else(empty, |(_, o, _)| le_bytes(o)),
-        names.as_ref().map_or_else(empty, |(_, _, t)| Cow::Borrowed(&t[..])),
+        names
+            .as_ref()
+            .map_or_else(empty, |(_, _, t)| Cow::Borrowed(&t[..])),
     ];
     let layout = Layout::of(&shape).expect("an arena's sizes fit");
     // Every block of every section, in table order, as (section, range in the section).
@@ -81,7 +87,10 @@ pub fn write_egb(game: &Game, mut out: impl Write) -> io::Result<()> {
         .blocks()
         .into_iter()
         .map(|b| {
-            let s = ranges.iter().position(|r| r.contains(&b.start)).expect("a block lies in a section");
+            let s = ranges
+                .iter()
+                .position(|r| r.contains(&b.start))
+                .expect("a block lies in a section");
             (s, b.start - ranges[s].start..b.end - ranges[s].start)
         })
         .collect();
@@ -177,7 +186,12 @@ impl EgbWriter {
             name_bytes: 0,
             block_log2: BLOCK_LOG2,
         };
-        let too_large = || io::Error::new(io::ErrorKind::InvalidInput, "the game is too large for this machine's addresses");
+        let too_large = || {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the game is too large for this machine's addresses",
+            )
+        };
         let layout = Layout::of(&shape).ok_or_else(too_large)?;
         let total = usize::try_from(layout.total).map_err(|_| too_large())?;
         let target = match path {
