@@ -118,8 +118,9 @@ fn convert_round_trips_and_gen_is_reproducible() {
     ];
     let text = egsolve(&random);
     assert!(text.status.success(), "{}", stderr(&text));
+    let egb_path = p("r.egb");
     let mut to_egb = random.to_vec();
-    to_egb.extend(["--to", "egb", "-o", &p("r.egb")]);
+    to_egb.extend(["--to", "egb", "-o", &egb_path]);
     assert!(egsolve(&to_egb).status.success());
     let back = egsolve(&["convert", &p("r.egb"), "--to", "mpg"]);
     assert!(
