@@ -1,6 +1,10 @@
-//! `egsolve gen`: seeded games (see [`egsolve_core::generate`]) written as EGSolver, JSON or, for
-//! parity games, PGSolver text; `egsolve gen family NAME --n N`: the known lower-bound
-//! families of parity games ([`egsolve_core::generate::families`]), PGSolver text by default.
+//! `egsolve gen`: seeded games (see [`egsolve_core::generate`]) written as EGSolver, JSON,
+//! `egb` or, for parity games, PGSolver text. `gen random` generates on all threads
+//! ([`egsolve_core::generate::RandomPlan`]: the game depends on the seed, never on the
+//! thread count) and writes `egb` straight into a mapped output file, with no text and no
+//! copy of the game in memory besides the file's pages. `egsolve gen family NAME --n N`:
+//! the known lower-bound families of parity games
+//! ([`egsolve_core::generate::families`]), PGSolver text by default.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,11 +12,12 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::convert::{WriteFormat, write_game};
-use super::{CliError, EXIT_USAGE, output_file};
+use super::{CliError, EXIT_IO, EXIT_USAGE, output_file};
 use egsolve_core::arena::Arena;
+use egsolve_core::format::egb::EgbWriter;
 use egsolve_core::format::{Game, MAX_VERTEX_ID, Reduction};
 use egsolve_core::generate::families::Family;
-use egsolve_core::generate::{self, RandomParams};
+use egsolve_core::generate::{self, RandomParams, RandomPlan};
 
 /// Where and how to write a generated game.
 #[derive(Debug, Args)]
@@ -205,6 +210,31 @@ fn range<T: std::str::FromStr + Copy>(text: &str, what: &str) -> Result<(T, T), 
     }
 }
 
+/// Writes the random game of `plan` as `egb` to `out` (a file: generated in place in its
+/// map) or standard output (generated in memory, then written).
+fn random_egb(plan: &RandomPlan, out: Option<&PathBuf>) -> Result<(), CliError> {
+    let path = out.filter(|p| p.as_os_str() != "-");
+    let mut file = EgbWriter::create(
+        path.map(PathBuf::as_path),
+        plan.vertices(),
+        plan.edges(),
+        plan.width(),
+    )
+    .map_err(|e| match path {
+        Some(p) => CliError::new(EXIT_IO, format!("cannot create {}: {e}", p.display())),
+        None => CliError::from(e),
+    })?;
+    plan.fill(file.sections());
+    match path {
+        Some(_) => file.finish(None)?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            file.finish(Some(&mut stdout))?
+        }
+    }
+    Ok(())
+}
+
 /// Runs `egsolve gen`.
 pub fn run(command: GenCommand) -> Result<(), CliError> {
     let (arena, output): (Arena, GenOutput) = match command {
@@ -236,7 +266,20 @@ pub fn run(command: GenCommand) -> Result<(), CliError> {
                 max_weight,
                 player1_percent: player1,
             };
-            (generate::random(params, seed), output)
+            let plan = RandomPlan::new(params, seed).map_err(|e| {
+                CliError::new(
+                    EXIT_USAGE,
+                    format!(
+                        "cannot generate this game: {e}; ask for fewer vertices or a smaller degree"
+                    ),
+                )
+            })?;
+            if output.to == WriteFormat::Egb {
+                return random_egb(&plan, output.out.as_ref());
+            }
+            let mut image = EgbWriter::create(None, plan.vertices(), plan.edges(), plan.width())?;
+            plan.fill(image.sections());
+            (image.into_game()?.arena, output)
         }
         GenCommand::Ladder {
             rungs,

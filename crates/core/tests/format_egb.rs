@@ -1,8 +1,11 @@
-//! The binary `egb` format: every game round-trips exactly (random arenas with names and
-//! weights of every width, every shared game, compressed or not), and damaged files —
-//! truncated anywhere, bytes flipped anywhere, fields changed with the checksum made to
-//! match (offsets and targets out of range, counts that overflow) — get a clear error with
-//! the byte offset, never a panic or an out-of-bounds read.
+//! The binary `egb` format, versions 2 (written) and 1 (still read): every game
+//! round-trips exactly through both (random arenas with names and weights of every width,
+//! every shared game, compressed or not), and damaged files — truncated anywhere, bytes
+//! flipped anywhere, fields changed with the checksums made to match (offsets and targets
+//! out of range, counts that overflow, a predecessor side that is not the transpose) — get
+//! a clear error with the byte offset, never a panic or an out-of-bounds read. Version 2
+//! files read from disk are used where they lie in the map and solve exactly like the
+//! text they came from (`format_egb_v2.rs` has the version 2 damage classes).
 
 use egsolve_test_support as common;
 
@@ -39,7 +42,16 @@ fn arena_strategy() -> impl Strategy<Value = Arena> {
     })
 }
 
+/// `game` as `egb` version 1 (the damage tests below are version 1's; see
+/// `format_egb_v2.rs` for version 2's).
 fn egb(game: &Game) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    format::write_egb_v1(game, &mut bytes).unwrap();
+    bytes
+}
+
+/// `game` as `egb` version 2.
+fn egb2(game: &Game) -> Vec<u8> {
     let mut bytes = Vec::new();
     format::write_egb(game, &mut bytes).unwrap();
     bytes
@@ -62,15 +74,16 @@ fn random_arenas_round_trip_exactly() {
                 parity: None,
                 initial: initial.map(|i| u32::from(i) % n),
             };
-            let bytes = egb(&game);
-            prop_assert!(format::egb::is_egb(&bytes));
-            prop_assert_eq!(bytes.len() % 8, 0);
-            prop_assert_eq!(&load(&bytes).unwrap(), &game);
-            let zstd = zstd::encode_all(&bytes[..], 1).unwrap();
-            prop_assert_eq!(
-                &format::read(&zstd[..], &ReadOptions::default()).unwrap(),
-                &game
-            );
+            for bytes in [egb(&game), egb2(&game)] {
+                prop_assert!(format::egb::is_egb(&bytes));
+                prop_assert_eq!(bytes.len() % 8, 0);
+                prop_assert_eq!(&load(&bytes).unwrap(), &game);
+                let zstd = zstd::encode_all(&bytes[..], 1).unwrap();
+                prop_assert_eq!(
+                    &format::read(&zstd[..], &ReadOptions::default()).unwrap(),
+                    &game
+                );
+            }
             Ok(())
         },
     );
@@ -83,14 +96,15 @@ fn every_shared_game_round_trips_and_converts_back_alike() {
     files.extend(common::shared_files("parity", ".gm.zst"));
     for path in files {
         let game = format::read_path(&path, &ReadOptions::default()).unwrap();
-        let bytes = egb(&game);
-        let back = load(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert!(back == game, "{}: the egb copy differs", path.display());
-        // The arrays are the text's: .mpg written from either is the same text.
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        format::write_mpg(&game.arena, &mut a).unwrap();
-        format::write_mpg(&back.arena, &mut b).unwrap();
-        assert!(a == b, "{}", path.display());
+        for bytes in [egb(&game), egb2(&game)] {
+            let back = load(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(back == game, "{}: the egb copy differs", path.display());
+            // The arrays are the text's: .mpg written from either is the same text.
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            format::write_mpg(&game.arena, &mut a).unwrap();
+            format::write_mpg(&back.arena, &mut b).unwrap();
+            assert!(a == b, "{}", path.display());
+        }
     }
 }
 
@@ -211,7 +225,7 @@ fn resealed_damage_names_the_offending_byte() {
             (targets + 4 * (m - 1)) as u64,
             "leads to vertex 4",
         ),
-        (Box::new(|b| put_u32(b, 8, 2)), 8, "version 2"),
+        (Box::new(|b| put_u32(b, 8, 3)), 8, "version 3"),
         (Box::new(|b| put_u32(b, 12, 64)), 12, "unknown flags"),
         (Box::new(|b| put_u32(b, 16, 3)), 16, "bytes per weight"),
         (Box::new(|b| put_u64(b, 24, 0)), 24, "0 vertices"),

@@ -135,12 +135,12 @@ impl Arena {
             .filter(|names| names.iter().any(Option::is_some))
             .map(Vec::into_boxed_slice);
         Ok(Arena {
-            owner: owners.into_boxed_slice(),
-            succ_offsets,
-            succ_targets,
+            owner: owners.into(),
+            succ_offsets: succ_offsets.into(),
+            succ_targets: succ_targets.into(),
             succ_weights: Weights::at_width(succ_weights, width),
-            pred_offsets,
-            pred_sources,
+            pred_offsets: pred_offsets.into(),
+            pred_sources: pred_sources.into(),
             pred_weights: Weights::at_width(pred_weights, width),
             names,
         })

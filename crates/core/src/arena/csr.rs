@@ -9,6 +9,7 @@
 use rayon::prelude::*;
 
 use super::build::ArenaError;
+use super::storage::Array;
 use super::transpose::transpose;
 use super::weights::{Weights, Width};
 use super::{Arena, PARALLEL_EDGES, Player, VertexId};
@@ -102,12 +103,12 @@ impl Arena {
             .filter(|names| names.iter().any(Option::is_some))
             .map(Vec::into_boxed_slice);
         Ok(Arena {
-            owner: owners.into_boxed_slice(),
-            succ_offsets: offsets.into_boxed_slice(),
-            succ_targets: targets.into_boxed_slice(),
+            owner: owners.into(),
+            succ_offsets: offsets.into(),
+            succ_targets: targets.into(),
             succ_weights,
-            pred_offsets,
-            pred_sources,
+            pred_offsets: pred_offsets.into(),
+            pred_sources: pred_sources.into(),
             pred_weights,
             names,
         })
@@ -177,14 +178,14 @@ fn typed<W: Copy + Send + Sync + Default>(
     targets: &[VertexId],
     n: usize,
     weights: Vec<W>,
-    wrap: fn(Box<[W]>) -> Weights,
+    wrap: fn(Array<W>) -> Weights,
 ) -> Built {
     let (pred_offsets, pred_sources, pred_weights) = transpose(n, offsets, targets, &weights);
     (
-        wrap(weights.into_boxed_slice()),
+        wrap(weights.into()),
         pred_offsets,
         pred_sources,
-        wrap(pred_weights),
+        wrap(pred_weights.into()),
     )
 }
 

@@ -1,10 +1,12 @@
 //! The game graph ("arena"): vertices `0..n`, an owner per vertex, weighted edges stored
 //! twice — successors (CSR) and predecessors (CSC) — and optional vertex names.
 //!
-//! An [`Arena`] is valid by construction: its two constructors, [`Arena::from_edges`] (an
-//! edge list in any order) and [`Arena::from_successors`] (successor lists already in CSR
-//! form, validated and transposed in parallel), are the only ways to make one, and both
-//! establish:
+//! An [`Arena`] is valid by construction: its three constructors are the only ways to make
+//! one — [`Arena::from_edges`] (an edge list in any order), [`Arena::from_successors`]
+//! (successor lists already in CSR form, validated and transposed in parallel) and
+//! `Arena::from_parts` (both sides as a binary file holds them, each array checked in one
+//! parallel pass and the predecessor side proved to be exactly the transpose: `parts`) —
+//! and all three establish:
 //! - `succ_offsets` and `pred_offsets` have exactly `n + 1` entries, start at 0, never
 //!   decrease and end at `m`;
 //! - every vertex has at least one successor;
@@ -17,18 +19,28 @@
 //! Weights are `i64` in meaning but stored at the narrowest width that holds all of them
 //! (`weights` module), the same width in both directions.
 //!
+//! Each array is an [`Array`]: owned, or borrowed from a shared read-only buffer (a
+//! memory-mapped `egb` file: `storage`), so a mapped game costs no memory of its own and
+//! is not copied; the accessors return plain slices either way.
+//!
 //! Later code never re-checks these. This module owns the layout only: it does no I/O and
 //! knows nothing about file formats, solvers or the service.
 
 mod build;
 mod csr;
+mod parts;
+mod scatter;
+mod storage;
 mod transpose;
 mod weights;
 
 pub use build::{ArenaError, EdgeList};
 pub(crate) use csr::first_index;
 pub use csr::{EdgeWeights, Successors};
-use weights::Weights;
+pub(crate) use parts::{Part, Parts};
+pub(crate) use scatter::transpose_into;
+pub use storage::{AlignedBytes, Array, SharedBytes, StableBytes};
+pub(crate) use weights::Weights;
 pub use weights::{Weight, WeightIter, WeightSlice, Width};
 
 /// Below this many edges the passes run on the calling thread (no task overhead).
@@ -66,12 +78,12 @@ impl Player {
 /// An immutable, validated game graph. See the module docs for its invariants.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arena {
-    owner: Box<[Player]>,
-    succ_offsets: Box<[u32]>,
-    succ_targets: Box<[VertexId]>,
+    owner: Array<Player>,
+    succ_offsets: Array<u32>,
+    succ_targets: Array<VertexId>,
     succ_weights: Weights,
-    pred_offsets: Box<[u32]>,
-    pred_sources: Box<[VertexId]>,
+    pred_offsets: Array<u32>,
+    pred_sources: Array<VertexId>,
     pred_weights: Weights,
     names: Option<Box<[Option<Box<str>>]>>,
 }
@@ -150,11 +162,7 @@ impl Arena {
     }
     /// The width the weights are stored at (the same for successors and predecessors).
     pub fn weight_width(&self) -> Width {
-        match self.succ_weights {
-            Weights::I16(_) => Width::I16,
-            Weights::I32(_) => Width::I32,
-            Weights::I64(_) => Width::I64,
-        }
+        self.succ_weights.width()
     }
     /// Successor and predecessor weights as slices of `W`, if they are stored at that width:
     /// for loops that dispatch once on [`Arena::weight_width`] and then read them directly.
@@ -191,11 +199,29 @@ impl Arena {
         self.names.is_some()
     }
 
-    /// Bytes held by this arena's arrays (names excluded).
+    /// Bytes of this arena's arrays (names excluded), whether owned or mapped.
     pub fn heap_bytes(&self) -> usize {
         let n = self.vertex_count();
         let m = self.edge_count();
         n + 2 * 4 * (n + 1) + 2 * m * (4 + self.weight_width().bytes())
+    }
+
+    /// Bytes of this arena's arrays that borrow a shared buffer (a memory-mapped `egb`
+    /// file) instead of owning memory: 0 for an arena built from text, up to
+    /// [`Arena::heap_bytes`] for one mapped whole. A mapped array costs no memory of its
+    /// own: its pages are the file's, in the page cache, shared and reclaimable.
+    pub fn mapped_bytes(&self) -> usize {
+        let n = self.vertex_count();
+        let m = self.edge_count();
+        let w = self.weight_width().bytes();
+        let shared = |shared: bool, bytes: usize| if shared { bytes } else { 0 };
+        shared(self.owner.is_shared(), n)
+            + shared(self.succ_offsets.is_shared(), 4 * (n + 1))
+            + shared(self.succ_targets.is_shared(), 4 * m)
+            + shared(self.succ_weights.is_shared(), w * m)
+            + shared(self.pred_offsets.is_shared(), 4 * (n + 1))
+            + shared(self.pred_sources.is_shared(), 4 * m)
+            + shared(self.pred_weights.is_shared(), w * m)
     }
 
     /// The same arena with the weight of every edge set to `weight(source)` (the parity
@@ -237,7 +263,12 @@ impl Arena {
         let pred: Box<[i64]> = self.pred_weights().iter().map(&mut weight).collect();
         let width = Width::of(&succ).max(Width::of(&pred));
         Arena {
-            owner: self.owner.iter().map(|&p| owner(p)).collect(),
+            owner: self
+                .owner
+                .iter()
+                .map(|&p| owner(p))
+                .collect::<Vec<_>>()
+                .into(),
             succ_offsets: self.succ_offsets.clone(),
             succ_targets: self.succ_targets.clone(),
             succ_weights: Weights::at_width(succ, width),

@@ -9,12 +9,18 @@
 
 use std::borrow::Cow;
 
-/// Weights of the `m` edges of one direction (successors or predecessors).
+use rayon::prelude::*;
+
+use super::PARALLEL_EDGES;
+use super::storage::Array;
+
+/// Weights of the `m` edges of one direction (successors or predecessors), owned or shared
+/// ([`Array`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Weights {
-    I16(Box<[i16]>),
-    I32(Box<[i32]>),
-    I64(Box<[i64]>),
+pub(crate) enum Weights {
+    I16(Array<i16>),
+    I32(Array<i32>),
+    I64(Array<i64>),
 }
 
 impl Weights {
@@ -22,9 +28,60 @@ impl Weights {
     /// directions of an arena use one width).
     pub fn at_width(weights: Box<[i64]>, width: Width) -> Weights {
         match width {
-            Width::I16 => Weights::I16(weights.iter().map(|&w| w as i16).collect()),
-            Width::I32 => Weights::I32(weights.iter().map(|&w| w as i32).collect()),
-            Width::I64 => Weights::I64(weights),
+            Width::I16 => {
+                Weights::I16(weights.iter().map(|&w| w as i16).collect::<Vec<_>>().into())
+            }
+            Width::I32 => {
+                Weights::I32(weights.iter().map(|&w| w as i32).collect::<Vec<_>>().into())
+            }
+            Width::I64 => Weights::I64(weights.into()),
+        }
+    }
+
+    /// The same weights at the narrowest width that holds them: these (shared arrays stay
+    /// shared) when they already are, else a narrower owned copy. A file may store weights
+    /// wider than they need; the arena's width is always the narrowest.
+    pub fn narrowest(self) -> Weights {
+        let view = self.view();
+        let (lo, hi) = if view.len() < PARALLEL_EDGES {
+            view.iter()
+                .fold((0, 0), |(lo, hi), w| (w.min(lo), w.max(hi)))
+        } else {
+            (0..view.len().div_ceil(1 << 16))
+                .into_par_iter()
+                .map(|b| {
+                    let part = view.slice(b << 16..((b + 1) << 16).min(view.len()));
+                    part.iter()
+                        .fold((0, 0), |(lo, hi), w| (w.min(lo), w.max(hi)))
+                })
+                .reduce(|| (0, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)))
+        };
+        let width = Width::of(&[lo, hi]);
+        if width == self.width() {
+            return self;
+        }
+        match width {
+            Width::I16 => Weights::I16(view.iter().map(|w| w as i16).collect::<Vec<_>>().into()),
+            Width::I32 => Weights::I32(view.iter().map(|w| w as i32).collect::<Vec<_>>().into()),
+            Width::I64 => self,
+        }
+    }
+
+    /// The width these are stored at.
+    pub fn width(&self) -> Width {
+        match self {
+            Weights::I16(_) => Width::I16,
+            Weights::I32(_) => Width::I32,
+            Weights::I64(_) => Width::I64,
+        }
+    }
+
+    /// Whether these borrow a shared buffer.
+    pub fn is_shared(&self) -> bool {
+        match self {
+            Weights::I16(a) => a.is_shared(),
+            Weights::I32(a) => a.is_shared(),
+            Weights::I64(a) => a.is_shared(),
         }
     }
 

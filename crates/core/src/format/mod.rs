@@ -44,9 +44,9 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use crate::arena::Arena;
+use crate::arena::{Arena, SharedBytes, StableBytes};
 
-pub use egb::write_egb;
+pub use egb::{write_egb, write_egb_v1};
 pub use error::{Compression, FormatError, Position};
 pub use json::write_json;
 pub use parity::{
@@ -172,8 +172,45 @@ pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<Game, FormatError> {
         source,
     })?;
     match map_file(&file) {
+        // An uncompressed `egb` file is used where it lies in the map (version 2: no copy).
+        Some(map) if egb::is_egb(&map) => read_mapped(map, opts),
         Some(map) => read_bytes(&map, opts),
         None => read(file, opts),
+    }
+}
+
+/// A read-only memory map that arenas may borrow their arrays from.
+pub(crate) struct MappedFile(pub(crate) memmap2::Mmap);
+
+// SAFETY: a map's address and length never change while it lives, and it is read-only.
+// That nothing *else* writes the file while it is mapped is the contract of every mapped
+// input here (see `map_file`): egsolve's tools write a new file, never rewrite one in
+// place, and the service never changes a stored arena.
+unsafe impl StableBytes for MappedFile {
+    fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Reads the `egb` file mapped in `map`: version 2's arrays stay in the map (the arena
+/// holds it), after the checksums and the arena's checks ([`egb::load_shared`]).
+pub fn read_mapped(map: memmap2::Mmap, opts: &ReadOptions) -> Result<Game, FormatError> {
+    if let Some(limit) = opts.max_bytes {
+        if map.len() as u64 > limit {
+            return Err(FormatError::TooLarge { limit });
+        }
+    }
+    if let Some(counter) = &opts.bytes_read {
+        counter.fetch_add(map.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+    let shared: SharedBytes = Arc::new(MappedFile(map));
+    match opts.threads {
+        0 => egb::load_shared(&shared),
+        threads => rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| FormatError::Io(io::Error::other(e)))?
+            .install(|| egb::load_shared(&shared)),
     }
 }
 
@@ -184,10 +221,12 @@ fn map_file(file: &File) -> Option<memmap2::Mmap> {
     if !meta.is_file() || meta.len() == 0 {
         return None;
     }
-    // SAFETY: the map is read-only and lives only while the file is parsed. A file
-    // truncated by another process meanwhile would fault the reader (SIGBUS); game files
-    // are not rewritten in place by the tools that make them, and the service's arena store
-    // never changes a stored file.
+    // SAFETY: the map is read-only; it lives while the file is parsed, or, for an `egb`
+    // file, as long as the arena whose arrays it holds. A file truncated by another process
+    // meanwhile would fault the reader (SIGBUS), and one rewritten in place would change
+    // the arena under it; game files are not rewritten in place by the tools that make
+    // them (they write a new file), and the service's arena store never changes a stored
+    // file.
     let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
     #[cfg(unix)]
     let _ = map.advise(memmap2::Advice::WillNeed);

@@ -3,7 +3,10 @@
 //!
 //! Families:
 //! - [`random`]: uniform random energy games (size, out-degree range, weight range, share of
-//!   player-1 vertices);
+//!   player-1 vertices); [`large::random_parallel`] / [`large::RandomPlan`]: the same
+//!   family generated on all threads (chunks seeded on their own, so the game does not
+//!   depend on the thread count) straight into an `egb` file's sections, what
+//!   `egsolve gen random` writes (other games than [`random`]'s for a seed);
 //! - [`ladder`]: a chain of rungs where player 1 can push play back down (long frontiers of
 //!   width 2, many rounds);
 //! - [`clique`]: complete graphs with ±1 weights like the paper's clique generator (dense);
@@ -23,7 +26,10 @@
 
 pub mod climbing;
 pub mod families;
+pub mod large;
 pub mod parity;
+
+pub use large::{RandomPlan, random_parallel};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -1,49 +1,50 @@
-//! `egb`, egsolve's binary arena format: the arena's own arrays, little-endian, behind a
-//! versioned header and a CRC-32, so that loading is a checksum, a copy and a validation
-//! pass per array (all parallel) instead of parsing text. `egsolve convert FILE --to egb`
-//! writes it; every reader recognises it by its magic bytes, compressed or not. The full
-//! specification is `docs/egb-format.md`; in short (version 1):
+//! `egb`, egsolve's binary arena format: the arena's own arrays, little-endian, laid out so
+//! that a memory map of the file *is* the arena. `egsolve convert FILE --to egb` and
+//! `egsolve gen ... --to egb` write it; every reader recognises it by its magic bytes,
+//! compressed or not. The full specification is `docs/egb-format.md`; in short:
 //!
-//! ```text
-//! offset size field
-//!  0     8    magic 89 45 47 42 0d 0a 1a 0a ("\x89EGB\r\n\x1a\n")
-//!  8     4    version (1)
-//! 12     4    flags: 1 = names, 2 = priorities (a parity game), 4 = initial vertex
-//! 16     4    bytes per weight: 2, 4 or 8 (0 for a parity game: its weights come
-//!             from the priorities through the reduction)
-//! 20     4    reserved (0)
-//! 24     8    n, the number of vertices
-//! 32     8    m, the number of edges
-//! 40     8    the initial vertex (0 without the flag)
-//! 48     8    bytes of name text (0 without names)
-//! 56     4    CRC-32 (IEEE 802.3, as zlib's crc32) of bytes 0..56 then 64..end
-//! 60     4    reserved (0)
-//! 64          sections, each zero-padded to a multiple of 8 bytes:
-//!             owners n × u8 (0: player 0, 1: player 1); successor offsets (n+1) × u32;
-//!             successor targets m × u32; weights m × i16|i32|i64 (energy games);
-//!             priorities n × u64 (parity games); with names: n × u8 flags (1: named),
-//!             (n+1) × u64 offsets into the name text, the UTF-8 name text
-//! ```
+//! - **Version 2** (written): a 64-byte header (magic, version, flags, bytes per weight, the
+//!   checksum block size, `n`, `m`, the initial vertex, the name text's length, the
+//!   header's XXH3-64 checksum), then the sections, each at a multiple of 64 bytes: owners,
+//!   successor offsets, targets and weights, *predecessor* offsets, sources and weights (so
+//!   nothing is rebuilt), priorities (parity games), names; then a table of XXH3-64
+//!   checksums, one per block of each section. Loading ([`load_shared`]) is a map plus a
+//!   check: the blocks are hashed in parallel, and the arrays are used where they lie in
+//!   the map ([`crate::arena::Array`]), checked by [`crate::arena::Arena`]'s `from_parts`
+//!   (the predecessor side proved to be exactly the transpose). A large game is written
+//!   section by section straight into a mapped output file ([`EgbWriter`]).
+//! - **Version 1** (still read; [`write_egb_v1`] writes it): a 64-byte header with a CRC-32,
+//!   the successor side only, sections padded to 8 bytes; the loader copies the arrays
+//!   and builds the predecessor side.
 //!
 //! Loading checks everything an [`crate::arena::Arena`] needs and names the offset of the
 //! first offending byte ([`FormatError::Binary`]): header fields, the exact file length,
-//! the checksum, owners, offsets, targets, names. Nothing in a file makes the loader read
-//! out of bounds or allocate more than the file's length implies.
+//! the checksums, owners, offsets, targets, the predecessor side, names. Nothing in a file
+//! makes the loader read out of bounds or allocate more than the file's length implies.
 
+mod layout;
+mod load;
 mod read;
+mod save;
 mod write;
 
-use super::error::FormatError;
+use std::sync::Arc;
 
-pub(crate) use read::load;
-pub use write::write_egb;
+use super::Game;
+use super::error::FormatError;
+use crate::arena::{AlignedBytes, SharedBytes};
+
+pub use save::{EgbWriter, Sections, WeightsMut, write_egb};
+pub use write::write_egb_v1;
 
 /// The magic bytes at offset 0 (PNG-style: a non-ASCII byte, the name, and line-ending bytes
 /// that a text-mode transfer would damage).
 pub const MAGIC: [u8; 8] = *b"\x89EGB\r\n\x1a\n";
-/// The version this build writes and reads.
-pub const VERSION: u32 = 1;
-/// Header length.
+/// The version this build writes (it reads this one and version 1).
+pub const VERSION: u32 = layout::VERSION_2;
+/// The first version, still read.
+const VERSION_1: u32 = 1;
+/// Header length (version 1; version 2's is the same, `layout::HEADER`).
 const HEADER: usize = 64;
 /// Flag: the file has names.
 const FLAG_NAMES: u32 = 1;
@@ -51,7 +52,7 @@ const FLAG_NAMES: u32 = 1;
 const FLAG_PRIORITIES: u32 = 2;
 /// Flag: the file names an initial vertex.
 const FLAG_INITIAL: u32 = 4;
-/// Where the checksum is (the 4 bytes it covers around).
+/// Where the version 1 checksum is (the 4 bytes it covers around).
 const CHECKSUM_AT: usize = 56;
 
 /// Whether `bytes` start with the `egb` magic.
@@ -72,7 +73,63 @@ fn padded(len: u64) -> Option<u64> {
     len.checked_add(7).map(|l| l & !7)
 }
 
-/// Where each section lies in a file with this header.
+/// The version at offset 8 of an `egb` file, or the error for a file too short to have one.
+fn version(bytes: &[u8]) -> Result<u32, FormatError> {
+    if bytes.len() < HEADER {
+        return Err(damaged(
+            bytes.len(),
+            format!(
+                "the file ends after {} bytes, inside the {HEADER}-byte header",
+                bytes.len()
+            ),
+        ));
+    }
+    if bytes[..8] != MAGIC {
+        return Err(damaged(0, "the magic bytes are not those of an egb file"));
+    }
+    Ok(u32::read_le(&bytes[8..12]))
+}
+
+/// Loads the `egb` file `bytes` (a decompressed stream, a buffer): version 1 is copied
+/// and built, version 2 copied once into an aligned buffer and used from there.
+pub(crate) fn load(bytes: &[u8]) -> Result<Game, FormatError> {
+    match version(bytes)? {
+        VERSION_1 => read::load_v1(bytes),
+        layout::VERSION_2 => {
+            let shared: SharedBytes = Arc::new(AlignedBytes::copy_of(bytes));
+            load::load_shared(&shared)
+        }
+        other => Err(damaged(
+            8,
+            format!("version {other} is not supported (this build reads versions 1 and 2)"),
+        )),
+    }
+}
+
+/// Loads the `egb` file held by `bytes` (a memory map): version 2's arrays are used where
+/// they lie, without a copy, and the arena keeps the buffer alive; version 1 is copied and
+/// built. Runs on the current rayon pool.
+pub fn load_shared(bytes: &SharedBytes) -> Result<Game, FormatError> {
+    match version(bytes.bytes())? {
+        layout::VERSION_2 => load::load_shared(bytes),
+        _ => load(bytes.bytes()),
+    }
+}
+
+/// Checks a version 2 file's header, length, checksums (every block, in parallel) and the
+/// zero gaps, without loading it: the integrity half of a load (the arena's checks are the
+/// other half). Version 1 files are not checked here.
+pub fn verify_checksums(bytes: &[u8]) -> Result<(), FormatError> {
+    match version(bytes)? {
+        layout::VERSION_2 => load::checked_layout(bytes).map(|_| ()),
+        other => Err(damaged(
+            8,
+            format!("version {other}: only version 2 files have block checksums"),
+        )),
+    }
+}
+
+/// Where each section lies in a version 1 file with this header.
 #[derive(Debug, Clone, Default)]
 struct Layout {
     owners: std::ops::Range<usize>,

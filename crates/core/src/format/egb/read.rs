@@ -1,12 +1,13 @@
-//! Loading an `egb` file from memory (a memory map, or the whole decompressed stream): the
-//! header and the file length first, then the checksum (blocks in parallel, combined), then
-//! each array copied and checked in parallel; the arena's constructor builds the
-//! predecessor side. Every error names the offset of the first offending byte.
+//! Loading an `egb` version 1 file from memory (a memory map, or the whole decompressed
+//! stream): the header and the file length first, then the CRC-32 (blocks in parallel,
+//! combined), then each array copied and checked in parallel; the arena's constructor
+//! builds the predecessor side. Every error names the offset of the first offending byte.
+//! Version 2 (`super::load`) shares the helpers for names, offsets and parity weights.
 
 use rayon::prelude::*;
 
 use super::{
-    CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, MAGIC, VERSION,
+    CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, MAGIC, VERSION_1,
     damaged,
 };
 use crate::arena::{Arena, ArenaError, EdgeWeights, Player, Successors, first_index};
@@ -52,10 +53,10 @@ impl Header {
             return Err(damaged(0, "the magic bytes are not those of an egb file"));
         }
         let version = u32_at(bytes, 8);
-        if version != VERSION {
+        if version != VERSION_1 {
             return Err(damaged(
                 8,
-                format!("version {version} is not supported (this build reads version {VERSION})"),
+                format!("version {version} is not supported (this build reads versions 1 and 2)"),
             ));
         }
         let flags = u32_at(bytes, 12);
@@ -147,7 +148,7 @@ pub(super) fn checksum(bytes: &[u8]) -> u32 {
 
 /// The little-endian numbers of `bytes` (whose length is a multiple of their size), copied
 /// in parallel.
-fn numbers<T: Le>(bytes: &[u8]) -> Vec<T> {
+pub(super) fn numbers<T: Le>(bytes: &[u8]) -> Vec<T> {
     let size = size_of::<T>();
     let mut out = vec![T::default(); bytes.len() / size];
     out.par_chunks_mut(PIECE / size)
@@ -160,8 +161,8 @@ fn numbers<T: Le>(bytes: &[u8]) -> Vec<T> {
     out
 }
 
-/// Loads the `egb` file `bytes` (see the module docs of [`super`]).
-pub(crate) fn load(bytes: &[u8]) -> Result<Game, FormatError> {
+/// Loads the version 1 `egb` file `bytes` (see the module docs of [`super`]).
+pub(super) fn load_v1(bytes: &[u8]) -> Result<Game, FormatError> {
     let header = Header::parse(bytes)?;
     let parity = header.flags & FLAG_PRIORITIES != 0;
     let names = (header.flags & FLAG_NAMES != 0).then_some(header.name_bytes);
@@ -223,7 +224,15 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Game, FormatError> {
         (weights, None)
     };
     let names = match names {
-        Some(_) => Some(read_names(bytes, &layout, n)?),
+        Some(_) => Some(names_of(
+            bytes,
+            (
+                layout.name_flags.clone(),
+                layout.name_offsets.clone(),
+                layout.name_text.clone(),
+            ),
+            n,
+        )?),
         None => None,
     };
     let successors = Successors {
@@ -285,7 +294,7 @@ fn owners(bytes: &[u8], start: usize) -> Result<Vec<Player>, FormatError> {
 }
 
 /// Offsets from 0 to `m`, each vertex with at least one successor.
-fn check_offsets(offsets: &[u32], m: u64, start: usize) -> Result<(), FormatError> {
+pub(super) fn check_offsets(offsets: &[u32], m: u64, start: usize) -> Result<(), FormatError> {
     let n = offsets.len() - 1;
     if offsets[0] != 0 {
         return Err(damaged(
@@ -322,7 +331,7 @@ fn check_offsets(offsets: &[u32], m: u64, start: usize) -> Result<(), FormatErro
 
 /// Each edge's weight from its source's priority, per the parity game's reduction
 /// (offsets already checked).
-fn vertex_weights(offsets: &[u32], plan: &ParityPlan) -> EdgeWeights {
+pub(super) fn vertex_weights(offsets: &[u32], plan: &ParityPlan) -> EdgeWeights {
     fn fill<W: Copy + Send + Sync + Default>(
         offsets: &[u32],
         weight: impl Fn(usize) -> W + Sync,
@@ -356,16 +365,23 @@ fn vertex_weights(offsets: &[u32], plan: &ParityPlan) -> EdgeWeights {
     }
 }
 
-/// The names section: flags, offsets into the text, the text.
-fn read_names(
+/// The file ranges of the names: flags, offsets into the text, the text.
+pub(super) type NameRanges = (
+    std::ops::Range<usize>,
+    std::ops::Range<usize>,
+    std::ops::Range<usize>,
+);
+
+/// The names sections: flags, offsets into the text, the text.
+pub(super) fn names_of(
     bytes: &[u8],
-    layout: &Layout,
+    (flag_range, offset_range, text_range): NameRanges,
     n: usize,
 ) -> Result<Vec<Option<Box<str>>>, FormatError> {
-    let flags = &bytes[layout.name_flags.clone()];
-    let offsets: Vec<u64> = numbers(&bytes[layout.name_offsets.clone()]);
-    let text = &bytes[layout.name_text.clone()];
-    let offset_at = |v: usize| layout.name_offsets.start + 8 * v;
+    let flags = &bytes[flag_range.clone()];
+    let offsets: Vec<u64> = numbers(&bytes[offset_range.clone()]);
+    let text = &bytes[text_range.clone()];
+    let offset_at = |v: usize| offset_range.start + 8 * v;
     if offsets[0] != 0 {
         return Err(damaged(offset_at(0), "the first name offset is not 0"));
     }
@@ -387,7 +403,7 @@ fn read_names(
             0 if name.is_empty() => names.push(None),
             0 => {
                 return Err(damaged(
-                    layout.name_flags.start + v,
+                    flag_range.start + v,
                     format!("vertex {v} has name text but no name flag"),
                 ));
             }
@@ -395,14 +411,14 @@ fn read_names(
                 Ok(name) => names.push(Some(name.into())),
                 Err(e) => {
                     return Err(damaged(
-                        layout.name_text.start + a as usize + e.valid_up_to(),
+                        text_range.start + a as usize + e.valid_up_to(),
                         format!("the name of vertex {v} is not UTF-8"),
                     ));
                 }
             },
             flag => {
                 return Err(damaged(
-                    layout.name_flags.start + v,
+                    flag_range.start + v,
                     format!("name flag {flag} of vertex {v}, expected 0 or 1"),
                 ));
             }

@@ -1,7 +1,8 @@
-//! Writing a game as `egb`: the arena's arrays as they are stored (weights at their storage
-//! width; none for a parity game, whose priorities are written instead), the checksum
-//! computed over the sections in parallel before anything is written, so the output can be
-//! a pipe.
+//! Writing a game as `egb` version 1 (for readers older than version 2; egsolve writes
+//! version 2, `super::save`): the arena's arrays as they are stored (weights at their
+//! storage width; none for a parity game, whose priorities are written instead), the
+//! checksum computed over the sections in parallel before anything is written, so the
+//! output can be a pipe.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -9,13 +10,13 @@ use std::io::{self, Write};
 use rayon::prelude::*;
 
 use super::{
-    CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, MAGIC, VERSION,
+    CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, MAGIC, VERSION_1,
 };
 use crate::arena::{Arena, WeightSlice};
 use crate::format::Game;
 
 /// The bytes of `values` in little-endian order (borrowed on little-endian machines).
-fn le_bytes<T: Le>(values: &[T]) -> Cow<'_, [u8]> {
+pub(super) fn le_bytes<T: Le>(values: &[T]) -> Cow<'_, [u8]> {
     if cfg!(target_endian = "little") {
         Cow::Borrowed(bytemuck::cast_slice(values))
     } else {
@@ -25,7 +26,7 @@ fn le_bytes<T: Le>(values: &[T]) -> Cow<'_, [u8]> {
 }
 
 /// The name sections of `arena`: flags, offsets, text.
-fn name_sections(arena: &Arena) -> (Vec<u8>, Vec<u64>, Vec<u8>) {
+pub(super) fn name_sections(arena: &Arena) -> (Vec<u8>, Vec<u64>, Vec<u8>) {
     let n = arena.vertex_count();
     let mut flags = Vec::with_capacity(n);
     let mut offsets = Vec::with_capacity(n + 1);
@@ -44,8 +45,9 @@ fn name_sections(arena: &Arena) -> (Vec<u8>, Vec<u64>, Vec<u8>) {
     (flags, offsets, text)
 }
 
-/// Writes `game` as an `egb` file.
-pub fn write_egb(game: &Game, mut out: impl Write) -> io::Result<()> {
+/// Writes `game` as an `egb` version 1 file (what egsolve wrote before version 2; for
+/// tools that read only version 1, and for tests of the version 1 reader).
+pub fn write_egb_v1(game: &Game, mut out: impl Write) -> io::Result<()> {
     let arena = &game.arena;
     let n = arena.vertex_count();
     let m = arena.edge_count();
@@ -95,7 +97,7 @@ pub fn write_egb(game: &Game, mut out: impl Write) -> io::Result<()> {
     }
     let mut header = [0u8; HEADER];
     header[..8].copy_from_slice(&MAGIC);
-    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    header[8..12].copy_from_slice(&VERSION_1.to_le_bytes());
     header[12..16].copy_from_slice(&flags.to_le_bytes());
     header[16..20].copy_from_slice(&weight_bytes.to_le_bytes());
     header[24..32].copy_from_slice(&(n as u64).to_le_bytes());
