@@ -217,12 +217,14 @@ pub(crate) fn read_slice(bytes: &[u8], opts: &ReadOptions) -> Result<Game, Forma
         outcome
     };
     pool.install(|| {
+        let started = std::time::Instant::now();
         let outcomes: Vec<Outcome> = if cuts.len() == 1 {
             vec![parse(0)]
         } else {
             use rayon::prelude::*;
             (0..cuts.len()).into_par_iter().map(parse).collect()
         };
+        let parsed_at = started.elapsed();
         let mut resolver = Resolver::new(grammar, at.line);
         for (i, outcome) in outcomes.into_iter().enumerate() {
             let start = if i == 0 { 0 } else { cuts[i - 1] };
@@ -232,7 +234,16 @@ pub(crate) fn read_slice(bytes: &[u8], opts: &ReadOptions) -> Result<Game, Forma
         if let Some(e) = too_large {
             return Err(resolver.into_error().unwrap_or(e));
         }
-        header.assemble(resolver.finish()?)
+        let resolved_at = started.elapsed();
+        let game = header.assemble(resolver.finish()?);
+        tracing::debug!(
+            chunks = cuts.len(),
+            parse_ms = parsed_at.as_secs_f64() * 1e3,
+            resolve_ms = (resolved_at - parsed_at).as_secs_f64() * 1e3,
+            assemble_ms = (started.elapsed() - resolved_at).as_secs_f64() * 1e3,
+            "text read in place"
+        );
+        game
     })
 }
 
