@@ -24,6 +24,7 @@ pub mod arena;
 pub mod check;
 pub mod format;
 pub mod generate;
+mod memory;
 pub mod oracle;
 pub mod output;
 pub mod parity;

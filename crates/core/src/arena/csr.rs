@@ -89,16 +89,23 @@ impl Arena {
                 });
             }
         }
+        let started = std::time::Instant::now();
         check_offsets(&offsets, n, m, weights.len())?;
         check_targets(&offsets, &targets, n)?;
         if let Some(v) = first_without_successor(&offsets) {
             return Err(ArenaError::NoSuccessor(v));
         }
+        let checked = started.elapsed();
         let (succ_weights, pred_offsets, pred_sources, pred_weights) = match weights {
             EdgeWeights::I16(w) => typed(&offsets, &targets, n, w, Weights::I16),
             EdgeWeights::I32(w) => narrowed(&offsets, &targets, n, w),
             EdgeWeights::I64(w) => narrowed(&offsets, &targets, n, w),
         };
+        tracing::debug!(
+            check_ms = checked.as_secs_f64() * 1e3,
+            transpose_ms = (started.elapsed() - checked).as_secs_f64() * 1e3,
+            "arena from successors"
+        );
         let names = names
             .filter(|names| names.iter().any(Option::is_some))
             .map(Vec::into_boxed_slice);

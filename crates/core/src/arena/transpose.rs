@@ -2,19 +2,35 @@
 //! sort of the edges by target, so each vertex's predecessors come in edge order, which
 //! makes the result the same whatever the thread count.
 //!
-//! Large graphs go through a parallel two-level radix sort, deterministic by construction:
+//! Large graphs go through a two-level radix sort, deterministic by construction, on any
+//! number of threads (on one it is still faster than the plain counting sort, whose
+//! scattered writes miss the cache on every edge of a large graph):
 //! 1. the edges are cut into blocks of whole source vertices; each block counts its edges
 //!    per *bucket* (a range of `2^shift` consecutive targets, at most [`MAX_BUCKETS`]);
 //! 2. prefix sums over (bucket, block) give every block a private, ordered slot range per
-//!    bucket, and each block moves its edges there (a stable partition by bucket);
-//! 3. each bucket, whose targets own one contiguous stretch of the CSC arrays, is
-//!    counting-sorted by target on one thread with a local histogram that fits in cache.
+//!    bucket, and each block moves its edges there (a stable partition by bucket): the
+//!    slots are the CSC arrays themselves, since a bucket's targets own one contiguous
+//!    stretch of them, and only each edge's place in its bucket (16 bits on graphs of up to
+//!    2^26 vertices) goes to scratch;
+//! 3. each bucket is counting-sorted by target within its stretch, on one thread, through
+//!    a copy of the stretch and a histogram that stay in cache.
 //!
-//! Small graphs, or a single thread, take the plain sequential counting sort.
+//! Memory is written once and in parallel: every array here is taken uninitialised
+//! ([`crate::memory::for_writing`]: no clearing pass on the calling thread, huge pages
+//! where the system has them) and each slot is written by the block or bucket that owns
+//! it, so pages are first touched by the workers. On the 2-core build machine clearing
+//! fresh pages is the largest single cost of building an arena (the kernel clears each
+//! page before its first write), hence the partition in place and the small scratch. Step 2
+//! stages [`STAGED`] edges per bucket and writes them out together ([`Staging`]).
+//!
+//! Small graphs take the plain sequential counting sort.
+
+use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
 use super::{PARALLEL_EDGES, VertexId};
+use crate::memory::for_writing;
 
 /// Buckets of step 1 (a power of two; each block keeps this many counters).
 const MAX_BUCKETS: usize = 1024;
@@ -29,10 +45,10 @@ pub(super) fn transpose<W: Copy + Send + Sync + Default>(
     targets: &[VertexId],
     weights: &[W],
 ) -> Transposed<W> {
-    if targets.len() < PARALLEL_EDGES || rayon::current_num_threads() == 1 {
+    if targets.len() < PARALLEL_EDGES {
         sequential(n, offsets, targets, weights)
     } else {
-        parallel(n, offsets, targets, weights)
+        radix(n, offsets, targets, weights)
     }
 }
 
@@ -79,14 +95,42 @@ unsafe impl<T: Send> Send for Shared<T> {}
 unsafe impl<T: Send> Sync for Shared<T> {}
 
 impl<T> Shared<T> {
-    /// Writes `value` at `index`.
+    /// Writes `values` from `index` on.
     ///
     /// # Safety
-    /// `index` is in bounds of the array, and no other task touches it concurrently.
+    /// `index..index + values.len()` is in bounds of the array, and no other task touches
+    /// it concurrently.
     #[inline(always)]
-    unsafe fn write(self, index: usize, value: T) {
-        // SAFETY: the caller's contract.
-        unsafe { self.0.add(index).write(value) }
+    unsafe fn copy_from(self, index: usize, values: &[T])
+    where
+        T: Copy,
+    {
+        // SAFETY: the caller's contract; `values` is another array's memory.
+        unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), self.0.add(index), values.len()) }
+    }
+}
+
+/// Edges a block holds per bucket before writing them out together.
+const STAGED: usize = 16;
+
+/// A block's edges on their way to the buckets' slots, [`STAGED`] per bucket at most:
+/// written out a cache line at a time rather than one edge at a time to a thousand
+/// places, which would keep a thousand lines (and pages) of each array busy at once.
+struct Staging<W, L> {
+    sources: Vec<VertexId>,
+    weights: Vec<W>,
+    places: Vec<L>,
+    held: Vec<u8>,
+}
+
+impl<W: Copy + Default, L: Local> Staging<W, L> {
+    fn new(buckets: usize) -> Staging<W, L> {
+        Staging {
+            sources: vec![0; buckets * STAGED],
+            weights: vec![W::default(); buckets * STAGED],
+            places: vec![L::new(0); buckets * STAGED],
+            held: vec![0; buckets],
+        }
     }
 }
 
@@ -108,19 +152,64 @@ fn vertex_blocks(offsets: &[u32], blocks: usize) -> Vec<usize> {
     bounds
 }
 
-/// The parallel radix transpose of the module docs.
-fn parallel<W: Copy + Send + Sync + Default>(
+/// A target's place inside its bucket: 16 bits where buckets are that narrow (graphs of up
+/// to 2^26 vertices), else 32.
+trait Local: Copy + Send + Sync {
+    fn new(index: usize) -> Self;
+    fn get(self) -> usize;
+}
+
+impl Local for u16 {
+    #[inline(always)]
+    fn new(index: usize) -> u16 {
+        index as u16
+    }
+    #[inline(always)]
+    fn get(self) -> usize {
+        self as usize
+    }
+}
+
+impl Local for u32 {
+    #[inline(always)]
+    fn new(index: usize) -> u32 {
+        index as u32
+    }
+    #[inline(always)]
+    fn get(self) -> usize {
+        self as usize
+    }
+}
+
+/// The radix transpose of the module docs.
+fn radix<W: Copy + Send + Sync + Default>(
     n: usize,
     offsets: &[u32],
     targets: &[VertexId],
     weights: &[W],
 ) -> Transposed<W> {
-    let m = targets.len();
     let mut shift = 0u32;
     while ((n - 1) >> shift) + 1 > MAX_BUCKETS {
         shift += 1;
     }
+    if shift <= 16 {
+        radix_with::<W, u16>(n, shift, offsets, targets, weights)
+    } else {
+        radix_with::<W, u32>(n, shift, offsets, targets, weights)
+    }
+}
+
+/// [`radix`] with buckets of `2^shift` targets, places in them stored as `L`.
+fn radix_with<W: Copy + Send + Sync + Default, L: Local>(
+    n: usize,
+    shift: u32,
+    offsets: &[u32],
+    targets: &[VertexId],
+    weights: &[W],
+) -> Transposed<W> {
+    let m = targets.len();
     let buckets = ((n - 1) >> shift) + 1;
+    let mask = (1usize << shift) - 1;
     let bounds = vertex_blocks(offsets, 4 * rayon::current_num_threads());
     let blocks = bounds.len() - 1;
 
@@ -138,90 +227,149 @@ fn parallel<W: Copy + Send + Sync + Default>(
         .collect();
     // Step 2: slot ranges, bucket-major then block order (so the partition is stable).
     let mut cursor: Vec<Vec<u32>> = vec![vec![0; buckets]; blocks];
-    let mut bucket_start = vec![0u32; buckets + 1];
+    let mut bucket_start = vec![0usize; buckets + 1];
     let mut running = 0u32;
     for k in 0..buckets {
-        bucket_start[k] = running;
+        bucket_start[k] = running as usize;
         for b in 0..blocks {
             cursor[b][k] = running;
             running += counts[b][k];
         }
     }
-    bucket_start[buckets] = running;
+    bucket_start[buckets] = running as usize;
     drop(counts);
 
-    let mut part_targets = vec![0 as VertexId; m];
-    let mut part_sources = vec![0 as VertexId; m];
-    let mut part_weights = vec![W::default(); m];
-    let (pt, ps, pw) = (
-        Shared(part_targets.as_mut_ptr()),
-        Shared(part_sources.as_mut_ptr()),
-        Shared(part_weights.as_mut_ptr()),
-    );
-    cursor.par_iter_mut().enumerate().for_each(|(b, cursor)| {
-        for v in bounds[b]..bounds[b + 1] {
-            for e in offsets[v] as usize..offsets[v + 1] as usize {
-                let t = targets[e];
-                let slot = &mut cursor[(t >> shift) as usize];
-                // SAFETY: block `b` owns slots `cursor[b][k]..` up to its count in bucket
-                // `k` (step 2 gave each (block, bucket) a disjoint range inside `0..m`).
-                unsafe {
-                    pt.write(*slot as usize, t);
-                    ps.write(*slot as usize, v as VertexId);
-                    pw.write(*slot as usize, weights[e]);
-                }
-                *slot += 1;
-            }
-        }
-    });
-
-    // Step 3: each bucket sorted by target into its own stretch of the CSC.
-    let mut pred_offsets = vec![0u32; n + 1];
-    let mut sources = vec![0 as VertexId; m];
-    let mut pred_weights = vec![W::default(); m];
-    let (po, so, wo) = (
-        Shared(pred_offsets.as_mut_ptr()),
+    // The partition goes straight into the CSC arrays (each bucket's stretch is already
+    // its final place); only the places of the targets need scratch.
+    let mut sources: Vec<VertexId> = for_writing(m);
+    let mut pred_weights: Vec<W> = for_writing(m);
+    let mut places: Vec<L> = for_writing(m);
+    let (so, wo, pl) = (
         Shared(sources.as_mut_ptr()),
         Shared(pred_weights.as_mut_ptr()),
+        Shared(places.as_mut_ptr()),
     );
-    (0..buckets).into_par_iter().for_each_init(
-        || vec![0u32; 1 << shift],
-        |local, k| {
-            let first = k << shift;
-            let width = (1usize << shift).min(n - first);
-            let range = bucket_start[k] as usize..bucket_start[k + 1] as usize;
-            let local = &mut local[..width];
-            local.fill(0);
-            for &t in &part_targets[range.clone()] {
-                local[t as usize - first] += 1;
+    cursor.par_iter_mut().enumerate().for_each_init(
+        || Staging::<W, L>::new(buckets),
+        |staging, (b, cursor)| {
+            let flush = |staging: &mut Staging<W, L>, cursor: &mut [u32], k: usize, len: usize| {
+                let at = cursor[k] as usize;
+                let held = k * STAGED..k * STAGED + len;
+                // SAFETY: block `b` owns slots `cursor[b][k]..` up to its count in bucket
+                // `k` (step 2 gave each (block, bucket) a disjoint range inside `0..m`,
+                // the capacity of the three arrays); `len` of them are written here.
+                unsafe {
+                    so.copy_from(at, &staging.sources[held.clone()]);
+                    wo.copy_from(at, &staging.weights[held.clone()]);
+                    pl.copy_from(at, &staging.places[held]);
+                }
+                cursor[k] += len as u32;
+            };
+            for v in bounds[b]..bounds[b + 1] {
+                for e in offsets[v] as usize..offsets[v + 1] as usize {
+                    let t = targets[e] as usize;
+                    let k = t >> shift;
+                    let held = staging.held[k] as usize;
+                    let i = k * STAGED + held;
+                    staging.sources[i] = v as VertexId;
+                    staging.weights[i] = weights[e];
+                    staging.places[i] = L::new(t & mask);
+                    if held + 1 == STAGED {
+                        flush(staging, cursor, k, STAGED);
+                        staging.held[k] = 0;
+                    } else {
+                        staging.held[k] = held as u8 + 1;
+                    }
+                }
             }
-            let mut at = bucket_start[k];
-            for (i, slot) in local.iter_mut().enumerate() {
-                let count = *slot;
-                // SAFETY: bucket `k` alone owns offsets `first..first + width` (targets
-                // of different buckets are disjoint).
-                unsafe { po.write(first + i, at) };
-                *slot = at;
+            for k in 0..buckets {
+                let held = std::mem::take(&mut staging.held[k]) as usize;
+                flush(staging, cursor, k, held);
+            }
+        },
+    );
+    // SAFETY: the blocks' ranges cover `0..m`, each slot of the three written once above.
+    unsafe {
+        sources.set_len(m);
+        pred_weights.set_len(m);
+        places.set_len(m);
+    }
+
+    // Step 3: each bucket sorted by target within its own stretch, through a buffer of
+    // the thread's (a bucket's stretch is small enough to stay in cache).
+    let mut pred_offsets: Vec<u32> = for_writing(n + 1);
+    let parts = split(&mut sources, &bucket_start)
+        .into_par_iter()
+        .zip(split(&mut pred_weights, &bucket_start))
+        .zip(split_uninit(
+            pred_offsets.spare_capacity_mut(),
+            buckets,
+            shift,
+            n,
+        ))
+        .enumerate();
+    parts.for_each_init(
+        || (Vec::new(), Vec::new(), vec![0u32; 1 << shift]),
+        |(held_sources, held_weights, cursors), (k, ((sources, weights), offsets))| {
+            let start = bucket_start[k];
+            let places = &places[start..bucket_start[k + 1]];
+            let cursors = &mut cursors[..offsets.len()];
+            cursors.fill(0);
+            for &place in places {
+                cursors[place.get()] += 1;
+            }
+            let mut at = 0u32;
+            for (cursor, offset) in cursors.iter_mut().zip(offsets.iter_mut()) {
+                offset.write(start as u32 + at);
+                let count = *cursor;
+                *cursor = at;
                 at += count;
             }
-            for e in range {
-                let slot = &mut local[part_targets[e] as usize - first];
-                // SAFETY: bucket `k` alone owns CSC slots `bucket_start[k]..bucket_start[k
-                // + 1]`, and the local cursors stay inside them.
-                unsafe {
-                    so.write(*slot as usize, part_sources[e]);
-                    wo.write(*slot as usize, part_weights[e]);
-                }
+            held_sources.clear();
+            held_sources.extend_from_slice(sources);
+            held_weights.clear();
+            held_weights.extend_from_slice(weights);
+            for ((&place, &source), &weight) in
+                places.iter().zip(&*held_sources).zip(&*held_weights)
+            {
+                let slot = &mut cursors[place.get()];
+                sources[*slot as usize] = source;
+                weights[*slot as usize] = weight;
                 *slot += 1;
             }
         },
     );
-    pred_offsets[n] = m as u32;
+    pred_offsets.spare_capacity_mut()[n].write(m as u32);
+    // SAFETY: the buckets' target ranges cover offsets `0..n`, each written once above, and
+    // offset `n` was written just now.
+    unsafe { pred_offsets.set_len(n + 1) };
     (
         pred_offsets.into_boxed_slice(),
         sources.into_boxed_slice(),
         pred_weights.into_boxed_slice(),
     )
+}
+
+/// `values` cut at `bounds` (the first 0, the last `values.len()`).
+fn split<'v, T>(mut values: &'v mut [T], bounds: &[usize]) -> Vec<&'v mut [T]> {
+    let mut parts = Vec::with_capacity(bounds.len());
+    for pair in bounds.windows(2) {
+        let (part, rest) = values.split_at_mut(pair[1] - pair[0]);
+        parts.push(part);
+        values = rest;
+    }
+    parts
+}
+
+/// The first `n` of `offsets` cut into the buckets' target ranges of `2^shift`.
+fn split_uninit<T>(
+    offsets: &mut [MaybeUninit<T>],
+    buckets: usize,
+    shift: u32,
+    n: usize,
+) -> Vec<&mut [MaybeUninit<T>]> {
+    let bounds: Vec<usize> = (0..=buckets).map(|k| (k << shift).min(n)).collect();
+    split(&mut offsets[..n], &bounds)
 }
 
 #[cfg(test)]
@@ -265,8 +413,17 @@ mod tests {
                     .num_threads(threads)
                     .build()
                     .unwrap();
-                let got = pool.install(|| parallel(n, &offsets, &targets, &weights));
+                let got = pool.install(|| radix(n, &offsets, &targets, &weights));
                 assert!(got == expected, "n = {n}, {threads} threads");
+                // Places at 32 bits (graphs of over 2^26 vertices), with narrow buckets.
+                let shift = usize::BITS - (n - 1).leading_zeros();
+                let shift = shift.saturating_sub(4);
+                let wide =
+                    pool.install(|| radix_with::<i32, u32>(n, shift, &offsets, &targets, &weights));
+                assert!(
+                    wide == expected,
+                    "n = {n}, {threads} threads, 32-bit places"
+                );
             }
         }
     }

@@ -8,9 +8,12 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
+use crate::arena::{Arena, ArenaError, EdgeList, EdgeWeights, Successors};
+use crate::memory::for_writing;
+
 use super::error::{FormatError, Position};
-use super::records::{Parsed, Records};
-use super::vertices::VertexLines;
+use super::records::{ChunkWeights, Parsed, Records};
+use super::vertices::{Arrangement, VertexLines};
 
 /// How the records' ids are laid out.
 pub(crate) enum Placement {
@@ -25,7 +28,7 @@ pub(crate) fn placement(parsed: &Parsed) -> Placement {
     let mut next = 0usize;
     for chunk in &parsed.chunks {
         let r = &chunk.records;
-        if !r.consecutive || r.ids[0] as usize != next {
+        if !r.consecutive() || r.first_id() as usize != next {
             return Placement::Shuffled;
         }
         next += r.len();
@@ -49,11 +52,63 @@ pub(crate) fn vertex_lines(parsed: &Parsed) -> VertexLines {
     let mut ids = Vec::with_capacity(count);
     let mut positions = Vec::with_capacity(count);
     for chunk in &parsed.chunks {
-        ids.extend_from_slice(&chunk.records.ids);
+        ids.extend(chunk.records.ids());
         positions
             .extend((0..chunk.records.len()).map(|i| chunk.records.position(i, chunk.first_line)));
     }
     VertexLines::from_parts(ids, positions)
+}
+
+/// The arena of records whose ids are not `0, 1, 2, …` in file order (already checked to
+/// be `0..n` once each, put in id order by `arrangement`), through the edge-list
+/// constructor; every edge of record `i` of a chunk `r` weighs `weight(r, i, edge)`.
+pub(crate) fn shuffled_arena(
+    parsed: &Parsed,
+    arrangement: &Arrangement,
+    n: usize,
+    weight: impl Fn(&Records, usize, usize) -> i64,
+) -> Result<Arena, ArenaError> {
+    let mut edges =
+        EdgeList::with_capacity(parsed.chunks.iter().map(|c| c.records.targets.len()).sum());
+    let mut owners = Vec::with_capacity(parsed.record_count());
+    let mut names = Vec::new();
+    for chunk in &parsed.chunks {
+        let r = &chunk.records;
+        let base = owners.len() as u32;
+        let mut start = 0;
+        for (i, &end) in r.ends.iter().enumerate() {
+            let id = r.id(i);
+            for e in start..end as usize {
+                edges.push(id, r.targets[e], weight(r, i, e));
+            }
+            start = end as usize;
+        }
+        owners.extend_from_slice(&r.owners);
+        names.extend(r.names.iter().map(|(i, name)| (base + i, name.clone())));
+    }
+    let owners = arrangement.apply(owners);
+    let names = arrangement.names(n, names);
+    Arena::from_edges(owners, edges, names)
+}
+
+/// The arena of records that define `0..n` in file order: the chunks' arrays laid end to
+/// end as the CSR, with `weights` (one per edge, laid out by the caller). The records are
+/// freed, on the pool, before the arena's own passes run.
+pub(crate) fn in_order_arena(
+    parsed: Parsed,
+    layout: &Layout,
+    weights: EdgeWeights,
+    n: usize,
+) -> Result<Arena, ArenaError> {
+    let successors = Successors {
+        offsets: layout.offsets(&parsed),
+        targets: layout.gather(&parsed, |r| &r.targets, |t| t),
+        weights,
+    };
+    let owners = layout.per_record(&parsed, |r| &r.owners);
+    let names = names_in_order(&parsed, n);
+    parsed.free();
+    Arena::from_successors(owners, successors, names)
 }
 
 /// Names by id for in-order records, `None` if no record has one.
@@ -90,11 +145,6 @@ impl Layout {
         Layout { records, edges }
     }
 
-    /// Total edges.
-    pub(crate) fn edge_count(&self) -> usize {
-        *self.edges.last().expect("starts with 0")
-    }
-
     /// CSR offsets of in-order records (`records + 1` entries).
     pub(crate) fn offsets(&self, parsed: &Parsed) -> Vec<u32> {
         fill(
@@ -123,6 +173,21 @@ impl Layout {
                 out,
                 field(&parsed.chunks[c].records).iter().map(|&v| map(v)),
             )
+        })
+    }
+
+    /// The `.mpg` weights, chunk after chunk, each converted by `narrow` (to a width the
+    /// caller has checked holds every weight).
+    pub(crate) fn weights<U: Send>(
+        &self,
+        parsed: &Parsed,
+        narrow: impl Fn(i64) -> U + Sync,
+    ) -> Vec<U> {
+        fill(parsed, &self.edges, None, |c, out| {
+            match &parsed.chunks[c].records.weights {
+                ChunkWeights::Narrow(w) => write_all(out, w.iter().map(|&w| narrow(w.into()))),
+                ChunkWeights::Wide(w) => write_all(out, w.iter().map(|&w| narrow(w))),
+            }
         })
     }
 
@@ -178,7 +243,9 @@ fn fill<U: Send>(
     write: impl Fn(usize, &mut [MaybeUninit<U>]) -> usize + Sync,
 ) -> Vec<U> {
     let total = *bounds.last().expect("starts with 0");
-    let mut out: Vec<U> = Vec::with_capacity(total + 1);
+    // Exactly the capacity needed (the vector becomes a boxed slice without reallocating),
+    // not cleared: the chunks' threads write every slot, first touching its page.
+    let mut out: Vec<U> = for_writing(total + usize::from(lead.is_some()));
     let start = out.len() + usize::from(lead.is_some());
     if let Some(lead) = lead {
         out.push(lead);

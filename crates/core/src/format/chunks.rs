@@ -79,10 +79,7 @@ pub(crate) fn parse_chunk(grammar: Grammar, text: &[u8], first_column: u64) -> O
         }
     };
     if let Grammar::Mpg { .. } = grammar {
-        records.weight_range = records
-            .weights
-            .iter()
-            .fold((0, 0), |(lo, hi), &w| (lo.min(w), hi.max(w)));
+        records.weight_range = records.weights.range();
     }
     Outcome {
         records,
@@ -168,7 +165,7 @@ impl Resolver {
                 self.error = Some(shift_lines(error, first_line));
             }
         }
-        if !outcome.records.ids.is_empty() {
+        if !outcome.records.is_empty() {
             self.chunks.push(Placed {
                 records: outcome.records,
                 first_line,
@@ -197,20 +194,45 @@ impl Resolver {
     }
 }
 
+/// How far past a chunk's nominal end a cut looks for a newline that ends a record.
+const CUT_SEARCH: usize = 64 << 10;
+
+/// Just after the first newline at or after `from` that ends a record (a `;` before it,
+/// blanks aside) within [`CUT_SEARCH`] bytes, else just after the first newline at or after
+/// `from`; `None` without one. A chunk that starts between records parses on its own: a
+/// cut inside a record (one that spans lines) makes the resolver parse the next chunk
+/// again on its own thread.
+pub(crate) fn cut_after(text: &[u8], from: usize) -> Option<usize> {
+    let first = from + memchr::memchr(b'\n', text.get(from..)?)?;
+    let limit = first.saturating_add(CUT_SEARCH).min(text.len());
+    let mut newline = first;
+    loop {
+        let before = text[newline.saturating_sub(16)..newline]
+            .iter()
+            .rev()
+            .find(|&&b| !matches!(b, b' ' | b'\t' | b'\r'));
+        if before == Some(&b';') {
+            return Some(newline + 1);
+        }
+        match memchr::memchr(b'\n', &text[newline + 1..limit]) {
+            Some(i) => newline += 1 + i,
+            None => return Some(first + 1),
+        }
+    }
+}
+
 /// Where to cut `text` into chunks of about `chunk_bytes`: the end of each chunk, just
-/// after a newline (the last one is `text.len()`).
+/// after a newline (see [`cut_after`]; the last one is `text.len()`).
 pub(crate) fn cut_points(text: &[u8], chunk_bytes: usize) -> Vec<usize> {
     let mut cuts = Vec::with_capacity(text.len() / chunk_bytes.max(1) + 1);
     let mut start = 0;
     while text.len() - start > chunk_bytes {
-        match memchr::memchr(b'\n', &text[start + chunk_bytes..]) {
-            Some(i) => {
-                start += chunk_bytes + i + 1;
-                if start < text.len() {
-                    cuts.push(start);
-                }
+        match cut_after(text, start + chunk_bytes) {
+            Some(cut) if cut < text.len() => {
+                cuts.push(cut);
+                start = cut;
             }
-            None => break,
+            _ => break,
         }
     }
     cuts.push(text.len());

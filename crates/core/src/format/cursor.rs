@@ -81,10 +81,30 @@ impl<'t> Cursor<'t> {
 
     /// The position of the next byte (line relative to the chunk).
     pub(crate) fn position(&self) -> Position {
+        self.position_at(self.pos)
+    }
+
+    /// The position of byte `offset`, on the current line.
+    pub(crate) fn position_at(&self, offset: usize) -> Position {
         Position {
             line: self.line,
-            column: (self.pos as i64 - self.line_start + 1) as u64,
+            column: (offset as i64 - self.line_start + 1) as u64,
         }
+    }
+
+    /// The whole text (for the fast paths of [`super::fast`], which read ahead of the
+    /// cursor and then move it with [`Cursor::jump`]).
+    #[inline(always)]
+    pub(crate) fn text(&self) -> &'t [u8] {
+        self.text
+    }
+
+    /// Moves to `offset`, further on the current line (no newline in between).
+    #[inline(always)]
+    pub(crate) fn jump(&mut self, offset: usize) {
+        debug_assert!(offset >= self.pos && offset <= self.text.len());
+        debug_assert!(!self.text[self.pos..offset].contains(&b'\n'));
+        self.pos = offset;
     }
 
     /// The next `len` bytes or fewer at the end (noting the end if it cut them short).
@@ -101,15 +121,20 @@ impl<'t> Cursor<'t> {
     /// A lone `/` is left in place for the caller to report.
     #[inline(always)]
     pub(crate) fn skip_blank(&mut self) {
-        // Fast path: most tokens are followed by nothing or one space before a plain byte.
+        // Fast path: most tokens are followed by nothing, or by one space or the newline
+        // ending a record, before a plain byte.
         if let Some(&b) = self.text.get(self.pos) {
             if !is_blank_or_comment(b) {
                 return;
             }
-            if b == b' ' {
+            if b == b' ' || b == b'\n' {
                 if let Some(&next) = self.text.get(self.pos + 1) {
                     if !is_blank_or_comment(next) {
-                        self.pos += 1;
+                        if b == b'\n' {
+                            self.newline();
+                        } else {
+                            self.pos += 1;
+                        }
                         return;
                     }
                 }

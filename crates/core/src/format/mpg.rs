@@ -15,11 +15,12 @@
 //! threads ([`super::chunks`]) by [`parse_record`], then [`assemble`] checks the ids and
 //! builds the arena.
 
-use crate::arena::{Arena, EdgeList, EdgeWeights, Player, Successors};
+use crate::arena::{EdgeWeights, Player};
 
 use super::assemble::{self, Placement};
 use super::cursor::Cursor;
 use super::error::{FormatError, Position};
+use super::fast;
 use super::records::{Grammar, Parsed, Records};
 use super::{Game, MAX_VERTEX_ID};
 
@@ -66,6 +67,11 @@ pub(crate) fn parse_record(
     header_line: u64,
     at: Position,
 ) -> Result<(), FormatError> {
+    if let Some(read) = fast::mpg_record(s.text(), s.offset(), max_id, r) {
+        r.finish_record(read.id, read.owner, at);
+        s.jump(read.end);
+        return Ok(());
+    }
     let id = s.unsigned("vertex id", max_id)? as u32;
     s.skip_blank();
     let owner = owner(s)?;
@@ -172,49 +178,18 @@ pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatErr
                 .fold((0, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
             let layout = assemble::Layout::of(&parsed);
             let weights = if lo >= i16::MIN as i64 && hi <= i16::MAX as i64 {
-                EdgeWeights::I16(layout.gather(&parsed, |r| &r.weights, |w| w as i16))
+                EdgeWeights::I16(layout.weights(&parsed, |w| w as i16))
             } else if lo >= i32::MIN as i64 && hi <= i32::MAX as i64 {
-                EdgeWeights::I32(layout.gather(&parsed, |r| &r.weights, |w| w as i32))
+                EdgeWeights::I32(layout.weights(&parsed, |w| w as i32))
             } else {
-                EdgeWeights::I64(layout.gather(&parsed, |r| &r.weights, |w| w))
+                EdgeWeights::I64(layout.weights(&parsed, |w| w))
             };
-            let successors = Successors {
-                offsets: layout.offsets(&parsed),
-                targets: layout.gather(&parsed, |r| &r.targets, |t| t),
-                weights,
-            };
-            let owners = layout.per_record(&parsed, |r| &r.owners);
-            let names = assemble::names_in_order(&parsed, n);
-            Arena::from_successors(owners, successors, names)?
+            assemble::in_order_arena(parsed, &layout, weights, n)?
         }
         Placement::Shuffled => {
             let lines = assemble::vertex_lines(&parsed);
             let arrangement = lines.arrange(n, parsed.end, &expected())?;
-            let mut edges = EdgeList::with_capacity(
-                parsed.chunks.iter().map(|c| c.records.targets.len()).sum(),
-            );
-            let mut owners = Vec::with_capacity(lines.len());
-            let mut names = Vec::new();
-            for chunk in &parsed.chunks {
-                let r = &chunk.records;
-                let mut start = 0;
-                for (&id, &end) in r.ids.iter().zip(&r.ends) {
-                    for e in start..end as usize {
-                        edges.push(id, r.targets[e], r.weights[e]);
-                    }
-                    start = end as usize;
-                }
-                owners.extend_from_slice(&r.owners);
-                let base = owners.len() - r.len();
-                names.extend(
-                    r.names
-                        .iter()
-                        .map(|(i, name)| (base as u32 + i, name.clone())),
-                );
-            }
-            let owners = arrangement.apply(owners);
-            let names = arrangement.names(n, names);
-            Arena::from_edges(owners, edges, names)?
+            assemble::shuffled_arena(&parsed, &arrangement, n, |r, _, e| r.weights.get(e))?
         }
     };
     Ok(Game {

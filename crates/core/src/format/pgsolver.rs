@@ -18,11 +18,12 @@
 //! chunks on all threads ([`super::chunks`]) by [`parse_record`], then [`assemble`] checks
 //! the ids and builds the arena.
 
-use crate::arena::{Arena, EdgeList, EdgeWeights, Player, Successors};
+use crate::arena::{EdgeWeights, Player};
 
 use super::assemble::{self, Layout, Placement};
 use super::cursor::{Cursor, shift_position};
 use super::error::{FormatError, Position};
+use super::fast;
 use super::parity::ParityPlan;
 use super::records::{Parsed, Records};
 use super::{Game, MAX_VERTEX_ID};
@@ -67,6 +68,16 @@ pub(crate) fn parse_record(
     r: &mut Records,
     at: Position,
 ) -> Result<(), FormatError> {
+    if let Some(line) = fast::gm_record(s.text(), s.offset(), r) {
+        let (succ, offset) = line.max_target;
+        if r.max_target.is_none_or(|(max, _)| succ > max) {
+            r.max_target = Some((succ, s.position_at(offset)));
+        }
+        r.priorities.push(line.priority);
+        r.finish_record(line.read.id, line.read.owner, at);
+        s.jump(line.read.end);
+        return Ok(());
+    }
     let id = s.unsigned("vertex id", MAX_VERTEX_ID)? as u32;
     s.skip_blank();
     let priority = s.unsigned("priority", u64::MAX)?;
@@ -241,45 +252,19 @@ pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatErr
             let widest = plan.widest();
             let weights = if widest <= i16::MAX as u64 {
                 EdgeWeights::I16(
-                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.ids[i]) as i16),
+                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.id(i)) as i16),
                 )
             } else if widest <= i32::MAX as u64 {
                 EdgeWeights::I32(
-                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.ids[i]) as i32),
+                    layout.per_edge_of_record(&parsed, |r, i| weight_of(r.id(i)) as i32),
                 )
             } else {
-                EdgeWeights::I64(layout.per_edge_of_record(&parsed, |r, i| weight_of(r.ids[i])))
+                EdgeWeights::I64(layout.per_edge_of_record(&parsed, |r, i| weight_of(r.id(i))))
             };
-            let successors = Successors {
-                offsets: layout.offsets(&parsed),
-                targets: layout.gather(&parsed, |r| &r.targets, |t| t),
-                weights,
-            };
-            let owners = layout.per_record(&parsed, |r| &r.owners);
-            let names = assemble::names_in_order(&parsed, n);
-            Arena::from_successors(owners, successors, names)?
+            assemble::in_order_arena(parsed, &layout, weights, n)?
         }
         Some(arrangement) => {
-            let mut edges = EdgeList::with_capacity(layout.edge_count());
-            let mut owners = Vec::with_capacity(n);
-            let mut names = Vec::new();
-            for chunk in &parsed.chunks {
-                let r = &chunk.records;
-                let base = owners.len() as u32;
-                let mut start = 0;
-                for (i, &end) in r.ends.iter().enumerate() {
-                    let weight = weight_of(r.ids[i]);
-                    for e in start..end as usize {
-                        edges.push(r.ids[i], r.targets[e], weight);
-                    }
-                    start = end as usize;
-                }
-                owners.extend_from_slice(&r.owners);
-                names.extend(r.names.iter().map(|(i, name)| (base + i, name.clone())));
-            }
-            let owners = arrangement.apply(owners);
-            let names = arrangement.names(n, names);
-            Arena::from_edges(owners, edges, names)?
+            assemble::shuffled_arena(&parsed, &arrangement, n, |r, i, _| weight_of(r.id(i)))?
         }
     };
     let (arena, parity) = plan.finish(arena);

@@ -217,12 +217,14 @@ pub(crate) fn read_slice(bytes: &[u8], opts: &ReadOptions) -> Result<Game, Forma
         outcome
     };
     pool.install(|| {
+        let started = std::time::Instant::now();
         let outcomes: Vec<Outcome> = if cuts.len() == 1 {
             vec![parse(0)]
         } else {
             use rayon::prelude::*;
             (0..cuts.len()).into_par_iter().map(parse).collect()
         };
+        let parsed_at = started.elapsed();
         let mut resolver = Resolver::new(grammar, at.line);
         for (i, outcome) in outcomes.into_iter().enumerate() {
             let start = if i == 0 { 0 } else { cuts[i - 1] };
@@ -232,7 +234,16 @@ pub(crate) fn read_slice(bytes: &[u8], opts: &ReadOptions) -> Result<Game, Forma
         if let Some(e) = too_large {
             return Err(resolver.into_error().unwrap_or(e));
         }
-        header.assemble(resolver.finish()?)
+        let resolved_at = started.elapsed();
+        let game = header.assemble(resolver.finish()?);
+        tracing::debug!(
+            chunks = cuts.len(),
+            parse_ms = parsed_at.as_secs_f64() * 1e3,
+            resolve_ms = (resolved_at - parsed_at).as_secs_f64() * 1e3,
+            assemble_ms = (started.elapsed() - resolved_at).as_secs_f64() * 1e3,
+            "text read in place"
+        );
+        game
     })
 }
 
@@ -319,10 +330,10 @@ impl<'r> Blocks<'r> {
                 }
                 return Some(self.split_off(cut));
             }
-            // Just after the first newline past `want`, else the last one before it.
-            let cut = memchr::memchr(b'\n', &self.pending[want.min(self.pending.len())..])
-                .map(|i| want + i + 1)
-                .or_else(|| {
+            // Just after the first newline past `want` (one ending a record if one is
+            // near), else the last one before it.
+            let cut =
+                chunks::cut_after(&self.pending, want.min(self.pending.len())).or_else(|| {
                     memchr::memrchr(b'\n', &self.pending[..want.min(self.pending.len())])
                         .map(|i| i + 1)
                 });
@@ -429,8 +440,31 @@ pub(crate) fn read_whole<T>(
     }
 }
 
-/// A parsed block coming back from the pool: its index, text and outcome.
+/// A parsed block coming back from the pool: its index, text, first column and outcome.
 type Returned = (usize, Vec<u8>, u64, Outcome);
+
+/// Parsed blocks, coming back in any order, handed to the resolver in input order.
+#[derive(Default)]
+struct InOrder {
+    /// Blocks back before some block ahead of them.
+    pending: BTreeMap<usize, (Vec<u8>, u64, Outcome)>,
+    /// Blocks handed to the resolver.
+    resolved: usize,
+}
+
+impl InOrder {
+    /// Takes a block back, and hands every block now in order to `resolver` (their buffers
+    /// to `spare`).
+    fn accept(&mut self, returned: Returned, resolver: &mut Resolver, spare: &mut Vec<Vec<u8>>) {
+        let (index, text, column, outcome) = returned;
+        self.pending.insert(index, (text, column, outcome));
+        while let Some((text, column, outcome)) = self.pending.remove(&self.resolved) {
+            resolver.accept(&text, column, Some(outcome));
+            spare.push(text);
+            self.resolved += 1;
+        }
+    }
+}
 
 /// Reads a game from a stream (compressed or not), decompressing on the calling thread
 /// while the pool parses.
@@ -500,19 +534,9 @@ pub(crate) fn read_stream(reader: impl Read, opts: &ReadOptions) -> Result<Game,
 
     let (tx, rx) = mpsc::channel::<Returned>();
     let window = WINDOW_PER_THREAD * threads + 1;
-    let mut pending: BTreeMap<usize, (Vec<u8>, u64, Outcome)> = BTreeMap::new();
-    let (mut sent, mut resolved) = (0usize, 0usize);
+    let mut order = InOrder::default();
+    let mut sent = 0usize;
     let mut next_block = first;
-    let resolve = |pending: &mut BTreeMap<usize, (Vec<u8>, u64, Outcome)>,
-                   resolved: &mut usize,
-                   resolver: &mut Resolver,
-                   spare: &mut Vec<Vec<u8>>| {
-        while let Some((text, column, outcome)) = pending.remove(resolved) {
-            resolver.accept(&text, column, Some(outcome));
-            spare.push(text);
-            *resolved += 1;
-        }
-    };
     loop {
         if resolver.failed() {
             break;
@@ -527,41 +551,19 @@ pub(crate) fn read_stream(reader: impl Read, opts: &ReadOptions) -> Result<Game,
         });
         sent += 1;
         // Wait while the window is full, resolving what comes back.
-        while sent - resolved >= window {
-            let Ok((index, text, column, outcome)) = rx.recv() else {
-                break;
-            };
-            pending.insert(index, (text, column, outcome));
-            resolve(
-                &mut pending,
-                &mut resolved,
-                &mut resolver,
-                &mut blocks.spare,
-            );
+        while sent - order.resolved >= window {
+            let Ok(returned) = rx.recv() else { break };
+            order.accept(returned, &mut resolver, &mut blocks.spare);
         }
-        while let Ok((index, text, column, outcome)) = rx.try_recv() {
-            pending.insert(index, (text, column, outcome));
+        while let Ok(returned) = rx.try_recv() {
+            order.accept(returned, &mut resolver, &mut blocks.spare);
         }
-        resolve(
-            &mut pending,
-            &mut resolved,
-            &mut resolver,
-            &mut blocks.spare,
-        );
         next_block = blocks.next(size);
     }
     drop(tx);
-    while resolved < sent {
-        let Ok((index, text, column, outcome)) = rx.recv() else {
-            break;
-        };
-        pending.insert(index, (text, column, outcome));
-        resolve(
-            &mut pending,
-            &mut resolved,
-            &mut resolver,
-            &mut blocks.spare,
-        );
+    while order.resolved < sent {
+        let Ok(returned) = rx.recv() else { break };
+        order.accept(returned, &mut resolver, &mut blocks.spare);
     }
     if resolver.failed() {
         let error = resolver.into_error().expect("failed");

@@ -31,11 +31,6 @@ impl VertexLines {
         }
     }
 
-    /// Number of vertex lines.
-    pub(crate) fn len(&self) -> usize {
-        self.ids.len()
-    }
-
     /// The largest id and where it was defined.
     pub(crate) fn max_id(&self) -> Option<(u32, Position)> {
         let (i, &id) = self.ids.iter().enumerate().max_by_key(|&(_, &id)| id)?;

@@ -16,6 +16,8 @@
 //! runs it only when the global compression leaves an energy reduction that does not fit
 //! in 64 bits (then it can make it fit: weights grow with the number of priorities).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use super::scc::SccFinder;
@@ -89,13 +91,23 @@ pub fn compress(priorities: &[u64]) -> Compressed {
     if span < dense_limit {
         // A table over the range: present priorities, then their ranks.
         const ABSENT: u32 = u32::MAX;
-        let mut rank_of = vec![ABSENT; span as usize + 1];
-        for &p in priorities {
-            rank_of[(p - min) as usize] = 0;
-        }
+        // Which priorities occur, marked on all threads: a flag is stored only where it is
+        // still clear, so the few flags of a typical game are read by every thread but
+        // written once (no cache line bounces between the threads).
+        let seen: Vec<AtomicBool> = bytemuck::allocation::zeroed_vec(span as usize + 1);
+        priorities.par_chunks(1 << 16).for_each(|piece| {
+            for &p in piece {
+                let flag = &seen[(p - min) as usize];
+                if !flag.load(Ordering::Relaxed) {
+                    flag.store(true, Ordering::Relaxed);
+                }
+            }
+        });
         let present: Vec<u64> = (0..=span)
-            .filter(|&k| rank_of[k as usize] != ABSENT)
+            .into_par_iter()
+            .filter(|&k| seen[k as usize].load(Ordering::Relaxed))
             .collect();
+        let mut rank_of = vec![ABSENT; span as usize + 1];
         let rank: Vec<u32> = ranks(present.iter().map(|&k| k + min)).collect();
         for (&k, &r) in present.iter().zip(&rank) {
             rank_of[k as usize] = r;
