@@ -207,7 +207,7 @@ async fn get_result(
         "format",
         ResultFormat::Json,
         ResultFormat::parse,
-        "json, text or paritysol",
+        "json, text, paritysol or binary",
     )?;
     let vertices = param(
         &params,
@@ -216,6 +216,14 @@ async fn get_result(
         parse_vertices,
         "a comma-separated list of vertex ids",
     )?;
+    if format == ResultFormat::Binary && vertices.is_some() {
+        return Err(ApiError::InvalidParameter {
+            name: "vertices",
+            message: "format=binary holds every vertex (index the arrays instead); use json, \
+                      text or paritysol for a selection"
+                .into(),
+        });
+    }
     let job = visible_job(&state, &caller, &id).await?;
     let key = match (job.state, &job.result_key) {
         (JobState::Succeeded, Some(key)) => key.clone(),
@@ -251,6 +259,13 @@ async fn get_result(
             }
         })?;
     }
+    let binary_length = (format == ResultFormat::Binary).then(|| {
+        egsolve_core::output::binary::Header {
+            n: summary.vertices as u64,
+            credits_computed: summary.credits_computed,
+        }
+        .total_bytes()
+    });
     let request = RenderRequest {
         job: job.id,
         format,
@@ -267,6 +282,12 @@ async fn get_result(
         header::CONTENT_TYPE,
         HeaderValue::from_static(format.content_type()),
     );
+    if let Some(length) = binary_length {
+        // Known in advance: a client can size its arrays before the body arrives.
+        response
+            .headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+    }
     Ok(response)
 }
 

@@ -1,28 +1,38 @@
-//! Receiving an arena upload: the request body is streamed (never held whole in memory)
-//! through a decompressor chosen from `Content-Encoding` or the magic bytes, counted in
-//! *decompressed* bytes against the size limit (a gzip bomb stops at the limit) and hashed
-//! (SHA-256); the body *as received* (compressed if it came compressed — less to write and
-//! fsync) goes to a temporary file, which is fsynced and renamed to its content address
-//! `arenas/<sha256 of the decompressed bytes>`. Identical arenas are therefore stored once,
-//! whatever their compression; the readers recognise the compression by its magic bytes,
-//! and the binary `egb` format by its own.
+//! Receiving an arena upload: the request body is streamed (never held whole in memory,
+//! unless it came compressed and is to be parsed) through a decompressor chosen from
+//! `Content-Encoding` or the magic bytes, counted in *decompressed* bytes against the size
+//! limit (a gzip bomb stops at the limit) and hashed (SHA-256 of the decompressed bytes);
+//! the body *as received* (compressed if it came compressed — less to write and fsync) goes
+//! to a temporary file, which is fsynced and renamed to its content address
+//! `arenas/<sha256>`. Identical arenas are therefore stored once, whatever their
+//! compression; the readers recognise the compression by its magic bytes, and the binary
+//! `egb` format by its own.
 //!
-//! The async side only forwards body chunks into a bounded channel; decompression, hashing
-//! and file writes run on a blocking thread, which also feeds the decompressed bytes to a
-//! parser thread when asked ([`super::preparse::ParseTee`]): a malformed arena then stops
-//! the upload with its line and column, and a well-formed one is parsed when the body ends.
+//! Who does what, so that nothing per byte runs on the connection's task and the parse runs
+//! on every core:
+//! - the connection's task only forwards body chunks into a bounded channel;
+//! - a spool thread writes them to the file in large writes, decompresses when the body is
+//!   compressed (keeping the text for the parse, up to the parse limit) and counts;
+//! - a hashing thread hashes the (decompressed) chunks as they come, handed over without a
+//!   copy (small bodies are hashed on the spool thread: a thread is not worth it);
+//! - when the body ends, the file is fsynced while the game is parsed on the rayon pool
+//!   ([`super::preparse`]): a plain upload through the core reader on the file (mapped; text
+//!   cut at newlines and parsed on all threads, `egb` validated in place), a compressed one
+//!   from the text kept in memory. A malformed arena stops here, with its line and column.
 
-use std::io::{Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use axum::body::Body;
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 
-use super::preparse::ParseTee;
+use super::preparse::{self, ParseRequest, ParseSource};
 use egsolve_core::format::{FormatError, Game};
 
 /// How the body is compressed.
@@ -90,13 +100,28 @@ pub enum UploadError {
     /// A file operation failed on the server.
     #[error("storing the upload failed: {0}")]
     Io(#[from] std::io::Error),
-    /// The parser read while uploading found the arena malformed or too large.
+    /// The parser found the arena malformed or too large.
     #[error(transparent)]
     Parse(FormatError),
 }
 
+/// Seconds an upload spent in each phase (they overlap where said).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UploadPhases {
+    /// First byte to the last, written and decompressed (hashing runs beside it).
+    pub receive: f64,
+    /// Waiting for the hash after the last byte.
+    pub hash: f64,
+    /// The file's fsync (beside the parse).
+    pub fsync: f64,
+    /// The parse, when the upload was parsed.
+    pub parse: f64,
+    /// The rename to the content address and the directory's fsync.
+    pub place: f64,
+}
+
 /// A stored upload.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct StoredArena {
     /// SHA-256 of the decompressed bytes, hex.
     pub hash: String,
@@ -104,67 +129,126 @@ pub struct StoredArena {
     pub bytes: u64,
     /// Where it is stored.
     pub path: PathBuf,
-    /// Seconds from the first byte to the fsync.
+    /// Seconds from the first byte to the fsync (and the parse).
     pub seconds: f64,
-    /// The game and the parse's seconds, when it was parsed during the upload.
+    /// Each phase's seconds.
+    pub phases: UploadPhases,
+    /// The game and the parse's seconds, when it was parsed.
     pub parsed: Option<(Game, f64)>,
 }
 
-/// Streams `body` to `arenas_dir/<sha256>` through `tmp_dir`, parsing it on the way when
-/// `parse` is given (see [`ParseTee`]).
-pub async fn receive(
-    body: Body,
-    encoding: Encoding,
-    max_bytes: u64,
-    tmp_dir: PathBuf,
-    arenas_dir: PathBuf,
-    parse: Option<ParseTee>,
-) -> Result<StoredArena, UploadError> {
+/// Where an upload goes and what is done with it.
+#[derive(Debug, Clone)]
+pub struct UploadTarget {
+    /// How the body is compressed.
+    pub encoding: Encoding,
+    /// Largest accepted size, decompressed.
+    pub max_bytes: u64,
+    /// Uploads in progress.
+    pub tmp_dir: PathBuf,
+    /// Stored arenas (content addresses).
+    pub arenas_dir: PathBuf,
+    /// Parse the arena once received (bodies up to its limit), or not.
+    pub parse: Option<ParseRequest>,
+}
+
+/// Body chunks queued between the connection's task and the spool thread.
+const QUEUED_CHUNKS: usize = 64;
+
+/// Streams `body` to `arenas_dir/<sha256>` through `tmp_dir`, parsing it once received when
+/// `target.parse` says so.
+pub async fn receive(body: Body, target: UploadTarget) -> Result<StoredArena, UploadError> {
     let start = Instant::now();
-    let (tx, rx) = mpsc::channel::<Result<Bytes, String>>(16);
-    let writer = tokio::task::spawn_blocking(move || {
-        store_stream(
-            ChannelReader {
-                rx,
-                current: Bytes::new(),
-            },
-            encoding,
-            max_bytes,
-            &tmp_dir,
-            parse,
-        )
-    });
+    let (tx, rx) = mpsc::channel::<Result<Bytes, String>>(QUEUED_CHUNKS);
+    let spool = tokio::task::spawn_blocking(move || store_and_parse(rx, target, start));
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let item = chunk.map_err(|e| e.to_string());
         let failed = item.is_err();
         if tx.send(item).await.is_err() || failed {
-            break; // the writer stopped early (limit, corrupt data) or the client failed
+            break; // the spool stopped early (limit, corrupt data) or the client failed
         }
     }
     drop(tx);
-    let (tmp_path, hash, bytes, parsed) = writer
+    spool
         .await
-        .map_err(|e| std::io::Error::other(e.to_string()))??;
-    let path = arenas_dir.join(&hash);
-    tokio::task::spawn_blocking({
-        let path = path.clone();
-        move || place(&tmp_path, &path)
-    })
-    .await
-    .map_err(|e| std::io::Error::other(e.to_string()))??;
-    Ok(StoredArena {
-        hash,
-        bytes,
-        path,
-        seconds: start.elapsed().as_secs_f64(),
-        parsed,
-    })
+        .map_err(|e| UploadError::Io(std::io::Error::other(e.to_string())))?
+}
+
+/// The spool thread's whole job: receive, then sync and parse, then place.
+fn store_and_parse(
+    rx: mpsc::Receiver<Result<Bytes, String>>,
+    target: UploadTarget,
+    start: Instant,
+) -> Result<StoredArena, UploadError> {
+    let tmp_path = target.tmp_dir.join(uuid::Uuid::now_v7().to_string());
+    let outcome = (|| {
+        let keep_text = target.parse.as_ref().map_or(0, |p| p.limit);
+        let mut raw = ChannelReader {
+            rx,
+            current: Bytes::new(),
+        };
+        let file = std::fs::File::create(&tmp_path)?;
+        let spooled = spool(&mut raw, file, &target, keep_text)?;
+        let mut phases = UploadPhases {
+            receive: spooled.received.duration_since(start).as_secs_f64(),
+            ..UploadPhases::default()
+        };
+        let hash_start = Instant::now();
+        let hash = spooled.hasher.finish();
+        phases.hash = hash_start.elapsed().as_secs_f64();
+        let path = target.arenas_dir.join(&hash);
+        // Identical bytes stored before are durable already; otherwise the fsync runs while
+        // the pool parses.
+        let known = path.exists();
+        let parse = target.parse.filter(|p| spooled.total <= p.limit);
+        let source = match spooled.text {
+            Some(text) => ParseSource::Text(text),
+            None => ParseSource::File(tmp_path.clone()),
+        };
+        let (synced, parsed) = std::thread::scope(|scope| {
+            let file = spooled.file;
+            let sync = scope.spawn(move || {
+                let start = Instant::now();
+                let synced = if known { Ok(()) } else { file.sync_all() };
+                (synced, start.elapsed().as_secs_f64())
+            });
+            let parsed = parse.map(|p| preparse::parse(&source, &p));
+            (sync.join(), parsed)
+        });
+        let (synced, fsync_seconds) =
+            synced.map_err(|_| std::io::Error::other("the fsync thread panicked"))?;
+        synced?;
+        phases.fsync = fsync_seconds;
+        let parsed = match parsed {
+            Some((Ok(game), seconds)) => {
+                phases.parse = seconds;
+                Some((game, seconds))
+            }
+            Some((Err(e), _)) => return Err(UploadError::Parse(e)),
+            None => None,
+        };
+        let place_start = Instant::now();
+        place(&tmp_path, &path, known)?;
+        phases.place = place_start.elapsed().as_secs_f64();
+        Ok(StoredArena {
+            hash,
+            bytes: spooled.total,
+            path,
+            seconds: start.elapsed().as_secs_f64(),
+            phases,
+            parsed,
+        })
+    })();
+    if outcome.is_err() {
+        let _ = std::fs::remove_file(&tmp_path);
+    }
+    outcome
 }
 
 /// Moves a synced temporary file to its content address (keeping an existing copy).
-fn place(tmp_path: &Path, path: &Path) -> std::io::Result<()> {
-    if path.exists() {
+fn place(tmp_path: &Path, path: &Path, known: bool) -> std::io::Result<()> {
+    if known || path.exists() {
         std::fs::remove_file(tmp_path)
     } else {
         std::fs::rename(tmp_path, path)?;
@@ -175,108 +259,245 @@ fn place(tmp_path: &Path, path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// What [`store_stream`] leaves: the synced temporary file, its hash and size, and the
-/// parsed game if it was parsed.
-type Stored = (PathBuf, String, u64, Option<(Game, f64)>);
+/// What [`spool`] leaves: the written (not yet synced) file, the hash being computed, the
+/// decompressed size, the decompressed text when it was kept, and when the last byte came.
+struct Spooled {
+    file: std::fs::File,
+    hasher: Hasher,
+    total: u64,
+    text: Option<Vec<u8>>,
+    received: Instant,
+}
 
-/// Decompresses, counts, hashes, writes and feeds `parse`; removes the temporary file on
-/// any error.
-fn store_stream(
-    mut raw: ChannelReader,
-    encoding: Encoding,
-    max_bytes: u64,
-    tmp_dir: &Path,
-    mut parse: Option<ParseTee>,
-) -> Result<Stored, UploadError> {
-    let tmp_path = tmp_dir.join(uuid::Uuid::now_v7().to_string());
-    let result = (|| {
-        let head = raw.peek()?;
-        let encoding = if encoding == Encoding::Sniff {
-            Encoding::sniff(&head)
-        } else {
-            encoding
-        };
-        let file = std::fs::File::create(&tmp_path)?;
-        let mut raw = RawCopy {
+/// Bytes buffered before a write to the file: few, large writes.
+const WRITE_BUFFER: usize = 4 << 20;
+/// Decompressed bytes per block handed to the hasher (and kept for the parse).
+const BLOCK: usize = 1 << 20;
+
+/// Receives the body: writes it as received, decompresses, counts, checks the start and
+/// hashes.
+fn spool(
+    raw: &mut ChannelReader,
+    file: std::fs::File,
+    target: &UploadTarget,
+    keep_text: u64,
+) -> Result<Spooled, UploadError> {
+    let head = raw.peek()?;
+    let encoding = match target.encoding {
+        Encoding::Sniff => Encoding::sniff(&head),
+        given => given,
+    };
+    let mut out = BufWriter::with_capacity(WRITE_BUFFER, file);
+    let mut counter = Counter {
+        total: 0,
+        max_bytes: target.max_bytes,
+        hasher: Hasher::default(),
+    };
+    let text = if encoding == Encoding::Identity {
+        // The chunks as they came: written, counted and hashed without a copy.
+        while let Some(chunk) = raw.next_chunk()? {
+            counter.count(chunk.clone())?;
+            out.write_all(&chunk)?;
+        }
+        None
+    } else {
+        let mut copy = RawCopy {
             inner: raw,
-            file,
+            file: &mut out,
             failed: None,
         };
-        let outcome = decode_into(&mut raw, encoding, max_bytes, parse.as_mut());
-        if let Some(e) = raw.failed.take() {
+        let kept = decode(&mut copy, encoding, &mut counter, keep_text);
+        if let Some(e) = copy.failed.take() {
             return Err(UploadError::Io(e));
         }
-        let (hash, total) = outcome?;
-        raw.file.sync_all()?;
-        let parsed = match parse.take().and_then(ParseTee::finish) {
-            Some((Ok(game), seconds)) => Some((game, seconds)),
-            Some((Err(e), _)) => return Err(UploadError::Parse(e)),
-            None => None,
-        };
-        Ok((hash, total, parsed))
-    })();
-    match result {
-        Ok((hash, total, parsed)) => Ok((tmp_path, hash, total, parsed)),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp_path);
-            Err(e)
+        kept?
+    };
+    if counter.total == 0 {
+        return Err(UploadError::Empty);
+    }
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    Ok(Spooled {
+        file,
+        hasher: counter.hasher,
+        total: counter.total,
+        text,
+        received: Instant::now(),
+    })
+}
+
+/// Counts, checks and hashes the decompressed bytes.
+struct Counter {
+    total: u64,
+    max_bytes: u64,
+    hasher: Hasher,
+}
+
+impl Counter {
+    fn count(&mut self, chunk: Bytes) -> Result<(), UploadError> {
+        if chunk.is_empty() {
+            return Ok(());
         }
+        if self.total == 0 {
+            check_text(&chunk)?;
+        }
+        self.total += chunk.len() as u64;
+        if self.total > self.max_bytes {
+            return Err(UploadError::TooLarge {
+                limit: self.max_bytes,
+            });
+        }
+        self.hasher.feed(chunk);
+        Ok(())
     }
 }
 
-/// Decompresses `raw`, counting, hashing and feeding `parse`; the hash and size.
-fn decode_into(
-    raw: &mut RawCopy,
+/// Decompresses `raw` in blocks through `counter`; the whole text when it is at most
+/// `keep_text` bytes.
+fn decode(
+    raw: &mut RawCopy<'_>,
     encoding: Encoding,
-    max_bytes: u64,
-    mut parse: Option<&mut ParseTee>,
-) -> Result<(String, u64), UploadError> {
+    counter: &mut Counter,
+    keep_text: u64,
+) -> Result<Option<Vec<u8>>, UploadError> {
     let mut decoded: Box<dyn Read + '_> = match encoding {
         Encoding::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
         Encoding::Zstd => Box::new(zstd::stream::read::Decoder::new(raw)?),
         Encoding::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
         Encoding::Identity | Encoding::Sniff => Box::new(raw),
     };
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 16];
-    let mut total: u64 = 0;
+    let mut blocks: Option<Vec<Bytes>> = (keep_text > 0).then(Vec::new);
     loop {
-        let n = match decoded.read(&mut buffer) {
+        let mut block = BytesMut::zeroed(BLOCK);
+        let filled = fill(&mut decoded, &mut block)?;
+        block.truncate(filled);
+        let block = block.freeze();
+        counter.count(block.clone())?;
+        if counter.total > keep_text {
+            blocks = None; // too large to parse here: its worker parses the stored file
+        }
+        if let Some(blocks) = &mut blocks {
+            blocks.push(block);
+        }
+        if filled < BLOCK {
+            break;
+        }
+    }
+    Ok(blocks.map(|blocks| concatenate(&blocks, counter.total as usize)))
+}
+
+/// Reads until `block` is full or the stream ends; the bytes read.
+fn fill(decoded: &mut dyn Read, block: &mut [u8]) -> Result<usize, UploadError> {
+    let mut filled = 0;
+    while filled < block.len() {
+        match decoded.read(&mut block[filled..]) {
             Ok(0) => break,
-            Ok(n) => n,
+            Ok(n) => filled += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionAborted => {
                 return Err(UploadError::Interrupted(e.to_string()));
             }
             Err(e) => return Err(UploadError::BadCompression(e.to_string())),
+        }
+    }
+    Ok(filled)
+}
+
+/// The blocks laid end to end in one buffer, copied on every core (all but the last are
+/// [`BLOCK`] long).
+fn concatenate(blocks: &[Bytes], total: usize) -> Vec<u8> {
+    use rayon::prelude::*;
+    let mut text = vec![0u8; total];
+    text.par_chunks_mut(BLOCK)
+        .zip(blocks.par_iter())
+        .for_each(|(to, from)| to.copy_from_slice(from));
+    text
+}
+
+/// Bodies up to this many bytes are hashed on the spool thread; past it the hash moves to a
+/// thread of its own, beside the writes and the decompression.
+const INLINE_HASH: u64 = 1 << 20;
+/// Chunks queued for the hashing thread.
+const QUEUED_FOR_HASH: usize = 256;
+
+/// SHA-256 of the chunks fed, computed on the calling thread until [`INLINE_HASH`] bytes,
+/// then on a thread of its own.
+enum Hasher {
+    Inline { state: Sha256, fed: u64 },
+    Thread {
+        tx: SyncSender<Bytes>,
+        thread: JoinHandle<Sha256>,
+    },
+}
+
+impl Default for Hasher {
+    fn default() -> Hasher {
+        Hasher::Inline {
+            state: Sha256::new(),
+            fed: 0,
+        }
+    }
+}
+
+impl Hasher {
+    fn feed(&mut self, chunk: Bytes) {
+        if let Hasher::Inline { state, fed } = self {
+            if *fed + chunk.len() as u64 <= INLINE_HASH {
+                state.update(&chunk);
+                *fed += chunk.len() as u64;
+                return;
+            }
+            let mut state = std::mem::take(state);
+            let (tx, rx) = sync_channel::<Bytes>(QUEUED_FOR_HASH);
+            let spawned = std::thread::Builder::new()
+                .name("egsolve-hash".into())
+                .spawn(move || {
+                    for chunk in rx {
+                        state.update(&chunk);
+                    }
+                    state
+                });
+            match spawned {
+                Ok(thread) => *self = Hasher::Thread { tx, thread },
+                // No thread to be had: hash here.
+                Err(e) => {
+                    tracing::warn!("hashing on the upload's thread: {e}");
+                    let Hasher::Inline { state, fed } = self else {
+                        unreachable!()
+                    };
+                    *fed = 0;
+                    state.update(&chunk);
+                    return;
+                }
+            }
+        }
+        if let Hasher::Thread { tx, .. } = self {
+            // The thread only stops when the sender is dropped.
+            let _ = tx.send(chunk);
+        }
+    }
+
+    /// The hex digest of everything fed.
+    fn finish(self) -> String {
+        let state = match self {
+            Hasher::Inline { state, .. } => state,
+            Hasher::Thread { tx, thread } => {
+                drop(tx);
+                thread.join().expect("the hashing thread does not panic")
+            }
         };
-        if total == 0 {
-            check_text(&buffer[..n])?;
-        }
-        total += n as u64;
-        if total > max_bytes {
-            return Err(UploadError::TooLarge { limit: max_bytes });
-        }
-        if let Some(tee) = parse.as_deref_mut() {
-            tee.feed(&buffer[..n]).map_err(UploadError::Parse)?;
-        }
-        hasher.update(&buffer[..n]);
+        hex::encode(state.finalize())
     }
-    if total == 0 {
-        return Err(UploadError::Empty);
-    }
-    Ok((hex::encode(hasher.finalize()), total))
 }
 
 /// The body as received, copied to the arena file as the decoder reads it. A failed write
 /// is kept in `failed` (and ends the stream), so it is not mistaken for corrupt data.
-struct RawCopy {
-    inner: ChannelReader,
-    file: std::fs::File,
+struct RawCopy<'a> {
+    inner: &'a mut ChannelReader,
+    file: &'a mut BufWriter<std::fs::File>,
     failed: Option<std::io::Error>,
 }
 
-impl Read for RawCopy {
+impl Read for RawCopy<'_> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         if self.failed.is_some() {
             return Ok(0);
@@ -313,7 +534,7 @@ fn check_text(head: &[u8]) -> Result<(), UploadError> {
     }
 }
 
-/// A blocking `Read` over body chunks arriving on a channel.
+/// A blocking reader of body chunks arriving on a channel.
 struct ChannelReader {
     rx: mpsc::Receiver<Result<Bytes, String>>,
     current: Bytes,
@@ -335,6 +556,18 @@ impl ChannelReader {
         }
         Ok(self.current.clone())
     }
+
+    /// The next chunk as it came (the rest of a peeked one first), or `None` at the end.
+    fn next_chunk(&mut self) -> Result<Option<Bytes>, UploadError> {
+        if !self.current.is_empty() {
+            return Ok(Some(std::mem::take(&mut self.current)));
+        }
+        match self.rx.blocking_recv() {
+            Some(Ok(chunk)) => Ok(Some(chunk)),
+            Some(Err(e)) => Err(UploadError::Interrupted(e)),
+            None => Ok(None),
+        }
+    }
 }
 
 impl Read for ChannelReader {
@@ -354,5 +587,30 @@ impl Read for ChannelReader {
         let n = out.len().min(self.current.len());
         out[..n].copy_from_slice(&self.current.split_to(n));
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_does_not_depend_on_how_the_body_is_cut() {
+        let body: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        let whole = hex::encode(Sha256::digest(&body));
+        for piece in [1000, 65536, 1 << 20, 3_000_000] {
+            let mut hasher = Hasher::default();
+            for chunk in body.chunks(piece) {
+                hasher.feed(Bytes::copy_from_slice(chunk));
+            }
+            assert_eq!(hasher.finish(), whole, "pieces of {piece}");
+        }
+    }
+
+    #[test]
+    fn blocks_concatenate_in_order() {
+        let text: Vec<u8> = (0..(BLOCK * 3 + 17)).map(|i| (i % 253) as u8).collect();
+        let blocks: Vec<Bytes> = text.chunks(BLOCK).map(Bytes::copy_from_slice).collect();
+        assert_eq!(concatenate(&blocks, text.len()), text);
     }
 }
