@@ -17,6 +17,7 @@
 //! every job-table commit fsynced) and off. `BREAKDOWN=1` prints per-job phase times;
 //! `ONLY=overhead` runs part 3 alone, `ONLY=datapath` part 4 alone.
 
+#[path = "service/datapath.rs"]
 mod datapath;
 
 use egsolve_test_support as data;

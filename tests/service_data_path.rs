@@ -25,7 +25,11 @@ struct Binary {
 fn decode_binary(body: &[u8]) -> Binary {
     assert!(body.len() >= 32, "{} bytes", body.len());
     assert_eq!(&body[..8], b"EGSRESLT", "magic");
-    assert_eq!(u32::from_le_bytes(body[8..12].try_into().unwrap()), 1, "version");
+    assert_eq!(
+        u32::from_le_bytes(body[8..12].try_into().unwrap()),
+        1,
+        "version"
+    );
     let flags = u32::from_le_bytes(body[12..16].try_into().unwrap());
     assert_eq!(flags & !1, 0, "only bit 0 is defined");
     let n = u64::from_le_bytes(body[16..24].try_into().unwrap()) as usize;
@@ -107,7 +111,10 @@ async fn binary_results_match_the_json_and_the_layout(engine: Engine) {
             reply.body.to_vec()
         );
         let refused = server
-            .get(&format!("/v1/jobs/{id}/result?format=binary&vertices=0"), None)
+            .get(
+                &format!("/v1/jobs/{id}/result?format=binary&vertices=0"),
+                None,
+            )
             .await;
         refused.assert_problem(400, "invalid-parameter");
     }
@@ -145,7 +152,9 @@ async fn every_upload_form_is_parsed_before_the_answer(engine: Engine) {
         );
         hashes.push(job["arena"]["sha256"].as_str().unwrap().to_string());
         let id = job["id"].as_str().unwrap();
-        let done = server.wait_finished(id, None, Duration::from_secs(60)).await;
+        let done = server
+            .wait_finished(id, None, Duration::from_secs(60))
+            .await;
         assert_eq!(done["state"], "succeeded", "{name}: {done}");
     }
     assert!(hashes[..3].iter().all(|h| *h == hashes[0]), "{hashes:?}");
@@ -154,13 +163,21 @@ async fn every_upload_form_is_parsed_before_the_answer(engine: Engine) {
     let mut bad = plain.clone();
     let at = bad.len() / 2;
     let line = 1 + bad[..at].iter().filter(|&&b| b == b'\n').count();
-    let start = bad[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let start = bad[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
     bad[start] = b'x';
     let reply = server
         .submit(zstd::encode_all(&bad[..], 3).unwrap(), "", None)
         .await;
     reply.assert_problem(422, "malformed-arena");
-    assert_eq!(reply.json()["line"].as_u64(), Some(line as u64), "{}", reply.text());
+    assert_eq!(
+        reply.json()["line"].as_u64(),
+        Some(line as u64),
+        "{}",
+        reply.text()
+    );
     assert_eq!(reply.json()["column"].as_u64(), Some(1));
     server.stop().await;
 }
@@ -175,11 +192,8 @@ async fn games_too_large_for_the_host_are_refused(engine: Engine) {
         parsed.arena.vertex_count() as u64,
         parsed.arena.edge_count() as u64,
     );
-    let needed = egsolve_core::solve::memory::host_bytes(
-        n,
-        m,
-        parsed.arena.weight_width().bytes() as u64,
-    );
+    let needed =
+        egsolve_core::solve::memory::host_bytes(n, m, parsed.arena.weight_width().bytes() as u64);
     let server = Server::start_on(engine, |config| {
         config.max_job_memory_bytes = needed - 1;
     })
@@ -192,7 +206,8 @@ async fn games_too_large_for_the_host_are_refused(engine: Engine) {
     assert_eq!(problem["setting"], "max_job_memory_bytes");
     let detail = problem["detail"].as_str().unwrap();
     assert!(
-        detail.contains("EGSOLVE_MAX_JOB_MEMORY_BYTES") && detail.contains(&format!("{n} vertices")),
+        detail.contains("EGSOLVE_MAX_JOB_MEMORY_BYTES")
+            && detail.contains(&format!("{n} vertices")),
         "{detail}"
     );
     let jobs = server.get("/v1/jobs", None).await.json();

@@ -40,16 +40,37 @@ pub async fn data_path() {
         start.elapsed()
     };
     run(&[
-        "gen", "random", "--vertices", &vertices, "--degree", "4..4", "--weights=-10..10",
-        "--player1", "10", "--seed", "3", "-o", mpg.to_str().unwrap(),
+        "gen",
+        "random",
+        "--vertices",
+        &vertices,
+        "--degree",
+        "4..4",
+        "--weights=-10..10",
+        "--player1",
+        "10",
+        "--seed",
+        "3",
+        "-o",
+        mpg.to_str().unwrap(),
     ]);
-    run(&["convert", mpg.to_str().unwrap(), "--to", "egb", "-o", egb.to_str().unwrap()]);
+    run(&[
+        "convert",
+        mpg.to_str().unwrap(),
+        "--to",
+        "egb",
+        "-o",
+        egb.to_str().unwrap(),
+    ]);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "data path, {vertices} vertices × 4 edges ({:.0} MB .mpg, {:.0} MB egb), {reps} interleaved runs; load {}",
         file_mb(&mpg),
         file_mb(&egb),
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     for (name, file) in [("mpg", &mpg), ("egb", &egb)] {
         let mut cli = Vec::new();
@@ -70,14 +91,16 @@ pub async fn data_path() {
             for (phase, seconds) in parts {
                 phases.entry(phase).or_default().push(seconds);
             }
-            let same = std::fs::read(&out).unwrap() == std::fs::read(dir.path().join("served.bin")).unwrap();
+            let same = std::fs::read(&out).unwrap()
+                == std::fs::read(dir.path().join("served.bin")).unwrap();
             assert!(same, "the service's binary result is the CLI's");
         }
         let (c, s) = (median(&mut cli), median(&mut served));
         let breakdown: Vec<String> = phases
             .iter_mut()
             .map(|(phase, values)| {
-                let values: Vec<Duration> = values.iter().map(|&v| Duration::from_secs_f64(v)).collect();
+                let values: Vec<Duration> =
+                    values.iter().map(|&v| Duration::from_secs_f64(v)).collect();
                 let mut values = values;
                 format!("{phase} {:.0}", ms(median(&mut values)))
             })
@@ -125,7 +148,11 @@ async fn service_job(file: &Path, scratch: &Path) -> (Duration, Vec<(String, f64
         let _ = stopped.await;
     }));
     // Uncompressed answers, as `curl` without `--compressed` (loopback gains nothing).
-    let http = reqwest::Client::builder().no_gzip().no_zstd().build().unwrap();
+    let http = reqwest::Client::builder()
+        .no_gzip()
+        .no_zstd()
+        .build()
+        .unwrap();
     while http.get(format!("{base}/healthz")).send().await.is_err() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -166,7 +193,9 @@ async fn service_job(file: &Path, scratch: &Path) -> (Duration, Vec<(String, f64
         .bytes()
         .await
         .unwrap();
-    tokio::fs::write(scratch.join("served.bin"), &bytes).await.unwrap();
+    tokio::fs::write(scratch.join("served.bin"), &bytes)
+        .await
+        .unwrap();
     let total = start.elapsed();
     let after = phase_sums(&http, &base).await;
     let _ = stop.send(());

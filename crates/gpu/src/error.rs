@@ -125,9 +125,16 @@ mod tests {
             device: 0,
         });
         let message = error.to_string();
-        for part in ["3221225472 bytes (3.0 GiB)", "1.0 GiB, device 0", "--backend auto"] {
+        for part in [
+            "3221225472 bytes (3.0 GiB)",
+            "1.0 GiB, device 0",
+            "--backend auto",
+        ] {
             assert!(message.contains(part), "{message}");
         }
-        assert!(matches!(error, SolveError::Unavailable { backend: "gpu", .. }));
+        assert!(matches!(
+            error,
+            SolveError::Unavailable { backend: "gpu", .. }
+        ));
     }
 }

@@ -460,7 +460,11 @@ mod tests {
         assert_eq!(config.per_user_job_limit, 7);
         assert_eq!(config.max_body_bytes, 5);
         assert_eq!(config.result_ttl_secs, 7 * 24 * 3600);
-        std::fs::write(dir.path().join("memory.toml"), "max_job_memory_bytes = 4096\n").unwrap();
+        std::fs::write(
+            dir.path().join("memory.toml"),
+            "max_job_memory_bytes = 4096\n",
+        )
+        .unwrap();
         let memory = ServeArgs {
             config: Some(dir.path().join("memory.toml")),
             max_gpu_job_memory_bytes: Some(77),

@@ -7,8 +7,8 @@
 //! - [`api`], [`submit`], [`views`], [`error`]: axum routes and handlers, JSON views, the one
 //!   error type mapped to RFC 9457 problem+json.
 //! - [`auth`]: bearer tokens (hashed tokens file, users, roles).
-//! - [`upload`]: streaming bodies to disk — large writes, decompress, count, hash on a
-//!   thread of its own, fsync beside the parse.
+//! - [`upload`], [`offload`]: streaming bodies to disk — decompress, count, hash and write
+//!   (large writes) on threads of their own, fsync beside the parse.
 //! - [`preparse`]: parsing a body once received, on every core; the memory budget of parsed
 //!   games.
 //! - [`admission`]: whether a game fits this host and its GPUs (refused, or moved to the
@@ -46,6 +46,7 @@ pub mod events;
 pub mod idempotency;
 pub mod job;
 pub mod metrics;
+pub mod offload;
 pub mod preparse;
 pub mod request;
 pub mod result_file;

@@ -139,7 +139,9 @@ mod tests {
         let path = dir.path().join("game");
         std::fs::write(&path, GAME).unwrap();
         let from_file = parse(&ParseSource::File(path), &request()).0.unwrap();
-        let from_text = parse(&ParseSource::Text(GAME.to_vec()), &request()).0.unwrap();
+        let from_text = parse(&ParseSource::Text(GAME.to_vec()), &request())
+            .0
+            .unwrap();
         assert_eq!(from_file, from_text);
         assert_eq!(from_file.arena.vertex_count(), 3);
     }

@@ -328,9 +328,7 @@ fn binary_into(
                     let block = records.block(v, count as usize)?;
                     out.send(match pass {
                         Array::Credits => block.iter().flat_map(|r| r.0.to_le_bytes()).collect(),
-                        Array::Strategies => {
-                            block.iter().flat_map(|r| r.1.to_le_bytes()).collect()
-                        }
+                        Array::Strategies => block.iter().flat_map(|r| r.1.to_le_bytes()).collect(),
                     })?;
                     v += count;
                 }
@@ -400,7 +398,11 @@ mod tests {
         write(&arrays, &solution()).unwrap();
         let mut bytes = Vec::new();
         binary::write_binary(&mut bytes, &solution()).unwrap();
-        assert_eq!(std::fs::read(&arrays).unwrap(), bytes, "stored as the binary form");
+        assert_eq!(
+            std::fs::read(&arrays).unwrap(),
+            bytes,
+            "stored as the binary form"
+        );
         let legacy = dir.path().join("legacy");
         let mut old = LEGACY_MAGIC.to_vec();
         old.extend_from_slice(&3u64.to_le_bytes());

@@ -648,8 +648,14 @@ mod tests {
         let free = [SlotKind::Gpu(0), SlotKind::Cpu(0)];
         let small = job(BackendChoice::Gpu, 1000, Duration::ZERO, now);
         let large = job(BackendChoice::Gpu, 1001, Duration::ZERO, now);
-        assert_eq!(pick_slot(&small, &free, &gpus(), capped, now), Some(free[0]));
-        assert_eq!(pick_slot(&large, &free, &gpus(), capped, now), Some(free[1]));
+        assert_eq!(
+            pick_slot(&small, &free, &gpus(), capped, now),
+            Some(free[0])
+        );
+        assert_eq!(
+            pick_slot(&large, &free, &gpus(), capped, now),
+            Some(free[1])
+        );
     }
 
     #[test]

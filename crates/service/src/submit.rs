@@ -105,12 +105,10 @@ pub(super) async fn submit(
         arenas_dir: state.store.arenas_dir(),
         parse,
     };
-    let stored = upload::receive(body, target)
-        .await
-        .map_err(|e| match e {
-            UploadError::Parse(e) => format_refusal(e),
-            e => ApiError::Upload(e),
-        })?;
+    let stored = upload::receive(body, target).await.map_err(|e| match e {
+        UploadError::Parse(e) => format_refusal(e),
+        e => ApiError::Upload(e),
+    })?;
     let store_start = Instant::now();
     state.store.insert_arena(&stored.hash, stored.bytes).await?;
     if let Some((key, job, fingerprint)) = replay {
@@ -155,6 +153,7 @@ async fn commit(
         ("upload", stored.seconds),
         ("receive", phases.receive),
         ("hash", phases.hash),
+        ("write", phases.write),
         ("fsync", phases.fsync),
         ("place", phases.place),
     ] {
@@ -235,6 +234,7 @@ async fn commit(
         bytes = stored.bytes,
         receive = phases.receive,
         hash = phases.hash,
+        write = phases.write,
         fsync = phases.fsync,
         parse = phases.parse,
         place = phases.place,

@@ -11,27 +11,27 @@
 //! Who does what, so that nothing per byte runs on the connection's task and the parse runs
 //! on every core:
 //! - the connection's task only forwards body chunks into a bounded channel;
-//! - a spool thread writes them to the file in large writes, decompresses when the body is
-//!   compressed (keeping the text for the parse, up to the parse limit) and counts;
-//! - a hashing thread hashes the (decompressed) chunks as they come, handed over without a
-//!   copy (small bodies are hashed on the spool thread: a thread is not worth it);
-//! - when the body ends, the file is fsynced while the game is parsed on the rayon pool
-//!   ([`super::preparse`]): a plain upload through the core reader on the file (mapped; text
-//!   cut at newlines and parsed on all threads, `egb` validated in place), a compressed one
-//!   from the text kept in memory. A malformed arena stops here, with its line and column.
+//! - a spool thread counts and checks them, decompresses when the body is compressed, and
+//!   keeps the text for the parse (up to the parse limit; not `egb`);
+//! - a hashing thread hashes the (decompressed) chunks and a writing thread writes the body
+//!   as received to the file in large writes, both fed without a copy ([`super::offload`];
+//!   small bodies are handled on the spool thread: a thread is not worth it);
+//! - when the body ends, the game is parsed on the rayon pool ([`super::preparse`]) while
+//!   the writes finish and the file is fsynced: text from the copy kept in memory (cut at
+//!   newlines and parsed in parallel), `egb` through the core reader on the written file
+//!   (mapped and validated in place, not parsed). A malformed arena stops here, with its
+//!   line and column.
 
-use std::io::{BufWriter, Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{SyncSender, sync_channel};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
-use axum::body::Body;
+use axum::body::{Body, HttpBody};
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
-use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 
+use super::offload::{FileSink, Hash, Offloaded};
 use super::preparse::{self, ParseRequest, ParseSource};
 use egsolve_core::format::{FormatError, Game};
 
@@ -108,10 +108,12 @@ pub enum UploadError {
 /// Seconds an upload spent in each phase (they overlap where said).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UploadPhases {
-    /// First byte to the last, written and decompressed (hashing runs beside it).
+    /// First byte to the last, counted and decompressed (hashing and writing run beside it).
     pub receive: f64,
     /// Waiting for the hash after the last byte.
     pub hash: f64,
+    /// The last byte to the end of the writes (beside the parse of text).
+    pub write: f64,
     /// The file's fsync (beside the parse).
     pub fsync: f64,
     /// The parse, when the upload was parsed.
@@ -160,7 +162,8 @@ const QUEUED_CHUNKS: usize = 64;
 pub async fn receive(body: Body, target: UploadTarget) -> Result<StoredArena, UploadError> {
     let start = Instant::now();
     let (tx, rx) = mpsc::channel::<Result<Bytes, String>>(QUEUED_CHUNKS);
-    let spool = tokio::task::spawn_blocking(move || store_and_parse(rx, target, start));
+    let expected = body.size_hint().exact();
+    let spool = tokio::task::spawn_blocking(move || store_and_parse(rx, target, start, expected));
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let item = chunk.map_err(|e| e.to_string());
@@ -175,11 +178,13 @@ pub async fn receive(body: Body, target: UploadTarget) -> Result<StoredArena, Up
         .map_err(|e| UploadError::Io(std::io::Error::other(e.to_string())))?
 }
 
-/// The spool thread's whole job: receive, then sync and parse, then place.
+/// The spool thread's whole job: receive, then parse while the writes end and the file is
+/// synced, then place.
 fn store_and_parse(
     rx: mpsc::Receiver<Result<Bytes, String>>,
     target: UploadTarget,
     start: Instant,
+    expected: Option<u64>,
 ) -> Result<StoredArena, UploadError> {
     let tmp_path = target.tmp_dir.join(uuid::Uuid::now_v7().to_string());
     let outcome = (|| {
@@ -189,37 +194,46 @@ fn store_and_parse(
             current: Bytes::new(),
         };
         let file = std::fs::File::create(&tmp_path)?;
-        let spooled = spool(&mut raw, file, &target, keep_text)?;
+        let spooled = spool(&mut raw, file, &target, keep_text, expected)?;
+        let received = Instant::now();
         let mut phases = UploadPhases {
-            receive: spooled.received.duration_since(start).as_secs_f64(),
+            receive: received.duration_since(start).as_secs_f64(),
             ..UploadPhases::default()
         };
-        let hash_start = Instant::now();
-        let hash = spooled.hasher.finish();
-        phases.hash = hash_start.elapsed().as_secs_f64();
+        let hash = spooled.hash.finish().hex();
+        phases.hash = received.elapsed().as_secs_f64();
         let path = target.arenas_dir.join(&hash);
-        // Identical bytes stored before are durable already; otherwise the fsync runs while
-        // the pool parses.
+        // Identical bytes stored before are durable already.
         let known = path.exists();
         let parse = target.parse.filter(|p| spooled.total <= p.limit);
-        let source = match spooled.text {
-            Some(text) => ParseSource::Text(text),
-            None => ParseSource::File(tmp_path.clone()),
+        let (source, parse_file) = match spooled.text {
+            Some(text) => (ParseSource::Text(text), false),
+            None => (ParseSource::File(tmp_path.clone()), parse.is_some()),
         };
-        let (synced, parsed) = std::thread::scope(|scope| {
-            let file = spooled.file;
-            let sync = scope.spawn(move || {
-                let start = Instant::now();
-                let synced = if known { Ok(()) } else { file.sync_all() };
-                (synced, start.elapsed().as_secs_f64())
+        let writer = spooled.writer;
+        let (stored, parsed) = std::thread::scope(|scope| {
+            let (written_tx, written_rx) = std::sync::mpsc::channel::<()>();
+            let storing = scope.spawn(move || -> std::io::Result<(f64, f64)> {
+                let file = writer.finish().finish()?;
+                let write = received.elapsed().as_secs_f64();
+                let _ = written_tx.send(());
+                let sync_start = Instant::now();
+                if !known {
+                    file.sync_all()?;
+                }
+                Ok((write, sync_start.elapsed().as_secs_f64()))
             });
-            let parsed = parse.map(|p| preparse::parse(&source, &p));
-            (sync.join(), parsed)
+            // Text is parsed from memory at once; a file (egb) once it is written.
+            let ready = !parse_file || written_rx.recv().is_ok();
+            let parsed = parse
+                .filter(|_| ready)
+                .map(|p| preparse::parse(&source, &p));
+            (storing.join(), parsed)
         });
-        let (synced, fsync_seconds) =
-            synced.map_err(|_| std::io::Error::other("the fsync thread panicked"))?;
-        synced?;
-        phases.fsync = fsync_seconds;
+        let (write, fsync) =
+            stored.map_err(|_| std::io::Error::other("the storing thread panicked"))??;
+        phases.write = write;
+        phases.fsync = fsync;
         let parsed = match parsed {
             Some((Ok(game), seconds)) => {
                 phases.parse = seconds;
@@ -259,69 +273,73 @@ fn place(tmp_path: &Path, path: &Path, known: bool) -> std::io::Result<()> {
     }
 }
 
-/// What [`spool`] leaves: the written (not yet synced) file, the hash being computed, the
-/// decompressed size, the decompressed text when it was kept, and when the last byte came.
+/// What [`spool`] leaves: the writes and the hash still under way, the decompressed size,
+/// and the decompressed text when it was kept for the parse.
 struct Spooled {
-    file: std::fs::File,
-    hasher: Hasher,
+    writer: Offloaded<FileSink>,
+    hash: Offloaded<Hash>,
     total: u64,
     text: Option<Vec<u8>>,
-    received: Instant,
 }
 
-/// Bytes buffered before a write to the file: few, large writes.
-const WRITE_BUFFER: usize = 4 << 20;
 /// Decompressed bytes per block handed to the hasher (and kept for the parse).
 const BLOCK: usize = 1 << 20;
 
-/// Receives the body: writes it as received, decompresses, counts, checks the start and
-/// hashes.
+/// Receives the body: hands it as received to the writer, decompresses, counts, checks the
+/// start, hashes, and keeps the text for the parse (up to `keep_text` bytes; `egb` is read
+/// from the file instead, mapped).
 fn spool(
     raw: &mut ChannelReader,
     file: std::fs::File,
     target: &UploadTarget,
     keep_text: u64,
+    expected: Option<u64>,
 ) -> Result<Spooled, UploadError> {
     let head = raw.peek()?;
     let encoding = match target.encoding {
         Encoding::Sniff => Encoding::sniff(&head),
         given => given,
     };
-    let mut out = BufWriter::with_capacity(WRITE_BUFFER, file);
+    let mut writer = Offloaded::new(FileSink::new(file), "write");
     let mut counter = Counter {
         total: 0,
         max_bytes: target.max_bytes,
-        hasher: Hasher::default(),
+        hash: Offloaded::new(Hash::default(), "hash"),
     };
     let text = if encoding == Encoding::Identity {
-        // The chunks as they came: written, counted and hashed without a copy.
+        let egb = head.starts_with(&egsolve_core::format::egb::MAGIC);
+        let mut text = (keep_text > 0 && !egb).then(|| {
+            // Sized from Content-Length when given (at most the parse limit): one copy.
+            Vec::with_capacity(expected.unwrap_or(0).min(keep_text) as usize)
+        });
+        // The chunks as they came: counted, hashed and written without a copy.
         while let Some(chunk) = raw.next_chunk()? {
             counter.count(chunk.clone())?;
-            out.write_all(&chunk)?;
+            if let Some(kept) = &mut text {
+                if (kept.len() + chunk.len()) as u64 > keep_text {
+                    text = None; // too large to parse here: its worker parses the stored file
+                } else {
+                    kept.extend_from_slice(&chunk);
+                }
+            }
+            writer.feed(chunk);
         }
-        None
+        text
     } else {
         let mut copy = RawCopy {
             inner: raw,
-            file: &mut out,
-            failed: None,
+            writer: &mut writer,
         };
-        let kept = decode(&mut copy, encoding, &mut counter, keep_text);
-        if let Some(e) = copy.failed.take() {
-            return Err(UploadError::Io(e));
-        }
-        kept?
+        decode(&mut copy, encoding, &mut counter, keep_text)?
     };
     if counter.total == 0 {
         return Err(UploadError::Empty);
     }
-    let file = out.into_inner().map_err(|e| e.into_error())?;
     Ok(Spooled {
-        file,
-        hasher: counter.hasher,
+        writer,
+        hash: counter.hash,
         total: counter.total,
         text,
-        received: Instant::now(),
     })
 }
 
@@ -329,7 +347,7 @@ fn spool(
 struct Counter {
     total: u64,
     max_bytes: u64,
-    hasher: Hasher,
+    hash: Offloaded<Hash>,
 }
 
 impl Counter {
@@ -346,7 +364,7 @@ impl Counter {
                 limit: self.max_bytes,
             });
         }
-        self.hasher.feed(chunk);
+        self.hash.feed(chunk);
         Ok(())
     }
 }
@@ -413,99 +431,17 @@ fn concatenate(blocks: &[Bytes], total: usize) -> Vec<u8> {
     text
 }
 
-/// Bodies up to this many bytes are hashed on the spool thread; past it the hash moves to a
-/// thread of its own, beside the writes and the decompression.
-const INLINE_HASH: u64 = 1 << 20;
-/// Chunks queued for the hashing thread.
-const QUEUED_FOR_HASH: usize = 256;
-
-/// SHA-256 of the chunks fed, computed on the calling thread until [`INLINE_HASH`] bytes,
-/// then on a thread of its own.
-enum Hasher {
-    Inline { state: Sha256, fed: u64 },
-    Thread {
-        tx: SyncSender<Bytes>,
-        thread: JoinHandle<Sha256>,
-    },
-}
-
-impl Default for Hasher {
-    fn default() -> Hasher {
-        Hasher::Inline {
-            state: Sha256::new(),
-            fed: 0,
-        }
-    }
-}
-
-impl Hasher {
-    fn feed(&mut self, chunk: Bytes) {
-        if let Hasher::Inline { state, fed } = self {
-            if *fed + chunk.len() as u64 <= INLINE_HASH {
-                state.update(&chunk);
-                *fed += chunk.len() as u64;
-                return;
-            }
-            let mut state = std::mem::take(state);
-            let (tx, rx) = sync_channel::<Bytes>(QUEUED_FOR_HASH);
-            let spawned = std::thread::Builder::new()
-                .name("egsolve-hash".into())
-                .spawn(move || {
-                    for chunk in rx {
-                        state.update(&chunk);
-                    }
-                    state
-                });
-            match spawned {
-                Ok(thread) => *self = Hasher::Thread { tx, thread },
-                // No thread to be had: hash here.
-                Err(e) => {
-                    tracing::warn!("hashing on the upload's thread: {e}");
-                    let Hasher::Inline { state, fed } = self else {
-                        unreachable!()
-                    };
-                    *fed = 0;
-                    state.update(&chunk);
-                    return;
-                }
-            }
-        }
-        if let Hasher::Thread { tx, .. } = self {
-            // The thread only stops when the sender is dropped.
-            let _ = tx.send(chunk);
-        }
-    }
-
-    /// The hex digest of everything fed.
-    fn finish(self) -> String {
-        let state = match self {
-            Hasher::Inline { state, .. } => state,
-            Hasher::Thread { tx, thread } => {
-                drop(tx);
-                thread.join().expect("the hashing thread does not panic")
-            }
-        };
-        hex::encode(state.finalize())
-    }
-}
-
-/// The body as received, copied to the arena file as the decoder reads it. A failed write
-/// is kept in `failed` (and ends the stream), so it is not mistaken for corrupt data.
+/// The body as received, handed to the arena file's writer as the decoder reads it.
 struct RawCopy<'a> {
     inner: &'a mut ChannelReader,
-    file: &'a mut BufWriter<std::fs::File>,
-    failed: Option<std::io::Error>,
+    writer: &'a mut Offloaded<FileSink>,
 }
 
 impl Read for RawCopy<'_> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        if self.failed.is_some() {
-            return Ok(0);
-        }
         let n = self.inner.read(out)?;
-        if let Err(e) = self.file.write_all(&out[..n]) {
-            self.failed = Some(e);
-            return Ok(0);
+        if n > 0 {
+            self.writer.feed(Bytes::copy_from_slice(&out[..n]));
         }
         Ok(n)
     }
@@ -593,19 +529,6 @@ impl Read for ChannelReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_hash_does_not_depend_on_how_the_body_is_cut() {
-        let body: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
-        let whole = hex::encode(Sha256::digest(&body));
-        for piece in [1000, 65536, 1 << 20, 3_000_000] {
-            let mut hasher = Hasher::default();
-            for chunk in body.chunks(piece) {
-                hasher.feed(Bytes::copy_from_slice(chunk));
-            }
-            assert_eq!(hasher.finish(), whole, "pieces of {piece}");
-        }
-    }
 
     #[test]
     fn blocks_concatenate_in_order() {

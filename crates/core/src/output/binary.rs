@@ -152,7 +152,11 @@ pub struct BinaryResult {
 /// Reads a whole binary result from bytes, checking its length.
 pub fn read_binary(bytes: &[u8]) -> Result<BinaryResult, String> {
     let header = Header::parse(bytes)?;
-    if header.n.checked_mul(12).and_then(|b| b.checked_add(HEADER_BYTES)) != Some(bytes.len() as u64)
+    if header
+        .n
+        .checked_mul(12)
+        .and_then(|b| b.checked_add(HEADER_BYTES))
+        != Some(bytes.len() as u64)
     {
         return Err(format!(
             "a binary result of {} vertices has {} bytes, not {}",
