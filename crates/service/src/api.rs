@@ -274,6 +274,24 @@ async fn get_result(
         summary,
     };
     let path = state.store.local_result(&key).await?;
+    if format == ResultFormat::Binary {
+        // The stored arrays are the binary form: the mapped file goes out as it is.
+        let mapped = tokio::task::spawn_blocking({
+            let path = path.clone();
+            move || result_file::mapped_binary(&path)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map_err(|e| ApiError::Internal(format!("cannot read the result of job {id}: {e}")))?;
+        if let Some(bytes) = mapped {
+            let mut response = Body::from(bytes).into_response();
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(format.content_type()),
+            );
+            return Ok(response);
+        }
+    }
     let mut chunks = result_file::render(path, request);
     // `poll_fn` over the channel may be polled again after its end (compression does that).
     let stream = futures::stream::poll_fn(move |cx| chunks.poll_recv(cx));

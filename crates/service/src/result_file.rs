@@ -348,6 +348,38 @@ enum Array {
 /// Bytes per chunk when a binary result is sent as it is stored.
 const COPY_PIECE: u64 = 1 << 20;
 
+/// The binary form of a result stored in the arrays layout, as one buffer over the mapped
+/// file (sent without copying it into the process); `None` for a file of the first layout
+/// (rendered by [`render`] instead). Blocking.
+pub fn mapped_binary(path: &Path) -> std::io::Result<Option<Bytes>> {
+    let file = std::fs::File::open(path)?;
+    // SAFETY: result files are written under a temporary name, synced and renamed, never
+    // changed in place; expiry unlinks them, which leaves an existing map intact.
+    let map = unsafe { memmap2::Mmap::map(&file)? };
+    let header = match Header::parse(&map) {
+        Ok(header) => header,
+        Err(_) if map.starts_with(LEGACY_MAGIC) => return Ok(None),
+        Err(e) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("result file: {e}"),
+            ));
+        }
+    };
+    if header.total_bytes() != map.len() as u64 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "result file of {} vertices has {} bytes, not {}",
+                header.n,
+                map.len(),
+                header.total_bytes()
+            ),
+        ));
+    }
+    Ok(Some(Bytes::from_owner(map)))
+}
+
 /// Checks that every requested vertex exists.
 pub fn check_vertices(vertices: &[u64], n: u64) -> Result<(), u64> {
     match vertices.iter().find(|&&v| v >= n) {
@@ -383,6 +415,17 @@ mod tests {
             credits_computed: true,
             parity: None,
         }
+    }
+
+    #[test]
+    fn the_stored_arrays_are_the_binary_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arrays");
+        write(&path, &solution()).unwrap();
+        let mapped = mapped_binary(&path).unwrap().unwrap();
+        assert_eq!(mapped, std::fs::read(&path).unwrap());
+        std::fs::write(&path, b"EGSR1\n\x00\x00\x00\x00\x00\x00\x00\x00").unwrap();
+        assert!(mapped_binary(&path).unwrap().is_none(), "the first layout is rendered");
     }
 
     fn credits(path: &Path) -> Vec<u64> {
