@@ -1,8 +1,8 @@
 //! Parsing an arena as soon as it is received, before the `202` (so a malformed arena is
 //! refused with its line and column before a job exists, and the worker need not parse):
-//! on every core, through the core reader — the stored file mapped (text cut at newlines and
-//! parsed in parallel, `egb` validated in place) or, for a compressed upload, the text the
-//! upload decompressed ([`parse`]). Bodies past a size limit are not parsed here: their
+//! on every core, through the core reader ([`parse`]) — text from the copy the upload kept
+//! as it arrived (decompressed if it came compressed; cut at newlines and parsed in
+//! parallel), `egb` from the written file (mapped and validated in place). Bodies past a size limit are not parsed here: their
 //! worker parses the stored file later.
 //!
 //! A parsed game waiting in the queue holds memory, so it keeps a [`Reservation`] of a
@@ -103,9 +103,10 @@ pub struct ParseRequest {
 /// Where the received arena is.
 #[derive(Debug)]
 pub enum ParseSource {
-    /// The stored file (a plain upload): mapped by the core reader and parsed in place.
+    /// The written file (a plain `egb` upload, or text past what is kept in memory): mapped by
+    /// the core reader and read in place.
     File(PathBuf),
-    /// The decompressed text of a compressed upload.
+    /// The (decompressed) text the upload kept.
     Text(Vec<u8>),
 }
 
