@@ -460,9 +460,13 @@ mod tests {
 
     #[test]
     fn the_queue_estimate_is_the_gpu_crates() {
-        // `store::claim`'s SQL writes the same formula: n * 41 + m * 24 + 72.
+        // `store::claim`'s SQL writes the same formula.
         for (n, m) in [(1u64, 1u64), (2_500_000, 10_000_000), (7, 1 << 33)] {
-            assert_eq!(memory_estimate(n, m), n * 41 + m * 24 + 72);
+            assert_eq!(memory_estimate(n, m), n * 37 + m * 24 + 72);
         }
+        assert!(
+            crate::store::claim::MEMORY_SQL.contains("j.vertices * 37 + j.edges * 24 + 72"),
+            "the claim's SQL estimate follows memory_estimate"
+        );
     }
 }

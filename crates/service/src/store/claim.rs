@@ -89,8 +89,8 @@ pub struct Claimed<T> {
 /// `layout::device_bytes` at the widest weights and values (`worker::memory_estimate`; a
 /// test compares the two); before parsing, estimated from the arena's size (about 8 bytes
 /// of text per edge, 32 per vertex).
-pub(crate) const MEMORY_SQL: &str = "COALESCE(j.vertices * 41 + j.edges * 24 + 72, \
-     (a.bytes / 32) * 41 + (a.bytes / 8) * 24 + 72)";
+pub(crate) const MEMORY_SQL: &str = "COALESCE(j.vertices * 37 + j.edges * 24 + 72, \
+     (a.bytes / 32) * 37 + (a.bytes / 8) * 24 + 72)";
 const EDGES_SQL: &str = "COALESCE(j.edges, a.bytes / 8)";
 
 /// The running job's fence: its row, its attempt, its worker, still running.
