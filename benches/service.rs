@@ -9,10 +9,16 @@
 //!    processes: `egsolve solve FILE -o OUT` against `egsolve submit FILE --wait -o OUT`
 //!    (strategies included in both), 11 interleaved runs each, medians and minima.
 //!
+//! 4. The data path on a 10^7-edge game, `.mpg` and `egb`: the CLI's whole process against a
+//!    service job, interleaved, with the server's phases (see [`datapath`]).
+//!
 //! Each arena is distinct (different seed, or a distinguishing comment line), so no result
-//! is reused from the cache. Everything runs twice: with `sync_commits` on (the default:
+//! is reused from the cache. Parts 1–3 run twice: with `sync_commits` on (the default:
 //! every job-table commit fsynced) and off. `BREAKDOWN=1` prints per-job phase times;
-//! `ONLY=overhead` runs part 3 alone.
+//! `ONLY=overhead` runs part 3 alone, `ONLY=datapath` part 4 alone.
+
+#[path = "service/datapath.rs"]
+mod datapath;
 
 use egsolve_test_support as data;
 use egsolve_test_support::record;
@@ -144,8 +150,14 @@ fn direct_solve(path: &Path) -> Duration {
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    for sync_commits in [true, false] {
-        run(sync_commits).await;
+    let only = std::env::var("ONLY").unwrap_or_default();
+    if only != "datapath" {
+        for sync_commits in [true, false] {
+            run(sync_commits).await;
+        }
+    }
+    if only.is_empty() || only == "datapath" {
+        datapath::data_path().await;
     }
 }
 

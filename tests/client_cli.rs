@@ -1,6 +1,7 @@
 //! The client commands end to end, as processes against a real `egsolve serve`:
 //! `submit --wait -o` writes a result that `egsolve check` certifies; `submit` then
-//! `status --wait`, `result`, `jobs` (one line per job); `cancel` of a long job; a bearer token from the
+//! `status --wait`, `result` (its binary form is the bytes of `solve --output binary`), `jobs`
+//! (one line per job); `cancel` of a long job; a bearer token from the
 //! environment; clear failures for an unknown job and for no server.
 
 mod common;
@@ -111,6 +112,35 @@ fn submit_status_result_jobs_and_cancel() {
         .map(|v| v["id"].as_u64().unwrap())
         .collect();
     assert_eq!(ids, [0, 17]);
+
+    // The binary result is the bytes `egsolve solve --output binary` writes.
+    let served = data.path().join("answer.bin");
+    let (code, _, stderr) = client(
+        &server,
+        &[
+            "result",
+            &id,
+            "--format",
+            "binary",
+            "-o",
+            served.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let local = data.path().join("local.bin");
+    let (status, _, stderr) = run_egsolve(&[
+        "solve",
+        game.to_str().unwrap(),
+        "--output",
+        "binary",
+        "-o",
+        local.to_str().unwrap(),
+    ]);
+    assert!(status.success(), "{stderr}");
+    let bytes = std::fs::read(&served).unwrap();
+    assert_eq!(bytes, std::fs::read(&local).unwrap());
+    assert_eq!(&bytes[..8], b"EGSRESLT");
+    assert_eq!(bytes.len(), 32 + 12 * 119);
 
     // A long solve, cancelled while it runs.
     let climb = data.path().join("climb.mpg");

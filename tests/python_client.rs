@@ -12,6 +12,12 @@ fn main() {
     egsolve_test_support::run_trials(vec![pytest_trial(
         "python_client_suite_passes",
         "clients/python/tests",
-        &[Need::Modules(&["pytest", "httpx", "zstandard", "mypy"])],
+        &[Need::Modules(&[
+            "pytest",
+            "httpx",
+            "zstandard",
+            "mypy",
+            "numpy",
+        ])],
     )]);
 }

@@ -50,7 +50,8 @@ pub struct SolveArgs {
     )]
     pub parity_algorithm: ParityAlgorithm,
     /// Output: json, text (`ID CREDIT`, `T` for ⊤; needs credits, so not for answers of
-    /// the parity solver) or paritysol (parity inputs).
+    /// the parity solver), paritysol (parity inputs) or binary (credits and strategies as
+    /// little-endian arrays after a 32-byte header: docs/result-binary.md).
     #[arg(long, default_value = "json")]
     pub output: OutputFormat,
     /// Write the answer here instead of standard output.
@@ -177,6 +178,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         OutputFormat::Json => output::write_json(&mut out, &game.arena, &solution, initial, None)?,
         OutputFormat::Text => output::write_text(&mut out, &solution, None)?,
         OutputFormat::Paritysol => output::write_paritysol(&mut out, &solution, None)?,
+        OutputFormat::Binary => output::binary::write_binary(&mut out, &solution)?,
     }
     out.flush()?;
     tracing::info!(seconds = write_start.elapsed().as_secs_f64(), "written");

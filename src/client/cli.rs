@@ -60,7 +60,8 @@ pub struct SubmitArgs {
     /// Where to write the result (with --wait); standard output if absent.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Result format: json, text or paritysol (with --wait).
+    /// Result format: json, text, paritysol or binary (with --wait; binary: the arrays of
+    /// docs/result-binary.md, the bytes `egsolve solve --output binary` writes).
     #[arg(long, default_value = "json")]
     pub result_format: String,
 }
@@ -84,7 +85,8 @@ pub struct ResultArgs {
     pub id: String,
     #[command(flatten)]
     pub server: ServerArgs,
-    /// json, text or paritysol.
+    /// json, text, paritysol or binary (credits and strategies as little-endian arrays:
+    /// docs/result-binary.md; the bytes `egsolve solve --output binary` writes).
     #[arg(long, default_value = "json")]
     pub format: String,
     /// Only these vertices, e.g. `0,17`.

@@ -5,6 +5,7 @@
 use cudarc::driver::DriverError;
 use cudarc::nvrtc::result::NvrtcError;
 
+use egsolve_core::solve::memory::human_bytes;
 use egsolve_core::solve::{Interrupted, SolveError};
 
 /// What went wrong on the GPU path.
@@ -37,8 +38,11 @@ pub enum GpuError {
     BadDevice { requested: usize, count: usize },
     /// The game does not fit in any device's free memory.
     #[error(
-        "the game needs {needed} bytes of GPU memory; the largest free memory is {free} bytes \
-         (device {device})"
+        "the game needs {needed} bytes ({}) of GPU memory and the largest free memory is \
+         {free} bytes ({}, device {device}): solve it on the CPU (--backend auto or cpu), or \
+         on a GPU with more free memory",
+        human_bytes(*.needed),
+        human_bytes(*.free)
     )]
     OutOfMemory {
         needed: u64,
@@ -106,5 +110,31 @@ impl From<GpuSolveError> for SolveError {
             GpuSolveError::Gpu(e) => e.into(),
             GpuSolveError::Interrupted(i) => SolveError::Interrupted(i),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_little_memory_says_what_is_needed_and_what_to_do() {
+        let error = SolveError::from(GpuError::OutOfMemory {
+            needed: 3 << 30,
+            free: 1 << 30,
+            device: 0,
+        });
+        let message = error.to_string();
+        for part in [
+            "3221225472 bytes (3.0 GiB)",
+            "1.0 GiB, device 0",
+            "--backend auto",
+        ] {
+            assert!(message.contains(part), "{message}");
+        }
+        assert!(matches!(
+            error,
+            SolveError::Unavailable { backend: "gpu", .. }
+        ));
     }
 }

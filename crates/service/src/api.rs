@@ -207,7 +207,7 @@ async fn get_result(
         "format",
         ResultFormat::Json,
         ResultFormat::parse,
-        "json, text or paritysol",
+        "json, text, paritysol or binary",
     )?;
     let vertices = param(
         &params,
@@ -216,6 +216,14 @@ async fn get_result(
         parse_vertices,
         "a comma-separated list of vertex ids",
     )?;
+    if format == ResultFormat::Binary && vertices.is_some() {
+        return Err(ApiError::InvalidParameter {
+            name: "vertices",
+            message: "format=binary holds every vertex (index the arrays instead); use json, \
+                      text or paritysol for a selection"
+                .into(),
+        });
+    }
     let job = visible_job(&state, &caller, &id).await?;
     let key = match (job.state, &job.result_key) {
         (JobState::Succeeded, Some(key)) => key.clone(),
@@ -251,6 +259,13 @@ async fn get_result(
             }
         })?;
     }
+    let binary_length = (format == ResultFormat::Binary).then(|| {
+        egsolve_core::output::binary::Header {
+            n: summary.vertices as u64,
+            credits_computed: summary.credits_computed,
+        }
+        .total_bytes()
+    });
     let request = RenderRequest {
         job: job.id,
         format,
@@ -259,6 +274,24 @@ async fn get_result(
         summary,
     };
     let path = state.store.local_result(&key).await?;
+    if format == ResultFormat::Binary {
+        // The stored arrays are the binary form: the mapped file goes out as it is.
+        let mapped = tokio::task::spawn_blocking({
+            let path = path.clone();
+            move || result_file::mapped_binary(&path)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map_err(|e| ApiError::Internal(format!("cannot read the result of job {id}: {e}")))?;
+        if let Some(bytes) = mapped {
+            let mut response = Body::from(bytes).into_response();
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(format.content_type()),
+            );
+            return Ok(response);
+        }
+    }
     let mut chunks = result_file::render(path, request);
     // `poll_fn` over the channel may be polled again after its end (compression does that).
     let stream = futures::stream::poll_fn(move |cx| chunks.poll_recv(cx));
@@ -267,6 +300,12 @@ async fn get_result(
         header::CONTENT_TYPE,
         HeaderValue::from_static(format.content_type()),
     );
+    if let Some(length) = binary_length {
+        // Known in advance: a client can size its arrays before the body arrives.
+        response
+            .headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+    }
     Ok(response)
 }
 

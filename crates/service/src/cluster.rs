@@ -128,6 +128,7 @@ impl Node {
         let rules = FallbackRules {
             small_edges: config.cpu_small_edges,
             max_wait: Duration::from_millis(config.cpu_fallback_wait_ms),
+            gpu_memory_cap: config.max_gpu_job_memory_bytes,
         };
         let cpu_workers = if runs_jobs {
             config.cpu_worker_count()

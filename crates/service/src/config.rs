@@ -61,6 +61,13 @@ pub struct ServeConfig {
     /// Memory (bytes) that games parsed at submission may hold while their jobs wait; past
     /// it, a parsed game is dropped and its worker parses the stored file again.
     pub preparsed_memory_bytes: u64,
+    /// Host memory one job may need, in bytes (estimated from its vertices and edges: the
+    /// arena plus the solve's working memory); a larger job is refused (0: the host's
+    /// physical memory).
+    pub max_job_memory_bytes: u64,
+    /// GPU memory one job may need, in bytes, on any device (0: the device's memory); a job
+    /// that fits no GPU runs on the CPU.
+    pub max_gpu_job_memory_bytes: u64,
     /// The bearer tokens file (hashed tokens, users, roles).
     pub tokens_file: Option<PathBuf>,
     /// Whether requests need a bearer token. Off is allowed on loopback binds only.
@@ -99,6 +106,8 @@ impl Default for ServeConfig {
             cpu_small_edges: 100_000,
             inline_parse_bytes: 256 << 20,
             preparsed_memory_bytes: 2 << 30,
+            max_job_memory_bytes: 0,
+            max_gpu_job_memory_bytes: 0,
             tokens_file: None,
             auth: false,
             sync_commits: true,
@@ -207,6 +216,15 @@ pub struct ServeArgs {
     /// Memory for parsed games of queued jobs, bytes [default: 2 GiB].
     #[arg(long, env = "EGSOLVE_PREPARSED_MEMORY_BYTES")]
     pub preparsed_memory_bytes: Option<u64>,
+    /// Host memory one job may need, bytes (the arena plus the solve's working memory,
+    /// estimated from its size); larger jobs are refused with 413 [default: 0 = the host's
+    /// physical memory].
+    #[arg(long, env = "EGSOLVE_MAX_JOB_MEMORY_BYTES")]
+    pub max_job_memory_bytes: Option<u64>,
+    /// GPU memory one job may need on a device, bytes; jobs that fit no GPU run on the CPU
+    /// [default: 0 = the device's memory].
+    #[arg(long, env = "EGSOLVE_MAX_GPU_JOB_MEMORY_BYTES")]
+    pub max_gpu_job_memory_bytes: Option<u64>,
     /// Bearer tokens file (made by `egsolve token add`).
     #[arg(long, env = "EGSOLVE_TOKENS_FILE")]
     pub tokens_file: Option<PathBuf>,
@@ -256,6 +274,8 @@ impl ServeArgs {
             cpu_small_edges,
             inline_parse_bytes,
             preparsed_memory_bytes,
+            max_job_memory_bytes,
+            max_gpu_job_memory_bytes,
             auth,
             sync_commits,
             shutdown_grace_secs
@@ -440,6 +460,20 @@ mod tests {
         assert_eq!(config.per_user_job_limit, 7);
         assert_eq!(config.max_body_bytes, 5);
         assert_eq!(config.result_ttl_secs, 7 * 24 * 3600);
+        std::fs::write(
+            dir.path().join("memory.toml"),
+            "max_job_memory_bytes = 4096\n",
+        )
+        .unwrap();
+        let memory = ServeArgs {
+            config: Some(dir.path().join("memory.toml")),
+            max_gpu_job_memory_bytes: Some(77),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(memory.max_job_memory_bytes, 4096);
+        assert_eq!(memory.max_gpu_job_memory_bytes, 77);
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! The API's one error type and the one place it becomes HTTP: RFC 9457
 //! `application/problem+json` with a stable `type` per kind (`urn:egsolve:problem:<slug>`),
 //! a title, the status, a detail saying what to do, and extension members where useful
-//! (`line`/`column` for malformed arenas, `limit` for size and job limits).
+//! (`line`/`column` for malformed arenas, `limit` for size and job limits, `needed_bytes`,
+//! `available_bytes` and `setting` for a game too large for the host's memory).
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::admission::{ExceedsMemory, HOST_SETTING};
 use super::store::StoreError;
 use super::upload::UploadError;
 
@@ -48,6 +50,9 @@ pub enum ApiError {
     /// The arena parses but is refused (too many vertices, bound overflow).
     #[error("{message}")]
     Refused { slug: &'static str, message: String },
+    /// The game needs more memory than a job may have here.
+    #[error(transparent)]
+    ExceedsMemory(ExceedsMemory),
     /// The requested backend cannot run on this server.
     #[error("{0}")]
     BackendUnavailable(String),
@@ -145,6 +150,11 @@ impl ApiError {
                 slug: "too-large", ..
             } => (S::PAYLOAD_TOO_LARGE, "too-large", "Arena too large"),
             ApiError::Refused { slug, .. } => (S::UNPROCESSABLE_ENTITY, slug, "Arena refused"),
+            ApiError::ExceedsMemory(_) => (
+                S::PAYLOAD_TOO_LARGE,
+                "exceeds-memory",
+                "Game too large for this server's memory",
+            ),
             ApiError::BackendUnavailable(_) => (
                 S::UNPROCESSABLE_ENTITY,
                 "backend-unavailable",
@@ -200,6 +210,12 @@ impl IntoResponse for ApiError {
             }
             ApiError::Upload(UploadError::TooLarge { limit }) | ApiError::TooManyJobs { limit } => {
                 body["limit"] = (*limit).into();
+            }
+            ApiError::ExceedsMemory(e) => {
+                body["needed_bytes"] = e.needed.into();
+                body["available_bytes"] = e.available.into();
+                body["limit"] = e.available.into();
+                body["setting"] = HOST_SETTING.into();
             }
             _ => {}
         }

@@ -205,8 +205,8 @@ pub struct JobOptions {
 /// Why a job failed (a failed job is data, not a panic).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failure {
-    /// Stable kind: `malformed-arena`, `too-large`, `time-limit`, `bound-overflow`,
-    /// `backend-unavailable`, `internal`.
+    /// Stable kind: `malformed-arena`, `too-large`, `exceeds-memory`, `time-limit`,
+    /// `bound-overflow`, `backend-unavailable`, `worker-lost`, `internal`.
     #[serde(rename = "type")]
     pub kind: String,
     /// What went wrong, lowercase.

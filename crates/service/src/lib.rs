@@ -7,8 +7,12 @@
 //! - [`api`], [`submit`], [`views`], [`error`]: axum routes and handlers, JSON views, the one
 //!   error type mapped to RFC 9457 problem+json.
 //! - [`auth`]: bearer tokens (hashed tokens file, users, roles).
-//! - [`upload`]: streaming bodies to disk — decompress, count, hash, fsync.
-//! - [`preparse`]: parsing a body while it uploads; the memory budget of parsed games.
+//! - [`upload`], [`offload`]: streaming bodies to disk — decompress, count, hash and write
+//!   (large writes) on threads of their own, fsync beside the parse.
+//! - [`preparse`]: parsing a body once received, on every core; the memory budget of parsed
+//!   games.
+//! - [`admission`]: whether a game fits this host and its GPUs (refused, or moved to the
+//!   CPU, before it runs).
 //! - [`store`]: the jobs/arenas/results tables on SQLite or PostgreSQL, the bytes (files, or
 //!   chunks shared by every host), claims, leases and fenced writes; the truth.
 //! - [`scheduler`]: this process's slots, filled by claiming from the store's queue
@@ -23,7 +27,7 @@
 //!
 //! # Invariants
 //! - Handlers never solve or parse large inputs on the runtime: blocking work runs on
-//!   `spawn_blocking` threads (uploads, small parses) or worker threads (solves).
+//!   `spawn_blocking` threads (uploads), the rayon pool (parses) or worker threads (solves).
 //! - A `202` is sent only after the arena is fsynced (and, on PostgreSQL, stored in the
 //!   database) and the job row committed.
 //! - A job runs only under a claim: `running`, an attempt number, a worker id and a lease
@@ -31,6 +35,7 @@
 //!   transaction fenced on (id, attempt, worker): at most one result per job, ever. A job
 //!   whose lease expires is queued again (SQLite: a restart re-queues `running` jobs).
 
+pub mod admission;
 pub mod api;
 pub mod auth;
 pub mod cluster;
@@ -41,6 +46,7 @@ pub mod events;
 pub mod idempotency;
 pub mod job;
 pub mod metrics;
+pub mod offload;
 pub mod preparse;
 pub mod request;
 pub mod result_file;

@@ -1,18 +1,17 @@
-//! Parsing an arena while it is being uploaded, so a large body is read once: the upload
-//! thread decompresses, hashes and writes each chunk and hands a copy to a parser thread
-//! ([`ParseTee`]); when the body ends, the parsed game is ready (or its error, with line and
-//! column, is the answer to the upload). Bodies past a size limit are not parsed here: their
+//! Parsing an arena as soon as it is received, before the `202` (so a malformed arena is
+//! refused with its line and column before a job exists, and the worker need not parse):
+//! on every core, through the core reader ([`parse`]) — text from the copy the upload kept
+//! as it arrived (decompressed if it came compressed; cut at newlines and parsed in
+//! parallel), `egb` from the written file (mapped and validated in place). Bodies past a size limit are not parsed here: their
 //! worker parses the stored file later.
 //!
 //! A parsed game waiting in the queue holds memory, so it keeps a [`Reservation`] of a
 //! service-wide [`MemoryBudget`]; when the budget is spent the game is dropped and its worker
 //! parses the stored file again. The reservation returns when the worker is done with it.
 
-use std::io::Read;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use egsolve_core::format::{self, FormatError, Game, ReadOptions};
@@ -92,119 +91,34 @@ impl PreparsedGame {
     }
 }
 
-/// Chunks queued between the upload thread and the parser.
-const QUEUED_CHUNKS: usize = 16;
+/// What to parse an upload with, and up to which size.
+#[derive(Debug, Clone)]
+pub struct ParseRequest {
+    /// The reader's options (format, size limit; the pool is the caller's: every core).
+    pub options: ReadOptions,
+    /// Bodies over this many decompressed bytes are left to their worker.
+    pub limit: u64,
+}
 
-/// A parser thread fed with the decompressed body, chunk by chunk.
+/// Where the received arena is.
 #[derive(Debug)]
-pub struct ParseTee {
-    tx: Option<SyncSender<Vec<u8>>>,
-    parser: Option<JoinHandle<Result<Game, FormatError>>>,
-    fed: u64,
-    limit: u64,
-    started: Instant,
+pub enum ParseSource {
+    /// The written file (a plain `egb` upload, or text past what is kept in memory): mapped by
+    /// the core reader and read in place.
+    File(PathBuf),
+    /// The (decompressed) text the upload kept.
+    Text(Vec<u8>),
 }
 
-/// What a [`ParseTee`] produced: the game or why not, and the seconds the parse took
-/// (overlapping the upload).
-pub type TeeOutcome = (Result<Game, FormatError>, f64);
-
-impl ParseTee {
-    /// Starts a parser with `options`; bodies over `limit` decompressed bytes are given up.
-    pub fn start(options: ReadOptions, limit: u64) -> ParseTee {
-        let (tx, rx) = sync_channel(QUEUED_CHUNKS);
-        let parser = std::thread::Builder::new()
-            .name("egsolve-parse".into())
-            .spawn(move || {
-                format::read(
-                    ChunkReader {
-                        rx,
-                        current: Vec::new(),
-                        at: 0,
-                    },
-                    &options,
-                )
-            });
-        match parser {
-            Ok(parser) => ParseTee {
-                tx: Some(tx),
-                parser: Some(parser),
-                fed: 0,
-                limit,
-                started: Instant::now(),
-            },
-            // No thread to parse with: the worker parses later.
-            Err(_) => ParseTee {
-                tx: None,
-                parser: None,
-                fed: 0,
-                limit,
-                started: Instant::now(),
-            },
-        }
-    }
-
-    /// Hands `chunk` to the parser. An error means the parser has already failed on what it
-    /// was given (a malformed arena): the upload can stop.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), FormatError> {
-        let Some(tx) = &self.tx else { return Ok(()) };
-        self.fed += chunk.len() as u64;
-        if self.fed > self.limit {
-            self.give_up();
-            return Ok(());
-        }
-        if tx.send(chunk.to_vec()).is_err() {
-            // The parser stopped before the end of the body: it failed.
-            self.tx = None;
-            return match self.join() {
-                Some(Err(e)) => Err(e),
-                _ => Ok(()),
-            };
-        }
-        Ok(())
-    }
-
-    /// Ends the body; the parsed game or its error, or `None` if the body was too large.
-    pub fn finish(mut self) -> Option<TeeOutcome> {
-        self.tx = None;
-        let outcome = self.join()?;
-        Some((outcome, self.started.elapsed().as_secs_f64()))
-    }
-
-    fn give_up(&mut self) {
-        self.tx = None;
-        // The parser sees the end of its input and stops; nobody waits for it.
-        self.parser = None;
-    }
-
-    fn join(&mut self) -> Option<Result<Game, FormatError>> {
-        self.parser.take().and_then(|p| p.join().ok())
-    }
-}
-
-/// A blocking `Read` over the chunks a [`ParseTee`] sends.
-struct ChunkReader {
-    rx: Receiver<Vec<u8>>,
-    current: Vec<u8>,
-    at: usize,
-}
-
-impl Read for ChunkReader {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.current.len() {
-            match self.rx.recv() {
-                Ok(chunk) => {
-                    self.current = chunk;
-                    self.at = 0;
-                }
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = out.len().min(self.current.len() - self.at);
-        out[..n].copy_from_slice(&self.current[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
+/// Parses an upload on the calling thread's rayon pool (every core, outside a pool); the
+/// game or why not, and the seconds it took.
+pub fn parse(source: &ParseSource, request: &ParseRequest) -> (Result<Game, FormatError>, f64) {
+    let start = Instant::now();
+    let game = match source {
+        ParseSource::File(path) => format::read_path(path, &request.options),
+        ParseSource::Text(text) => format::read_bytes(text, &request.options),
+    };
+    (game, start.elapsed().as_secs_f64())
 }
 
 #[cfg(test)]
@@ -213,34 +127,31 @@ mod tests {
 
     const GAME: &[u8] = b"2;\n0 MAX 1:-1,2:0;\n1 MIN 0:2;\n2 MIN 2:-1;\n";
 
-    fn fed_in_pieces(body: &[u8], limit: u64) -> Option<Result<Game, FormatError>> {
-        let mut tee = ParseTee::start(ReadOptions::default(), limit);
-        for piece in body.chunks(5) {
-            if let Err(e) = tee.feed(piece) {
-                return Some(Err(e));
-            }
+    fn request() -> ParseRequest {
+        ParseRequest {
+            options: ReadOptions::default(),
+            limit: 1 << 20,
         }
-        tee.finish().map(|(outcome, _)| outcome)
     }
 
     #[test]
-    fn a_game_fed_in_pieces_parses_as_a_whole() {
-        let whole = format::read(GAME, &ReadOptions::default()).unwrap();
-        let game = fed_in_pieces(GAME, 1 << 20).unwrap().unwrap();
-        assert_eq!(game.arena.edge_count(), whole.arena.edge_count());
-        assert_eq!(game.arena.vertex_count(), 3);
+    fn a_file_and_its_text_parse_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("game");
+        std::fs::write(&path, GAME).unwrap();
+        let from_file = parse(&ParseSource::File(path), &request()).0.unwrap();
+        let from_text = parse(&ParseSource::Text(GAME.to_vec()), &request())
+            .0
+            .unwrap();
+        assert_eq!(from_file, from_text);
+        assert_eq!(from_file.arena.vertex_count(), 3);
     }
 
     #[test]
     fn a_malformed_game_reports_its_line() {
-        let bad = b"2;\n0 MAX 1:-1,2:0;\n1 MIN 0:x;\n2 MIN 2:-1;\n";
-        let error = fed_in_pieces(bad, 1 << 20).unwrap().unwrap_err();
+        let bad = b"2;\n0 MAX 1:-1,2:0;\n1 MIN 0:x;\n2 MIN 2:-1;\n".to_vec();
+        let error = parse(&ParseSource::Text(bad), &request()).0.unwrap_err();
         assert!(error.to_string().contains("line 3"), "{error}");
-    }
-
-    #[test]
-    fn bodies_over_the_limit_are_left_to_the_worker() {
-        assert!(fed_in_pieces(GAME, 10).is_none());
     }
 
     #[test]

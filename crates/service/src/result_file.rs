@@ -1,18 +1,19 @@
-//! Result files: a solved game stored compactly (credit and strategy per vertex), written
-//! once, synced before the job is marked succeeded, and rendered on request — through the
-//! record writers of [`egsolve_core::output::records`], so the bytes are those of `egsolve solve` —
-//! as JSON (the CLI's document plus the job id), text (`ID CREDIT [STRATEGY]` lines, `T` for
-//! ⊤, like the shared `.credits` files; only for answers with credits) or PGSolver
-//! `paritysol`, formatted on every core in blocks and streamed in order from a blocking
-//! thread (compressed by the route's `CompressionLayer` when the client asks:
-//! `Accept-Encoding: zstd` or `gzip`). An answer of the parity solver stores 0 as the
-//! credit of `W0` vertices; its summary says the credits were not computed, and its JSON
-//! records then carry no credit.
+//! Result files: a solved game stored compactly, written once, synced before the job is
+//! marked succeeded, and rendered on request — through the record writers of
+//! [`egsolve_core::output::records`], so the bytes are those of `egsolve solve` — as JSON (the
+//! CLI's document plus the job id), text (`ID CREDIT [STRATEGY]` lines, `T` for ⊤, like the
+//! shared `.credits` files; only for answers with credits), PGSolver `paritysol`, formatted
+//! on every core in blocks and streamed in order from a blocking thread, or the binary form
+//! (compressed by the route's `CompressionLayer` when the client asks: `Accept-Encoding:
+//! zstd` or `gzip`). An answer of the parity solver stores 0 as the credit of `W0` vertices;
+//! its summary says the credits were not computed, and its JSON records then carry no credit.
 //!
-//! Layout: the magic `EGSR1\n`, `n` as u64 LE, then `n` records of (credit u64 LE, strategy
-//! u32 LE) — 12 bytes per vertex, so any vertex can be read directly.
+//! Layout: the binary result of [`egsolve_core::output::binary`] (a 32-byte header, then the
+//! credits as u64 LE, then the strategies as u32 LE), so `?format=binary` is the file itself.
+//! Files written before it (`EGSR1\n`, `n` as u64 LE, then `n` records of credit u64 LE and
+//! strategy u32 LE) are still read, and served in the binary form by conversion.
 
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Read};
 use std::path::Path;
 
 use bytes::Bytes;
@@ -20,15 +21,17 @@ use tokio::sync::mpsc;
 
 use super::job::{JobId, ResultSummary, ReturnKind};
 use egsolve_core::arena::VertexId;
+use egsolve_core::output::binary::{self, HEADER_BYTES, Header};
 use egsolve_core::output::parallel::format_in_order;
 use egsolve_core::output::records::{
     CreditField, JSON_TAIL, RecordBuffer, StrategyField, json_head, paritysol_head,
 };
 use egsolve_core::solve::Solution;
 
-const MAGIC: &[u8; 6] = b"EGSR1\n";
-const HEADER: u64 = 14;
-const RECORD: u64 = 12;
+/// The magic of the first layout (interleaved records).
+const LEGACY_MAGIC: &[u8; 6] = b"EGSR1\n";
+const LEGACY_HEADER: u64 = 14;
+const LEGACY_RECORD: u64 = 12;
 
 /// How a result is rendered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +42,8 @@ pub enum ResultFormat {
     Text,
     /// PGSolver `paritysol`.
     Paritysol,
+    /// The arrays of [`egsolve_core::output::binary`] (every vertex, strategies included).
+    Binary,
 }
 
 impl ResultFormat {
@@ -48,6 +53,7 @@ impl ResultFormat {
             "json" => Some(ResultFormat::Json),
             "text" => Some(ResultFormat::Text),
             "paritysol" => Some(ResultFormat::Paritysol),
+            "binary" => Some(ResultFormat::Binary),
             _ => None,
         }
     }
@@ -57,6 +63,7 @@ impl ResultFormat {
         match self {
             ResultFormat::Json => "application/json",
             ResultFormat::Text | ResultFormat::Paritysol => "text/plain; charset=utf-8",
+            ResultFormat::Binary => binary::MEDIA_TYPE,
         }
     }
 }
@@ -64,17 +71,18 @@ impl ResultFormat {
 /// Writes `solution` to `path` (through a temporary name) and syncs it.
 pub fn write(path: &Path, solution: &Solution) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", uuid::Uuid::now_v7()));
-    let file = std::fs::File::create(&tmp)?;
-    let mut out = BufWriter::with_capacity(1 << 16, file);
-    out.write_all(MAGIC)?;
-    out.write_all(&(solution.credit.len() as u64).to_le_bytes())?;
-    for (credit, strategy) in solution.credit.iter().zip(&solution.strategy) {
-        out.write_all(&credit.to_le_bytes())?;
-        out.write_all(&strategy.to_le_bytes())?;
+    let written = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        binary::write_binary(&mut out, solution)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    let file = out.into_inner().map_err(|e| e.into_error())?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)?;
+    written?;
     if let Some(dir) = path.parent() {
         std::fs::File::open(dir)?.sync_all()?;
     }
@@ -128,49 +136,91 @@ impl ChunkSender {
     }
 }
 
-/// Reads records from a result file, many at a time.
+/// Reads records from a result file of either layout, many at a time.
 struct Records {
-    file: std::io::BufReader<std::fs::File>,
+    file: std::fs::File,
     n: u64,
+    layout: Layout,
     block: Vec<u8>,
+    strategies: Vec<u8>,
+}
+
+/// Where a result file keeps its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// The binary result's arrays (credits, then strategies).
+    Arrays(Header),
+    /// `EGSR1`: interleaved 12-byte records.
+    Legacy,
 }
 
 impl Records {
     fn open(path: &Path) -> std::io::Result<Records> {
-        let mut file = std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path)?);
-        let mut header = [0u8; HEADER as usize];
-        file.read_exact(&mut header)?;
-        if &header[..6] != MAGIC {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "not a result file",
-            ));
-        }
-        let n = u64::from_le_bytes(header[6..14].try_into().expect("8 bytes"));
+        let mut file = std::fs::File::open(path)?;
+        let mut header = [0u8; HEADER_BYTES as usize];
+        let read = read_up_to(&mut file, &mut header)?;
+        let (n, layout) = if header[..read].starts_with(LEGACY_MAGIC) && read >= 14 {
+            let n = u64::from_le_bytes(header[6..14].try_into().expect("8 bytes"));
+            (n, Layout::Legacy)
+        } else {
+            let parsed = Header::parse(&header[..read]).map_err(|e| {
+                std::io::Error::new(std::io::ErrorKind::InvalidData, format!("result file: {e}"))
+            })?;
+            (parsed.n, Layout::Arrays(parsed))
+        };
         Ok(Records {
             file,
             n,
+            layout,
             block: Vec::new(),
+            strategies: Vec::new(),
         })
     }
 
-    /// The `count` records from the current position, as (credit, strategy).
-    fn next_block(&mut self, count: usize) -> std::io::Result<impl Iterator<Item = (u64, u32)>> {
-        self.block.resize(count * RECORD as usize, 0);
-        self.file.read_exact(&mut self.block)?;
-        Ok(self.block.chunks_exact(RECORD as usize).map(|r| {
-            (
-                u64::from_le_bytes(r[..8].try_into().expect("8 bytes")),
-                u32::from_le_bytes(r[8..].try_into().expect("4 bytes")),
-            )
-        }))
+    /// The records of vertices `first..first + count`, as (credit, strategy).
+    fn block(&mut self, first: u64, count: usize) -> std::io::Result<Vec<(u64, u32)>> {
+        use std::os::unix::fs::FileExt;
+        let credit = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        let strategy = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
+        match self.layout {
+            Layout::Legacy => {
+                self.block.resize(count * LEGACY_RECORD as usize, 0);
+                self.file
+                    .read_exact_at(&mut self.block, LEGACY_HEADER + first * LEGACY_RECORD)?;
+                Ok(self
+                    .block
+                    .chunks_exact(LEGACY_RECORD as usize)
+                    .map(|r| (credit(&r[..8]), strategy(&r[8..])))
+                    .collect())
+            }
+            Layout::Arrays(header) => {
+                self.block.resize(count * 8, 0);
+                self.file
+                    .read_exact_at(&mut self.block, HEADER_BYTES + first * 8)?;
+                self.strategies.resize(count * 4, 0);
+                self.file
+                    .read_exact_at(&mut self.strategies, header.strategies_offset() + first * 4)?;
+                Ok(self
+                    .block
+                    .chunks_exact(8)
+                    .zip(self.strategies.chunks_exact(4))
+                    .map(|(c, s)| (credit(c), strategy(s)))
+                    .collect())
+            }
+        }
     }
+}
 
-    fn seek(&mut self, v: u64) -> std::io::Result<()> {
-        self.file
-            .seek(SeekFrom::Start(HEADER + v * RECORD))
-            .map(|_| ())
+/// Reads until `buffer` is full or the file ends; the bytes read.
+fn read_up_to(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match file.read(&mut buffer[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
     }
+    Ok(filled)
 }
 
 /// Records read per block when every vertex is rendered (12 MiB), each block formatted on
@@ -179,6 +229,9 @@ const BLOCK: u64 = 1 << 20;
 
 fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::io::Result<()> {
     let mut records = Records::open(path)?;
+    if request.format == ResultFormat::Binary {
+        return binary_into(&mut records, request.summary.credits_computed, out);
+    }
     let n = records.n;
     let strategies = match request.returns {
         ReturnKind::Strategies => StrategyField::Included,
@@ -191,7 +244,7 @@ fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::
             json_head(&mut head, Some(&job), &request.summary)?;
         }
         ResultFormat::Paritysol => paritysol_head(&mut head, n as usize)?,
-        ResultFormat::Text => {}
+        ResultFormat::Text | ResultFormat::Binary => {}
     }
     let credits = CreditField::of(request.summary.credits_computed);
     let record = |buffer: &mut RecordBuffer, v: u64, credit: u64, strategy: u32| {
@@ -200,16 +253,16 @@ fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::
             ResultFormat::Json => buffer.json_record(v, credit, strategy, credits, strategies),
             ResultFormat::Text => buffer.text_line(v, credit, strategy, strategies),
             ResultFormat::Paritysol => buffer.paritysol_line(v, credit, strategy),
+            ResultFormat::Binary => unreachable!("rendered by binary_into"),
         }
     };
     let mut buffer = RecordBuffer::default();
     match &request.vertices {
         Some(list) => {
-            // A selection: seeks, one record at a time (selections are small).
+            // A selection: one record at a time (selections are small).
             buffer.raw(&head);
             for &v in list {
-                records.seek(v)?;
-                let (credit, strategy) = records.next_block(1)?.next().expect("one record");
+                let (credit, strategy) = records.block(v, 1)?[0];
                 record(&mut buffer, v, credit, strategy);
                 if buffer.is_full() {
                     out.send(buffer.take())?;
@@ -221,7 +274,7 @@ fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::
             let mut v = 0;
             while v < n {
                 let count = BLOCK.min(n - v);
-                let block: Vec<(u64, u32)> = records.next_block(count as usize)?.collect();
+                let block = records.block(v, count as usize)?;
                 format_in_order(
                     block.len(),
                     v == 0,
@@ -241,6 +294,92 @@ fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::
     out.send(buffer.take())
 }
 
+/// Sends the binary form: the file as it is (in pieces of [`COPY_PIECE`]), or for a file of
+/// the first layout, its records converted into the two arrays.
+fn binary_into(
+    records: &mut Records,
+    credits_computed: bool,
+    out: &ChunkSender,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let header = Header {
+        n: records.n,
+        credits_computed,
+    };
+    match records.layout {
+        Layout::Arrays(stored) => {
+            let total = stored.total_bytes();
+            let mut at = 0;
+            while at < total {
+                let mut piece = vec![0u8; COPY_PIECE.min(total - at) as usize];
+                records.file.read_exact_at(&mut piece, at)?;
+                at += piece.len() as u64;
+                out.send(piece)?;
+            }
+            Ok(())
+        }
+        Layout::Legacy => {
+            out.send(header.to_bytes().to_vec())?;
+            let n = records.n;
+            for pass in [Array::Credits, Array::Strategies] {
+                let mut v = 0;
+                while v < n {
+                    let count = BLOCK.min(n - v);
+                    let block = records.block(v, count as usize)?;
+                    out.send(match pass {
+                        Array::Credits => block.iter().flat_map(|r| r.0.to_le_bytes()).collect(),
+                        Array::Strategies => block.iter().flat_map(|r| r.1.to_le_bytes()).collect(),
+                    })?;
+                    v += count;
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The two arrays of the binary form.
+#[derive(Clone, Copy)]
+enum Array {
+    Credits,
+    Strategies,
+}
+
+/// Bytes per chunk when a binary result is sent as it is stored.
+const COPY_PIECE: u64 = 1 << 20;
+
+/// The binary form of a result stored in the arrays layout, as one buffer over the mapped
+/// file (sent without copying it into the process); `None` for a file of the first layout
+/// (rendered by [`render`] instead). Blocking.
+pub fn mapped_binary(path: &Path) -> std::io::Result<Option<Bytes>> {
+    let file = std::fs::File::open(path)?;
+    // SAFETY: result files are written under a temporary name, synced and renamed, never
+    // changed in place; expiry unlinks them, which leaves an existing map intact.
+    let map = unsafe { memmap2::Mmap::map(&file)? };
+    let header = match Header::parse(&map) {
+        Ok(header) => header,
+        Err(_) if map.starts_with(LEGACY_MAGIC) => return Ok(None),
+        Err(e) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("result file: {e}"),
+            ));
+        }
+    };
+    if header.total_bytes() != map.len() as u64 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "result file of {} vertices has {} bytes, not {}",
+                header.n,
+                map.len(),
+                header.total_bytes()
+            ),
+        ));
+    }
+    Ok(Some(Bytes::from_owner(map)))
+}
+
 /// Checks that every requested vertex exists.
 pub fn check_vertices(vertices: &[u64], n: u64) -> Result<(), u64> {
     match vertices.iter().find(|&&v| v >= n) {
@@ -255,10 +394,70 @@ pub fn for_each_credit(path: &Path, mut f: impl FnMut(u64)) -> std::io::Result<(
     let mut v = 0;
     while v < records.n {
         let count = BLOCK.min(records.n - v);
-        for (credit, _) in records.next_block(count as usize)? {
+        for (credit, _) in records.block(v, count as usize)? {
             f(credit);
         }
         v += count;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egsolve_core::solve::{NO_MOVE, SolveStats, TOP};
+
+    fn solution() -> Solution {
+        Solution {
+            credit: vec![5, TOP, 0],
+            strategy: vec![2, NO_MOVE, 2],
+            stats: SolveStats::default(),
+            credits_computed: true,
+            parity: None,
+        }
+    }
+
+    #[test]
+    fn the_stored_arrays_are_the_binary_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arrays");
+        write(&path, &solution()).unwrap();
+        let mapped = mapped_binary(&path).unwrap().unwrap();
+        assert_eq!(mapped, std::fs::read(&path).unwrap());
+        std::fs::write(&path, b"EGSR1\n\x00\x00\x00\x00\x00\x00\x00\x00").unwrap();
+        assert!(mapped_binary(&path).unwrap().is_none(), "the first layout is rendered");
+    }
+
+    fn credits(path: &Path) -> Vec<u64> {
+        let mut all = Vec::new();
+        for_each_credit(path, |c| all.push(c)).unwrap();
+        all
+    }
+
+    #[test]
+    fn both_layouts_read_the_same_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let arrays = dir.path().join("arrays");
+        write(&arrays, &solution()).unwrap();
+        let mut bytes = Vec::new();
+        binary::write_binary(&mut bytes, &solution()).unwrap();
+        assert_eq!(
+            std::fs::read(&arrays).unwrap(),
+            bytes,
+            "stored as the binary form"
+        );
+        let legacy = dir.path().join("legacy");
+        let mut old = LEGACY_MAGIC.to_vec();
+        old.extend_from_slice(&3u64.to_le_bytes());
+        for (c, s) in solution().credit.iter().zip(&solution().strategy) {
+            old.extend_from_slice(&c.to_le_bytes());
+            old.extend_from_slice(&s.to_le_bytes());
+        }
+        std::fs::write(&legacy, old).unwrap();
+        for path in [&arrays, &legacy] {
+            assert_eq!(credits(path), vec![5, TOP, 0]);
+            let mut records = Records::open(path).unwrap();
+            assert_eq!(records.block(1, 2).unwrap(), vec![(TOP, NO_MOVE), (0, 2)]);
+        }
+    }
 }

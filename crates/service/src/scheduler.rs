@@ -37,6 +37,19 @@ pub struct FallbackRules {
     pub small_edges: u64,
     /// Jobs that waited this long may use the CPU while GPUs are busy.
     pub max_wait: Duration,
+    /// Most device memory one job may use on any GPU (`max_gpu_job_memory_bytes`; 0: the
+    /// device's own).
+    pub gpu_memory_cap: u64,
+}
+
+impl FallbackRules {
+    /// A device's memory as jobs may use it.
+    pub fn capacity(&self, gpu: &GpuDevice) -> u64 {
+        match self.gpu_memory_cap {
+            0 => gpu.memory_bytes,
+            cap => gpu.memory_bytes.min(cap),
+        }
+    }
 }
 
 /// A slot's state as the scheduler sees it.
@@ -65,18 +78,22 @@ pub fn pick_slot(
     now: Instant,
 ) -> Option<SlotKind> {
     let free_gpu = free.iter().copied().find(|slot| match slot {
-        SlotKind::Gpu(i) => job.memory_estimate <= gpus[*i].memory_bytes,
+        SlotKind::Gpu(i) => job.memory_estimate <= rules.capacity(&gpus[*i]),
         SlotKind::Cpu(_) => false,
     });
     let free_cpu = free
         .iter()
         .copied()
         .find(|slot| matches!(slot, SlotKind::Cpu(_)));
+    let fits_some_gpu = gpus
+        .iter()
+        .any(|g| job.memory_estimate <= rules.capacity(g));
     match job.backend {
+        // A `gpu` job too large for every GPU here runs on the CPU rather than wait forever.
+        BackendChoice::Gpu if !gpus.is_empty() && !fits_some_gpu => free_cpu,
         BackendChoice::Gpu => free_gpu,
         BackendChoice::Cpu | BackendChoice::Reference | BackendChoice::Parity => free_cpu,
         BackendChoice::Auto => {
-            let fits_some_gpu = gpus.iter().any(|g| job.memory_estimate <= g.memory_bytes);
             let cpu_allowed = !fits_some_gpu
                 || job.edges_estimate <= rules.small_edges
                 || now.duration_since(job.enqueued) >= rules.max_wait;
@@ -454,7 +471,7 @@ impl Scheduler {
         let gpu_memory = |kinds: &mut dyn Iterator<Item = &SlotKind>| {
             kinds
                 .filter_map(|k| match k {
-                    SlotKind::Gpu(i) => Some(self.gpus[*i].memory_bytes),
+                    SlotKind::Gpu(i) => Some(self.rules.capacity(&self.gpus[*i])),
                     SlotKind::Cpu(_) => None,
                 })
                 .max()
@@ -587,6 +604,7 @@ mod tests {
     const RULES: FallbackRules = FallbackRules {
         small_edges: 1000,
         max_wait: Duration::from_secs(2),
+        gpu_memory_cap: 0,
     };
 
     #[test]
@@ -606,6 +624,9 @@ mod tests {
             (BackendChoice::Reference, 10_000, 0, vec![gpu], None),
             // Too big for the GPU's memory: the CPU at once.
             (BackendChoice::Auto, 1 << 30, 0, vec![gpu, cpu], Some(cpu)),
+            // A `gpu` job too big for every GPU runs on the CPU instead of waiting forever.
+            (BackendChoice::Gpu, 1 << 30, 0, vec![gpu, cpu], Some(cpu)),
+            (BackendChoice::Gpu, 1 << 30, 0, vec![gpu], None),
         ];
         for (backend, edges, waited, free, expected) in cases {
             let j = job(backend, edges, Duration::from_secs(waited), now);
@@ -615,6 +636,26 @@ mod tests {
                 "{backend:?} edges={edges} waited={waited}s free={free:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_gpu_memory_setting_caps_every_device() {
+        let now = Instant::now();
+        let capped = FallbackRules {
+            gpu_memory_cap: 1000 * 24,
+            ..RULES
+        };
+        let free = [SlotKind::Gpu(0), SlotKind::Cpu(0)];
+        let small = job(BackendChoice::Gpu, 1000, Duration::ZERO, now);
+        let large = job(BackendChoice::Gpu, 1001, Duration::ZERO, now);
+        assert_eq!(
+            pick_slot(&small, &free, &gpus(), capped, now),
+            Some(free[0])
+        );
+        assert_eq!(
+            pick_slot(&large, &free, &gpus(), capped, now),
+            Some(free[1])
+        );
     }
 
     #[test]

@@ -20,13 +20,14 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
+use super::admission;
 use super::error::ApiError;
 use super::idempotency::{self, Claim, ClaimGuard, Fingerprint};
 use super::job::{BackendChoice, Failure, JobId, JobOptions};
-use super::preparse::{ParseTee, PreparsedGame};
+use super::preparse::{ParseRequest, PreparsedGame};
 use super::request::{caller, full_view, job_options};
 use super::slots::QueuedJob;
-use super::upload::{self, Encoding, StoredArena, UploadError};
+use super::upload::{self, Encoding, StoredArena, UploadError, UploadTarget};
 use super::worker::{arena_stats, malformed, memory_estimate, read_options, result_key};
 use egsolve_core::format::FormatError;
 
@@ -93,25 +94,22 @@ pub(super) async fn submit(
     }
 
     // A replayed request's arena was parsed the first time.
-    let tee = (state.config.inline_parse_bytes > 0 && replay.is_none()).then(|| {
-        ParseTee::start(
-            read_options(options.format, &state.config),
-            state.config.inline_parse_bytes,
-        )
+    let parse = (state.config.inline_parse_bytes > 0 && replay.is_none()).then(|| ParseRequest {
+        options: read_options(options.format, &state.config),
+        limit: state.config.inline_parse_bytes,
     });
-    let stored = upload::receive(
-        body,
+    let target = UploadTarget {
         encoding,
-        state.config.max_body_bytes,
-        state.store.tmp_dir(),
-        state.store.arenas_dir(),
-        tee,
-    )
-    .await
-    .map_err(|e| match e {
+        max_bytes: state.config.max_body_bytes,
+        tmp_dir: state.store.tmp_dir(),
+        arenas_dir: state.store.arenas_dir(),
+        parse,
+    };
+    let stored = upload::receive(body, target).await.map_err(|e| match e {
         UploadError::Parse(e) => format_refusal(e),
         e => ApiError::Upload(e),
     })?;
+    let store_start = Instant::now();
     state.store.insert_arena(&stored.hash, stored.bytes).await?;
     if let Some((key, job, fingerprint)) = replay {
         let asked = Fingerprint {
@@ -125,7 +123,15 @@ pub(super) async fn submit(
     }
     // From here on the job is being created: a client that goes away must not leave a row
     // without a queue entry (or a job without its idempotency record).
-    let committing = tokio::spawn(commit(state, caller.user, options, stored, guard));
+    let stored_arena = store_start.elapsed().as_secs_f64();
+    let committing = tokio::spawn(commit(
+        state,
+        caller.user,
+        options,
+        stored,
+        guard,
+        stored_arena,
+    ));
     committing
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?
@@ -139,8 +145,20 @@ async fn commit(
     options: JobOptions,
     mut stored: StoredArena,
     guard: Option<ClaimGuard>,
+    stored_arena: f64,
 ) -> Result<Response, ApiError> {
-    state.metrics.observe_phase("upload", "any", stored.seconds);
+    let commit_start = Instant::now();
+    let phases = stored.phases;
+    for (phase, seconds) in [
+        ("upload", stored.seconds),
+        ("receive", phases.receive),
+        ("hash", phases.hash),
+        ("write", phases.write),
+        ("fsync", phases.fsync),
+        ("place", phases.place),
+    ] {
+        state.metrics.observe_phase(phase, "any", seconds);
+    }
     let id = JobId::now_v7();
     let complete = |guard: Option<ClaimGuard>, hash: &str| {
         if let Some(guard) = guard {
@@ -173,17 +191,23 @@ async fn commit(
         return answer(&state, id, false).await;
     }
 
+    let mut stats_seconds = 0.0;
     let (preparsed, stats) = match stored.parsed.take() {
         Some((game, parse_seconds)) => {
             // The bound is a pass over every edge: off the runtime, like the parse.
             let config = state.config.clone();
+            let stats_start = Instant::now();
             let (game, stats) = tokio::task::spawn_blocking(move || {
-                arena_stats(&game.arena, &config).map(|stats| (game, stats))
+                admission::check_host(&game.arena, &config).map_err(ApiError::ExceedsMemory)?;
+                arena_stats(&game.arena, &config)
+                    .map(|stats| (game, stats))
+                    .map_err(refusal)
             })
             .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?
-            .map_err(refusal)?;
+            .map_err(|e| ApiError::Internal(e.to_string()))??;
             state.metrics.observe_phase("parse", "any", parse_seconds);
+            stats_seconds = stats_start.elapsed().as_secs_f64();
+            state.metrics.observe_phase("stats", "any", stats_seconds);
             // Kept for the worker only while the budget allows; else it parses again.
             let preparsed = state
                 .preparse_budget
@@ -205,6 +229,21 @@ async fn commit(
         )
         .await?;
     complete(guard, &stored.hash);
+    let store_seconds = stored_arena + commit_start.elapsed().as_secs_f64() - stats_seconds;
+    state.metrics.observe_phase("store", "any", store_seconds);
+    tracing::info!(
+        job = %id,
+        bytes = stored.bytes,
+        receive = phases.receive,
+        hash = phases.hash,
+        write = phases.write,
+        fsync = phases.fsync,
+        parse = phases.parse,
+        place = phases.place,
+        stats = stats_seconds,
+        store = store_seconds,
+        "accepted"
+    );
     let stats = stats.map(|(s, _)| s);
     let (edges_estimate, memory) = match stats {
         Some(s) => (s.edges, memory_estimate(s.vertices, s.edges)),

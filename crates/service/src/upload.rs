@@ -1,28 +1,38 @@
-//! Receiving an arena upload: the request body is streamed (never held whole in memory)
-//! through a decompressor chosen from `Content-Encoding` or the magic bytes, counted in
-//! *decompressed* bytes against the size limit (a gzip bomb stops at the limit) and hashed
-//! (SHA-256); the body *as received* (compressed if it came compressed — less to write and
-//! fsync) goes to a temporary file, which is fsynced and renamed to its content address
-//! `arenas/<sha256 of the decompressed bytes>`. Identical arenas are therefore stored once,
-//! whatever their compression; the readers recognise the compression by its magic bytes,
-//! and the binary `egb` format by its own.
+//! Receiving an arena upload: the request body is streamed (never held whole in memory,
+//! unless it came compressed and is to be parsed) through a decompressor chosen from
+//! `Content-Encoding` or the magic bytes, counted in *decompressed* bytes against the size
+//! limit (a gzip bomb stops at the limit) and hashed (SHA-256 of the decompressed bytes);
+//! the body *as received* (compressed if it came compressed — less to write and fsync) goes
+//! to a temporary file, which is fsynced and renamed to its content address
+//! `arenas/<sha256>`. Identical arenas are therefore stored once, whatever their
+//! compression; the readers recognise the compression by its magic bytes, and the binary
+//! `egb` format by its own.
 //!
-//! The async side only forwards body chunks into a bounded channel; decompression, hashing
-//! and file writes run on a blocking thread, which also feeds the decompressed bytes to a
-//! parser thread when asked ([`super::preparse::ParseTee`]): a malformed arena then stops
-//! the upload with its line and column, and a well-formed one is parsed when the body ends.
+//! Who does what, so that nothing per byte runs on the connection's task and the parse runs
+//! on every core:
+//! - the connection's task only forwards body chunks into a bounded channel;
+//! - a spool thread counts and checks them, decompresses when the body is compressed, and
+//!   keeps the text for the parse (up to the parse limit; not `egb`);
+//! - a hashing thread hashes the (decompressed) chunks and a writing thread writes the body
+//!   as received to the file in large writes, both fed without a copy ([`super::offload`];
+//!   small bodies are handled on the spool thread: a thread is not worth it);
+//! - when the body ends, the game is parsed on the rayon pool ([`super::preparse`]) while
+//!   the writes finish and the file is fsynced: text from the copy kept in memory (cut at
+//!   newlines and parsed in parallel), `egb` through the core reader on the written file
+//!   (mapped and validated in place, not parsed). A malformed arena stops here, with its
+//!   line and column.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use axum::body::Body;
-use bytes::Bytes;
+use axum::body::{Body, HttpBody};
+use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
-use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 
-use super::preparse::ParseTee;
+use super::offload::{FileSink, Hash, Offloaded};
+use super::preparse::{self, ParseRequest, ParseSource};
 use egsolve_core::format::{FormatError, Game};
 
 /// How the body is compressed.
@@ -90,13 +100,30 @@ pub enum UploadError {
     /// A file operation failed on the server.
     #[error("storing the upload failed: {0}")]
     Io(#[from] std::io::Error),
-    /// The parser read while uploading found the arena malformed or too large.
+    /// The parser found the arena malformed or too large.
     #[error(transparent)]
     Parse(FormatError),
 }
 
+/// Seconds an upload spent in each phase (they overlap where said).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UploadPhases {
+    /// First byte to the last, counted and decompressed (hashing and writing run beside it).
+    pub receive: f64,
+    /// Waiting for the hash after the last byte.
+    pub hash: f64,
+    /// The last byte to the end of the writes (beside the parse of text).
+    pub write: f64,
+    /// The file's fsync (beside the parse).
+    pub fsync: f64,
+    /// The parse, when the upload was parsed.
+    pub parse: f64,
+    /// The rename to the content address and the directory's fsync.
+    pub place: f64,
+}
+
 /// A stored upload.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct StoredArena {
     /// SHA-256 of the decompressed bytes, hex.
     pub hash: String,
@@ -104,67 +131,138 @@ pub struct StoredArena {
     pub bytes: u64,
     /// Where it is stored.
     pub path: PathBuf,
-    /// Seconds from the first byte to the fsync.
+    /// Seconds from the first byte to the fsync (and the parse).
     pub seconds: f64,
-    /// The game and the parse's seconds, when it was parsed during the upload.
+    /// Each phase's seconds.
+    pub phases: UploadPhases,
+    /// The game and the parse's seconds, when it was parsed.
     pub parsed: Option<(Game, f64)>,
 }
 
-/// Streams `body` to `arenas_dir/<sha256>` through `tmp_dir`, parsing it on the way when
-/// `parse` is given (see [`ParseTee`]).
-pub async fn receive(
-    body: Body,
-    encoding: Encoding,
-    max_bytes: u64,
-    tmp_dir: PathBuf,
-    arenas_dir: PathBuf,
-    parse: Option<ParseTee>,
-) -> Result<StoredArena, UploadError> {
+/// Where an upload goes and what is done with it.
+#[derive(Debug, Clone)]
+pub struct UploadTarget {
+    /// How the body is compressed.
+    pub encoding: Encoding,
+    /// Largest accepted size, decompressed.
+    pub max_bytes: u64,
+    /// Uploads in progress.
+    pub tmp_dir: PathBuf,
+    /// Stored arenas (content addresses).
+    pub arenas_dir: PathBuf,
+    /// Parse the arena once received (bodies up to its limit), or not.
+    pub parse: Option<ParseRequest>,
+}
+
+/// Body chunks queued between the connection's task and the spool thread.
+const QUEUED_CHUNKS: usize = 64;
+
+/// Streams `body` to `arenas_dir/<sha256>` through `tmp_dir`, parsing it once received when
+/// `target.parse` says so.
+pub async fn receive(body: Body, target: UploadTarget) -> Result<StoredArena, UploadError> {
     let start = Instant::now();
-    let (tx, rx) = mpsc::channel::<Result<Bytes, String>>(16);
-    let writer = tokio::task::spawn_blocking(move || {
-        store_stream(
-            ChannelReader {
-                rx,
-                current: Bytes::new(),
-            },
-            encoding,
-            max_bytes,
-            &tmp_dir,
-            parse,
-        )
-    });
+    let (tx, rx) = mpsc::channel::<Result<Bytes, String>>(QUEUED_CHUNKS);
+    let expected = body.size_hint().exact();
+    let spool = tokio::task::spawn_blocking(move || store_and_parse(rx, target, start, expected));
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let item = chunk.map_err(|e| e.to_string());
         let failed = item.is_err();
         if tx.send(item).await.is_err() || failed {
-            break; // the writer stopped early (limit, corrupt data) or the client failed
+            break; // the spool stopped early (limit, corrupt data) or the client failed
         }
     }
     drop(tx);
-    let (tmp_path, hash, bytes, parsed) = writer
+    spool
         .await
-        .map_err(|e| std::io::Error::other(e.to_string()))??;
-    let path = arenas_dir.join(&hash);
-    tokio::task::spawn_blocking({
-        let path = path.clone();
-        move || place(&tmp_path, &path)
-    })
-    .await
-    .map_err(|e| std::io::Error::other(e.to_string()))??;
-    Ok(StoredArena {
-        hash,
-        bytes,
-        path,
-        seconds: start.elapsed().as_secs_f64(),
-        parsed,
-    })
+        .map_err(|e| UploadError::Io(std::io::Error::other(e.to_string())))?
+}
+
+/// The spool thread's whole job: receive, then parse while the writes end and the file is
+/// synced, then place.
+fn store_and_parse(
+    rx: mpsc::Receiver<Result<Bytes, String>>,
+    target: UploadTarget,
+    start: Instant,
+    expected: Option<u64>,
+) -> Result<StoredArena, UploadError> {
+    let tmp_path = target.tmp_dir.join(uuid::Uuid::now_v7().to_string());
+    let outcome = (|| {
+        let keep_text = target.parse.as_ref().map_or(0, |p| p.limit);
+        let mut raw = ChannelReader {
+            rx,
+            current: Bytes::new(),
+        };
+        let file = std::fs::File::create(&tmp_path)?;
+        let spooled = spool(&mut raw, file, &target, keep_text, expected)?;
+        let received = Instant::now();
+        let mut phases = UploadPhases {
+            receive: received.duration_since(start).as_secs_f64(),
+            ..UploadPhases::default()
+        };
+        let hash = spooled.hash.finish().hex();
+        phases.hash = received.elapsed().as_secs_f64();
+        let path = target.arenas_dir.join(&hash);
+        // Identical bytes stored before are durable already.
+        let known = path.exists();
+        let parse = target.parse.filter(|p| spooled.total <= p.limit);
+        let (source, parse_file) = match spooled.text {
+            Some(text) => (ParseSource::Text(text), false),
+            None => (ParseSource::File(tmp_path.clone()), parse.is_some()),
+        };
+        let writer = spooled.writer;
+        let (stored, parsed) = std::thread::scope(|scope| {
+            let (written_tx, written_rx) = std::sync::mpsc::channel::<()>();
+            let storing = scope.spawn(move || -> std::io::Result<(f64, f64)> {
+                let file = writer.finish().finish()?;
+                let write = received.elapsed().as_secs_f64();
+                let _ = written_tx.send(());
+                let sync_start = Instant::now();
+                if !known {
+                    file.sync_all()?;
+                }
+                Ok((write, sync_start.elapsed().as_secs_f64()))
+            });
+            // Text is parsed from memory at once; a file (egb) once it is written.
+            let ready = !parse_file || written_rx.recv().is_ok();
+            let parsed = parse
+                .filter(|_| ready)
+                .map(|p| preparse::parse(&source, &p));
+            (storing.join(), parsed)
+        });
+        let (write, fsync) =
+            stored.map_err(|_| std::io::Error::other("the storing thread panicked"))??;
+        phases.write = write;
+        phases.fsync = fsync;
+        let parsed = match parsed {
+            Some((Ok(game), seconds)) => {
+                phases.parse = seconds;
+                Some((game, seconds))
+            }
+            Some((Err(e), _)) => return Err(UploadError::Parse(e)),
+            None => None,
+        };
+        let place_start = Instant::now();
+        place(&tmp_path, &path, known)?;
+        phases.place = place_start.elapsed().as_secs_f64();
+        Ok(StoredArena {
+            hash,
+            bytes: spooled.total,
+            path,
+            seconds: start.elapsed().as_secs_f64(),
+            phases,
+            parsed,
+        })
+    })();
+    if outcome.is_err() {
+        let _ = std::fs::remove_file(&tmp_path);
+    }
+    outcome
 }
 
 /// Moves a synced temporary file to its content address (keeping an existing copy).
-fn place(tmp_path: &Path, path: &Path) -> std::io::Result<()> {
-    if path.exists() {
+fn place(tmp_path: &Path, path: &Path, known: bool) -> std::io::Result<()> {
+    if known || path.exists() {
         std::fs::remove_file(tmp_path)
     } else {
         std::fs::rename(tmp_path, path)?;
@@ -175,116 +273,175 @@ fn place(tmp_path: &Path, path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// What [`store_stream`] leaves: the synced temporary file, its hash and size, and the
-/// parsed game if it was parsed.
-type Stored = (PathBuf, String, u64, Option<(Game, f64)>);
+/// What [`spool`] leaves: the writes and the hash still under way, the decompressed size,
+/// and the decompressed text when it was kept for the parse.
+struct Spooled {
+    writer: Offloaded<FileSink>,
+    hash: Offloaded<Hash>,
+    total: u64,
+    text: Option<Vec<u8>>,
+}
 
-/// Decompresses, counts, hashes, writes and feeds `parse`; removes the temporary file on
-/// any error.
-fn store_stream(
-    mut raw: ChannelReader,
-    encoding: Encoding,
-    max_bytes: u64,
-    tmp_dir: &Path,
-    mut parse: Option<ParseTee>,
-) -> Result<Stored, UploadError> {
-    let tmp_path = tmp_dir.join(uuid::Uuid::now_v7().to_string());
-    let result = (|| {
-        let head = raw.peek()?;
-        let encoding = if encoding == Encoding::Sniff {
-            Encoding::sniff(&head)
-        } else {
-            encoding
-        };
-        let file = std::fs::File::create(&tmp_path)?;
-        let mut raw = RawCopy {
+/// Decompressed bytes per block handed to the hasher (and kept for the parse).
+const BLOCK: usize = 1 << 20;
+
+/// Receives the body: hands it as received to the writer, decompresses, counts, checks the
+/// start, hashes, and keeps the text for the parse (up to `keep_text` bytes; `egb` is read
+/// from the file instead, mapped).
+fn spool(
+    raw: &mut ChannelReader,
+    file: std::fs::File,
+    target: &UploadTarget,
+    keep_text: u64,
+    expected: Option<u64>,
+) -> Result<Spooled, UploadError> {
+    let head = raw.peek()?;
+    let encoding = match target.encoding {
+        Encoding::Sniff => Encoding::sniff(&head),
+        given => given,
+    };
+    let mut writer = Offloaded::new(FileSink::new(file), "write");
+    let mut counter = Counter {
+        total: 0,
+        max_bytes: target.max_bytes,
+        hash: Offloaded::new(Hash::default(), "hash"),
+    };
+    let text = if encoding == Encoding::Identity {
+        let egb = head.starts_with(&egsolve_core::format::egb::MAGIC);
+        let mut text = (keep_text > 0 && !egb).then(|| {
+            // Sized from Content-Length when given (at most the parse limit): one copy.
+            Vec::with_capacity(expected.unwrap_or(0).min(keep_text) as usize)
+        });
+        // The chunks as they came: counted, hashed and written without a copy.
+        while let Some(chunk) = raw.next_chunk()? {
+            counter.count(chunk.clone())?;
+            if let Some(kept) = &mut text {
+                if (kept.len() + chunk.len()) as u64 > keep_text {
+                    text = None; // too large to parse here: its worker parses the stored file
+                } else {
+                    kept.extend_from_slice(&chunk);
+                }
+            }
+            writer.feed(chunk);
+        }
+        text
+    } else {
+        let mut copy = RawCopy {
             inner: raw,
-            file,
-            failed: None,
+            writer: &mut writer,
         };
-        let outcome = decode_into(&mut raw, encoding, max_bytes, parse.as_mut());
-        if let Some(e) = raw.failed.take() {
-            return Err(UploadError::Io(e));
+        decode(&mut copy, encoding, &mut counter, keep_text)?
+    };
+    if counter.total == 0 {
+        return Err(UploadError::Empty);
+    }
+    Ok(Spooled {
+        writer,
+        hash: counter.hash,
+        total: counter.total,
+        text,
+    })
+}
+
+/// Counts, checks and hashes the decompressed bytes.
+struct Counter {
+    total: u64,
+    max_bytes: u64,
+    hash: Offloaded<Hash>,
+}
+
+impl Counter {
+    fn count(&mut self, chunk: Bytes) -> Result<(), UploadError> {
+        if chunk.is_empty() {
+            return Ok(());
         }
-        let (hash, total) = outcome?;
-        raw.file.sync_all()?;
-        let parsed = match parse.take().and_then(ParseTee::finish) {
-            Some((Ok(game), seconds)) => Some((game, seconds)),
-            Some((Err(e), _)) => return Err(UploadError::Parse(e)),
-            None => None,
-        };
-        Ok((hash, total, parsed))
-    })();
-    match result {
-        Ok((hash, total, parsed)) => Ok((tmp_path, hash, total, parsed)),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp_path);
-            Err(e)
+        if self.total == 0 {
+            check_text(&chunk)?;
         }
+        self.total += chunk.len() as u64;
+        if self.total > self.max_bytes {
+            return Err(UploadError::TooLarge {
+                limit: self.max_bytes,
+            });
+        }
+        self.hash.feed(chunk);
+        Ok(())
     }
 }
 
-/// Decompresses `raw`, counting, hashing and feeding `parse`; the hash and size.
-fn decode_into(
-    raw: &mut RawCopy,
+/// Decompresses `raw` in blocks through `counter`; the whole text when it is at most
+/// `keep_text` bytes.
+fn decode(
+    raw: &mut RawCopy<'_>,
     encoding: Encoding,
-    max_bytes: u64,
-    mut parse: Option<&mut ParseTee>,
-) -> Result<(String, u64), UploadError> {
+    counter: &mut Counter,
+    keep_text: u64,
+) -> Result<Option<Vec<u8>>, UploadError> {
     let mut decoded: Box<dyn Read + '_> = match encoding {
         Encoding::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
         Encoding::Zstd => Box::new(zstd::stream::read::Decoder::new(raw)?),
         Encoding::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
         Encoding::Identity | Encoding::Sniff => Box::new(raw),
     };
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 16];
-    let mut total: u64 = 0;
+    let mut blocks: Option<Vec<Bytes>> = (keep_text > 0).then(Vec::new);
     loop {
-        let n = match decoded.read(&mut buffer) {
+        let mut block = BytesMut::zeroed(BLOCK);
+        let filled = fill(&mut decoded, &mut block)?;
+        block.truncate(filled);
+        let block = block.freeze();
+        counter.count(block.clone())?;
+        if counter.total > keep_text {
+            blocks = None; // too large to parse here: its worker parses the stored file
+        }
+        if let Some(blocks) = &mut blocks {
+            blocks.push(block);
+        }
+        if filled < BLOCK {
+            break;
+        }
+    }
+    Ok(blocks.map(|blocks| concatenate(&blocks, counter.total as usize)))
+}
+
+/// Reads until `block` is full or the stream ends; the bytes read.
+fn fill(decoded: &mut dyn Read, block: &mut [u8]) -> Result<usize, UploadError> {
+    let mut filled = 0;
+    while filled < block.len() {
+        match decoded.read(&mut block[filled..]) {
             Ok(0) => break,
-            Ok(n) => n,
+            Ok(n) => filled += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionAborted => {
                 return Err(UploadError::Interrupted(e.to_string()));
             }
             Err(e) => return Err(UploadError::BadCompression(e.to_string())),
-        };
-        if total == 0 {
-            check_text(&buffer[..n])?;
         }
-        total += n as u64;
-        if total > max_bytes {
-            return Err(UploadError::TooLarge { limit: max_bytes });
-        }
-        if let Some(tee) = parse.as_deref_mut() {
-            tee.feed(&buffer[..n]).map_err(UploadError::Parse)?;
-        }
-        hasher.update(&buffer[..n]);
     }
-    if total == 0 {
-        return Err(UploadError::Empty);
-    }
-    Ok((hex::encode(hasher.finalize()), total))
+    Ok(filled)
 }
 
-/// The body as received, copied to the arena file as the decoder reads it. A failed write
-/// is kept in `failed` (and ends the stream), so it is not mistaken for corrupt data.
-struct RawCopy {
-    inner: ChannelReader,
-    file: std::fs::File,
-    failed: Option<std::io::Error>,
+/// The blocks laid end to end in one buffer, copied on every core (all but the last are
+/// [`BLOCK`] long).
+fn concatenate(blocks: &[Bytes], total: usize) -> Vec<u8> {
+    use rayon::prelude::*;
+    let mut text = vec![0u8; total];
+    text.par_chunks_mut(BLOCK)
+        .zip(blocks.par_iter())
+        .for_each(|(to, from)| to.copy_from_slice(from));
+    text
 }
 
-impl Read for RawCopy {
+/// The body as received, handed to the arena file's writer as the decoder reads it.
+struct RawCopy<'a> {
+    inner: &'a mut ChannelReader,
+    writer: &'a mut Offloaded<FileSink>,
+}
+
+impl Read for RawCopy<'_> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        if self.failed.is_some() {
-            return Ok(0);
-        }
         let n = self.inner.read(out)?;
-        if let Err(e) = self.file.write_all(&out[..n]) {
-            self.failed = Some(e);
-            return Ok(0);
+        if n > 0 {
+            self.writer.feed(Bytes::copy_from_slice(&out[..n]));
         }
         Ok(n)
     }
@@ -313,7 +470,7 @@ fn check_text(head: &[u8]) -> Result<(), UploadError> {
     }
 }
 
-/// A blocking `Read` over body chunks arriving on a channel.
+/// A blocking reader of body chunks arriving on a channel.
 struct ChannelReader {
     rx: mpsc::Receiver<Result<Bytes, String>>,
     current: Bytes,
@@ -335,6 +492,18 @@ impl ChannelReader {
         }
         Ok(self.current.clone())
     }
+
+    /// The next chunk as it came (the rest of a peeked one first), or `None` at the end.
+    fn next_chunk(&mut self) -> Result<Option<Bytes>, UploadError> {
+        if !self.current.is_empty() {
+            return Ok(Some(std::mem::take(&mut self.current)));
+        }
+        match self.rx.blocking_recv() {
+            Some(Ok(chunk)) => Ok(Some(chunk)),
+            Some(Err(e)) => Err(UploadError::Interrupted(e)),
+            None => Ok(None),
+        }
+    }
 }
 
 impl Read for ChannelReader {
@@ -354,5 +523,17 @@ impl Read for ChannelReader {
         let n = out.len().min(self.current.len());
         out[..n].copy_from_slice(&self.current.split_to(n));
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_concatenate_in_order() {
+        let text: Vec<u8> = (0..(BLOCK * 3 + 17)).map(|i| (i % 253) as u8).collect();
+        let blocks: Vec<Bytes> = text.chunks(BLOCK).map(Bytes::copy_from_slice).collect();
+        assert_eq!(concatenate(&blocks, text.len()), text);
     }
 }

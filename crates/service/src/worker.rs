@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 
 use super::ServeConfig;
+use super::admission;
 use super::events::JobEvents;
 use super::job::{ArenaStats, BackendChoice, Failure, InputFormat};
 use super::metrics::Metrics;
@@ -242,6 +243,9 @@ fn run_job(
                 Ok(stats) => stats,
                 Err(failure) => return fail(failure),
             };
+            if let Err(e) = admission::check_host(&game.arena, &context.config) {
+                return fail(e.into());
+            }
             let parse_seconds = parse_start.elapsed().as_secs_f64();
             context
                 .metrics
@@ -269,6 +273,20 @@ fn run_job(
         backend
     };
     let solve_start = Instant::now();
+    let cpu_solve = |backend: Backend| {
+        let ticket = context.cpu_solves.start(
+            context.config.cpu_threads,
+            std::thread::available_parallelism().map_or(1, usize::from),
+        );
+        let mut options = SolveOptions {
+            backend,
+            device: Some(egsolve_gpu::SOLVER),
+            credits: record.options.credits,
+            ..SolveOptions::default()
+        };
+        options.cpu.threads = ticket.threads;
+        solve::solve_game(arena, parity, &options, &control)
+    };
     let solved = match kind {
         // A GPU slot solves on its own device.
         SlotKind::Gpu(i) if backend == Backend::Gpu => {
@@ -282,22 +300,17 @@ fn run_job(
                 credits: record.options.credits,
                 ..SolveOptions::default()
             };
-            solve::solve_game(arena, parity, &options, &control)
+            match solve::solve_game(arena, parity, &options, &control) {
+                // The device could not take it (too little free memory, say): the CPU
+                // answers instead of the job failing.
+                Err(SolveError::Unavailable { reason, .. }) => {
+                    tracing::warn!(job = %job.id, "the GPU cannot solve this job ({reason}); solving on the CPU");
+                    cpu_solve(Backend::Auto)
+                }
+                outcome => outcome,
+            }
         }
-        _ => {
-            let ticket = context.cpu_solves.start(
-                context.config.cpu_threads,
-                std::thread::available_parallelism().map_or(1, usize::from),
-            );
-            let mut options = SolveOptions {
-                backend,
-                device: Some(egsolve_gpu::SOLVER),
-                credits: record.options.credits,
-                ..SolveOptions::default()
-            };
-            options.cpu.threads = ticket.threads;
-            solve::solve_game(arena, parity, &options, &control)
-        }
+        _ => cpu_solve(backend),
     };
     let solution = match solved {
         Ok(solution) => solution,
@@ -338,6 +351,7 @@ fn run_job(
         record.options.format,
         record.options.backend,
     );
+    let write_start = Instant::now();
     if let Err(e) = result_file::write(&store.result_path(&key), &solution) {
         return fail(Failure::new(
             "internal",
@@ -345,6 +359,11 @@ fn run_job(
         ));
     }
     let summary = Summary::new(arena, &solution, initial);
+    let write_seconds = write_start.elapsed().as_secs_f64();
+    context
+        .metrics
+        .observe_phase("result_write", &solution.stats.backend, write_seconds);
+    tracing::info!(job = %job.id, solve = solve_seconds, result_write = write_seconds, "solved");
 
     match retrying(context, "record the result", || {
         store.succeed(job.id, attempt, worker, &key, &summary, solve_seconds * 1e3)
@@ -411,10 +430,11 @@ pub fn malformed(e: FormatError) -> Failure {
     }
 }
 
-/// Bytes a solve of an arena with this many vertices and edges needs on a device (CSR, CSC,
-/// two value arrays).
+/// Bytes a solve of an arena with this many vertices and edges needs on a device, at the
+/// widest weights and values ([`admission::gpu_need`]; `store::claim`'s SQL computes the
+/// same figure from the job's row).
 pub fn memory_estimate(vertices: u64, edges: u64) -> u64 {
-    vertices * 40 + edges * 24
+    admission::gpu_need(vertices, edges)
 }
 
 #[cfg(test)]
@@ -440,5 +460,17 @@ mod tests {
         assert_eq!(solves.running(), 0);
         assert_eq!(solves.start(3, 16).threads, 3, "a configured count wins");
         assert_eq!(share_of_cores(0, 2, 40), 1, "never fewer than one thread");
+    }
+
+    #[test]
+    fn the_queue_estimate_is_the_gpu_crates() {
+        // `store::claim`'s SQL writes the same formula.
+        for (n, m) in [(1u64, 1u64), (2_500_000, 10_000_000), (7, 1 << 33)] {
+            assert_eq!(memory_estimate(n, m), n * 37 + m * 24 + 72);
+        }
+        assert!(
+            crate::store::claim::MEMORY_SQL.contains("j.vertices * 37 + j.edges * 24 + 72"),
+            "the claim's SQL estimate follows memory_estimate"
+        );
     }
 }

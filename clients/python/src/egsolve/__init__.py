@@ -7,11 +7,14 @@
 >>> result.winners[0], result.credits[0], result.summary.w0
 
 Batches: ``client.submit_many(paths, max_in_flight=16)`` returns the finished jobs in order.
+Large games: ``client.submit(path, convert=True)`` sends the binary ``egb`` form (converted
+locally by the ``egsolve`` binary) and ``job.result("binary")`` returns NumPy arrays.
 Errors are :class:`ApiError` subclasses carrying the server's problem document
 (``type``, ``detail``, ``line``, ``column``), or :class:`JobFailed` for a job that ended
 without a result.
 """
 
+from .binary import NO_MOVE, TOP, BinaryResult, MissingNumpy, parse_binary, read_binary
 from .client import DEFAULT_SERVER, Client, Job
 from .errors import (
     ApiError,
@@ -56,6 +59,7 @@ __all__ = [
     "ArenaRefused",
     "BackendUnavailable",
     "BatchError",
+    "BinaryResult",
     "Caller",
     "Client",
     "ConnectionFailed",
@@ -74,13 +78,18 @@ __all__ = [
     "JobInfo",
     "JobOptions",
     "MalformedArena",
+    "MissingNumpy",
+    "NO_MOVE",
     "NoResult",
     "NotFound",
     "Progress",
     "Result",
     "Summary",
+    "TOP",
     "TooManyJobs",
     "Unauthorized",
     "WaitTimeout",
     "__version__",
+    "parse_binary",
+    "read_binary",
 ]

@@ -9,6 +9,7 @@ Long polls (``GET /v1/jobs/{id}?wait=``) are plain reads and simply start again.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import threading
@@ -43,6 +44,7 @@ from .errors import (
     WaitTimeout,
     api_error,
 )
+from .binary import BinaryResult, parse_binary
 from .models import Caller, Devices, Histogram, JobInfo, Result, Summary
 
 
@@ -53,7 +55,7 @@ DEFAULT_SERVER = "http://127.0.0.1:8080"
 #: Longest long poll the server honours, seconds.
 MAX_WAIT = 60
 RETRY_STATUSES = (502, 503, 504)
-ResultFormat = Literal["json", "text", "paritysol"]
+ResultFormat = Literal["json", "text", "paritysol", "binary"]
 ProgressCallback = Callable[["Job"], None]
 
 
@@ -167,6 +169,7 @@ class Client:
         credits: Optional[bool] = None,
         compress: Optional[str] = "auto",
         idempotency_key: Optional[str] = None,
+        convert: Union[bool, str, "os.PathLike[str]"] = False,
     ) -> "Job":
         """Submits an arena: a path, bytes, or a binary file object.
 
@@ -175,12 +178,48 @@ class Client:
         (seconds), ``format`` (``auto``, ``mpg``, ``gm``, ``json``), ``returns``
         (``credits`` or ``strategies``), ``credits`` (parity games: ``True`` also computes
         the energy reduction's credits; by default a parity game is answered with winners
-        and strategies only). Plain files of 64 KiB or more are compressed for
-        the upload (``compress``: ``"auto"``, ``"zstd"``, ``"gzip"`` or ``None``).
-        Raises :class:`~egsolve.MalformedArena` (with ``line`` and ``column``),
-        :class:`~egsolve.TooManyJobs` and the other :class:`~egsolve.ApiError` kinds.
+        and strategies only). Plain text files of 64 KiB or more are compressed
+        for the upload (``compress``: ``"auto"``, ``"zstd"``, ``"gzip"`` or ``None``);
+        ``egb`` goes as it is under ``"auto"``.
+
+        ``convert=True`` converts the arena to the binary ``egb`` format first by running
+        ``egsolve convert --to egb`` (the ``egsolve`` on ``PATH``, or the binary ``convert``
+        names), so the server maps it instead of parsing text; without such a binary, or if
+        the conversion fails, the arena is sent as it is. Raises
+        :class:`~egsolve.MalformedArena` (with ``line`` and ``column``),
+        :class:`~egsolve.TooManyJobs`, :class:`~egsolve.ArenaRefused` (too large, or
+        ``exceeds-memory``: ``needed_bytes``, ``available_bytes``) and the other
+        :class:`~egsolve.ApiError` kinds.
         """
-        body = upload.prepare(source, compress)
+        with upload.converted(source, upload.find_egsolve(convert)) as sent:
+            return self._submit(
+                sent,
+                name=_name(source),
+                backend=backend,
+                priority=priority,
+                time_limit=time_limit,
+                format=format,
+                returns=returns,
+                credits=credits,
+                compress=compress,
+                idempotency_key=idempotency_key,
+            )
+
+    def _submit(
+        self,
+        source: upload.Source,
+        *,
+        name: str,
+        backend: Optional[str],
+        priority: Optional[int],
+        time_limit: Optional[int],
+        format: Optional[str],
+        returns: Optional[str],
+        credits: Optional[bool],
+        compress: Optional[str],
+        idempotency_key: Optional[str],
+    ) -> "Job":
+        body = dataclasses.replace(upload.prepare(source, compress), name=name)
         params = {
             k: v
             for k, v in {
@@ -304,6 +343,15 @@ class Client:
                 delay = min(10.0, delay * 2)
 
 
+def _name(source: upload.Source) -> str:
+    """What a job's ``source`` says: the path, or what kind of object was sent."""
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return "<bytes>"
+    return str(getattr(source, "name", "<file>"))
+
+
 def _error(response: httpx.Response) -> ApiError:
     try:
         problem = response.json()
@@ -403,22 +451,41 @@ class Job:
         timeout: Optional[float] = ...,
     ) -> str: ...
 
+    @overload
+    def result(
+        self,
+        format: Literal["binary"],
+        *,
+        vertices: None = ...,
+        timeout: Optional[float] = ...,
+    ) -> BinaryResult: ...
+
     def result(
         self,
         format: str = "json",
         *,
         vertices: Optional[Sequence[int]] = None,
         timeout: Optional[float] = None,
-    ) -> Union[Result, str]:
+    ) -> Union[Result, str, BinaryResult]:
         """The solution, waiting for the job first if needed.
 
         ``format="json"`` gives a :class:`~egsolve.Result` (winners, credits with ``None``
         for ⊤, strategies, summary); ``"text"`` (``ID CREDIT [STRATEGY]`` lines) and
-        ``"paritysol"`` (PGSolver's format) give the text. ``vertices`` limits it to those
+        ``"paritysol"`` (PGSolver's format) give the text; ``"binary"`` gives a
+        :class:`~egsolve.BinaryResult` of NumPy arrays (credits as uint64 with
+        :data:`~egsolve.TOP` for ⊤, strategies as uint32 with :data:`~egsolve.NO_MOVE`;
+        every vertex, strategies always included; needs ``numpy``, else
+        :class:`~egsolve.MissingNumpy`). ``vertices`` limits json/text/paritysol to those
         ids. Raises :class:`~egsolve.JobFailed` if the job failed or was cancelled.
         """
-        if format not in ("json", "text", "paritysol"):
-            raise ValueError(f"format must be json, text or paritysol, not {format!r}")
+        if format not in ("json", "text", "paritysol", "binary"):
+            raise ValueError(f"format must be json, text, paritysol or binary, not {format!r}")
+        if format == "binary":
+            if vertices is not None:
+                raise ValueError("format='binary' holds every vertex: index its arrays instead")
+            from .binary import _numpy
+
+            _numpy()  # a clear error before anything is downloaded
         self._finished_successfully(timeout)
         params: Dict[str, Any] = {"format": format}
         if vertices is not None:
@@ -426,6 +493,8 @@ class Job:
         response = self.client._request("GET", f"/v1/jobs/{self.id}/result", params=params)
         if format == "json":
             return Result.from_json(response.json())
+        if format == "binary":
+            return parse_binary(response.content)
         return response.text
 
     def download(

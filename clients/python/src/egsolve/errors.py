@@ -69,7 +69,9 @@ class MalformedArena(ApiError):
 
 
 class ArenaRefused(ApiError):
-    """The arena parses but is refused: too large, or its bound overflows."""
+    """The arena parses but is refused: too large, its bound overflows, or its solve needs
+    more memory than a job may have on the server (``exceeds-memory``: the problem's
+    ``needed_bytes``, ``available_bytes`` and ``setting`` are in :attr:`problem`)."""
 
 
 class TooManyJobs(ApiError):
@@ -100,6 +102,7 @@ _KINDS: Dict[str, Type[ApiError]] = {
     "malformed-arena": MalformedArena,
     "too-large": ArenaRefused,
     "bound-overflow": ArenaRefused,
+    "exceeds-memory": ArenaRefused,
     "too-many-jobs": TooManyJobs,
     "backend-unavailable": BackendUnavailable,
     "job-finished": JobFinished,

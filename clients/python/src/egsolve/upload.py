@@ -1,19 +1,25 @@
 """Request bodies of submissions: a path, bytes or a binary file, compressed on the way.
 
 A body that is already gzip, zstd or bzip2 goes as it is (the server recognises them by
-their magic bytes). A plain one of at least :data:`COMPRESS_FROM` bytes is compressed while
-it streams — zstd when the ``zstandard`` package is installed, else gzip from the standard
-library — and announced with ``Content-Encoding``. Bodies are produced by a factory, so a
-retried request sends the same bytes again.
+their magic bytes), and so does the binary ``egb`` format (the server maps it in place; see
+:func:`converted`). A plain text one of at least :data:`COMPRESS_FROM` bytes is compressed
+while it streams — zstd when the ``zstandard`` package is installed, else gzip from the
+standard library — and announced with ``Content-Encoding``. Bodies are produced by a
+factory, so a retried request sends the same bytes again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import os
+import shutil
+import subprocess
+import tempfile
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Callable, Dict, Iterator, Optional, Protocol, Union
 
 try:  # optional: pip install egsolve-client[zstd]
@@ -27,6 +33,8 @@ Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[bytes]]
 COMPRESS_FROM = 64 * 1024
 CHUNK = 1 << 20
 MAGIC = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd", b"BZh")
+#: The first bytes of an ``egb`` file (``egsolve convert --to egb``).
+EGB_MAGIC = b"\x89EGB\r\n\x1a\n"
 
 
 def is_compressed(head: bytes) -> bool:
@@ -122,7 +130,9 @@ def prepare(source: Source, compress: Optional[str] = "auto") -> Body:
     headers = {"Content-Type": "application/octet-stream"}
     encoding: Optional[str] = None
     if compress not in (None, "none") and not is_compressed(head):
-        if compress == "auto":
+        if compress == "auto" and EGB_MAGIC.startswith(head[:4]) and len(head) >= 4:
+            pass  # egb goes as it is: the server maps it instead of decompressing it
+        elif compress == "auto":
             if size >= COMPRESS_FROM:
                 encoding = "zstd" if zstandard is not None else "gzip"
         else:
@@ -131,3 +141,51 @@ def prepare(source: Source, compress: Optional[str] = "auto") -> Body:
         headers["Content-Encoding"] = encoding
         return Body(_compressed(raw, encoding), headers, name, encoding)
     return Body(raw, headers, name, None)
+
+
+def find_egsolve(convert: Union[bool, str, "os.PathLike[str]"]) -> Optional[str]:
+    """The ``egsolve`` binary ``convert`` names: ``True`` looks for it on ``PATH``, a path
+    is used as given (if it exists); ``None`` when there is none."""
+    if convert is False:
+        return None
+    if convert is True:
+        return shutil.which("egsolve")
+    path = os.fspath(convert)
+    return path if os.path.exists(path) else None
+
+
+def _is_egb(source: Source) -> bool:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source[:8]) == EGB_MAGIC
+    if isinstance(source, (str, os.PathLike)):
+        with open(os.fspath(source), "rb") as f:
+            return f.read(8) == EGB_MAGIC
+    return False
+
+
+@contextlib.contextmanager
+def converted(source: Source, egsolve: Optional[str]) -> Iterator[Source]:
+    """``source`` converted to ``egb`` by ``egsolve convert SRC --to egb`` (run locally), so
+    the server maps it instead of parsing text; ``source`` itself when there is no
+    ``egsolve`` binary, when it is ``egb`` already, or when the conversion fails (a malformed
+    arena: the server's answer then says where). The converted file lives until the context
+    ends (a retried upload sends it again)."""
+    if egsolve is None or _is_egb(source):
+        yield source
+        return
+    with tempfile.TemporaryDirectory(prefix="egsolve-convert-") as tmp:
+        if isinstance(source, (str, os.PathLike)):
+            given = Path(os.fspath(source))
+        else:
+            given = Path(tmp) / "arena"
+            data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else source.read()
+            given.write_bytes(data)
+            source = data
+        out = Path(tmp) / "arena.egb"
+        done = subprocess.run(
+            [egsolve, "convert", str(given), "--to", "egb", "-o", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+        yield out if done.returncode == 0 and out.exists() else source

@@ -1,4 +1,4 @@
-//! Writing solutions (JSON, text, `paritysol`) and reading a JSON solution back for
+//! Writing solutions (JSON, text, `paritysol`, the binary arrays of [`binary`]) and reading a JSON solution back for
 //! `egsolve check`. Writers stream: one line per vertex, formatted in pieces on every core
 //! and written in order ([`parallel`]), never a whole-document buffer.
 //!
@@ -23,6 +23,7 @@
 //! `max_credit`, `bound`, `initial.credit` are 0, 0 and `null`. Text output needs credits
 //! and refuses such answers; `paritysol` writes them as usual.
 
+pub mod binary;
 pub mod parallel;
 mod read;
 pub mod records;
@@ -47,6 +48,8 @@ pub enum OutputFormat {
     Text,
     /// PGSolver's `paritysol` (parity inputs only).
     Paritysol,
+    /// Credits and strategies as little-endian arrays after a small header ([`binary`]).
+    Binary,
 }
 
 impl std::str::FromStr for OutputFormat {
@@ -56,8 +59,9 @@ impl std::str::FromStr for OutputFormat {
             "json" => Ok(OutputFormat::Json),
             "text" => Ok(OutputFormat::Text),
             "paritysol" => Ok(OutputFormat::Paritysol),
+            "binary" => Ok(OutputFormat::Binary),
             _ => Err(format!(
-                "unknown output format '{s}': expected json, text or paritysol"
+                "unknown output format '{s}': expected json, text, paritysol or binary"
             )),
         }
     }

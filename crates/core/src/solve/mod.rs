@@ -13,6 +13,7 @@ pub mod control;
 pub mod cpu;
 pub mod device;
 pub mod energy;
+pub mod memory;
 pub mod parity;
 pub mod phases;
 pub mod reference;

@@ -85,11 +85,12 @@ pub struct Claimed<T> {
     pub placement: Placement<T>,
 }
 
-/// Device memory a solve of this many vertices and edges needs, in SQL (CSR, CSC, two
-/// value arrays); before parsing, estimated from the arena's size (about 8 bytes of text per
-/// edge, 32 per vertex). The same estimate as `worker::memory_estimate`.
-const MEMORY_SQL: &str =
-    "COALESCE(j.vertices * 40 + j.edges * 24, (a.bytes / 32) * 40 + (a.bytes / 8) * 24)";
+/// Device memory a solve of this many vertices and edges needs, in SQL: the GPU crate's
+/// `layout::device_bytes` at the widest weights and values (`worker::memory_estimate`; a
+/// test compares the two); before parsing, estimated from the arena's size (about 8 bytes
+/// of text per edge, 32 per vertex).
+pub(crate) const MEMORY_SQL: &str = "COALESCE(j.vertices * 37 + j.edges * 24 + 72, \
+     (a.bytes / 32) * 37 + (a.bytes / 8) * 24 + 72)";
 const EDGES_SQL: &str = "COALESCE(j.edges, a.bytes / 8)";
 
 /// The running job's fence: its row, its attempt, its worker, still running.
@@ -128,7 +129,8 @@ impl Store {
              WHERE j.state = 'queued' AND ( \
                ($1 > 0 AND j.backend IN ('auto', 'gpu') AND {MEMORY_SQL} <= $2) \
                OR ($3 > 0 AND (j.backend IN ('cpu', 'reference', 'parity') OR (j.backend = 'auto' AND \
-                 ({MEMORY_SQL} > $4 OR {EDGES_SQL} <= $5 OR j.queued_at <= {now} - $6))))) \
+                 ({MEMORY_SQL} > $4 OR {EDGES_SQL} <= $5 OR j.queued_at <= {now} - $6)) \
+                 OR (j.backend = 'gpu' AND $4 >= 0 AND {MEMORY_SQL} > $4)))) \
              ORDER BY j.priority DESC, j.seq LIMIT $7 {lock}"
         );
         let update = format!(

@@ -1,0 +1,237 @@
+//! Part 4 of the service benchmark: the data path on a 10^7-edge game (issue 39's:
+//! `gen random --vertices 2500000 --degree 4..4 --weights=-10..10 --player1 10 --seed 3`,
+//! 133 MB as `.mpg`, 72 MB as `egb`). For each file, interleaved runs of the CLI's whole
+//! process (`egsolve solve FILE --output binary -o OUT`, the baseline, measured in the same
+//! run) and of a service job (POST the file → long poll → `GET …/result?format=binary` to a
+//! file) on a fresh in-process server each time (so nothing is reused), with the server's
+//! phases (`/metrics` sums: receive, hash, fsync, parse, stats, store, queue wait, solve,
+//! result write) and the client's (post, wait, result). Goal on the 2-core build machine:
+//! service ≤ 1.5× the CLI. `DATAPATH_REPS` (default 3) sets the runs; `DATAPATH_VERTICES`
+//! a smaller game.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use egsolve_service::{self as service, ServeConfig};
+use egsolve_test_support::record;
+
+use super::ms;
+
+/// Runs part 4 and prints its figures.
+pub async fn data_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = env!("CARGO_BIN_EXE_egsolve");
+    let vertices = std::env::var("DATAPATH_VERTICES").unwrap_or_else(|_| "2500000".into());
+    let reps: usize = std::env::var("DATAPATH_REPS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    let mpg = dir.path().join("game.mpg");
+    let egb = dir.path().join("game.egb");
+    let run = |args: &[&str]| {
+        let start = Instant::now();
+        let status = std::process::Command::new(binary)
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "egsolve {args:?}");
+        start.elapsed()
+    };
+    run(&[
+        "gen",
+        "random",
+        "--vertices",
+        &vertices,
+        "--degree",
+        "4..4",
+        "--weights=-10..10",
+        "--player1",
+        "10",
+        "--seed",
+        "3",
+        "-o",
+        mpg.to_str().unwrap(),
+    ]);
+    run(&[
+        "convert",
+        mpg.to_str().unwrap(),
+        "--to",
+        "egb",
+        "-o",
+        egb.to_str().unwrap(),
+    ]);
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "data path, {vertices} vertices × 4 edges ({:.0} MB .mpg, {:.0} MB egb), {reps} interleaved runs; load {}",
+        file_mb(&mpg),
+        file_mb(&egb),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    for (name, file) in [("mpg", &mpg), ("egb", &egb)] {
+        let mut cli = Vec::new();
+        let mut served = Vec::new();
+        let mut phases: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for _ in 0..reps {
+            let out = dir.path().join("cli.bin");
+            cli.push(run(&[
+                "solve",
+                file.to_str().unwrap(),
+                "--output",
+                "binary",
+                "-o",
+                out.to_str().unwrap(),
+            ]));
+            let (total, parts) = service_job(file, dir.path()).await;
+            served.push(total);
+            for (phase, seconds) in parts {
+                phases.entry(phase).or_default().push(seconds);
+            }
+            let same = std::fs::read(&out).unwrap()
+                == std::fs::read(dir.path().join("served.bin")).unwrap();
+            assert!(same, "the service's binary result is the CLI's");
+        }
+        let (c, s) = (median(&mut cli), median(&mut served));
+        let breakdown: Vec<String> = phases
+            .iter_mut()
+            .map(|(phase, values)| {
+                let values: Vec<Duration> =
+                    values.iter().map(|&v| Duration::from_secs_f64(v)).collect();
+                let mut values = values;
+                format!("{phase} {:.0}", ms(median(&mut values)))
+            })
+            .collect();
+        println!(
+            "  {name}: CLI `solve --output binary` median {:.0} ms, service POST → binary result median {:.0} ms: {:.2}× (goal ≤ 1.5×)\n    phases, ms (medians): {}",
+            ms(c),
+            ms(s),
+            s.as_secs_f64() / c.as_secs_f64(),
+            breakdown.join(", ")
+        );
+        record::record(
+            "service",
+            serde_json::json!({
+                "measurement": "data_path",
+                "input": name,
+                "vertices": vertices,
+                "runs": reps,
+                "cli_median_ms": ms(c),
+                "service_median_ms": ms(s),
+                "ratio": s.as_secs_f64() / c.as_secs_f64(),
+                "phases_ms": phases.iter().map(|(k, v)| (k.clone(), v.iter().map(|s| s * 1e3).collect::<Vec<_>>())).collect::<BTreeMap<_, _>>(),
+            }),
+        );
+    }
+}
+
+fn file_mb(path: &Path) -> f64 {
+    std::fs::metadata(path).unwrap().len() as f64 / 1e6
+}
+
+fn median(values: &mut [Duration]) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+/// One job on a fresh server: the whole time, and the phases (client's and server's).
+async fn service_job(file: &Path, scratch: &Path) -> (Duration, Vec<(String, f64)>) {
+    let data = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let config = ServeConfig::for_tests(data.path());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(service::run(listener, config, async move {
+        let _ = stopped.await;
+    }));
+    // Uncompressed answers, as `curl` without `--compressed` (loopback gains nothing).
+    let http = reqwest::Client::builder()
+        .no_gzip()
+        .no_zstd()
+        .build()
+        .unwrap();
+    while http.get(format!("{base}/healthz")).send().await.is_err() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let before = phase_sums(&http, &base).await;
+    let start = Instant::now();
+    // The file streamed from disk, as `curl --data-binary @FILE` or `egsolve submit` sends it.
+    let body = reqwest::Body::wrap_stream(tokio_util::io::ReaderStream::with_capacity(
+        tokio::fs::File::open(file).await.unwrap(),
+        1 << 20,
+    ));
+    let reply = http
+        .post(format!("{base}/v1/jobs?return=strategies"))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 202);
+    let mut job: serde_json::Value = reply.json().await.unwrap();
+    let posted = start.elapsed();
+    let id = job["id"].as_str().unwrap().to_string();
+    while matches!(job["state"].as_str(), Some("queued" | "running")) {
+        job = http
+            .get(format!("{base}/v1/jobs/{id}?wait=30"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    }
+    assert_eq!(job["state"], "succeeded", "{job}");
+    let waited = start.elapsed();
+    let bytes = http
+        .get(format!("{base}/v1/jobs/{id}/result?format=binary"))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    tokio::fs::write(scratch.join("served.bin"), &bytes)
+        .await
+        .unwrap();
+    let total = start.elapsed();
+    let after = phase_sums(&http, &base).await;
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+    let mut phases = vec![
+        ("client post".to_string(), posted.as_secs_f64()),
+        ("client wait".to_string(), (waited - posted).as_secs_f64()),
+        ("client result".to_string(), (total - waited).as_secs_f64()),
+    ];
+    for (phase, sum) in after {
+        let spent = sum - before.get(&phase).copied().unwrap_or(0.0);
+        if spent > 0.0 && phase != "upload" {
+            phases.push((phase, spent));
+        }
+    }
+    (total, phases)
+}
+
+/// The server's phase duration sums from `/metrics`, by phase (backends added up).
+async fn phase_sums(http: &reqwest::Client, base: &str) -> BTreeMap<String, f64> {
+    let text = http
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut sums = BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("egsolve_phase_duration_seconds_sum{phase=\"") else {
+            continue;
+        };
+        let (phase, rest) = rest.split_once('"').unwrap();
+        let value: f64 = rest.rsplit(' ').next().unwrap().parse().unwrap();
+        *sums.entry(phase.to_string()).or_insert(0.0) += value;
+    }
+    sums
+}

@@ -1,0 +1,160 @@
+//! Admission control: whether a job's game can fit this host and its GPUs, decided from its
+//! size before it runs, so that a job that cannot fit is refused with what it needs and what
+//! is there (or, when only the GPU is too small, runs on the CPU) instead of dying half-way.
+//!
+//! - Host: the arena plus the solve's working memory
+//!   ([`egsolve_core::solve::memory::host_bytes`]) against `max_job_memory_bytes` (0: the
+//!   host's physical memory). Checked at submission once the game is parsed (a `413` with
+//!   `urn:egsolve:problem:exceeds-memory`), and by the worker after parsing a game the
+//!   submission did not (the job fails with `exceeds-memory`).
+//! - GPU: the device arrays ([`egsolve_gpu::layout::device_bytes`]) against each device's
+//!   memory, capped by `max_gpu_job_memory_bytes` (0: the device's own). The scheduler sends a
+//!   job to a GPU only where it fits; a `gpu` job that fits none of this host's GPUs runs on a
+//!   CPU slot ([`super::scheduler::pick_slot`]), and a GPU solve that still finds too little
+//!   free memory falls back to the CPU in its worker.
+
+use egsolve_core::arena::Arena;
+use egsolve_core::solve::memory::{host_bytes, human_bytes};
+
+use super::ServeConfig;
+use super::job::Failure;
+
+/// A game too large for this host.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the game ({vertices} vertices, {edges} edges) needs about {} of memory to solve (the \
+     arena and the solve's working memory) and this server allows {} per job{}; raise \
+     max_job_memory_bytes (--max-job-memory-bytes, EGSOLVE_MAX_JOB_MEMORY_BYTES) on a host \
+     with more memory, or send a smaller game",
+    human_bytes(*.needed),
+    human_bytes(*.available),
+    if *.from_setting { " (max_job_memory_bytes)" } else { " (its physical memory)" }
+)]
+pub struct ExceedsMemory {
+    /// Vertices of the game.
+    pub vertices: u64,
+    /// Edges of the game.
+    pub edges: u64,
+    /// Bytes the solve needs (estimate).
+    pub needed: u64,
+    /// Bytes a job may use here.
+    pub available: u64,
+    /// Whether `available` is the configured limit (else the physical memory).
+    pub from_setting: bool,
+}
+
+/// The setting that bounds a job's host memory.
+pub const HOST_SETTING: &str = "max_job_memory_bytes";
+
+impl From<ExceedsMemory> for Failure {
+    fn from(e: ExceedsMemory) -> Failure {
+        Failure::new("exceeds-memory", e.to_string())
+    }
+}
+
+/// Host bytes a solve of `arena` needs (estimate).
+pub fn host_need(arena: &Arena) -> u64 {
+    host_bytes(
+        arena.vertex_count() as u64,
+        arena.edge_count() as u64,
+        arena.weight_width().bytes() as u64,
+    )
+}
+
+/// Bytes one job may use on this host, and whether that is the configured limit.
+pub fn host_limit(config: &ServeConfig) -> (u64, bool) {
+    if config.max_job_memory_bytes > 0 {
+        (config.max_job_memory_bytes, true)
+    } else {
+        (physical_memory().unwrap_or(u64::MAX), false)
+    }
+}
+
+/// Whether `arena` can be solved within this host's memory limit.
+pub fn check_host(arena: &Arena, config: &ServeConfig) -> Result<(), ExceedsMemory> {
+    let needed = host_need(arena);
+    let (available, from_setting) = host_limit(config);
+    if needed <= available {
+        return Ok(());
+    }
+    Err(ExceedsMemory {
+        vertices: arena.vertex_count() as u64,
+        edges: arena.edge_count() as u64,
+        needed,
+        available,
+        from_setting,
+    })
+}
+
+/// Device bytes a GPU solve of a game with `vertices` and `edges` needs, at the widest
+/// weights and values (the estimate the queue stores before the game is parsed, too).
+pub fn gpu_need(vertices: u64, edges: u64) -> u64 {
+    egsolve_gpu::layout::device_bytes(vertices, edges, 64, 64)
+}
+
+/// A device's memory as the scheduler counts it: capped by `max_gpu_job_memory_bytes`.
+pub fn gpu_capacity(device_memory: u64, config: &ServeConfig) -> u64 {
+    match config.max_gpu_job_memory_bytes {
+        0 => device_memory,
+        cap => device_memory.min(cap),
+    }
+}
+
+/// The host's physical memory in bytes (Linux: `MemTotal` of `/proc/meminfo`), or `None`
+/// where it cannot be read.
+pub fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arena() -> Arena {
+        egsolve_core::format::read_bytes(
+            b"2;\n0 MAX 1:-1,2:0;\n1 MIN 0:2;\n2 MIN 2:-1;\n",
+            &Default::default(),
+        )
+        .unwrap()
+        .arena
+    }
+
+    #[test]
+    fn a_game_over_the_limit_is_refused_with_figures() {
+        let config = ServeConfig {
+            max_job_memory_bytes: 100,
+            ..ServeConfig::default()
+        };
+        let refused = check_host(&arena(), &config).unwrap_err();
+        assert_eq!(refused.available, 100);
+        assert_eq!(refused.needed, host_need(&arena()));
+        let message = refused.to_string();
+        assert!(
+            message.contains("max_job_memory_bytes") && message.contains("3 vertices"),
+            "{message}"
+        );
+        let failure = Failure::from(refused);
+        assert_eq!(failure.kind, "exceeds-memory");
+    }
+
+    #[test]
+    fn the_default_limit_is_the_physical_memory() {
+        assert!(check_host(&arena(), &ServeConfig::default()).is_ok());
+        let (limit, configured) = host_limit(&ServeConfig::default());
+        assert!(!configured && limit > 1 << 20);
+    }
+
+    #[test]
+    fn gpu_capacity_is_capped_by_the_setting() {
+        let config = ServeConfig {
+            max_gpu_job_memory_bytes: 1000,
+            ..ServeConfig::default()
+        };
+        assert_eq!(gpu_capacity(5000, &config), 1000);
+        assert_eq!(gpu_capacity(5000, &ServeConfig::default()), 5000);
+        assert!(gpu_need(10, 20) > 20 * 8);
+    }
+}

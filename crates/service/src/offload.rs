@@ -1,0 +1,186 @@
+//! Per-byte work on an upload's chunks kept off the thread that receives them: the SHA-256
+//! of the content and the writes to the arena file each run on a thread of their own, fed
+//! the chunks without a copy (`Bytes` are reference-counted), so receiving, hashing, writing
+//! and (in [`super::upload`]) parsing overlap. Small bodies are handled on the calling thread
+//! (a thread is not worth it for a few kilobytes): the work moves to its thread once
+//! [`INLINE_BYTES`] have been fed.
+
+use std::io::{BufWriter, Write};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+
+/// Bytes handled on the calling thread before the work moves to a thread of its own.
+pub const INLINE_BYTES: u64 = 1 << 20;
+/// Chunks queued for the thread.
+const QUEUED: usize = 256;
+
+/// Work done chunk by chunk.
+pub trait Sink: Send + 'static {
+    /// Takes the next chunk.
+    fn take(&mut self, chunk: &[u8]);
+}
+
+/// A [`Sink`] fed on the calling thread, then on a thread named `name`.
+pub enum Offloaded<S: Sink> {
+    /// Still on the calling thread, with the bytes fed so far.
+    Inline(S, u64, &'static str),
+    /// On its thread.
+    Thread(SyncSender<Bytes>, JoinHandle<S>),
+    /// Between the two (only while moving).
+    Moving,
+}
+
+impl<S: Sink> Offloaded<S> {
+    /// `sink`, fed on the calling thread for now.
+    pub fn new(sink: S, name: &'static str) -> Offloaded<S> {
+        Offloaded::Inline(sink, 0, name)
+    }
+
+    /// Feeds `chunk` (to the thread without a copy).
+    pub fn feed(&mut self, chunk: Bytes) {
+        if let Offloaded::Inline(sink, fed, name) = self {
+            *fed += chunk.len() as u64;
+            if *fed <= INLINE_BYTES {
+                sink.take(&chunk);
+                return;
+            }
+            let name = *name;
+            let Offloaded::Inline(mut sink, _, _) = std::mem::replace(self, Offloaded::Moving)
+            else {
+                unreachable!("matched above")
+            };
+            let (tx, rx) = sync_channel::<Bytes>(QUEUED);
+            let (tx_back, rx_back) = sync_channel::<S>(1);
+            let spawned = std::thread::Builder::new()
+                .name(format!("egsolve-{name}"))
+                .spawn(move || {
+                    let mut sink = rx_back.recv().expect("the sink is sent at once");
+                    for chunk in rx {
+                        sink.take(&chunk);
+                    }
+                    sink
+                });
+            match spawned {
+                Ok(thread) => {
+                    tx_back.send(sink).expect("the thread waits for its sink");
+                    *self = Offloaded::Thread(tx, thread);
+                }
+                Err(e) => {
+                    // No thread to be had: the work stays here.
+                    tracing::warn!("{name} on the upload's thread: {e}");
+                    sink.take(&chunk);
+                    *self = Offloaded::Inline(sink, 0, name);
+                    return;
+                }
+            }
+        }
+        if let Offloaded::Thread(tx, _) = self {
+            // The thread stops only when the sender is dropped.
+            let _ = tx.send(chunk);
+        }
+    }
+
+    /// Waits for everything fed to be taken; the sink.
+    pub fn finish(self) -> S {
+        match self {
+            Offloaded::Inline(sink, _, _) => sink,
+            Offloaded::Thread(tx, thread) => {
+                drop(tx);
+                thread.join().expect("a sink does not panic")
+            }
+            Offloaded::Moving => unreachable!("never left moving"),
+        }
+    }
+}
+
+/// The SHA-256 of everything fed.
+#[derive(Default)]
+pub struct Hash(Sha256);
+
+impl Sink for Hash {
+    fn take(&mut self, chunk: &[u8]) {
+        self.0.update(chunk);
+    }
+}
+
+impl Hash {
+    /// The hex digest.
+    pub fn hex(self) -> String {
+        hex::encode(self.0.finalize())
+    }
+}
+
+/// Bytes buffered before a write to the file: few, large writes.
+const WRITE_BUFFER: usize = 4 << 20;
+
+/// Writes everything fed to a file in large writes; the first failure is kept (and later
+/// chunks dropped) for [`FileSink::finish`].
+pub struct FileSink {
+    out: BufWriter<std::fs::File>,
+    failed: Option<std::io::Error>,
+}
+
+impl FileSink {
+    /// Writes to `file`.
+    pub fn new(file: std::fs::File) -> FileSink {
+        FileSink {
+            out: BufWriter::with_capacity(WRITE_BUFFER, file),
+            failed: None,
+        }
+    }
+
+    /// The file, every write done (not synced), or the first failure.
+    pub fn finish(self) -> std::io::Result<std::fs::File> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        self.out.into_inner().map_err(|e| e.into_error())
+    }
+}
+
+impl Sink for FileSink {
+    fn take(&mut self, chunk: &[u8]) {
+        if self.failed.is_none() {
+            if let Err(e) = self.out.write_all(chunk) {
+                self.failed = Some(e);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_does_not_depend_on_how_the_body_is_cut() {
+        let body: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        let whole = hex::encode(Sha256::digest(&body));
+        for piece in [1000, 65536, 1 << 20, 3_000_000] {
+            let mut hash = Offloaded::new(Hash::default(), "hash");
+            for chunk in body.chunks(piece) {
+                hash.feed(Bytes::copy_from_slice(chunk));
+            }
+            assert_eq!(hash.finish().hex(), whole, "pieces of {piece}");
+        }
+    }
+
+    #[test]
+    fn files_get_every_chunk_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let body: Vec<u8> = (0..5_000_000u32).map(|i| (i % 241) as u8).collect();
+        let path = dir.path().join("body");
+        let mut file = Offloaded::new(
+            FileSink::new(std::fs::File::create(&path).unwrap()),
+            "write",
+        );
+        for chunk in body.chunks(70_000) {
+            file.feed(Bytes::copy_from_slice(chunk));
+        }
+        file.finish().finish().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), body);
+    }
+}
