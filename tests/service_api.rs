@@ -229,7 +229,7 @@ async fn egb_uploads_and_zstd_results(engine: Engine) {
     let reply = server.submit(damaged, "", None).await;
     reply.assert_problem(422, "malformed-arena");
     assert!(
-        reply.text().contains("byte 56: the checksum"),
+        reply.text().contains("byte 56: the header's checksum"),
         "{}",
         reply.text()
     );

@@ -425,7 +425,10 @@ mod tests {
         let mapped = mapped_binary(&path).unwrap().unwrap();
         assert_eq!(mapped, std::fs::read(&path).unwrap());
         std::fs::write(&path, b"EGSR1\n\x00\x00\x00\x00\x00\x00\x00\x00").unwrap();
-        assert!(mapped_binary(&path).unwrap().is_none(), "the first layout is rendered");
+        assert!(
+            mapped_binary(&path).unwrap().is_none(),
+            "the first layout is rendered"
+        );
     }
 
     fn credits(path: &Path) -> Vec<u64> {

@@ -28,7 +28,9 @@
 
 mod build;
 mod csr;
+mod fingerprint;
 mod parts;
+mod repeats;
 mod scatter;
 mod storage;
 mod transpose;

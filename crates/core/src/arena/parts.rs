@@ -22,10 +22,14 @@
 //! and parallel edges in successor order (`p + k`) — the stable transpose, no more and no
 //! less. The pass reads the CSC at random (a binary search per edge in its target's list),
 //! which is what it costs instead of rebuilding the transpose (a radix sort through two
-//! scratch copies of every edge).
+//! scratch copies of every edge). By default step 2 is instead decided by a random-keyed
+//! fingerprint of both sides read in order ([`super::fingerprint`], wrong with probability
+//! at most 2^-64), the proof running only to name the wrong edge it found;
+//! `EGSOLVE_EGB_CHECK=exact` ([`TransposeCheck`]) selects the proof.
 
 use rayon::prelude::*;
 
+use super::repeats::{earlier, occurrences};
 use super::storage::Array;
 use super::weights::Weights;
 use super::{Arena, Player, VertexId, first_index};
@@ -159,13 +163,18 @@ impl Arena {
         phase("predecessors checked");
         let csr = (&succ_offsets[..], &succ_targets[..]);
         let csc = (&pred_offsets[..], &pred_sources[..]);
+        let exact = TransposeCheck::from_env() == TransposeCheck::Exact;
         match (&succ_weights, &pred_weights) {
-            (Weights::I16(s), Weights::I16(p)) => check_transpose(csr, s, csc, p)?,
-            (Weights::I32(s), Weights::I32(p)) => check_transpose(csr, s, csc, p)?,
-            (Weights::I64(s), Weights::I64(p)) => check_transpose(csr, s, csc, p)?,
+            (Weights::I16(s), Weights::I16(p)) => check_transpose_by(exact, csr, s, csc, p)?,
+            (Weights::I32(s), Weights::I32(p)) => check_transpose_by(exact, csr, s, csc, p)?,
+            (Weights::I64(s), Weights::I64(p)) => check_transpose_by(exact, csr, s, csc, p)?,
             _ => unreachable!("widths compared above"),
         }
-        phase("transpose proved");
+        phase(if exact {
+            "transpose proved"
+        } else {
+            "transpose fingerprinted"
+        });
         let names = names
             .filter(|names| names.iter().any(Option::is_some))
             .map(Vec::into_boxed_slice);
@@ -290,8 +299,40 @@ fn check_predecessor_sources(
     Ok(())
 }
 
-/// Successor lists of this many edges or fewer count parallel edges by a quadratic scan.
-const SHORT_LIST: usize = 32;
+/// How step 2 (the transpose) is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TransposeCheck {
+    /// Random-keyed sums over both sides read in order ([`super::fingerprint`]): memory
+    /// speed, wrong with probability at most 2^-64. The default.
+    Fingerprint,
+    /// The exact proof (module docs): a random read per edge.
+    Exact,
+}
+
+impl TransposeCheck {
+    /// `EGSOLVE_EGB_CHECK=exact` selects the proof; anything else the fingerprint.
+    pub(crate) fn from_env() -> TransposeCheck {
+        match std::env::var("EGSOLVE_EGB_CHECK") {
+            Ok(v) if v.eq_ignore_ascii_case("exact") => TransposeCheck::Exact,
+            _ => TransposeCheck::Fingerprint,
+        }
+    }
+}
+
+/// Step 2 by the proof (`exact`) or by the fingerprint; where the fingerprint finds the
+/// sides different, the proof runs to name the first wrong edge.
+fn check_transpose_by<W: Copy + PartialEq + Into<i64> + Send + Sync + std::fmt::Display>(
+    exact: bool,
+    csr: (&[u32], &[VertexId]),
+    weights: &[W],
+    csc: (&[u32], &[VertexId]),
+    pred_weights: &[W],
+) -> Result<(), Invalid> {
+    if !exact && super::fingerprint::same_edges(csr, weights, csc, pred_weights) {
+        return Ok(());
+    }
+    check_transpose(csr, weights, csc, pred_weights)
+}
 
 /// Vertices per parallel task of the transpose check.
 const CHECK_VERTICES: usize = 1 << 12;
@@ -322,10 +363,7 @@ fn check_transpose<W: Copy + PartialEq + Into<i64> + Send + Sync + std::fmt::Dis
             let list = &targets[edges.clone()];
             let repeats = occurrences(list);
             for (i, e) in edges.enumerate() {
-                let k = match &repeats {
-                    Some(r) => r[i],
-                    None => list[..i].iter().filter(|&&x| x == list[i]).count() as u32,
-                };
+                let k = earlier(list, &repeats, i);
                 batch.push(s as u32, e as u32, k);
                 if batch.len == BATCH {
                     ok &= batch.check((targets, weights), (pred_offsets, sources, pred_weights));
@@ -443,10 +481,7 @@ fn first_wrong<W: Copy + PartialEq + std::fmt::Display>(
     let repeats = occurrences(list);
     for (i, e) in edges.enumerate() {
         let t = targets[e] as usize;
-        let k = repeats.as_ref().map_or_else(
-            || list[..i].iter().filter(|&&x| x as usize == t).count(),
-            |r| r[i] as usize,
-        );
+        let k = earlier(list, &repeats, i) as usize;
         let (lo, hi) = (pred_offsets[t] as usize, pred_offsets[t + 1] as usize);
         let slot = lo + sources[lo..hi].partition_point(|&x| (x as usize) < s) + k;
         if slot >= hi || sources[slot] as usize != s {
@@ -478,31 +513,6 @@ fn first_wrong<W: Copy + PartialEq + std::fmt::Display>(
         }
     }
     None
-}
-
-/// For a long successor list, how many earlier entries equal each entry (`None` for a short
-/// list, which the caller scans instead): a sort of (target, position) pairs.
-fn occurrences(list: &[VertexId]) -> Option<Vec<u32>> {
-    if list.len() <= SHORT_LIST {
-        return None;
-    }
-    let mut order: Vec<(VertexId, u32)> = list
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| (t, i as u32))
-        .collect();
-    if list.len() >= 1 << 16 {
-        order.par_sort_unstable();
-    } else {
-        order.sort_unstable();
-    }
-    let mut k = vec![0u32; list.len()];
-    for i in 1..order.len() {
-        if order[i].0 == order[i - 1].0 {
-            k[order[i].1 as usize] = k[order[i - 1].1 as usize] + 1;
-        }
-    }
-    Some(k)
 }
 
 /// "st", "nd", "rd" or "th" after `k`.
@@ -558,6 +568,24 @@ mod tests {
     fn the_parts_of_an_arena_make_it_again() {
         let a = sample();
         assert_eq!(Arena::from_parts(parts_of(&a)).unwrap(), a);
+    }
+
+    /// Both ways of checking step 2 accept a true transpose, and the fingerprint is the
+    /// same whichever keys it draws.
+    #[test]
+    fn proof_and_fingerprint_accept_the_transpose() {
+        let a = sample();
+        let (Weights::I16(s), Weights::I16(p)) = (&a.succ_weights, &a.pred_weights) else {
+            panic!("the sample's weights fit 16 bits")
+        };
+        let csr = (&a.succ_offsets[..], &a.succ_targets[..]);
+        let csc = (&a.pred_offsets[..], &a.pred_sources[..]);
+        for exact in [true, false] {
+            check_transpose_by(exact, csr, s, csc, p).unwrap();
+        }
+        for _ in 0..100 {
+            assert!(super::super::fingerprint::same_edges(csr, s, csc, p));
+        }
     }
 
     #[test]

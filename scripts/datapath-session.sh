@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# One device call for BENCHMARKS.md §9 (issue 39): text parsing at 1 and all threads, egb
+# load, the service's POST -> binary result with the GPU from egb and zstd text (10^7 edges),
+# and the 10^9-edge game generated to egb, solved with --backend gpu and sent through the
+# service. Answers are compared (GPU against CPU on 10^7 edges; service against CLI at 10^9).
+# Run from a carried folder (git-ignored, e.g. .carry/) holding stripped release builds of
+# `egsolve` and the `parse` and `egb` bench executables (`cargo bench -p egsolve-core --bench
+# parse --bench egb --no-run` prints their paths; copy them as parse-bench, egb-bench):
+#   run(command="bash .carry/datapath-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
+# PARTS picks the sections (default: parse egb service big); BIG_VERTICES the large game's
+# vertices (default 250000000: 10^9 edges).
+set -u
+PARTS=" ${PARTS:-parse egb service big} "; part() { [[ "$PARTS" == *" $1 "* ]]; }
+c="$(cd "$(dirname "$0")" && pwd)"; e="$c/egsolve"; out="${OUT:-/tmp}"
+w=/dev/shm/egs; rm -rf "$w"; mkdir -p "$w"
+gen() { "$e" gen random --vertices "$1" --degree 4..4 --weights=-10..10 --player1 10 --seed 3 "${@:2}"; }
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc
+  free -g | head -2; df -h /dev/shm | tail -1; echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; } 2>&1 | tee "$out/machine.log"
+
+if part parse; then
+  echo "== text parse (MB/s; 50 MB and 1 GB generated) =="
+  for mb in 50 1000; do
+    timeout 200 "$c/parse-bench" --no-default --generate-mb "$mb" --threads "1,$(nproc)" --runs 3 \
+      --write-vertices 0 > "$out/parse-$mb.log" 2>&1; echo "parse $mb MB rc=$?"
+    grep -E "parse\+build|sequential|scan|stream" "$out/parse-$mb.log" | head -12
+  done
+fi
+
+if part egb; then
+  echo "== egb load (10^7 edges) =="
+  timeout 200 "$c/egb-bench" --runs 7 --dir "$w" > "$out/egb.log" 2>&1; echo "egb rc=$?"
+  cat "$out/egb.log" | tail -20
+  EGSOLVE_EGB_CHECK=exact timeout 100 "$c/egb-bench" --runs 7 --dir "$w" > "$out/egb-exact.log" 2>&1
+  echo "exact proof:"; grep -E "v2 load" "$out/egb-exact.log"
+fi
+
+serve() { # serve DATA_DIR PORT -> pid in $srv
+  "$e" serve --bind "127.0.0.1:$2" --data-dir "$1" --max-body-bytes 40000000000 --max-vertices 4000000000 \
+    --max-edges 4000000000 --cpu-small-edges 0 --sync-commits false > "$out/serve-$2.log" 2>&1 & srv=$!
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$2/healthz" >/dev/null 2>&1 && return; sleep 0.1; done
+  echo "server on $2 did not start"; tail -5 "$out/serve-$2.log"
+}
+
+if part service; then
+  echo "== 10^7 edges: CLI and service with --backend gpu =="
+  gen 2500000 -o "$w/g7.mpg"; gen 2500000 --to egb -o "$w/g7.egb"; zstd -q -3 -T0 "$w/g7.mpg" -o "$w/g7.mpg.zst"
+  ls -l "$w"/g7.*
+  "$e" solve "$w/g7.egb" --backend auto --output binary -o "$w/cpu.bin" 2>/dev/null
+  serve "$w/store7" 8181
+  for f in g7.egb g7.mpg.zst g7.mpg; do
+    for r in 1 2 3; do
+      s=$(date +%s%N); "$e" solve "$w/$f" --backend gpu --output binary -o "$w/cli.bin" 2>/dev/null; cli=$(ms "$s")
+      s=$(date +%s%N); "$e" submit "$w/$f" --server http://127.0.0.1:8181 --backend gpu --wait \
+        --result-format binary -o "$w/svc.bin" 2>/dev/null; rc=$?; svc=$(ms "$s")
+      same=$(cmp -s "$w/cli.bin" "$w/cpu.bin" && cmp -s "$w/svc.bin" "$w/cpu.bin" && echo same-as-cpu || echo DIFFERS)
+      echo "$f run $r: CLI whole process ${cli} ms | service POST->binary result ${svc} ms rc=$rc | $same"
+    done
+  done
+  curl -s http://127.0.0.1:8181/metrics | grep -E "^egsolve_(upload|parse|phase|job_phase)" | head -30 > "$out/metrics7.log"
+  kill "$srv"; wait "$srv" 2>/dev/null; rm -rf "$w/store7" "$w"/g7.mpg "$w"/*.bin
+fi
+
+if part big; then
+  v="${BIG_VERTICES:-250000000}"
+  echo "== $v vertices, 4 edges each: gen -> egb, solve --backend gpu, service =="
+  /usr/bin/time -f "gen: %e s wall, max RSS %M KiB" "$e" gen random --vertices "$v" --degree 4..4 \
+    --weights=-10..10 --player1 10 --seed 3 --to egb -o "$w/big.egb" 2>&1 | tail -1
+  ls -l "$w/big.egb"
+  for r in 1 2; do
+    /usr/bin/time -f "solve run $r: %e s wall, max RSS %M KiB" "$e" solve "$w/big.egb" --backend gpu \
+      --output binary -o "$w/big-cli.bin" 2> "$out/big-solve-$r.log"; echo "rc=$?"; tail -1 "$out/big-solve-$r.log"
+  done
+  RUST_LOG=debug "$e" solve "$w/big.egb" --backend gpu --output binary -o "$w/big-cli.bin" 2> "$out/big-phases.log"
+  grep -iE "phase|ms=|seconds" "$out/big-phases.log" | cut -c1-220 | head -40
+  serve "$w/storebig" 8282
+  s=$(date +%s%N); timeout 120 "$e" submit "$w/big.egb" --server http://127.0.0.1:8282 --backend gpu --wait \
+    --result-format binary -o "$w/big-svc.bin" 2>"$out/big-submit.log"; rc=$?
+  echo "service POST->binary result: $(ms "$s") ms rc=$rc; $(cmp -s "$w/big-svc.bin" "$w/big-cli.bin" && echo same-as-CLI || echo DIFFERS)"
+  curl -s http://127.0.0.1:8282/metrics | grep -E "^egsolve_" | grep -vE "_bucket" | head -60 > "$out/metricsbig.log"
+  kill "$srv"; wait "$srv" 2>/dev/null
+fi
+rm -rf "$w"
