@@ -7,25 +7,25 @@
 # `egsolve` and the `parse` and `egb` bench executables (`cargo bench -p egsolve-core --bench
 # parse --bench egb --no-run` prints their paths; copy them as parse-bench, egb-bench):
 #   run(command="bash .carry/datapath-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
-# PARTS picks the sections (default: parse egb service big); BIG_VERTICES the large game's
+# PARTS picks the sections (default: egb service big parse, in this order); BIG_VERTICES the large game's
 # vertices (default 250000000: 10^9 edges).
 set -u
-PARTS=" ${PARTS:-parse egb service big} "; part() { [[ "$PARTS" == *" $1 "* ]]; }
+PARTS=" ${PARTS:-egb service big parse} "; part() { [[ "$PARTS" == *" $1 "* ]]; }
 c="$(cd "$(dirname "$0")" && pwd)"; e="$c/egsolve"; out="${OUT:-/tmp}"
 w=/dev/shm/egs; rm -rf "$w"; mkdir -p "$w"
 gen() { "$e" gen random --vertices "$1" --degree 4..4 --weights=-10..10 --player1 10 --seed 3 "${@:2}"; }
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+# measure LABEL CMD...: wall time and peak resident memory (VmHWM, polled), rc
+measure() {
+  local label=$1; shift; local s; s=$(date +%s%N); "$@" & local p=$! hwm=0 h
+  while kill -0 "$p" 2>/dev/null; do
+    h=$(awk '/VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null); [ -n "$h" ] && hwm=$h; sleep 0.05
+  done
+  wait "$p"; local rc=$?
+  echo "$label: $(ms "$s") ms wall, peak RSS $((hwm / 1024)) MiB, rc=$rc"
+}
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc
   free -g | head -2; df -h /dev/shm | tail -1; echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; } 2>&1 | tee "$out/machine.log"
-
-if part parse; then
-  echo "== text parse (MB/s; 50 MB and 1 GB generated) =="
-  for mb in 50 1000; do
-    timeout 200 "$c/parse-bench" --no-default --generate-mb "$mb" --threads "1,$(nproc)" --runs 3 \
-      --write-vertices 0 > "$out/parse-$mb.log" 2>&1; echo "parse $mb MB rc=$?"
-    grep -E "parse\+build|sequential|scan|stream" "$out/parse-$mb.log" | head -12
-  done
-fi
 
 if part egb; then
   echo "== egb load (10^7 edges) =="
@@ -44,7 +44,8 @@ serve() { # serve DATA_DIR PORT -> pid in $srv
 
 if part service; then
   echo "== 10^7 edges: CLI and service with --backend gpu =="
-  gen 2500000 -o "$w/g7.mpg"; gen 2500000 --to egb -o "$w/g7.egb"; zstd -q -3 -T0 "$w/g7.mpg" -o "$w/g7.mpg.zst"
+  gen 2500000 -o "$w/g7.mpg"; gen 2500000 --to egb -o "$w/g7.egb"; if command -v zstd >/dev/null; then zstd -q -3 -T0 "$w/g7.mpg" -o "$w/g7.mpg.zst"
+  else python3 -c "import zstandard,sys; open(sys.argv[2],'wb').write(zstandard.ZstdCompressor(level=3,threads=-1).compress(open(sys.argv[1],'rb').read()))" "$w/g7.mpg" "$w/g7.mpg.zst" || echo "no zstd here"; fi
   ls -l "$w"/g7.*
   "$e" solve "$w/g7.egb" --backend auto --output binary -o "$w/cpu.bin" 2>/dev/null
   serve "$w/store7" 8181
@@ -64,12 +65,10 @@ fi
 if part big; then
   v="${BIG_VERTICES:-250000000}"
   echo "== $v vertices, 4 edges each: gen -> egb, solve --backend gpu, service =="
-  /usr/bin/time -f "gen: %e s wall, max RSS %M KiB" "$e" gen random --vertices "$v" --degree 4..4 \
-    --weights=-10..10 --player1 10 --seed 3 --to egb -o "$w/big.egb" 2>&1 | tail -1
+  measure gen gen "$v" --to egb -o "$w/big.egb"
   ls -l "$w/big.egb"
   for r in 1 2; do
-    /usr/bin/time -f "solve run $r: %e s wall, max RSS %M KiB" "$e" solve "$w/big.egb" --backend gpu \
-      --output binary -o "$w/big-cli.bin" 2> "$out/big-solve-$r.log"; echo "rc=$?"; tail -1 "$out/big-solve-$r.log"
+    measure "solve run $r" "$e" solve "$w/big.egb" --backend gpu --output binary -o "$w/big-cli.bin"
   done
   RUST_LOG=debug "$e" solve "$w/big.egb" --backend gpu --output binary -o "$w/big-cli.bin" 2> "$out/big-phases.log"
   grep -iE "phase|ms=|seconds" "$out/big-phases.log" | cut -c1-220 | head -40
@@ -80,4 +79,13 @@ if part big; then
   curl -s http://127.0.0.1:8282/metrics | grep -E "^egsolve_" | grep -vE "_bucket" | head -60 > "$out/metricsbig.log"
   kill "$srv"; wait "$srv" 2>/dev/null
 fi
+if part parse; then
+  echo "== text parse (MB/s; 50 MB and 1 GB generated) =="
+  for mb in 50 1000; do
+    timeout 200 "$c/parse-bench" --no-default --generate-mb "$mb" --threads "1,$(nproc)" --runs 3 \
+      --write-vertices 0 > "$out/parse-$mb.log" 2>&1; echo "parse $mb MB rc=$?"
+    grep -E "parse\+build|sequential|scan|stream" "$out/parse-$mb.log" | head -12
+  done
+fi
+
 rm -rf "$w"
