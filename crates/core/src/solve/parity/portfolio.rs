@@ -4,33 +4,32 @@
 //!
 //! Flat tangle learning is fast on practical games and on most lower-bound families, but
 //! needs exponentially many decompositions on the two-counters family and quadratically
-//! many on `counter-dp` and `counter-core`; recursive tangle learning solves those in a few
-//! decompositions but spends quadratic time per decomposition on `counter-ortl` (built
-//! against it). The two run as two searches on one shared state (solved vertices and
-//! learned tangles: a dominion or a tangle is valid whoever found it), alternately:
+//! many on `counter-dp`, `counter-core` and `counter-m`; recursive tangle learning solves
+//! those in a few decompositions but spends quadratic time per decomposition on
+//! `counter-ortl` (built against it). The two run as two independent searches, each on its
+//! own state, alternately, and the first to solve the game answers:
 //! - a flat decomposition runs whenever the flat side has used no more time than the
 //!   recursive side (flat decompositions are linear in the game and its tangles, so they
 //!   run whole);
 //! - otherwise the recursive search runs for the difference, but at least a quarter of the
 //!   time so far (and [`MIN_SLICE`]), and is cut there: switching sides costs cache
-//!   refills, so slices grow with the run (in CPU time this took the portfolio from 2.2×
-//!   to 1.7× the recursive learner on tc_48 and tc_64). Its decomposition keeps its place
-//!   (an explicit stack of contexts in its own working state) and resumes in its next
-//!   slice, unless the flat side solved a dominion meanwhile (then it starts over on what
-//!   is left).
+//!   refills, so slices grow with the run. Its decomposition keeps its place (an explicit
+//!   stack of contexts in its own working state) and resumes in its next slice.
 //!
-//! The balance is kept in wall-clock time, not in work units: the two touch memory
-//! differently (a flat decomposition sweeps the whole game, a recursive one mostly works
-//! inside small regions), and balancing work units left the portfolio up to 1.6× slower in
-//! CPU time on the two-counters games. The winners never depend on the timing; the
-//! strategies may (both sides' moves are valid, and which side solves which dominion can
-//! vary).
+//! So the portfolio takes at most about twice the better learner's time on every game. The
+//! balance is kept in wall-clock time, not in work units: the two touch memory differently
+//! (a flat decomposition sweeps the whole game, a recursive one mostly works inside small
+//! regions). The winners never depend on the timing; the strategies may (which side
+//! finishes first can vary).
 //!
-//! Measured and dropped (in the scratch crate this was developed in): two searches with
-//! separate states (nothing shared) doubled the total on SYNTCOMP, as each side redoes the
-//! other's dominions; one state with recursive decompositions restarted from scratch when
-//! cut (budgets doubling) cost up to 2.7× the recursive learner alone on `counter-dp` and
-//! `counter-core`.
+//! Measured and dropped: one state shared by the two searches (a dominion or tangle found
+//! by either serves both; the recursive decomposition voided whenever the flat side solved
+//! a dominion). It saved about a third on SYNTCOMP (70 against 90 ms in all), but on
+//! `counter-m` the flat side solves a dominion in nearly every decomposition and the
+//! recursive side, restarted each time on a state full of the flat side's tangles, never
+//! finished: 121 ms at 6,003 vertices where the recursive learner alone takes 0.6 ms
+//! (BENCHMARKS.md §8). Restarting cut recursive decompositions from scratch with doubling
+//! budgets cost up to 2.7× the recursive learner on `counter-dp` and `counter-core`.
 
 use std::time::{Duration, Instant};
 
@@ -70,28 +69,26 @@ impl Spent {
 /// and inside the flat decompositions; each recursive slice gets a pacer of its own.
 pub fn solve(game: Graph<'_>, pacer: &mut Pacer<'_>) -> Result<(Solved, Spent), Stop> {
     let mut flat = Search::new(game);
-    let mut recursive: Option<Search<'_>> = None;
+    let mut recursive = Search::new(game);
     let mut spent = Spent::default();
     let (mut flat_time, mut recursive_time) = (Duration::ZERO, Duration::ZERO);
-    while !flat.is_solved() {
+    let winner = loop {
         let start = Instant::now();
-        let dominions_before = flat.shared.stats.dominions;
         if flat_time <= recursive_time {
+            let dominions_before = flat.shared.stats.dominions;
             flat.iterate(Mode::Flat, pacer)?;
             spent.flat_runs += 1;
             spent.flat_dominions += flat.shared.stats.dominions - dominions_before;
             flat_time += start.elapsed();
         } else {
-            let search = recursive.get_or_insert_with(|| Search::sharing(game));
-            Search::swap_shared(&mut flat, search);
             // At least a quarter of the time so far: switching sides costs cache refills,
             // so slices grow with the run (the flat side then catches up in one go).
             let share = (flat_time - recursive_time).max((flat_time + recursive_time) / 4);
             let mut slice = Pacer::slice(pacer.control(), start + share.max(MIN_SLICE));
-            let result = search.iterate(Mode::Recursive, &mut slice);
-            Search::swap_shared(&mut flat, search);
+            let dominions_before = recursive.shared.stats.dominions;
+            let result = recursive.iterate(Mode::Recursive, &mut slice);
             spent.recursive_runs += 1;
-            spent.recursive_dominions += flat.shared.stats.dominions - dominions_before;
+            spent.recursive_dominions += recursive.shared.stats.dominions - dominions_before;
             match result {
                 Ok(()) => {}
                 Err(Stop::SliceOver) => spent.recursive_cut += 1,
@@ -99,14 +96,38 @@ pub fn solve(game: Graph<'_>, pacer: &mut Pacer<'_>) -> Result<(Solved, Spent), 
             }
             recursive_time += start.elapsed();
         }
-        let shared = &flat.shared;
-        pacer.round(
-            spent.flat_runs + spent.recursive_runs,
-            shared.unsolved.len() as u64,
-            shared.stats.work,
-        )?;
-    }
-    let shared = flat.shared;
+        let (done, unsolved, work) = if flat.is_solved() {
+            (Some(Side::Flat), 0, flat.shared.stats.work)
+        } else if recursive.is_solved() {
+            (Some(Side::Recursive), 0, recursive.shared.stats.work)
+        } else {
+            let unsolved = flat
+                .shared
+                .unsolved
+                .len()
+                .min(recursive.shared.unsolved.len());
+            (
+                None,
+                unsolved as u64,
+                flat.shared.stats.work + recursive.shared.stats.work,
+            )
+        };
+        pacer.round(spent.flat_runs + spent.recursive_runs, unsolved, work)?;
+        if let Some(side) = done {
+            break side;
+        }
+    };
+    // Only the side that finished answers (the other's dominions are its own business).
+    let shared = match winner {
+        Side::Flat => {
+            spent.recursive_dominions = 0;
+            flat.shared
+        }
+        Side::Recursive => {
+            spent.flat_dominions = 0;
+            recursive.shared
+        }
+    };
     Ok((
         Solved {
             winner: shared.winner,
@@ -115,4 +136,11 @@ pub fn solve(game: Graph<'_>, pacer: &mut Pacer<'_>) -> Result<(Solved, Spent), 
         },
         spent,
     ))
+}
+
+/// Which search finished first.
+#[derive(Clone, Copy)]
+enum Side {
+    Flat,
+    Recursive,
 }
