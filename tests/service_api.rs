@@ -162,80 +162,6 @@ async fn result_formats_vertex_selection_and_gzip(engine: Engine) {
     server.stop().await;
 }
 
-/// An `egb` upload (plain with its own content type, or zstd-compressed) is solved like the
-/// text it came from; a damaged one is refused with the byte offset; results come back
-/// zstd-compressed when asked.
-async fn egb_uploads_and_zstd_results(engine: Engine) {
-    let server = Server::start_on(engine, |_| {}).await;
-    let (game, answer) = SHARED[5];
-    let read = egsolve_core::format::read_path(&data_file(game), &Default::default()).unwrap();
-    let mut egb = Vec::new();
-    egsolve_core::format::write_egb(&read, &mut egb).unwrap();
-    let expected = expected(&data_file(answer));
-    let reply = server
-        .call(
-            Method::POST,
-            "/v1/jobs?credits=true",
-            None,
-            &[("content-type", "application/vnd.egsolve.egb")],
-            Some(egb.clone()),
-        )
-        .await;
-    assert_eq!(reply.status, 202, "{}", reply.text());
-    let id = reply.json()["id"].as_str().unwrap().to_string();
-    let job = server
-        .wait_finished(&id, None, Duration::from_secs(60))
-        .await;
-    assert_eq!(job["state"], "succeeded", "{job}");
-    let text = server
-        .get(&format!("/v1/jobs/{id}/result?format=text"), None)
-        .await;
-    let got = parse_text_result(&text.text());
-    assert_eq!(got.len(), expected.len());
-    for (v, (g, e)) in got.iter().zip(&expected).enumerate() {
-        assert_eq!(g.0, e.0, "winner of vertex {v}");
-    }
-    // The same bytes compressed: stored once, the result reused.
-    let reply = server
-        .call(
-            Method::POST,
-            "/v1/jobs",
-            None,
-            &[("content-encoding", "zstd")],
-            Some(zstd::encode_all(&egb[..], 3).unwrap()),
-        )
-        .await;
-    assert_eq!(reply.status, 202, "{}", reply.text());
-    assert_eq!(reply.json()["reused"], true);
-
-    let zipped = server
-        .call(
-            Method::GET,
-            &format!("/v1/jobs/{id}/result?format=text"),
-            None,
-            &[("accept-encoding", "zstd, gzip")],
-            None,
-        )
-        .await;
-    assert_eq!(zipped.headers["content-encoding"], "zstd");
-    assert_eq!(
-        zstd::decode_all(&zipped.body[..]).unwrap(),
-        text.body.to_vec()
-    );
-
-    let mut damaged = egb.clone();
-    let last = damaged.len() - 1;
-    damaged[last] ^= 1;
-    let reply = server.submit(damaged, "", None).await;
-    reply.assert_problem(422, "malformed-arena");
-    assert!(
-        reply.text().contains("byte 56: the header's checksum"),
-        "{}",
-        reply.text()
-    );
-    server.stop().await;
-}
-
 /// The service's JSON result is the document `egsolve solve --output json` writes (plus the
 /// job id): same summary keys and figures, byte-identical vertex records; and `egsolve check`
 /// certifies it.
@@ -825,7 +751,6 @@ on_both_stores!(
     workers_list_this_process_with_its_jobs,
     shared_games_plain_and_gzip_give_the_expected_answers,
     result_formats_vertex_selection_and_gzip,
-    egb_uploads_and_zstd_results,
     json_result_is_the_cli_document_and_certifies,
     bad_bodies_get_the_right_problems,
     large_malformed_arenas_fail_in_the_job_with_line_and_column,

@@ -178,7 +178,7 @@ def gpu_vs_cpu(gpu, relpath):
     if gpu.bench["copy_gb_s"]:
         text += f" Device copy bandwidth {gpu.bench['copy_gb_s']:.0f} GB/s (read + write)."
     return text + footer(gpu.provenance("bench").replace(str(gpu.bench_path), relpath(gpu.bench_path)),
-                         "scripts/bench-report --gpu-results DIR (see \"Regenerating\")")
+                         "scripts/bench-report --gpu-results DIR (see docs/bench/regenerating.md)")
 
 
 def gpu_sweep(gpu, relpath):
