@@ -7,7 +7,9 @@
 //! - in each crate, no two modules import each other (a module and its ancestors excepted:
 //!   a `mod.rs` wires its children, and children use the shared types their parent
 //!   defines);
-//! - the core touches the file system only in its format readers.
+//! - the core touches the file system only in its format readers;
+//! - the size limits: no source file over 800 lines, `ARCHITECTURE.md` ≤ 15 kB,
+//!   `BENCHMARKS.md` ≤ 350 lines.
 //!
 //! Imports are read from `use` statements (brace groups expanded) and from paths written
 //! inline (`crate::a::b::item`, `super::x::item`); each is resolved to the deepest module
@@ -377,4 +379,60 @@ fn the_scanner_resolves_paths_and_brace_groups() {
     got.sort();
     got.dedup();
     assert_eq!(got, ["a::c", "d"]);
+}
+
+/// The tracked `.rs` files of the workspace (all of `git ls-files`, or every `.rs` file
+/// under the root outside `target/` where git is not there, e.g. in a source archive).
+fn rust_files(root: &Path) -> Vec<PathBuf> {
+    let listed = std::process::Command::new("git")
+        .args(["ls-files", "*.rs"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|out| out.status.success());
+    if let Some(out) = listed {
+        return String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|line| root.join(line))
+            .collect();
+    }
+    let mut files = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("readable folder") {
+            let path = entry.expect("directory entry").path();
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            if path.is_dir() && !matches!(name.as_deref(), Some("target" | ".git" | ".venv")) {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+/// The house's size limits (issue 37): no source file over 800 lines, `ARCHITECTURE.md` a map
+/// of at most 15 kB, `BENCHMARKS.md` current tables in at most 350 lines.
+#[test]
+fn files_stay_within_the_house_limits() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let long: Vec<String> = rust_files(root)
+        .into_iter()
+        .filter_map(|path| {
+            let lines = std::fs::read_to_string(&path).ok()?.lines().count();
+            (lines > 800).then(|| format!("{} ({lines} lines)", path.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "source files over 800 lines: {long:?}");
+    let architecture = std::fs::metadata(root.join("ARCHITECTURE.md"))
+        .unwrap()
+        .len();
+    assert!(
+        architecture <= 15_000,
+        "ARCHITECTURE.md is {architecture} bytes"
+    );
+    let benchmarks = std::fs::read_to_string(root.join("BENCHMARKS.md")).unwrap();
+    let lines = benchmarks.lines().count();
+    assert!(lines <= 350, "BENCHMARKS.md has {lines} lines");
 }
