@@ -7,48 +7,19 @@
 
 use rayon::prelude::*;
 
+use super::header::{Counts, counts, flags_and_width, u32_at, u64_at};
 use super::layout::{BLOCK_LOG2_RANGE, CHECKSUM_AT, HEADER, Layout, Shape, block_sums, header_sum};
 use super::read::{check_offsets, names_of, numbers, vertex_weights};
-use super::{FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, Le, damaged};
+use super::{Le, damaged};
 use crate::arena::{Arena, Array, EdgeWeights, Part, Parts, SharedBytes, Weights};
 use crate::format::Game;
 use crate::format::error::FormatError;
 use crate::format::parity::ParityPlan;
 
-fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    u32::read_le(&bytes[at..at + 4])
-}
-
-fn u64_at(bytes: &[u8], at: usize) -> u64 {
-    u64::read_le(&bytes[at..at + 8])
-}
-
 /// The version 2 header at the start of `bytes` (at least [`HEADER`] long, version 2
 /// already read), each field checked on its own; with its stored checksum.
 fn parse_header(bytes: &[u8]) -> Result<(Shape, u64), FormatError> {
-    let flags = u32_at(bytes, 12);
-    if flags & !(FLAG_NAMES | FLAG_PRIORITIES | FLAG_INITIAL) != 0 {
-        return Err(damaged(12, format!("unknown flags {flags:#x}")));
-    }
-    let weight_bytes = u32_at(bytes, 16);
-    match (flags & FLAG_PRIORITIES != 0, weight_bytes) {
-        (false, 2 | 4 | 8) | (true, 0) => {}
-        (false, _) => {
-            return Err(damaged(
-                16,
-                format!("{weight_bytes} bytes per weight, expected 2, 4 or 8"),
-            ));
-        }
-        (true, _) => {
-            return Err(damaged(
-                16,
-                format!(
-                    "{weight_bytes} bytes per weight in a parity game, expected 0 (its weights \
-                     come from the priorities)"
-                ),
-            ));
-        }
-    }
+    let (flags, weight_bytes) = flags_and_width(bytes)?;
     let block_log2 = u32_at(bytes, 20);
     if !BLOCK_LOG2_RANGE.contains(&block_log2) {
         return Err(damaged(
@@ -60,34 +31,12 @@ fn parse_header(bytes: &[u8]) -> Result<(Shape, u64), FormatError> {
             ),
         ));
     }
-    let n = u64_at(bytes, 24);
-    if n == 0 || n >= u64::from(u32::MAX) {
-        return Err(damaged(
-            24,
-            format!("{n} vertices, expected 1 to {}", u32::MAX - 1),
-        ));
-    }
-    let m = u64_at(bytes, 32);
-    if m >= u64::from(u32::MAX) {
-        return Err(damaged(
-            32,
-            format!("{m} edges, expected at most {}", u32::MAX - 1),
-        ));
-    }
-    let initial = u64_at(bytes, 40);
-    if flags & FLAG_INITIAL == 0 && initial != 0 {
-        return Err(damaged(40, "an initial vertex without the initial flag"));
-    }
-    if flags & FLAG_INITIAL != 0 && initial >= n {
-        return Err(damaged(
-            40,
-            format!("initial vertex {initial}, expected one of the {n} vertices"),
-        ));
-    }
-    let name_bytes = u64_at(bytes, 48);
-    if flags & FLAG_NAMES == 0 && name_bytes != 0 {
-        return Err(damaged(48, "name text without the names flag"));
-    }
+    let Counts {
+        n,
+        m,
+        initial,
+        name_bytes,
+    } = counts(bytes, flags)?;
     let shape = Shape {
         flags,
         weight_bytes,

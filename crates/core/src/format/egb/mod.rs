@@ -22,6 +22,7 @@
 //! the checksums, owners, offsets, targets, the predecessor side, names. Nothing in a file
 //! makes the loader read out of bounds or allocate more than the file's length implies.
 
+mod header;
 mod layout;
 mod load;
 mod read;

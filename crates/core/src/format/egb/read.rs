@@ -6,9 +6,9 @@
 
 use rayon::prelude::*;
 
+use super::header::{Counts, counts, flags_and_width, u32_at};
 use super::{
-    CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, MAGIC, VERSION_1,
-    damaged,
+    CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, VERSION_1, damaged,
 };
 use crate::arena::{Arena, ArenaError, EdgeWeights, Player, Successors, first_index};
 use crate::format::Game;
@@ -29,93 +29,28 @@ struct Header {
     checksum: u32,
 }
 
-fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    u32::read_le(&bytes[at..at + 4])
-}
-
-fn u64_at(bytes: &[u8], at: usize) -> u64 {
-    u64::read_le(&bytes[at..at + 8])
-}
-
 impl Header {
     /// The header at the start of `bytes`, each field checked on its own.
     fn parse(bytes: &[u8]) -> Result<Header, FormatError> {
-        if bytes.len() < HEADER {
-            return Err(damaged(
-                bytes.len(),
-                format!(
-                    "the file ends after {} bytes, inside the {HEADER}-byte header",
-                    bytes.len()
-                ),
-            ));
-        }
-        if bytes[..8] != MAGIC {
-            return Err(damaged(0, "the magic bytes are not those of an egb file"));
-        }
-        let version = u32_at(bytes, 8);
+        let version = super::version(bytes)?;
         if version != VERSION_1 {
             return Err(damaged(
                 8,
                 format!("version {version} is not supported (this build reads versions 1 and 2)"),
             ));
         }
-        let flags = u32_at(bytes, 12);
-        if flags & !(FLAG_NAMES | FLAG_PRIORITIES | FLAG_INITIAL) != 0 {
-            return Err(damaged(12, format!("unknown flags {flags:#x}")));
-        }
-        let weight_bytes = u32_at(bytes, 16);
-        let parity = flags & FLAG_PRIORITIES != 0;
-        match (parity, weight_bytes) {
-            (false, 2 | 4 | 8) | (true, 0) => {}
-            (false, _) => {
-                return Err(damaged(
-                    16,
-                    format!("{weight_bytes} bytes per weight, expected 2, 4 or 8"),
-                ));
-            }
-            (true, _) => {
-                return Err(damaged(
-                    16,
-                    format!(
-                        "{weight_bytes} bytes per weight in a parity game, expected 0 (its \
-                         weights come from the priorities)"
-                    ),
-                ));
-            }
-        }
+        let (flags, weight_bytes) = flags_and_width(bytes)?;
         for at in [20, 60] {
             if u32_at(bytes, at) != 0 {
                 return Err(damaged(at, "a reserved field is not zero"));
             }
         }
-        let n = u64_at(bytes, 24);
-        if n == 0 || n >= u64::from(u32::MAX) {
-            return Err(damaged(
-                24,
-                format!("{n} vertices, expected 1 to {}", u32::MAX - 1),
-            ));
-        }
-        let m = u64_at(bytes, 32);
-        if m >= u64::from(u32::MAX) {
-            return Err(damaged(
-                32,
-                format!("{m} edges, expected at most {}", u32::MAX - 1),
-            ));
-        }
-        let initial = u64_at(bytes, 40);
-        if flags & FLAG_INITIAL == 0 && initial != 0 {
-            return Err(damaged(40, "an initial vertex without the initial flag"));
-        }
-        if flags & FLAG_INITIAL != 0 && initial >= n {
-            return Err(damaged(
-                40,
-                format!("initial vertex {initial}, expected one of the {n} vertices"),
-            ));
-        }
-        let name_bytes = u64_at(bytes, 48);
-        if flags & FLAG_NAMES == 0 && name_bytes != 0 {
-            return Err(damaged(48, "name text without the names flag"));
-        }
+        let Counts {
+            n,
+            m,
+            initial,
+            name_bytes,
+        } = counts(bytes, flags)?;
         Ok(Header {
             flags,
             weight_bytes,
