@@ -5,16 +5,17 @@
 //! path (generated games with 50–200 priorities), and every answer passes `check` — the
 //! parity certificate, plus the energy certificate where there are credits.
 
+mod oink_support;
+
 use egsolve_test_support as common;
 
-use std::path::Path;
-
 use egsolve_core::check::{Claim, ParityClaim, check, check_parity};
-use egsolve_core::format::{Game, ReadOptions, read_paritysol, read_path};
+use egsolve_core::format::{Game, ReadOptions, read_path};
 use egsolve_core::generate::parity::clustered_parity;
 use egsolve_core::generate::{ParityGame, random_parity};
 use egsolve_core::solve::parity::{ParityAlgorithm, ParityOptions, solve_with};
 use egsolve_core::solve::{Backend, Control, Solution, SolveOptions, solve_game};
+use oink_support::oink_winners;
 use proptest::prelude::*;
 
 /// How the native solver is run.
@@ -90,17 +91,6 @@ fn certify(game: &Game, solution: &Solution, what: &str) {
             report.violations
         );
     }
-}
-
-/// Oink's winners from a `paritysol` file.
-fn oink_winners(path: &Path, n: usize) -> Vec<u8> {
-    let lines = read_paritysol(std::fs::File::open(path).unwrap()).unwrap();
-    let mut winners = vec![u8::MAX; n];
-    for (v, winner, _) in lines {
-        winners[v as usize] = winner;
-    }
-    assert!(winners.iter().all(|&w| w <= 1), "{}", path.display());
-    winners
 }
 
 #[test]

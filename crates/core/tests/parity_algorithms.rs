@@ -7,13 +7,15 @@
 //! Every answer passes the parity certificate. Also: tangle searches cut at every point
 //! and resumed, cancel and deadline, and the algorithm named in the summary.
 
+mod oink_support;
+
 use egsolve_test_support as common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use egsolve_core::check::{ParityClaim, check_parity};
-use egsolve_core::format::{Game, ReadOptions, read_paritysol, read_path};
+use egsolve_core::format::{Game, ReadOptions, read_path};
 use egsolve_core::generate::families::Family;
 use egsolve_core::generate::{ParityGame, random_parity};
 use egsolve_core::solve::parity::graph::Graph;
@@ -21,6 +23,7 @@ use egsolve_core::solve::parity::pace::Pacer;
 use egsolve_core::solve::parity::tangle::{Mode, Search};
 use egsolve_core::solve::parity::{ParityAlgorithm, ParityOptions, solve_with};
 use egsolve_core::solve::{Control, Interrupted, Solution, SolveError};
+use oink_support::oink_winners;
 
 /// How the threads are set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -288,17 +291,6 @@ fn every_algorithm_matches_oinks_bundled_family_solutions() {
         checked += 1;
     }
     assert!(checked >= 21, "{checked} bundled games");
-}
-
-/// Oink's winners from a `paritysol` file.
-fn oink_winners(path: &Path, n: usize) -> Vec<u8> {
-    let lines = read_paritysol(std::fs::File::open(path).unwrap()).unwrap();
-    let mut winners = vec![u8::MAX; n];
-    for (v, winner, _) in lines {
-        winners[v as usize] = winner;
-    }
-    assert!(winners.iter().all(|&w| w <= 1), "{}", path.display());
-    winners
 }
 
 #[test]
