@@ -285,17 +285,7 @@ async fn overhead_on_the_largest_file(
     // What a user runs: `egsolve solve FILE -o OUT` against `egsolve submit FILE --wait -o
     // OUT` (strategies asked for, as `solve` writes them), both writing the JSON to a file.
     let dir = tempfile::tempdir().unwrap();
-    let binary = env!("CARGO_BIN_EXE_egsolve");
-    let run = |args: &[&str]| {
-        let start = Instant::now();
-        let status = std::process::Command::new(binary)
-            .args(args)
-            .stderr(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "egsolve {args:?}");
-        start.elapsed()
-    };
+    let run = run_egsolve;
     let mut direct = Vec::new();
     let mut served = Vec::new();
     for rep in 0..CLI_REPEATS {
@@ -406,4 +396,16 @@ async fn throughput(
         ms(percentile(&latencies, 0.5)),
         ms(percentile(&latencies, 0.99))
     );
+}
+
+/// Runs the `egsolve` binary with `args` (stderr discarded), asserting success; its wall time.
+fn run_egsolve(args: &[&str]) -> Duration {
+    let start = Instant::now();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_egsolve"))
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "egsolve {args:?}");
+    start.elapsed()
 }

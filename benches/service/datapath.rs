@@ -16,12 +16,11 @@ use std::time::{Duration, Instant};
 use egsolve_service::{self as service, ServeConfig};
 use egsolve_test_support::record;
 
-use super::ms;
+use super::{ms, run_egsolve};
 
 /// Runs part 4 and prints its figures.
 pub async fn data_path() {
     let dir = tempfile::tempdir().unwrap();
-    let binary = env!("CARGO_BIN_EXE_egsolve");
     let vertices = std::env::var("DATAPATH_VERTICES").unwrap_or_else(|_| "2500000".into());
     let reps: usize = std::env::var("DATAPATH_REPS")
         .ok()
@@ -29,16 +28,7 @@ pub async fn data_path() {
         .unwrap_or(3);
     let mpg = dir.path().join("game.mpg");
     let egb = dir.path().join("game.egb");
-    let run = |args: &[&str]| {
-        let start = Instant::now();
-        let status = std::process::Command::new(binary)
-            .args(args)
-            .stderr(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "egsolve {args:?}");
-        start.elapsed()
-    };
+    let run = run_egsolve;
     run(&[
         "gen",
         "random",
