@@ -91,8 +91,9 @@ pub struct Stats {
 }
 
 /// What the searches of one game share: who won what, with which moves, what is left, and
-/// the tangles learned. A search holds it while it runs (two searches time-sliced on one
-/// game hand it over with [`Search::swap_shared`]).
+/// the tangles learned. A search holds it while it runs; two searches time-sliced on one
+/// game may hand it over with [`Search::swap_shared`] (tested, though the portfolio now
+/// gives each of its searches a state of its own: `super::super::portfolio` says why).
 #[derive(Debug, Default)]
 pub struct Shared {
     /// Solved vertices, their winners, and the winners' moves ([`NO_MOVE`] where the loser
