@@ -224,11 +224,32 @@ fn no_two_modules_of_a_crate_import_each_other() {
     );
 }
 
+/// The host's target triple, as the compiler that builds the tests reports it.
+fn host_triple() -> String {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let output = std::process::Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .expect("rustc -vV runs");
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    text.lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .expect("rustc -vV names the host")
+        .trim()
+        .to_string()
+}
+
 /// Each workspace package's name → the names of every package it depends on, directly or
 /// not, through normal (not dev or build) dependencies, from `cargo metadata`.
 fn dependency_closures() -> BTreeMap<String, BTreeSet<String>> {
+    // `--filter-platform` with the host's triple: the graph this machine builds. Without it
+    // cargo must read the manifest of every package in the lock file, the Windows- and
+    // macOS-only ones too, which a Linux build never downloads, so `--offline` failed on a
+    // machine whose cargo cache holds only what building the project fetched (issue 44).
+    let host = host_triple();
     let output = std::process::Command::new(env!("CARGO"))
         .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .args(["--filter-platform", &host])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo metadata runs");
