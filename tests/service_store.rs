@@ -126,19 +126,19 @@ async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
     let summary = egsolve_core::output::Summary::new(&game.arena, &solution, 0);
     assert!(
         store
-            .succeed(id, 2, "worker-b", &key, &summary, 1.0)
+            .succeed(id, 2, "worker-b", &key, &summary, 1.0, "cpu")
             .await
             .unwrap()
     );
     assert!(
         !store
-            .succeed(id, 1, "worker-a", &key, &summary, 1.0)
+            .succeed(id, 1, "worker-a", &key, &summary, 1.0, "cpu")
             .await
             .unwrap()
     );
     assert!(
         !store
-            .succeed(id, 2, "worker-a", &key, &summary, 1.0)
+            .succeed(id, 2, "worker-a", &key, &summary, 1.0, "cpu")
             .await
             .unwrap()
     );
@@ -180,9 +180,83 @@ async fn jobs_losing_every_attempt_fail_as_worker_lost(engine: Engine) {
     store.close().await;
 }
 
+/// An `auto` job on a parity game without credits is the parity solver's answer, a CPU job:
+/// a claim with only a free GPU slot leaves it queued; one with a CPU slot takes it, marked
+/// as such. The same game asking for credits (the reduction on the GPU) is a GPU candidate,
+/// and so is a job whose game is not parsed yet.
+async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
+    use egsolve_service::job::ArenaStats;
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(engine, dir.path()).await;
+    let stats = |parity| ArenaStats {
+        vertices: 3,
+        edges: 3,
+        bound: 9,
+        parity,
+    };
+    let mut ids = Vec::new();
+    for (k, (credits, parsed)) in [(false, Some(true)), (true, Some(true)), (false, None)]
+        .into_iter()
+        .enumerate()
+    {
+        let body = format!("parity 2;\n0 1 0 1;\n1 2 1 2;\n2 {k} 0 0;\n");
+        use sha2::Digest;
+        let hash = hex::encode(sha2::Sha256::digest(body.as_bytes()));
+        std::fs::write(store.arena_path(&hash), &body).unwrap();
+        store.insert_arena(&hash, body.len() as u64).await.unwrap();
+        let options = JobOptions {
+            backend: BackendChoice::Auto,
+            priority: 0,
+            time_limit_secs: 60,
+            format: InputFormat::Auto,
+            return_kind: ReturnKind::Credits,
+            credits,
+        };
+        let id = JobId::now_v7();
+        let parsed = parsed.map(|parity| (stats(parity), 1.0));
+        store
+            .insert_job(id, "alice", &options, &hash, 0.0, parsed)
+            .await
+            .unwrap();
+        ids.push(id);
+    }
+    let on_gpu = ClaimRequest {
+        free_gpus: 1,
+        largest_free_gpu_memory: 1 << 40,
+        free_cpus: 0,
+        largest_gpu_memory: Some(1 << 40),
+        ..request("gpu-host", 5000)
+    };
+    let mut offered = Vec::new();
+    let claimed = store
+        .claim(&on_gpu, |candidate| {
+            offered.push((candidate.id, candidate.parity_answer));
+            None::<Placement<()>>
+        })
+        .await
+        .unwrap();
+    assert!(claimed.is_empty());
+    assert_eq!(
+        offered,
+        [(ids[1], false), (ids[2], false)],
+        "a GPU slot is offered the credits job and the unparsed one"
+    );
+    let mut offered = Vec::new();
+    store
+        .claim(&request("cpu-host", 5000), |candidate| {
+            offered.push((candidate.id, candidate.parity_answer));
+            None::<Placement<()>>
+        })
+        .await
+        .unwrap();
+    assert_eq!(offered.first(), Some(&(ids[0], true)), "{offered:?}");
+    store.close().await;
+}
+
 on_both_stores!(
     late_attempts_are_refused_by_the_fence,
     jobs_losing_every_attempt_fail_as_worker_lost,
+    parity_answers_are_claimed_for_cpu_slots_only,
 );
 
 /// `egsolve migrate` copies a stopped SQLite server's store into an empty PostgreSQL

@@ -349,3 +349,230 @@ fn auto_answers_parity_games_with_the_parity_solver_unless_credits_are_asked_for
         certify(&game, &natural, &format!("{name}, natural"));
     }
 }
+
+/// Stand-ins for the GPU in `auto`'s race (`solve::race`): a device that answers at once
+/// with a solution computed beforehand, one that never answers until it is cancelled, one
+/// that cannot take the game, and one that solves the reduction with the CPU's energy
+/// solver (a real second opinion). Each counts its calls and whether it saw a cancel.
+mod race_devices {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use egsolve_core::arena::Arena;
+    use egsolve_core::solve::{
+        self, Backend, Control, DeviceSolver, GpuOptions, Interrupted, Solution, SolveError,
+    };
+
+    #[derive(Debug)]
+    pub enum Behaviour {
+        /// Hands back the stored solution at once.
+        Instant(Mutex<Option<Solution>>),
+        /// Waits for the race's cancel flag, then says it was cancelled.
+        Blocks,
+        /// Cannot take the game (as a device short of memory).
+        Refuses,
+        /// Solves the reduction on the CPU (`auto`), under the race's control.
+        Solves,
+    }
+
+    #[derive(Debug)]
+    pub struct Device {
+        pub behaviour: Behaviour,
+        pub calls: AtomicUsize,
+        pub saw_cancel: AtomicBool,
+    }
+
+    impl Device {
+        pub fn leak(behaviour: Behaviour) -> &'static Device {
+            Box::leak(Box::new(Device {
+                behaviour,
+                calls: AtomicUsize::new(0),
+                saw_cancel: AtomicBool::new(false),
+            }))
+        }
+    }
+
+    impl DeviceSolver for Device {
+        fn solve(
+            &self,
+            arena: &Arena,
+            _options: &GpuOptions,
+            control: &Control,
+        ) -> Result<Solution, SolveError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            match &self.behaviour {
+                Behaviour::Instant(solution) => {
+                    let mut solution = solution.lock().unwrap().take().expect("one call");
+                    solution.stats.backend = "gpu".into();
+                    Ok(solution)
+                }
+                Behaviour::Blocks => loop {
+                    if let Err(e) = control.checkpoint() {
+                        self.saw_cancel.store(true, Ordering::SeqCst);
+                        return Err(e.into());
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                },
+                Behaviour::Refuses => Err(SolveError::Unavailable {
+                    backend: "gpu",
+                    reason: "out of device memory".into(),
+                }),
+                Behaviour::Solves => {
+                    let mut answer = solve::solve(arena, Backend::Auto, control);
+                    if let Err(SolveError::Interrupted(Interrupted::Cancelled)) = answer {
+                        self.saw_cancel.store(true, Ordering::SeqCst);
+                    }
+                    if let Ok(solution) = &mut answer {
+                        solution.stats.backend = "gpu".into();
+                    }
+                    answer
+                }
+            }
+        }
+
+        fn available(&self) -> bool {
+            true
+        }
+    }
+}
+
+fn race_options(device: &'static race_devices::Device) -> SolveOptions {
+    SolveOptions {
+        device: Some(device),
+        ..SolveOptions::default()
+    }
+}
+
+/// `auto` races a device on every shared parity game of at least `RACE_FROM_VERTICES`
+/// vertices, with Oink's winners whoever answers (the device here solves the reduction on
+/// the CPU, so either side may win), in the parity solver's shape (no credits), certified;
+/// smaller games never reach the device.
+#[test]
+fn auto_races_the_device_on_large_parity_games_and_answers_right_whoever_wins() {
+    use egsolve_core::solve::race::RACE_FROM_VERTICES;
+    use race_devices::{Behaviour, Device};
+    use std::sync::atomic::Ordering;
+    let mut games = common::shared_files("parity", ".gm.gz");
+    games.extend(common::shared_files("parity", ".gm.zst"));
+    let (mut raced, mut not_raced) = (0, 0);
+    for path in games {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let game = read_path(&path, &ReadOptions::default()).unwrap();
+        let sol = path.with_file_name(name.replace(".gm.", ".sol."));
+        let expected = oink_winners(&sol, game.arena.vertex_count());
+        let device = Device::leak(Behaviour::Solves);
+        let view = game.parity.as_ref().map(|p| p.view());
+        let answer =
+            solve_game(&game.arena, view, &race_options(device), &Control::new()).expect("solves");
+        let large = game.arena.vertex_count() >= RACE_FROM_VERTICES;
+        assert_eq!(
+            device.calls.load(Ordering::SeqCst),
+            usize::from(large),
+            "{name}"
+        );
+        if large {
+            raced += 1;
+            assert!(
+                ["gpu", "parity"].contains(&answer.stats.backend.as_str()),
+                "{name}"
+            );
+        } else {
+            not_raced += 1;
+            assert_eq!(answer.stats.backend, "parity", "{name}");
+        }
+        assert!(!answer.credits_computed, "{name}: winners only");
+        assert!(answer.credit.iter().all(|&c| c == 0 || c == u64::MAX));
+        assert_eq!(winners(&answer), expected, "{name}");
+        assert_eq!(answer.parity, Some(game.parity.as_ref().unwrap().summary()));
+        certify(&game, &answer, &format!("{name}, race"));
+    }
+    assert!(
+        raced >= 4 && not_raced >= 4,
+        "{raced} raced, {not_raced} not"
+    );
+}
+
+/// The race's three outcomes on BRP (2.2 M vertices): a device that answers at once wins,
+/// and its answer (computed as the reduction's credits) comes back as winners only; a
+/// device that never answers is cancelled once the parity solver answers; a device that
+/// refuses the game leaves the answer to the parity solver. Credits asked for, or the
+/// `parity` backend, never race.
+#[test]
+fn the_race_takes_the_first_answer_and_cancels_the_other() {
+    use race_devices::{Behaviour, Device};
+    use std::sync::Mutex;
+    use std::sync::atomic::Ordering;
+    let path = common::shared_files("parity", ".gm.zst")
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("BRP"))
+        .expect("BRP is shared");
+    let game = read_path(&path, &ReadOptions::default()).unwrap();
+    let view = game.parity.as_ref().map(|p| p.view());
+    let sol = path.with_file_name(
+        path.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(".gm.", ".sol."),
+    );
+    let expected = oink_winners(&sol, game.arena.vertex_count());
+    let reduction = solve(&game, Backend::Auto);
+
+    let instant = Device::leak(Behaviour::Instant(Mutex::new(Some(reduction))));
+    let answer = solve_game(&game.arena, view, &race_options(instant), &Control::new()).unwrap();
+    assert_eq!(answer.stats.backend, "gpu", "the device answered first");
+    assert!(!answer.credits_computed);
+    assert_eq!(winners(&answer), expected);
+    certify(&game, &answer, "race won by the device");
+
+    for (behaviour, cancelled) in [(Behaviour::Blocks, true), (Behaviour::Refuses, false)] {
+        let device = Device::leak(behaviour);
+        let answer = solve_game(&game.arena, view, &race_options(device), &Control::new())
+            .expect("the parity solver answers");
+        assert_eq!(answer.stats.backend, "parity");
+        assert_eq!(winners(&answer), expected);
+        assert_eq!(device.calls.load(Ordering::SeqCst), 1);
+        assert_eq!(device.saw_cancel.load(Ordering::SeqCst), cancelled);
+    }
+
+    let unused = Device::leak(Behaviour::Blocks);
+    for options in [
+        SolveOptions {
+            credits: true,
+            ..race_options(unused)
+        },
+        SolveOptions {
+            backend: Backend::Parity,
+            ..race_options(unused)
+        },
+    ] {
+        let answer = solve_game(&game.arena, view, &options, &Control::new()).unwrap();
+        assert_eq!(winners(&answer), expected);
+    }
+    assert_eq!(unused.calls.load(Ordering::SeqCst), 0, "no race");
+}
+
+/// Cancelling a racing solve stops both sides: the caller's flag reaches the device's.
+#[test]
+fn cancelling_a_race_stops_both_sides() {
+    use race_devices::{Behaviour, Device};
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+    let game = random_parity(1 << 17, 8, 3, 5).to_game();
+    let view = game.parity.as_ref().map(|p| p.view());
+    let device = Device::leak(Behaviour::Blocks);
+    let control = Control::new();
+    control.cancel();
+    let start = Instant::now();
+    let answer = solve_game(&game.arena, view, &race_options(device), &control);
+    assert!(
+        matches!(answer, Err(egsolve_core::solve::SolveError::Interrupted(_))),
+        "{:?}",
+        answer.as_ref().map(|s| &s.stats)
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert!(
+        device.saw_cancel.load(Ordering::SeqCst),
+        "the device stopped"
+    );
+}

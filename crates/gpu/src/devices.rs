@@ -28,6 +28,12 @@ pub struct DeviceInfo {
     pub multiprocessors: u32,
 }
 
+/// Whether the driver's and NVRTC's libraries load (without initialising the driver).
+pub fn libraries_present() -> bool {
+    // SAFETY: only tries to dlopen the libraries; no driver or NVRTC call is made.
+    unsafe { sys::is_culib_present() && cudarc::nvrtc::sys::is_culib_present() }
+}
+
 /// Checks that the driver library loads and initialises, and that a device exists.
 /// Returns the number of devices.
 pub fn driver_ready() -> Result<usize, GpuError> {

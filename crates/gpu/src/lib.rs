@@ -66,6 +66,14 @@ impl DeviceSolver for Cuda {
     ) -> Result<Solution, SolveError> {
         solve(arena, options, control)
     }
+
+    fn available(&self) -> bool {
+        // The libraries only, without initialising the driver: `cuInit` waits while another
+        // thread (the CLI's warm-up) is inside it, for a few hundred milliseconds in a fresh
+        // process, and the race must not. A library without a device makes the race's GPU
+        // side answer `Unavailable` at once, and the CPU answers alone.
+        devices::libraries_present()
+    }
 }
 
 /// Solves `arena` on a GPU and derives both strategies: with the accelerated driver (as

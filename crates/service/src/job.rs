@@ -240,6 +240,10 @@ pub struct ArenaStats {
     pub edges: u64,
     /// The bound `M`.
     pub bound: u64,
+    /// Whether it is a parity game (its priorities read): `auto` answers it with the parity
+    /// solver unless credits are asked for. Not part of the views (the summary says it).
+    #[serde(skip)]
+    pub parity: bool,
 }
 
 /// A finished job's summary block: the one `egsolve solve --output json` writes.

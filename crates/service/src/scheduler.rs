@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
 use super::job::{BackendChoice, JobId, JobRecord, JobState};
-use super::slots::{Assignment, GpuDevice, PreparsedArena, QueuedJob, SlotKind};
+use super::slots::{
+    Assignment, GpuDevice, GpuLoans, PreparsedArena, QueuedJob, SlotKind, WorkerEvent,
+};
 use super::store::Store;
 use super::store::claim::{ClaimRequest, Placement};
 use super::worker::WorkerContext;
@@ -93,6 +95,9 @@ pub fn pick_slot(
         BackendChoice::Gpu if !gpus.is_empty() && !fits_some_gpu => free_cpu,
         BackendChoice::Gpu => free_gpu,
         BackendChoice::Cpu | BackendChoice::Reference | BackendChoice::Parity => free_cpu,
+        // The parity solver's answer: a CPU job (its race borrows a GPU only while the GPU
+        // side runs, `worker`), never a GPU slot held by a CPU solve.
+        BackendChoice::Auto if job.parity_answer => free_cpu,
         BackendChoice::Auto => {
             let cpu_allowed = !fits_some_gpu
                 || job.edges_estimate <= rules.small_edges
@@ -146,6 +151,8 @@ pub enum Command {
     Forget(JobId),
     /// A worker finished its assignment.
     Finished(SlotKind, JobId),
+    /// A GPU borrowed for a race was given back after this many seconds of use.
+    GpuReturned(usize, f64),
     /// Progress of a job, if it runs here.
     Progress(JobId, oneshot::Sender<Option<ProgressSnapshot>>),
     /// The jobs running here.
@@ -271,6 +278,7 @@ pub fn start(
     let (tx, rx) = mpsc::unbounded_channel();
     let gpus = Arc::new(gpus);
     let shutting_down = Arc::new(AtomicBool::new(false));
+    let loans = Arc::new(GpuLoans::new(gpus.len()));
     let kinds = (0..gpus.len())
         .map(SlotKind::Gpu)
         .chain((0..cpu_workers).map(SlotKind::Cpu));
@@ -280,9 +288,15 @@ pub fn start(
             let sender = super::worker::spawn_worker(
                 kind,
                 gpus.clone(),
+                loans.clone(),
                 context.clone(),
-                move |id| {
-                    let _ = finished.send(Command::Finished(kind, id));
+                move |event| {
+                    let _ = finished.send(match event {
+                        WorkerEvent::Finished(id) => Command::Finished(kind, id),
+                        WorkerEvent::GpuReturned { gpu, seconds } => {
+                            Command::GpuReturned(gpu, seconds)
+                        }
+                    });
                 },
                 shutting_down.clone(),
             );
@@ -298,6 +312,7 @@ pub fn start(
     let actor = Scheduler {
         slots,
         gpus: gpus.clone(),
+        loans,
         rules,
         shutting_down,
         shutdown_waiter: None,
@@ -319,6 +334,8 @@ pub fn start(
 struct Scheduler {
     slots: Vec<Slot>,
     gpus: Arc<Vec<GpuDevice>>,
+    /// Who holds each GPU (shared with the workers, which borrow free ones for races).
+    loans: Arc<GpuLoans>,
     rules: FallbackRules,
     shutting_down: Arc<AtomicBool>,
     shutdown_waiter: Option<oneshot::Sender<()>>,
@@ -393,9 +410,20 @@ impl Scheduler {
                             self.context
                                 .metrics
                                 .add_gpu_busy(self.gpus[i].ordinal, seconds);
+                            self.loans.give_back(i);
                         }
                     }
                 }
+                true
+            }
+            Command::GpuReturned(gpu, seconds) => {
+                // The race's borrower already gave the flag back; its time is the GPU's.
+                if let Some(slot) = self.slots.iter_mut().find(|s| s.kind == SlotKind::Gpu(gpu)) {
+                    slot.busy_seconds += seconds;
+                }
+                self.context
+                    .metrics
+                    .add_gpu_busy(self.gpus[gpu].ordinal, seconds);
                 true
             }
             Command::Progress(id, reply) => {
@@ -459,12 +487,28 @@ impl Scheduler {
         if self.shutting_down.load(Ordering::Relaxed) {
             return;
         }
+        // A GPU slot is free when its flag can be taken (no race borrowed it); taken now, so
+        // that no race borrows it while the claim runs, and given back below if unused.
+        let loans = self.loans.clone();
         let free: Vec<SlotKind> = self
             .slots
             .iter()
             .filter(|s| s.job.is_none())
             .map(|s| s.kind)
+            .filter(|kind| match kind {
+                SlotKind::Gpu(i) => loans.try_take(*i),
+                SlotKind::Cpu(_) => true,
+            })
             .collect();
+        let give_back_unused = |used: &[SlotKind]| {
+            for kind in &free {
+                if let SlotKind::Gpu(i) = kind {
+                    if !used.contains(kind) {
+                        loans.give_back(*i);
+                    }
+                }
+            }
+        };
         if free.is_empty() {
             return;
         }
@@ -495,7 +539,7 @@ impl Scheduler {
         };
         let now = Instant::now();
         let (gpus, rules) = (self.gpus.clone(), self.rules);
-        let mut remaining = free;
+        let mut remaining = free.clone();
         let claimed = self
             .context
             .store
@@ -510,6 +554,7 @@ impl Scheduler {
                     memory_estimate: candidate.memory_estimate,
                     enqueued: now.checked_sub(waited).unwrap_or(now),
                     preparsed: None,
+                    parity_answer: candidate.parity_answer,
                 };
                 let kind = pick_slot(&job, &remaining, &gpus, rules, now)?;
                 remaining.retain(|&k| k != kind);
@@ -531,9 +576,12 @@ impl Scheduler {
                 if !std::mem::replace(&mut self.claim_failing, true) {
                     tracing::warn!("cannot claim jobs: {e}; retrying every tick");
                 }
+                give_back_unused(&[]);
                 return;
             }
         };
+        let used: Vec<SlotKind> = claimed.iter().map(|c| c.placement.slot).collect();
+        give_back_unused(&used);
         for claim in claimed {
             let kind = claim.placement.slot;
             let waited = Duration::from_millis(claim.job.waited_ms);
@@ -546,6 +594,7 @@ impl Scheduler {
                 memory_estimate: claim.job.memory_estimate,
                 enqueued: now.checked_sub(waited).unwrap_or(now),
                 preparsed: self.preparsed.remove(&claim.job.id),
+                parity_answer: claim.job.parity_answer,
             };
             self.context.metrics.observe_queue_wait(waited);
             let control = Control::new();
@@ -590,6 +639,7 @@ mod tests {
             memory_estimate: edges * 24,
             enqueued: now - waited,
             preparsed: None,
+            parity_answer: false,
         }
     }
 
@@ -636,6 +686,32 @@ mod tests {
                 "{backend:?} edges={edges} waited={waited}s free={free:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_parity_answer_takes_a_cpu_slot_never_a_gpu_slot() {
+        let now = Instant::now();
+        let (gpu, cpu) = (SlotKind::Gpu(0), SlotKind::Cpu(0));
+        let parity = QueuedJob {
+            parity_answer: true,
+            ..job(BackendChoice::Auto, 10_000, Duration::ZERO, now)
+        };
+        assert_eq!(
+            pick_slot(&parity, &[gpu, cpu], &gpus(), RULES, now),
+            Some(cpu)
+        );
+        assert_eq!(pick_slot(&parity, &[gpu], &gpus(), RULES, now), None);
+    }
+
+    #[test]
+    fn gpu_loans_hand_each_gpu_to_one_holder() {
+        let loans = GpuLoans::new(2);
+        assert!(loans.try_take(0));
+        assert!(!loans.try_take(0), "held");
+        assert_eq!(loans.take_any(), Some(1));
+        assert_eq!(loans.take_any(), None);
+        loans.give_back(0);
+        assert_eq!(loans.take_any(), Some(0));
     }
 
     #[test]

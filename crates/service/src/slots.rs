@@ -1,5 +1,6 @@
 //! What the scheduler and the workers both speak of: the slots jobs run in (a GPU or one
-//! of the CPU pool's), a queued job, and the assignment a worker receives. The scheduler
+//! of the CPU pool's), a queued job, the assignment a worker receives, who holds each GPU
+//! ([`GpuLoans`]) and what a worker reports back ([`WorkerEvent`]). The scheduler
 //! ([`super::scheduler`]) and the workers ([`super::worker`]) import this module; it
 //! imports neither, so the two depend on each other only through it.
 
@@ -71,6 +72,10 @@ pub struct QueuedJob {
     pub enqueued: Instant,
     /// The arena if it was already parsed at submission.
     pub preparsed: Option<PreparsedArena>,
+    /// `auto` on a parity game without credits: answered by the parity solver on the CPU
+    /// (raced against the GPU route on a borrowed GPU where one is free), so it takes a CPU
+    /// slot, never a GPU slot. False where the game is not known yet (not parsed).
+    pub parity_answer: bool,
 }
 
 /// A game parsed at submission, handed to the worker so it is not parsed twice.
@@ -85,4 +90,51 @@ pub struct Assignment {
     pub attempt: i64,
     /// Its cancel flag, deadline holder and progress counters (the scheduler keeps a clone).
     pub control: Control,
+}
+
+/// Who holds each GPU of this process: the GPU slot's own job, or the GPU side of a race
+/// that a CPU-slot job borrowed it for (`auto` on a parity game: `solve::race`). One flag
+/// per GPU, taken by compare-and-swap: the scheduler takes a free GPU's flag before it
+/// claims a job for that slot and gives it back when the job finishes; a worker borrows a
+/// GPU whose flag nobody holds and gives it back when its race ends. So a GPU runs one
+/// job's device work at a time, and a CPU solve never holds one.
+#[derive(Debug)]
+pub struct GpuLoans {
+    held: Vec<std::sync::atomic::AtomicBool>,
+}
+
+impl GpuLoans {
+    /// Flags for `gpus` GPUs, none held.
+    pub fn new(gpus: usize) -> GpuLoans {
+        GpuLoans {
+            held: (0..gpus).map(|_| Default::default()).collect(),
+        }
+    }
+
+    /// Takes GPU `index` if nobody holds it.
+    pub fn try_take(&self, index: usize) -> bool {
+        use std::sync::atomic::Ordering;
+        self.held[index]
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// Takes the first GPU nobody holds.
+    pub fn take_any(&self) -> Option<usize> {
+        (0..self.held.len()).find(|&i| self.try_take(i))
+    }
+
+    /// Gives GPU `index` back.
+    pub fn give_back(&self, index: usize) {
+        self.held[index].store(false, std::sync::atomic::Ordering::Release);
+    }
+}
+
+/// What a worker tells the scheduler.
+#[derive(Debug, Clone, Copy)]
+pub enum WorkerEvent {
+    /// The job's assignment is over (the slot is free).
+    Finished(JobId),
+    /// A GPU borrowed for a race is given back after `seconds` of use.
+    GpuReturned { gpu: usize, seconds: f64 },
 }

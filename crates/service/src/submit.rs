@@ -199,7 +199,7 @@ async fn commit(
             let stats_start = Instant::now();
             let (game, stats) = tokio::task::spawn_blocking(move || {
                 admission::check_host(&game.arena, &config).map_err(ApiError::ExceedsMemory)?;
-                arena_stats(&game.arena, &config)
+                arena_stats(&game, &config)
                     .map(|stats| (game, stats))
                     .map_err(refusal)
             })
@@ -262,6 +262,7 @@ async fn commit(
         memory_estimate: memory,
         enqueued: Instant::now(),
         preparsed,
+        parity_answer: stats.is_some_and(|s| s.parity) && !options.credits,
     });
     answer(&state, id, false).await
 }

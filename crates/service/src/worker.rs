@@ -24,13 +24,14 @@ use super::job::{ArenaStats, BackendChoice, Failure, InputFormat};
 use super::metrics::Metrics;
 use super::preparse::PreparsedGame;
 use super::result_file;
-use super::slots::{Assignment, GpuDevice, SlotKind};
+use super::slots::{Assignment, GpuDevice, GpuLoans, SlotKind, WorkerEvent};
 use super::store::{Store, StoreError};
 use egsolve_core::arena::Arena;
-use egsolve_core::format::{self, Format, FormatError, ParityInfo, ReadOptions};
+use egsolve_core::format::{self, Format, FormatError, Game, ParityInfo, ReadOptions};
 use egsolve_core::output::Summary;
+use egsolve_core::parity::ParityView;
 use egsolve_core::solve::GpuOptions;
-use egsolve_core::solve::{self, Backend, Interrupted, SolveError, SolveOptions};
+use egsolve_core::solve::{self, Backend, Interrupted, Solution, SolveError, SolveOptions};
 
 /// What every worker shares.
 #[derive(Debug, Clone)]
@@ -143,8 +144,9 @@ static JOBS_RUNNING: AtomicUsize = AtomicUsize::new(0);
 pub fn spawn_worker(
     kind: SlotKind,
     gpus: Arc<Vec<GpuDevice>>,
+    loans: Arc<GpuLoans>,
     context: WorkerContext,
-    finished: impl Fn(super::job::JobId) + Send + 'static,
+    notify: impl Fn(WorkerEvent) + Send + 'static,
     shutting_down: Arc<AtomicBool>,
 ) -> std::sync::mpsc::Sender<Assignment> {
     let (tx, rx) = std::sync::mpsc::channel::<Assignment>();
@@ -159,7 +161,13 @@ pub fn spawn_worker(
                 JOBS_RUNNING.fetch_add(1, Ordering::SeqCst);
                 let (id, attempt) = (assignment.job.id, assignment.attempt);
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_job(kind, &gpus, &context, assignment, &shutting_down)
+                    let slot = Slot {
+                        kind,
+                        gpus: &gpus,
+                        loans: &loans,
+                        notify: &notify,
+                    };
+                    run_job(&slot, &context, assignment, &shutting_down)
                 }));
                 if outcome.is_err() {
                     let failure = Failure::new("internal", "the worker panicked on this job");
@@ -171,7 +179,7 @@ pub fn spawn_worker(
                     ));
                 }
                 context.events.publish(id);
-                finished(id);
+                notify(WorkerEvent::Finished(id));
                 if JOBS_RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
                     // The last job done: what the solves freed goes back to the kernel.
                     egsolve_alloc::release_free_memory();
@@ -182,13 +190,26 @@ pub fn spawn_worker(
     tx
 }
 
-fn run_job(
+/// The slot a worker serves, and what it shares with the scheduler.
+struct Slot<'a> {
     kind: SlotKind,
-    gpus: &[GpuDevice],
+    gpus: &'a [GpuDevice],
+    loans: &'a GpuLoans,
+    notify: &'a dyn Fn(WorkerEvent),
+}
+
+fn run_job(
+    slot: &Slot<'_>,
     context: &WorkerContext,
     assignment: Assignment,
     shutting_down: &AtomicBool,
 ) {
+    let Slot {
+        kind,
+        gpus,
+        loans,
+        notify,
+    } = *slot;
     let Assignment {
         job,
         attempt,
@@ -239,7 +260,7 @@ fn run_job(
                 Ok(game) => game,
                 Err(e) => return fail(malformed(e)),
             };
-            let stats = match arena_stats(&game.arena, &context.config) {
+            let stats = match arena_stats(&game, &context.config) {
                 Ok(stats) => stats,
                 Err(failure) => return fail(failure),
             };
@@ -262,16 +283,7 @@ fn run_job(
 
     let limit = Duration::from_secs(record.options.time_limit_secs);
     let control = control.with_deadline(Some(Instant::now() + limit));
-    // A parity game goes to the parity solver when the job left the choice to the server
-    // without asking for credits (or its reduction does not fit), whatever slot it got.
     let parity = game.game.parity.as_ref().map(ParityInfo::view);
-    let backend = if job.backend == BackendChoice::Auto
-        && solve::runs_parity_solver(parity, Backend::Auto, record.options.credits)
-    {
-        Backend::Parity
-    } else {
-        backend
-    };
     let solve_start = Instant::now();
     let cpu_solve = |backend: Backend| {
         let ticket = context.cpu_solves.start(
@@ -287,7 +299,26 @@ fn run_job(
         options.cpu.threads = ticket.threads;
         solve::solve_game(arena, parity, &options, &control)
     };
+    // A parity game that the job left to the server without asking for credits gets the
+    // parity solver's answer: on the CPU, raced against the GPU route where a GPU is free
+    // (this slot's, or one borrowed for the race's length).
+    let parity_answer = job.backend == BackendChoice::Auto
+        && solve::runs_parity_solver(parity, Backend::Auto, record.options.credits);
     let solved = match kind {
+        _ if parity_answer => {
+            let own_gpu = match kind {
+                SlotKind::Gpu(i) => Some(i),
+                SlotKind::Cpu(_) => None,
+            };
+            let view = parity.expect("the parity solver answers parity games");
+            let race = ParityRace {
+                context,
+                gpus,
+                loans,
+                notify,
+            };
+            race.solve(arena, view, own_gpu, &control)
+        }
         // A GPU slot solves on its own device.
         SlotKind::Gpu(i) if backend == Backend::Gpu => {
             let options = SolveOptions {
@@ -305,15 +336,22 @@ fn run_job(
                 // answers instead of the job failing.
                 Err(SolveError::Unavailable { reason, .. }) => {
                     tracing::warn!(job = %job.id, "the GPU cannot solve this job ({reason}); solving on the CPU");
-                    cpu_solve(Backend::Auto)
+                    cpu_solve(Backend::Auto).map(|s| (s, None))
                 }
-                outcome => outcome,
+                outcome => outcome.map(|s| (s, Some(i))),
             }
         }
-        _ => cpu_solve(backend),
+        _ => cpu_solve(backend).map(|s| (s, None)),
     };
-    let solution = match solved {
-        Ok(solution) => solution,
+    let (solution, device) = match solved {
+        Ok((solution, gpu)) => {
+            // Where the answer was computed: the GPU only if the GPU route answered.
+            let device = match gpu {
+                Some(i) if solution.stats.backend == "gpu" => SlotKind::Gpu(i),
+                _ => SlotKind::Cpu(0),
+            };
+            (solution, device.device_name(gpus))
+        }
         Err(SolveError::Interrupted(Interrupted::Cancelled)) => {
             // Shutting down: back to the queue. Otherwise the job was cancelled, or it is
             // no longer this worker's (its lease was taken over): nothing to write.
@@ -366,7 +404,15 @@ fn run_job(
     tracing::info!(job = %job.id, solve = solve_seconds, result_write = write_seconds, "solved");
 
     match retrying(context, "record the result", || {
-        store.succeed(job.id, attempt, worker, &key, &summary, solve_seconds * 1e3)
+        store.succeed(
+            job.id,
+            attempt,
+            worker,
+            &key,
+            &summary,
+            solve_seconds * 1e3,
+            &device,
+        )
     }) {
         Ok(true) => context.metrics.count_completion(),
         // Cancelled meanwhile, or the fence refused a late result; the local result file
@@ -376,8 +422,62 @@ fn run_job(
     }
 }
 
+/// What a parity answer's race needs of the worker: the GPUs, who holds them, and the
+/// scheduler's ear for a borrowed GPU's return.
+struct ParityRace<'a> {
+    context: &'a WorkerContext,
+    gpus: &'a [GpuDevice],
+    loans: &'a GpuLoans,
+    notify: &'a dyn Fn(WorkerEvent),
+}
+
+impl ParityRace<'_> {
+    /// The parity solver's answer on the CPU, raced against the GPU route
+    /// (`solve::race`) on `own_gpu` (the slot's device, for a job placed before its parse
+    /// showed a parity game) or on a GPU borrowed for the race's length where the race is
+    /// worth running and a GPU is free. Returns the GPU that took part, if any.
+    fn solve(
+        &self,
+        arena: &Arena,
+        view: ParityView<'_>,
+        own_gpu: Option<usize>,
+        control: &solve::Control,
+    ) -> Result<(Solution, Option<usize>), SolveError> {
+        let ticket = self.context.cpu_solves.start(
+            self.context.config.cpu_threads,
+            std::thread::available_parallelism().map_or(1, usize::from),
+        );
+        let mut options = SolveOptions {
+            device: Some(egsolve_gpu::SOLVER),
+            ..SolveOptions::default()
+        };
+        options.cpu.threads = ticket.threads;
+        let races = solve::race::races(arena, view, &options).is_some();
+        let borrowed = match own_gpu {
+            None if races => self.loans.take_any(),
+            _ => None,
+        };
+        let gpu = own_gpu.or(borrowed);
+        match gpu {
+            Some(i) => options.gpu.device = Some(self.gpus[i].ordinal as usize),
+            None => options.device = None,
+        }
+        let start = Instant::now();
+        let solved = solve::solve_game(arena, Some(view), &options, control);
+        if let Some(i) = borrowed {
+            self.loans.give_back(i);
+            (self.notify)(WorkerEvent::GpuReturned {
+                gpu: i,
+                seconds: start.elapsed().as_secs_f64(),
+            });
+        }
+        solved.map(|solution| (solution, gpu))
+    }
+}
+
 /// Vertex/edge counts and `M`, or the failure that stops the job.
-pub fn arena_stats(arena: &Arena, config: &ServeConfig) -> Result<ArenaStats, Failure> {
+pub fn arena_stats(game: &Game, config: &ServeConfig) -> Result<ArenaStats, Failure> {
+    let arena = &game.arena;
     let (vertices, edges) = (arena.vertex_count() as u64, arena.edge_count() as u64);
     if vertices > config.max_vertices || edges > config.max_edges {
         return Err(Failure::new(
@@ -395,6 +495,7 @@ pub fn arena_stats(arena: &Arena, config: &ServeConfig) -> Result<ArenaStats, Fa
         vertices,
         edges,
         bound,
+        parity: game.parity.is_some(),
     })
 }
 

@@ -84,6 +84,28 @@ impl Control {
         self.cancel.store(true, Ordering::Relaxed);
     }
 
+    /// A control for a part of this solve that can be stopped on its own: the same
+    /// deadline and progress counters, a cancel flag of its own (raising this control's
+    /// flag does not reach it; whoever links them forwards it, as [`super::race`] does).
+    pub fn linked(&self) -> Control {
+        Control {
+            cancel: Arc::default(),
+            deadline: self.deadline,
+            progress: self.progress.clone(),
+        }
+    }
+
+    /// The same control with progress counters of its own.
+    pub fn with_own_progress(mut self) -> Control {
+        self.progress = Arc::default();
+        self
+    }
+
+    /// Whether the cancel flag is raised.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
     /// The shared cancel flag (for backends that poll it from other threads or the GPU).
     pub fn cancel_flag(&self) -> &Arc<AtomicBool> {
         &self.cancel

@@ -17,6 +17,10 @@ pub trait DeviceSolver: std::fmt::Debug + Send + Sync {
         options: &GpuOptions,
         control: &Control,
     ) -> Result<Solution, SolveError>;
+
+    /// Whether a device is there to solve on (a driver, a device, the kernels' compiler),
+    /// found without starting a solve; `auto` races the device only when it answers yes.
+    fn available(&self) -> bool;
 }
 
 /// How the GPU backend runs.

@@ -16,6 +16,7 @@ pub mod energy;
 pub mod memory;
 pub mod parity;
 pub mod phases;
+pub mod race;
 pub mod reference;
 pub mod strategy;
 pub mod threads;
@@ -392,9 +393,10 @@ pub fn runs_parity_solver(parity: Option<ParityView<'_>>, backend: Backend, cred
 }
 
 /// Solves a game as read: an energy game (`parity` is `None`) with `options.backend`, or a
-/// parity game — natively with [`parity`] when [`runs_parity_solver`] says so (`auto`
-/// without `options.credits`, or `parity`), else through its energy reduction (the arena's
-/// weights) with an energy backend. An energy backend asked
+/// parity game — with `auto`, as a race of the GPU route and the parity solver where
+/// [`race::races`] says so; natively with [`parity`] when [`runs_parity_solver`] says so
+/// (`auto` without `options.credits`, or `parity`); else through its energy reduction (the
+/// arena's weights) with an energy backend. An energy backend asked
 /// for a parity game whose reduction does not fit is [`SolveError::ReductionTooLarge`].
 pub fn solve_game(
     arena: &Arena,
@@ -405,7 +407,9 @@ pub fn solve_game(
     let Some(view) = parity else {
         return solve_with(arena, options, control);
     };
-    let mut solution = if runs_parity_solver(parity, options.backend, options.credits) {
+    let mut solution = if let Some(device) = race::races(arena, view, options) {
+        race::solve(arena, view, device, options, control)?
+    } else if runs_parity_solver(parity, options.backend, options.credits) {
         parity::solve(
             arena,
             view.priorities,
@@ -423,4 +427,23 @@ pub fn solve_game(
     };
     solution.parity = Some(view.summary);
     Ok(solution)
+}
+
+/// [`solve_game`] for a caller that keeps the game until the process ends (the command
+/// line): where `auto` races, the loser is cancelled but not waited for
+/// ([`race::solve_detached`]); everything else as [`solve_game`].
+pub fn solve_game_detached(
+    arena: &'static Arena,
+    parity: Option<ParityView<'static>>,
+    options: &SolveOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    if let Some(view) = parity {
+        if let Some(device) = race::races(arena, view, options) {
+            let mut solution = race::solve_detached(arena, view, device, options, control)?;
+            solution.parity = Some(view.summary);
+            return Ok(solution);
+        }
+    }
+    solve_game(arena, parity, options, control)
 }

@@ -61,6 +61,8 @@ pub struct Candidate {
     pub memory_estimate: u64,
     /// How long it has been queued, milliseconds (the database's clock).
     pub waited_ms: u64,
+    /// `auto` on a parity game without credits (a CPU job; see `QueuedJob::parity_answer`).
+    pub parity_answer: bool,
 }
 
 /// Where a claimed job runs: the slot, and the backend and device names it records.
@@ -92,6 +94,9 @@ pub struct Claimed<T> {
 pub(crate) const MEMORY_SQL: &str = "COALESCE(j.vertices * 37 + j.edges * 24 + 72, \
      (a.bytes / 32) * 37 + (a.bytes / 8) * 24 + 72)";
 const EDGES_SQL: &str = "COALESCE(j.edges, a.bytes / 8)";
+/// `auto` on a parity game without credits: the parity solver's answer, on a CPU slot.
+const PARITY_ANSWER_SQL: &str =
+    "(j.backend = 'auto' AND COALESCE(j.parity, 0) = 1 AND j.credits = 0)";
 
 /// The running job's fence: its row, its attempt, its worker, still running.
 const FENCE: &str = "id = $1 AND attempts = $2 AND worker = $3 AND state = 'running'";
@@ -124,11 +129,15 @@ impl Store {
         };
         let select = format!(
             "SELECT j.id, j.seq, j.priority, j.backend, {EDGES_SQL} AS edges_estimate, \
-             {MEMORY_SQL} AS memory_estimate, {now} - j.queued_at AS waited \
+             {MEMORY_SQL} AS memory_estimate, {now} - j.queued_at AS waited, \
+             CASE WHEN {PARITY_ANSWER_SQL} THEN CAST(1 AS BIGINT) ELSE CAST(0 AS BIGINT) END \
+             AS parity_answer \
              FROM jobs j JOIN arenas a ON a.hash = j.arena_hash \
              WHERE j.state = 'queued' AND ( \
-               ($1 > 0 AND j.backend IN ('auto', 'gpu') AND {MEMORY_SQL} <= $2) \
-               OR ($3 > 0 AND (j.backend IN ('cpu', 'reference', 'parity') OR (j.backend = 'auto' AND \
+               ($1 > 0 AND j.backend IN ('auto', 'gpu') AND NOT {PARITY_ANSWER_SQL} \
+                 AND {MEMORY_SQL} <= $2) \
+               OR ($3 > 0 AND (j.backend IN ('cpu', 'reference', 'parity') OR {PARITY_ANSWER_SQL} \
+                 OR (j.backend = 'auto' AND \
                  ({MEMORY_SQL} > $4 OR {EDGES_SQL} <= $5 OR j.queued_at <= {now} - $6)) \
                  OR (j.backend = 'gpu' AND $4 >= 0 AND {MEMORY_SQL} > $4)))) \
              ORDER BY j.priority DESC, j.seq LIMIT $7 {lock}"
@@ -169,6 +178,7 @@ impl Store {
                     edges_estimate: row.try_get::<i64, _>(4)?.max(0) as u64,
                     memory_estimate: row.try_get::<i64, _>(5)?.max(0) as u64,
                     waited_ms: row.try_get::<Option<i64>, _>(6)?.unwrap_or(0).max(0) as u64,
+                    parity_answer: row.try_get::<i64, _>(7)? == 1,
                 };
                 let Some(placement) = pick(&job) else { continue };
                 let attempt: Option<i64> = sqlx::query(sqlx::AssertSqlSafe(update.as_str()))
@@ -360,11 +370,16 @@ impl Store {
         result_key: &str,
         summary: &ResultSummary,
         solve_ms: f64,
+        device: &str,
     ) -> Result<bool, StoreError> {
         let summary_json = serde_json::to_string(summary).expect("summary serializes");
+        // The backend and device where the answer was computed (the claim recorded the
+        // slot's; a race, or a GPU job the device could not take, may have answered
+        // elsewhere).
         let fenced = format!(
             "UPDATE jobs SET state = 'succeeded', finished_at = $4, completions = completions + 1, \
-             result_key = $5, solve_ms = $6, {LEAVE_RUNNING} WHERE {FENCE}"
+             result_key = $5, solve_ms = $6, backend_used = $7, device = $8, {LEAVE_RUNNING} \
+             WHERE {FENCE}"
         );
         let path = self.result_path(result_key);
         let begin = self.dialect().begin();
@@ -387,6 +402,8 @@ impl Store {
                 .bind(now_ms())
                 .bind(result_key)
                 .bind(solve_ms)
+                .bind(&summary.backend)
+                .bind(device)
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();

@@ -173,7 +173,7 @@ const JOB_COLUMNS: &str = "seq, id, owner, state, priority, backend, time_limit_
      return_kind, arena_hash, created_at, started_at, finished_at, attempts, completions, \
      backend_used, device, vertices, edges, bound, result_key, reused, error_type, \
      error_message, error_line, error_column, upload_ms, parse_ms, solve_ms, worker, \
-     progress_round, progress_frontier, progress_lifts, credits";
+     progress_round, progress_frontier, progress_lifts, credits, parity";
 
 fn migration(version: i64, name: &'static str, sql: &'static str) -> Migration {
     Migration::new(
@@ -202,6 +202,11 @@ fn sqlite_migrator() -> Migrator {
             "credits",
             include_str!("../migrations/sqlite/0003_credits.sql"),
         ),
+        migration(
+            4,
+            "parity",
+            include_str!("../migrations/sqlite/0004_parity.sql"),
+        ),
     ])
 }
 
@@ -221,6 +226,11 @@ fn postgres_migrator() -> Migrator {
             3,
             "credits",
             include_str!("../migrations/postgres/0003_credits.sql"),
+        ),
+        migration(
+            4,
+            "parity",
+            include_str!("../migrations/postgres/0004_parity.sql"),
         ),
     ])
 }
@@ -403,8 +413,8 @@ impl Store {
         let seq: i64 = with_pool!(self, pool => sqlx::query(
             "INSERT INTO jobs (id, owner, state, priority, backend, time_limit_secs, format, \
              return_kind, arena_hash, created_at, queued_at, upload_ms, vertices, edges, bound, \
-             parse_ms, credits) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $9, $10, \
-             $11, $12, $13, $14, $15) RETURNING seq",
+             parse_ms, credits, parity) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, \
+             $9, $10, $11, $12, $13, $14, $15, $16) RETURNING seq",
         )
         .bind(id.to_string())
         .bind(owner)
@@ -421,6 +431,7 @@ impl Store {
         .bind(arena.map(|a| a.bound.to_string()))
         .bind(parsed.map(|(_, ms)| ms))
         .bind(options.credits as i64)
+        .bind(arena.map(|a| a.parity as i64))
         .fetch_one(pool)
         .await?
         .try_get(0)?);
@@ -582,13 +593,15 @@ impl Store {
         parse_ms: f64,
     ) -> Result<(), StoreError> {
         with_pool!(self, pool => sqlx::query(
-            "UPDATE jobs SET vertices = $1, edges = $2, bound = $3, parse_ms = $4 WHERE id = $5",
+            "UPDATE jobs SET vertices = $1, edges = $2, bound = $3, parse_ms = $4, parity = $6 \
+             WHERE id = $5",
         )
         .bind(stats.vertices as i64)
         .bind(stats.edges as i64)
         .bind(stats.bound.to_string())
         .bind(parse_ms)
         .bind(id.to_string())
+        .bind(stats.parity as i64)
         .execute(pool)
         .await?
         .rows_affected());
@@ -721,6 +734,7 @@ where
             vertices: v as u64,
             edges: e as u64,
             bound: b.parse().map_err(|_| corrupt("bound"))?,
+            parity: row.try_get::<Option<i64>, _>("parity")? == Some(1),
         }),
         _ => None,
     };

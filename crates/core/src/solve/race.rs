@@ -1,0 +1,270 @@
+//! `auto` on a parity game with a GPU at hand: the GPU route (the energy reduction solved on
+//! the device) and the CPU parity solver run **as a race**, the first answer wins and the
+//! loser is cancelled.
+//!
+//! Neither side dominates. On model-checking games of millions of vertices the reduction on
+//! the GPU answers in milliseconds where the parity solver needs a second (BRP: 7.5 ms
+//! against 1.95 s on the H200 host); on games that the parity solver takes apart in a few
+//! decompositions (an equivalence-checking game of 0.5 M vertices: 69 ms) the lifting on the
+//! device climbs for seconds. Which one wins is not known before running both, so both run:
+//! the race costs the loser's work until its next checkpoint (a round on the device, a few
+//! thousand units of the parity solver's work), never its whole run.
+//!
+//! What races, and what does not ([`races`]): only `auto` without credits, on a parity game
+//! whose reduction fits in 64 bits, with a device the caller linked and that answers
+//! [`DeviceSolver::available`], and of at least [`RACE_FROM_VERTICES`] vertices. Smaller
+//! games stay on the CPU: the parity solver answers them in a few milliseconds, less than
+//! the GPU route's fixed costs (upload, launches, and in a fresh process the driver's
+//! start-up), so a race could only cost.
+//!
+//! The answer is the parity solver's shape whoever wins: winners and strategies, no credits
+//! (`credits_computed: false`). The GPU's strategies are winning in the parity game: a
+//! cycle's weight in the reduction has the sign of its top priority's parity, so a strategy
+//! that keeps every cycle non-negative (player 0, on `W0`) or negative (player 1, on `W1`)
+//! keeps every cycle's top priority even or odd. `SolveStats::backend` names the side that
+//! answered (`gpu` or `parity`), so a caller can say where the answer was computed.
+//!
+//! The two sides share one cancel flag of their own (the race's); the caller's cancel flag
+//! is forwarded to it by the thread that waits for the answers, so cancelling the solve
+//! stops both.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::{Control, DeviceSolver, Interrupted, Solution, SolveError, SolveOptions, TOP, parity};
+use crate::arena::Arena;
+use crate::parity::ParityView;
+
+/// Parity games with fewer vertices are not raced: the CPU answers them alone.
+pub const RACE_FROM_VERTICES: usize = 1 << 16;
+
+/// How often the waiting thread looks at the caller's cancel flag.
+const FORWARD_CANCEL_EVERY: Duration = Duration::from_millis(2);
+
+/// Which side of a race answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The energy reduction on the device.
+    Gpu,
+    /// The parity solver on the CPU.
+    Cpu,
+}
+
+/// The device `auto` races against on this game, if it races at all: `auto` without
+/// credits on a parity game whose reduction fits, of at least [`RACE_FROM_VERTICES`]
+/// vertices, with an available device.
+pub fn races(
+    arena: &Arena,
+    view: ParityView<'_>,
+    options: &SolveOptions,
+) -> Option<&'static dyn DeviceSolver> {
+    let device = options.device?;
+    let eligible = options.backend == super::Backend::Auto
+        && !options.credits
+        && view.reduction_fits()
+        && arena.vertex_count() >= RACE_FROM_VERTICES;
+    (eligible && device.available()).then_some(device)
+}
+
+/// Runs the GPU route on `device` and the parity solver side by side; the first answer is
+/// returned (winners and strategies, no credits) and the other side is cancelled and waited
+/// for. An error of one side (the device out of memory, say) leaves the answer to the other;
+/// when both fail the parity solver's error is returned (the caller's cancellation or
+/// deadline, usually).
+pub fn solve(
+    arena: &Arena,
+    view: ParityView<'_>,
+    device: &dyn DeviceSolver,
+    options: &SolveOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    let race = Race::new(control);
+    std::thread::scope(|scope| {
+        let gpu = race.gpu_side(arena, device, options);
+        let cpu = race.cpu_side(arena, view, options);
+        spawn_named("egsolve-race-gpu", |b| b.spawn_scoped(scope, gpu).map(drop));
+        spawn_named("egsolve-race-cpu", |b| b.spawn_scoped(scope, cpu).map(drop));
+        // The loser stops at its next checkpoint; the scope joins it.
+        race.finish(control)
+    })
+    .inspect(|_| tracing::debug!("race: the loser stopped"))
+}
+
+/// [`solve`] for a caller that keeps the game until the process ends (the command line):
+/// the loser is cancelled but not waited for. A fresh process's GPU side may be inside the
+/// driver's start-up or a large copy, which no cancel flag interrupts, for a few hundred
+/// milliseconds after the parity solver answered; the process writes its answer and exits
+/// meanwhile.
+pub fn solve_detached(
+    arena: &'static Arena,
+    view: ParityView<'static>,
+    device: &'static dyn DeviceSolver,
+    options: &SolveOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    let race = Race::new(control);
+    let options: &'static SolveOptions = Box::leak(Box::new(options.clone()));
+    let gpu = race.gpu_side(arena, device, options);
+    let cpu = race.cpu_side(arena, view, options);
+    for (name, side) in [
+        (
+            "egsolve-race-gpu",
+            Box::new(gpu) as Box<dyn FnOnce() + Send>,
+        ),
+        ("egsolve-race-cpu", Box::new(cpu)),
+    ] {
+        DETACHED_RUNNING.fetch_add(1, Ordering::SeqCst);
+        let counted = move || {
+            side();
+            DETACHED_RUNNING.fetch_sub(1, Ordering::SeqCst);
+        };
+        spawn_named(name, |b| b.spawn(counted).map(drop));
+    }
+    race.finish(control)
+}
+
+/// Sides of [`solve_detached`] races still running (a loser not yet stopped).
+static DETACHED_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether a loser of a [`solve_detached`] race is still running: a process that exits now
+/// may wait for it in the driver's exit handlers, so the command line ends without them.
+pub fn detached_loser_running() -> bool {
+    DETACHED_RUNNING.load(Ordering::SeqCst) > 0
+}
+
+/// The answer of one side.
+type Answer = (Side, Result<Solution, SolveError>);
+
+/// One race: the sides' controls (one cancel flag of their own) and the answers' channel.
+struct Race {
+    cpu_control: Control,
+    gpu_control: Control,
+    answers: mpsc::Receiver<Answer>,
+    sender: mpsc::Sender<Answer>,
+}
+
+impl Race {
+    fn new(control: &Control) -> Race {
+        // The parity solver reports its progress to the caller; the device keeps its own
+        // counters (two solvers writing one set of counters would report neither).
+        let cpu_control = control.linked();
+        let gpu_control = cpu_control.clone().with_own_progress();
+        let (sender, answers) = mpsc::channel();
+        Race {
+            cpu_control,
+            gpu_control,
+            answers,
+            sender,
+        }
+    }
+
+    /// The GPU route, as a thread's body.
+    fn gpu_side<'a>(
+        &self,
+        arena: &'a Arena,
+        device: &'a dyn DeviceSolver,
+        options: &'a SolveOptions,
+    ) -> impl FnOnce() + Send + 'a {
+        let (control, sender) = (self.gpu_control.clone(), self.sender.clone());
+        move || {
+            let answer = device.solve(arena, &options.gpu, &control);
+            let _ = sender.send((Side::Gpu, answer));
+        }
+    }
+
+    /// The parity solver, as a thread's body.
+    fn cpu_side<'a>(
+        &self,
+        arena: &'a Arena,
+        view: ParityView<'a>,
+        options: &'a SolveOptions,
+    ) -> impl FnOnce() + Send + 'a {
+        let (control, sender) = (self.cpu_control.clone(), self.sender.clone());
+        move || {
+            let algorithm = options.parity_algorithm;
+            let answer = parity::solve(arena, view.priorities, algorithm, &options.cpu, &control);
+            let _ = sender.send((Side::Cpu, answer));
+        }
+    }
+
+    /// Waits for the first answer and cancels the other side.
+    fn finish(self, caller: &Control) -> Result<Solution, SolveError> {
+        let Race {
+            cpu_control,
+            answers,
+            sender,
+            ..
+        } = self;
+        drop(sender);
+        let start = std::time::Instant::now();
+        let outcome = first_answer(&answers, caller, &cpu_control);
+        cpu_control.cancel();
+        if let Ok((side, _)) = &outcome {
+            tracing::debug!(
+                ?side,
+                seconds = start.elapsed().as_secs_f64(),
+                "race: answered"
+            );
+        }
+        outcome.map(|(side, solution)| as_parity_answer(solution, side))
+    }
+}
+
+/// Starts a thread named `name` with `spawn`, or says why it could not (the race then
+/// goes on with the other side).
+fn spawn_named(name: &str, spawn: impl FnOnce(std::thread::Builder) -> std::io::Result<()>) {
+    if let Err(e) = spawn(std::thread::Builder::new().name(name.into())) {
+        tracing::warn!("no {name} thread ({e}); the race goes on without it");
+    }
+}
+
+/// Waits for the first successful answer, forwarding the caller's cancel flag to the race's.
+fn first_answer(
+    answers: &mpsc::Receiver<(Side, Result<Solution, SolveError>)>,
+    caller: &Control,
+    race: &Control,
+) -> Result<(Side, Solution), SolveError> {
+    let mut cpu_error = None;
+    let mut gpu_error = None;
+    loop {
+        match answers.recv_timeout(FORWARD_CANCEL_EVERY) {
+            Ok((side, Ok(solution))) => return Ok((side, solution)),
+            Ok((Side::Cpu, Err(e))) => cpu_error = Some(e),
+            Ok((Side::Gpu, Err(e))) => {
+                if !matches!(e, SolveError::Interrupted(_)) {
+                    tracing::info!("the GPU side of the race gave up ({e}); the CPU answers");
+                }
+                gpu_error = Some(e);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if caller.is_cancelled() {
+                    race.cancel();
+                }
+            }
+            // Both sides sent (or could not start): every answer was an error.
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(cpu_error
+                    .or(gpu_error)
+                    .unwrap_or(SolveError::Interrupted(Interrupted::Cancelled)));
+            }
+        }
+    }
+}
+
+/// The race's answer in the parity solver's shape: winners (0 on `W0`, ⊤ on `W1`) and
+/// strategies, whichever side computed it.
+fn as_parity_answer(mut solution: Solution, side: Side) -> Solution {
+    if side == Side::Gpu {
+        if solution.stats.algorithm.is_empty() {
+            solution.stats.algorithm = "accelerated-lifting".into();
+        }
+        for credit in &mut solution.credit {
+            if *credit != TOP {
+                *credit = 0;
+            }
+        }
+        solution.credits_computed = false;
+    }
+    solution
+}
