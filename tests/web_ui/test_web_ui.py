@@ -23,8 +23,10 @@ from egsolve import Client
 
 def visit(browser, url: str, token: Optional[str] = None) -> None:
     """Opens ``url`` in a fresh session (signed in with ``token`` if given) and waits for the
-    page's first render."""
-    browser.get(url)
+    page's first render. The session is set up on the server's ``/healthz`` (same origin, no
+    script): done on a page, that page's requests still in flight would go out without the
+    token (a 401 in the console)."""
+    browser.get("/".join(url.split("/", 3)[:3]) + "/healthz")
     browser.execute_script("sessionStorage.clear()")
     if token:
         browser.execute_script("sessionStorage.setItem('egsolve-token', arguments[0])", token)
