@@ -236,9 +236,9 @@ async fn job_listings_carry_live_progress_and_queue_positions() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn result_formats_name_the_renderings_each_answer_has() {
-    let server = Server::start(|_| {}).await;
+/// On both stores: a list page reads its answers' summaries in one query.
+async fn result_formats_name_the_renderings_each_answer_has(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
     let game = std::fs::read(data_file(
         "parity/Lift_(Incorrect)_nlifts=2_nodeadlock.gm.gz",
     ))
@@ -304,3 +304,5 @@ async fn result_formats_name_the_renderings_each_answer_has() {
         .await;
     server.stop().await;
 }
+
+on_both_stores!(result_formats_name_the_renderings_each_answer_has);
