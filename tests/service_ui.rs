@@ -1,5 +1,6 @@
-//! The web page's routes and the read-only endpoints it adds (`/v1/usage`, `/v1/whoami`,
-//! `/v1/jobs/{id}/result/histogram`), every response validated against `openapi.yaml`. The
+//! The web page's routes, the read-only endpoints it adds (`/v1/usage`, `/v1/whoami`,
+//! `/v1/jobs/{id}/result/histogram`) and the renderings job views name for the page's
+//! download links (`result_formats`), every response validated against `openapi.yaml`. The
 //! page itself is driven in a real browser by `tests/web_ui.rs`.
 
 mod service_support;
@@ -234,3 +235,74 @@ async fn job_listings_carry_live_progress_and_queue_positions() {
     }
     server.stop().await;
 }
+
+/// On both stores: a list page reads its answers' summaries in one query.
+async fn result_formats_name_the_renderings_each_answer_has(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
+    let game = std::fs::read(data_file(
+        "parity/Lift_(Incorrect)_nlifts=2_nodeadlock.gm.gz",
+    ))
+    .unwrap();
+    // (submission, the formats its answer has): a parity game answered by the parity solver
+    // has no text (it lists credits); with credits, or for an energy game, it has.
+    let cases = [
+        (game.clone(), "", vec!["json", "paritysol", "binary"]),
+        (
+            game,
+            "?credits=true",
+            vec!["json", "text", "paritysol", "binary"],
+        ),
+        (
+            small_arena(40, 7),
+            "",
+            vec!["json", "text", "paritysol", "binary"],
+        ),
+    ];
+    for (body, query, formats) in cases {
+        let id = server.submit_ok(body, query, None).await;
+        let job = server
+            .wait_finished(&id, None, Duration::from_secs(60))
+            .await;
+        assert_eq!(job["state"], "succeeded", "{job}");
+        assert_eq!(job["result_formats"], serde_json::json!(formats), "{query}");
+        // The list says the same, without the summary.
+        let listed = server.get("/v1/jobs", None).await.json();
+        let row = listed["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["id"] == id.as_str())
+            .unwrap()
+            .clone();
+        assert_eq!(row["result_formats"], job["result_formats"]);
+        assert!(row["summary"].is_null());
+        for format in ["json", "text", "paritysol", "binary"] {
+            let reply = server
+                .get(&format!("/v1/jobs/{id}/result?format={format}"), None)
+                .await;
+            if formats.contains(&format) {
+                assert_eq!(reply.status, 200, "{query} {format}: {}", reply.text());
+            } else {
+                reply.assert_problem(400, "invalid-parameter");
+            }
+        }
+    }
+    // No answer yet, no formats.
+    let running = server
+        .submit_ok(slow_cycle(200_000), "?backend=reference", None)
+        .await;
+    let job = server.wait_state(&running, "running", None).await;
+    assert!(job["result_formats"].is_null(), "{job}");
+    server
+        .call(
+            reqwest::Method::DELETE,
+            &format!("/v1/jobs/{running}"),
+            None,
+            &[],
+            None,
+        )
+        .await;
+    server.stop().await;
+}
+
+on_both_stores!(result_formats_name_the_renderings_each_answer_has);

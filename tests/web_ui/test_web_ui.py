@@ -1,13 +1,17 @@
 """The web page in a real browser (headless Chromium through Selenium) against a live
 ``egsolve serve``: it loads without console errors, follows a running job to its end, submits
-a file, refuses a wrong token, and never shows another user's jobs."""
+a file, refuses a wrong token, never shows another user's jobs, and shows a parity game's
+answer without credits as what it is (no text link, no bound, no lifts; credits on request)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 from pathlib import Path
 from typing import List, Optional
 
+import httpx
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as seen
@@ -19,8 +23,10 @@ from egsolve import Client
 
 def visit(browser, url: str, token: Optional[str] = None) -> None:
     """Opens ``url`` in a fresh session (signed in with ``token`` if given) and waits for the
-    page's first render."""
-    browser.get(url)
+    page's first render. The session is set up on the server's ``/healthz`` (same origin, no
+    script): done on a page, that page's requests still in flight would go out without the
+    token (a 401 in the console)."""
+    browser.get("/".join(url.split("/", 3)[:3]) + "/healthz")
     browser.execute_script("sessionStorage.clear()")
     if token:
         browser.execute_script("sessionStorage.setItem('egsolve-token', arguments[0])", token)
@@ -51,6 +57,24 @@ def lift_count(browser) -> Optional[int]:
     """The job page's lift counter now (None before the first progress update)."""
     text = browser.execute_script("const e = document.getElementById('lifts'); return e && e.textContent")
     return int(text.replace(",", "")) if text else None
+
+
+def row_formats(browser, job_id: str) -> Optional[List[str]]:
+    """The result formats the jobs table offers for ``job_id`` (None while it is not listed)."""
+    return browser.execute_script(
+        "const row = document.querySelector(`#jobs tbody tr[data-id='${arguments[0]}']`);"
+        "return row && Array.from(row.querySelectorAll('a[data-format]'), (a) => a.dataset.format)",
+        job_id,
+    )
+
+
+def screenshot(browser, name: str) -> None:
+    """Saves the window as ``$EGSOLVE_SCREENSHOTS/<name>.png`` when that folder is set (to
+    look at the page by eye)."""
+    folder = os.environ.get("EGSOLVE_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(Path(folder) / f"{name}.png"))
 
 
 def sign_in(browser, token: str) -> None:
@@ -126,6 +150,90 @@ def test_credit_histogram_of_a_solved_game(browser, open_server) -> None:
     assert titles[0].endswith(f": {histogram.bins[0][2]:,} vertices")
     share = browser.find_element(By.ID, "share-plot").text
     assert f"player 0 wins {histogram.w0:,}" in share and f"player 1 wins {histogram.w1:,}" in share
+
+
+def test_a_parity_answer_without_credits_shows_what_is_true(browser, open_server) -> None:
+    """A .gm game with default options is answered by the parity solver: winners and
+    strategies, no credits. The page offers only the renderings that exist, every one of
+    which downloads, and shows neither a bound M nor lifts for a game never reduced."""
+    game = shared_data() / "parity" / "Lift_(Incorrect)_nlifts=2_nodeadlock.gm.gz"
+    with Client(open_server.url, token="") as client:
+        job = client.submit(game).wait(60)
+    assert job.state == "succeeded"
+    assert job.info.summary is not None and job.info.summary.credits_computed is False
+    # The jobs table: JSON and paritysol, no text (it would answer 400).
+    visit(browser, open_server.url + "/")
+    rendered(browser)
+    assert wait(browser).until(lambda b: row_formats(b, job.id)) == ["json", "paritysol"]
+    # The job page: the same links, each with a name and each answering 200.
+    visit(browser, f"{open_server.url}/jobs/{job.id}")
+    wait(browser).until(seen.visibility_of_element_located((By.ID, "result")))
+    wait(browser).until(lambda b: "player 0 wins" in b.find_element(By.ID, "share-plot").text)
+    links = browser.find_elements(By.CSS_SELECTOR, "#downloads a")
+    assert [a.text for a in links] == ["JSON", "paritysol"]
+    assert browser.find_element(By.CSS_SELECTOR, "#result .links").text == "Download: JSON · paritysol"
+    for a in links:
+        reply = httpx.get(a.get_attribute("href"), timeout=30)
+        assert reply.status_code == 200, (a.get_attribute("href"), reply.text[:200])
+        assert reply.content
+    # What the page says is true of an answer without credits: no bound, no lifts, no
+    # credit histogram; the winners, the algorithm and the priorities instead.
+    summary = browser.find_element(By.ID, "summary").text
+    details = browser.find_element(By.ID, "facts").text
+    page = browser.find_element(By.TAG_NAME, "body").text
+    assert "bound M" not in page and "lifts" not in page, page
+    info = job.info.summary
+    assert f"player 0 wins\n{info.w0:,} vertices" in summary
+    assert f"player 1 wins\n{info.w1:,} vertices" in summary
+    assert "not computed" in summary
+    assert info.algorithm and info.algorithm in summary
+    assert info.parity is not None and f"priorities\n{info.parity.priorities:,}" in summary
+    assert f"{job.info.arena.vertices:,} vertices, {job.info.arena.edges:,} edges" in details
+    assert not browser.find_element(By.ID, "credit-figure").is_displayed()
+    screenshot(browser, "parity-job-page")
+    assert console_errors(browser) == []
+
+
+def test_the_submit_form_asks_for_credits(browser, auth_server, tmp_path: Path) -> None:
+    """The form's credits option (explained beside it) makes a parity game's answer carry
+    credits: the job's options say so, its answer has them, and the page offers text."""
+    game = tmp_path / "lift.gm.gz"
+    shutil.copy(shared_data() / "parity" / "Lift_(Incorrect)_nlifts=2_nodeadlock.gm.gz", game)
+    visit(browser, auth_server.url + "/", token=auth_server.tokens["alice"])
+    wait(browser).until(seen.visibility_of_element_located((By.ID, "submit-form")))
+    help_text = browser.find_element(By.ID, "credits-help").text
+    assert "credits" in help_text and "parity solver" in help_text and "64 bits" in help_text
+    credits = browser.find_element(By.ID, "credits")
+    assert not credits.is_selected() and credits.is_enabled()
+    browser.execute_script("arguments[0].scrollIntoView()", browser.find_element(By.ID, "submit-form"))
+    screenshot(browser, "submit-form")
+    # The choice exists only with backend auto: the parity solver never computes credits.
+    Select(browser.find_element(By.ID, "backend")).select_by_visible_text("parity")
+    assert not credits.is_enabled() and not credits.is_selected()
+    Select(browser.find_element(By.ID, "backend")).select_by_visible_text("auto")
+    assert credits.is_enabled()
+    browser.find_element(By.ID, "file").send_keys(str(game))
+    credits.click()
+    browser.find_element(By.CSS_SELECTOR, "#submit-form button").click()
+    link = wait(browser).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#submit-status a"))[0]
+    job_id = link.get_attribute("href").rsplit("/", 1)[1]
+    with Client(auth_server.url, token=auth_server.tokens["alice"]) as alice:
+        job = alice.job(job_id)
+        assert job.info.options.credits is True and job.info.options.backend == "auto"
+        assert job.wait(60).state == "succeeded"
+        summary = job.info.summary
+        assert summary is not None and summary.credits_computed is True
+        assert summary.parity is not None and summary.parity.reduction_fits is True
+    assert wait(browser).until(lambda b: row_formats(b, job_id)) == ["json", "text", "paritysol"]
+    # Its job page shows the credits, the bound and the downloads, text included.
+    visit(browser, f"{auth_server.url}/jobs/{job_id}", token=auth_server.tokens["alice"])
+    wait(browser).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#credit-plot rect.bar"))
+    assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#downloads a")] == ["JSON", "text", "paritysol"]
+    text = browser.find_element(By.ID, "summary").text
+    assert f"bound M\n{summary.bound:,}" in text and "largest finite credit" in text
+    assert "credits asked\nyes" in browser.find_element(By.ID, "facts").text
+    screenshot(browser, "parity-job-with-credits")
+    assert console_errors(browser) == []
 
 
 def test_the_submit_form_creates_a_job(browser, auth_server, tmp_path: Path) -> None:

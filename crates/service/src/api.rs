@@ -26,7 +26,7 @@ use super::result_file::{self, RenderRequest, ResultFormat};
 use super::scheduler::LiveStatus;
 use super::submit;
 use super::ui;
-use super::views::{devices_view, job_view, workers_view};
+use super::views::{devices_view, listed_job_view, workers_view};
 
 /// Every (method, path) the API serves, as written in `openapi.yaml`.
 pub const ROUTES: &[(&str, &str)] = &[
@@ -177,6 +177,13 @@ async fn list_jobs(
         .await?;
     let more = jobs.len() > limit as usize;
     let page = &jobs[..jobs.len().min(limit as usize)];
+    // Succeeded jobs name the renderings of their answer, which depend on its summary.
+    let keys: Vec<&str> = page
+        .iter()
+        .filter(|j| j.state == JobState::Succeeded)
+        .filter_map(|j| j.result_key.as_deref())
+        .collect();
+    let summaries = state.store.result_summaries(&keys).await?;
     // Live jobs carry their queue position or progress, as in `GET /v1/jobs/{id}`.
     let mut views = Vec::with_capacity(page.len());
     for job in page {
@@ -184,7 +191,8 @@ async fn list_jobs(
             JobState::Queued | JobState::Running => state.scheduler.status(job).await,
             _ => LiveStatus::default(),
         };
-        views.push(job_view(job, live, None));
+        let summary = job.result_key.as_ref().and_then(|k| summaries.get(k));
+        views.push(listed_job_view(job, live, summary));
     }
     let next = if more {
         page.last().map(|j| j.seq.to_string())
@@ -239,7 +247,7 @@ async fn get_result(
         .result_summary(&key)
         .await?
         .ok_or_else(|| ApiError::Internal(format!("the result of job {id} is missing")))?;
-    if format == ResultFormat::Text && !summary.credits_computed {
+    if !format.renders(&summary) {
         return Err(ApiError::InvalidParameter {
             name: "format",
             message: "format=text lists credits, and this parity game was answered by the \

@@ -47,15 +47,38 @@ pub enum ResultFormat {
 }
 
 impl ResultFormat {
+    /// Every format, in the order job views list them.
+    pub const ALL: [ResultFormat; 4] = [
+        ResultFormat::Json,
+        ResultFormat::Text,
+        ResultFormat::Paritysol,
+        ResultFormat::Binary,
+    ];
+
     /// Parses the `format` query value.
     pub fn parse(s: &str) -> Option<ResultFormat> {
-        match s {
-            "json" => Some(ResultFormat::Json),
-            "text" => Some(ResultFormat::Text),
-            "paritysol" => Some(ResultFormat::Paritysol),
-            "binary" => Some(ResultFormat::Binary),
-            _ => None,
+        ResultFormat::ALL.into_iter().find(|f| f.name() == s)
+    }
+
+    /// The `format` query value.
+    pub fn name(self) -> &'static str {
+        match self {
+            ResultFormat::Json => "json",
+            ResultFormat::Text => "text",
+            ResultFormat::Paritysol => "paritysol",
+            ResultFormat::Binary => "binary",
         }
+    }
+
+    /// Whether an answer with this summary has this rendering: text lists credits, so an
+    /// answer without them (the parity solver's, `credits_computed: false`) has none.
+    pub fn renders(self, summary: &ResultSummary) -> bool {
+        self != ResultFormat::Text || summary.credits_computed
+    }
+
+    /// The formats an answer with this summary renders in (a job view's `result_formats`).
+    pub fn available(summary: &ResultSummary) -> impl Iterator<Item = ResultFormat> + '_ {
+        ResultFormat::ALL.into_iter().filter(|f| f.renders(summary))
     }
 
     /// The response `Content-Type`.

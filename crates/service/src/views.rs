@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::job::{JobRecord, JobState, ResultSummary};
+use super::result_file::ResultFormat;
 use super::scheduler::{LiveStatus, SlotView};
 use super::slots::{GpuDevice, SlotKind};
 use super::store::workers::WorkerRecord;
@@ -73,7 +74,22 @@ pub fn job_view(job: &JobRecord, live: LiveStatus, summary: Option<&ResultSummar
         "failure": job.failure.as_ref().map(|f| serde_json::to_value(f).expect("json")),
         "summary": summary.map(|s| serde_json::to_value(s).expect("json")),
         "result": (job.state == JobState::Succeeded).then(|| format!("/v1/jobs/{id}/result")),
+        "result_formats": summary
+            .filter(|_| job.state == JobState::Succeeded)
+            .map(|s| ResultFormat::available(s).map(ResultFormat::name).collect::<Vec<_>>()),
     })
+}
+
+/// A job as `GET /v1/jobs` lists it: the view of [`job_view`] without the summary block (a
+/// page of 500 would carry 500 of them), but with the renderings its answer has.
+pub fn listed_job_view(
+    job: &JobRecord,
+    live: LiveStatus,
+    summary: Option<&ResultSummary>,
+) -> Value {
+    let mut view = job_view(job, live, summary);
+    view["summary"] = Value::Null;
+    view
 }
 
 /// The devices listing.

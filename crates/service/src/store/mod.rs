@@ -22,6 +22,7 @@ mod chunks;
 pub mod claim;
 pub mod migrate;
 pub mod notify;
+mod results;
 pub mod workers;
 
 use std::path::{Path, PathBuf};

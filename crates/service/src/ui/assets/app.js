@@ -66,6 +66,7 @@
     if (s < 86400) return Math.round(s / 3600) + ' h ago';
     return new Date(iso).toLocaleDateString();
   }
+  function seconds(s) { return s < 1 ? (s * 1000).toFixed(1) + ' ms' : s.toFixed(2) + ' s'; }
   function credit(c) { return c === null ? '⊤' : num(c); }
   function shortId(id) { return id.slice(0, 8) + '…' + id.slice(-4); }
   function jobLink(id, text) { return el('a', { href: new URL('jobs/' + id, ROOT).pathname }, text || shortId(id)); }
@@ -83,10 +84,41 @@
     const b = crypto.getRandomValues(new Uint8Array(16));
     return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
   }
+  // ---- what a job's game and answer are ----------------------------------------------
+  // The summary says once the job is solved; before that the options tell where they can
+  // (a .gm file is a parity game, an .mpg file an energy game). null: not known yet.
+  function isParity(job) {
+    if (job.summary) return !!job.summary.parity;
+    if (job.options.format === 'gm' || job.options.backend === 'parity') return true;
+    return job.options.format === 'mpg' ? false : null;
+  }
+  // Whether the answer has credits (true), has none (false: a parity game answered by the
+  // parity solver, winners and strategies only), or null while that is not known.
+  function hasCredits(job) {
+    if (job.summary) return job.summary.credits_computed !== false;
+    if (job.result_formats) return job.result_formats.includes('text');
+    const parity = isParity(job);
+    if (parity === false) return true;
+    if (parity && (job.options.backend === 'parity' || (job.options.backend === 'auto' && !job.options.credits))) return false;
+    return null;
+  }
+  // The progress counter counts lifts for the energy solvers, work steps for the parity solver.
+  function workUnit(job) { return hasCredits(job) === false ? 'steps' : 'lifts'; }
   function progressText(job) {
     if (job.state === 'queued' && job.queue_position !== null) return '#' + (job.queue_position + 1) + ' in queue';
-    if (job.progress) return num(job.progress.lifts) + ' lifts';
+    if (job.progress) return num(job.progress.lifts) + ' ' + workUnit(job);
     return '';
+  }
+  // The downloads the page offers, of those the job's answer has (result_formats: text only
+  // for answers with credits; binary is for programs).
+  const DOWNLOADS = { json: 'JSON', text: 'text', paritysol: 'paritysol' };
+  function downloadLinks(node, job) {
+    const formats = (job.result_formats || []).filter((f) => f in DOWNLOADS);
+    formats.forEach((f, i) => {
+      if (i) node.append(' · ');
+      node.append(resultLink(el('a', { id: 'result-' + f }, DOWNLOADS[f]), job.id, f));
+    });
+    return node;
   }
   // Links that download a result: plain links with auth off, fetched with the token else.
   function resultLink(a, id, format) {
@@ -220,14 +252,14 @@
     plot.append(svg('text', { x: W, y: H - 4, class: 'axis end' }, 'credit ' + num(h.max_credit)));
   }
 
-  // A running job's lifts per second, one point per update.
-  function sparkline(rates) {
+  // A running job's lifts (or steps) per second, one point per update.
+  function sparkline(rates, unit) {
     const plot = clear($('rate-plot'));
     plot.toggleAttribute('hidden', rates.length < 2);
     const most = Math.max(...rates, 1);
     const pts = rates.map((v, i) => (1000 * i / Math.max(1, rates.length - 1)).toFixed(1) + ',' + (66 - 50 * v / most).toFixed(1));
     plot.append(svg('polyline', { points: pts.join(' '), class: 'series cpu' }));
-    plot.append(svg('text', { x: 2, y: 12, class: 'axis' }, num(Math.round(rates[rates.length - 1])) + ' lifts/s'));
+    plot.append(svg('text', { x: 2, y: 12, class: 'axis' }, num(Math.round(rates[rates.length - 1])) + ' ' + unit + '/s'));
   }
 
   // ---- front page ----------------------------------------------------------------------------
@@ -254,11 +286,11 @@
     }
 
     function jobRow(job) {
-      const links = el('span', {});
+      const links = el('span', { class: 'links' });
       if (job.state === 'succeeded') {
-        ['json', 'text', 'paritysol'].forEach((f, i) => {
+        (job.result_formats || []).filter((f) => f in DOWNLOADS).forEach((f, i) => {
           if (i) links.append(' · ');
-          links.append(resultLink(el('a', {}, f), job.id, f));
+          links.append(resultLink(el('a', { 'data-format': f }, f), job.id, f));
         });
       } else if (job.failure) links.append(el('span', { class: 'muted', title: job.failure.message }, job.failure.type));
       const backend = job.backend && job.backend !== job.options.backend ? job.options.backend + ' → ' + job.backend : (job.backend || job.options.backend);
@@ -300,6 +332,7 @@
       const status = $('submit-status');
       const params = new URLSearchParams({ backend: $('backend').value, priority: $('priority').value || '0', return: $('return').value });
       if ($('time-limit').value) params.set('time_limit', $('time-limit').value);
+      if ($('credits').checked && !$('credits').disabled) params.set('credits', 'true');
       try {
         status.textContent = 'uploading ' + bytes(file.size) + '…';
         const { body, encoding } = await compressed(file);
@@ -310,6 +343,8 @@
         status.append('submitted ', jobLink(job.id), ' (' + job.state + ')');
         showError(null);
         $('submit-form').reset();
+        askCredits = false;
+        creditsChoice();
         extra = [];
         await refreshJobs();
       } catch (e) {
@@ -317,6 +352,18 @@
         showError(e);
       }
     };
+
+    // Credits are a choice only where the server chooses the solver (backend auto): the
+    // energy backends always compute them, the parity solver never does.
+    let askCredits = false;   // the choice made while the backend was auto
+    function creditsChoice() {
+      const backend = $('backend').value;
+      $('credits').disabled = backend !== 'auto';
+      $('credits').checked = backend === 'auto' ? askCredits : backend !== 'parity';
+    }
+    $('credits').onchange = () => { askCredits = $('credits').checked; };
+    $('backend').onchange = creditsChoice;
+    creditsChoice();
 
     let timer = null;
     async function tick() {
@@ -364,6 +411,21 @@
 
     function fact(dl, name, value) { dl.append(el('dt', {}, name), el('dd', {}, value)); }
 
+    // What the answer holds: winners always, credits where computed, strategies if asked.
+    function returns(job, credits) {
+      const parts = ['winners'];
+      if (credits === true) parts.push('credits');
+      if (credits === null) parts.push(job.options.credits ? 'credits where the game’s reduction fits' : 'credits for an energy game');
+      if (job.options.return === 'strategies') parts.push('strategies');
+      return parts.join(', ');
+    }
+    // The bound M bounds the credits: before the answer it is shown for an arena that may
+    // be an energy game (the result shows the solve's M), never for the parity solver's.
+    function boundText(job, credits) {
+      if (credits === false || job.summary || job.arena.bound === null) return '';
+      return ', bound M = ' + num(job.arena.bound) + (credits === null ? ' (for a parity game: of its energy reduction)' : '');
+    }
+
     function render(job) {
       $('job').hidden = false;
       const state = $('state');
@@ -375,7 +437,7 @@
       const started = job.started_at ? Date.parse(job.started_at) : null;
       if (finished) {
         bar.value = 1;
-        $('progress-text').textContent = job.state + (job.durations_ms.solve !== null ? ' after ' + (job.durations_ms.solve / 1000).toFixed(2) + ' s of solving' : '');
+        $('progress-text').textContent = job.state + (job.durations_ms.solve !== null ? ' after ' + seconds(job.durations_ms.solve / 1000) + ' of solving' : '');
       } else if (job.state === 'running' && started) {
         const used = (Date.now() - started) / 1000;
         bar.value = Math.min(0.99, used / job.options.time_limit);
@@ -389,12 +451,12 @@
       clear(counters);
       if (job.progress) {
         const p = job.progress;
-        counters.append(el('span', { id: 'lifts' }, num(p.lifts)), ' lifts');
+        counters.append(el('span', { id: 'lifts' }, num(p.lifts)), ' ' + workUnit(job));
         if (p.round !== p.lifts) counters.append(' · round ', num(p.round), ' · frontier ', num(p.frontier));
         const now = performance.now();
         if (last && p.lifts >= last.lifts && now > last.at) rates.push((p.lifts - last.lifts) * 1000 / (now - last.at));
         last = { lifts: p.lifts, at: now };
-        sparkline(rates.slice(-300));
+        sparkline(rates.slice(-300), workUnit(job));
       }
       $('cancel').hidden = finished;
       if (job.failure) {
@@ -404,13 +466,16 @@
       }
       const facts = clear($('facts'));
       fact(facts, 'owner', job.owner);
-      fact(facts, 'backend', job.options.backend + (job.backend ? ' → ' + job.backend : ''));
+      fact(facts, 'backend', job.options.backend + (job.backend && job.backend !== job.options.backend ? ' → ' + job.backend : ''));
       fact(facts, 'device', job.device || '–');
       fact(facts, 'priority', String(job.options.priority));
       fact(facts, 'time limit', job.options.time_limit + ' s');
       fact(facts, 'input format', job.options.format);
-      fact(facts, 'returns', job.options.return);
-      fact(facts, 'arena', num(job.arena.vertices) + ' vertices, ' + num(job.arena.edges) + ' edges, bound M = ' + num(job.arena.bound));
+      const credits = hasCredits(job);
+      const parity = isParity(job);
+      fact(facts, 'returns', returns(job, credits));
+      if (parity || job.options.credits) fact(facts, 'credits asked', job.options.credits ? 'yes (credits=true)' : 'no');
+      fact(facts, 'arena', num(job.arena.vertices) + ' vertices, ' + num(job.arena.edges) + ' edges' + boundText(job, credits));
       fact(facts, 'sha256', el('code', {}, job.arena.sha256));
       fact(facts, 'submitted', job.created_at);
       fact(facts, 'started', job.started_at || '–');
@@ -429,21 +494,31 @@
       $('result').hidden = false;
       const s = job.summary;
       const noCredits = s && s.credits_computed === false;
-      ['json', 'text', 'paritysol'].forEach((f) => resultLink($('result-' + f), job.id, f));
-      // Text is `ID CREDIT` lines: there are none for an answer without credits.
-      $('result-text').hidden = noCredits;
+      // Only the renderings this answer has (text lists credits: none without them).
+      downloadLinks(clear($('downloads')), job);
+      // No credits, no credit histogram.
+      $('credit-figure').hidden = !!noCredits;
       const dl = clear($('summary'));
       if (s) {
         fact(dl, 'player 0 wins', num(s.w0) + ' vertices');
         fact(dl, 'player 1 wins', num(s.w1) + ' vertices');
         if (noCredits) {
           fact(dl, 'initial vertex ' + s.initial.vertex, 'player ' + s.initial.winner + ' wins');
-          fact(dl, 'credits', 'not computed (parity solver: winners and strategies only)');
+          fact(dl, 'credits', 'not computed: the parity solver answers winners and strategies');
         } else {
           fact(dl, 'initial vertex ' + s.initial.vertex, 'player ' + s.initial.winner + ' wins, credit ' + credit(s.initial.credit));
           fact(dl, 'largest finite credit', num(s.max_credit));
+          fact(dl, 'bound M', num(s.bound));
         }
-        fact(dl, 'solved by', s.backend + ' in ' + s.solve_seconds.toFixed(3) + ' s (' + num(s.lifts) + ' lifts)');
+        if (s.parity) {
+          const p = s.parity;
+          fact(dl, 'priorities', num(p.priorities) + ' (' + num(p.compressed_priorities) + ' after compression' + (p.per_scc ? ', per SCC' : '') + ')');
+          fact(dl, 'energy reduction', !p.reduction_fits ? 'does not fit in 64 bits: credits cannot be computed for this game'
+            : noCredits ? 'fits in 64 bits: submit again with “credits” (backend auto) to have them computed'
+              : 'fits in 64 bits: solved for the credits');
+        }
+        const how = (s.algorithm ? s.algorithm + ', ' : '') + seconds(s.solve_seconds);
+        fact(dl, 'solved by', noCredits ? 'the parity solver (' + how + ')' : s.backend + ' (' + how + ', ' + num(s.lifts) + ' lifts)');
         sharePlot(s.w0, s.w1);
       }
       api('v1/jobs/' + id + '/result/histogram?bins=30').then((h) => {
