@@ -222,9 +222,12 @@ fn recorded_winners(family: Family, n: u32) -> (usize, usize) {
     let even = n % 2 == 0;
     match family {
         Family::TwoCounters => (v / 2, v / 2),
-        Family::CounterRr | Family::CounterCore | Family::CounterOrtl | Family::CounterQpt => {
-            (v, 0)
-        }
+        Family::CounterRr
+        | Family::CounterCore
+        | Family::CounterOrtl
+        | Family::CounterQpt
+        | Family::CounterRob
+        | Family::CounterSymsi => (v, 0),
         Family::CounterDp if even => (v, 0),
         Family::CounterDp => (0, v),
         Family::CounterM if even => (0, v),
@@ -239,6 +242,9 @@ fn family_sizes(family: Family, algorithm: ParityAlgorithm) -> &'static [u32] {
     match (family, algorithm) {
         (Family::TwoCounters, Auto | RecursiveTangleLearning) => &[1, 2, 3, 5, 8, 12],
         (Family::TwoCounters, _) => &[1, 2, 3, 4],
+        // Quadratic in `n`: 30 is 2,943 vertices.
+        (Family::CounterRob, Auto | TangleLearning | RecursiveTangleLearning) => &[1, 2, 5, 12, 30],
+        (Family::CounterRob, _) => &[1, 2, 3, 5],
         (Family::CounterQpt, FixpointIteration) => &[1, 2, 5, 30, 200],
         (Family::CounterQpt, _) => &[1, 2, 5, 30, 200, 2_000],
         (Family::CounterOrtl, Auto | TangleLearning | RecursiveTangleLearning) => {
@@ -292,7 +298,7 @@ fn every_algorithm_matches_oinks_bundled_family_solutions() {
         check_every_algorithm(&game, Some(&expected), &path.display().to_string());
         checked += 1;
     }
-    assert!(checked >= 21, "{checked} bundled games");
+    assert!(checked >= 27, "{checked} bundled games");
 }
 
 #[test]

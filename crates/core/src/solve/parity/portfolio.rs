@@ -234,7 +234,8 @@ impl Sides<'_, '_> {
             }
         };
         let (flat, recursive) = (&mut *self.flat, &mut *self.recursive);
-        let (mut flat_runs, mut recursive_runs) = (0, 0);
+        // Runs count on from the time slicing (the flat side's are what the progress shows).
+        let (mut flat_runs, mut recursive_runs) = (self.spent.flat_runs, self.spent.recursive_runs);
         let results = std::thread::scope(|scope| {
             let rival = std::thread::Builder::new()
                 .name("egsolve-portfolio".into())
@@ -263,8 +264,8 @@ impl Sides<'_, '_> {
             return Ok(None);
         };
         self.spent.raced = true;
-        self.spent.flat_runs += flat_runs;
-        self.spent.recursive_runs += recursive_runs;
+        self.spent.flat_runs = flat_runs;
+        self.spent.recursive_runs = recursive_runs;
         let side = match first.load(Ordering::Acquire) {
             FLAT => Side::Flat,
             RECURSIVE => Side::Recursive,
