@@ -166,6 +166,8 @@ fn gen_family_writes_oinks_games() {
         ("counter-qpt", "counter_qpt_3.pg"),
         ("counter_rr", "counter_rr_3.pg"),
         ("counter-dp", "counter_dp_3.pg"),
+        ("counter-symsi", "counter_symsi_3.pg"),
+        ("counter_rob", "counter_rob_3.pg"),
     ] {
         let out = egsolve(&["gen", "family", name, "--n", "3"]);
         assert!(out.status.success(), "{name}: {}", stderr(&out));

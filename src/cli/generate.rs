@@ -161,6 +161,13 @@ pub enum FamilyName {
     /// Fearnley et al.'s counterexample to quasi-polynomial progress measures: 2N vertices.
     #[value(alias = "counter_qpt")]
     CounterQpt,
+    /// The robust worst case joined into one SCC by gadgets between every two blocks:
+    /// 3N²+8N+3 vertices.
+    #[value(alias = "counter_rob")]
+    CounterRob,
+    /// Maat's counterexample to symmetric strategy improvement: 10N+2 vertices.
+    #[value(alias = "counter_symsi")]
+    CounterSymsi,
 }
 
 impl FamilyName {
@@ -173,6 +180,8 @@ impl FamilyName {
             FamilyName::CounterOrtl => Family::CounterOrtl,
             FamilyName::CounterM => Family::CounterM,
             FamilyName::CounterQpt => Family::CounterQpt,
+            FamilyName::CounterRob => Family::CounterRob,
+            FamilyName::CounterSymsi => Family::CounterSymsi,
         }
     }
 }

@@ -21,6 +21,10 @@
 //!
 //! `--algorithms a,b` limits the algorithms (names as `--parity-algorithm` takes them);
 //! `--families f,g` the families (`tc`, `counter_rr`, ... or egsolve's names).
+//! `--threads N` (default 1) gives every solve `N` threads: with 2, `auto` races its two
+//! searches, and its CPU time is that of the solving thread, which runs the flat search
+//! until one side answers — the race's length in one core's time, what its wall time is
+//! where each side has a core of its own.
 
 use egsolve_test_support::record;
 
@@ -44,6 +48,7 @@ struct Options {
     oink: Option<PathBuf>,
     syntcomp: Option<PathBuf>,
     run_families: bool,
+    threads: usize,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -56,6 +61,7 @@ fn parse_args() -> Result<Options, String> {
         oink: None,
         syntcomp: None,
         run_families: true,
+        threads: 1,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -80,6 +86,7 @@ fn parse_args() -> Result<Options, String> {
             "--oink" => options.oink = Some(PathBuf::from(value(&arg)?)),
             "--syntcomp" => options.syntcomp = Some(PathBuf::from(value(&arg)?)),
             "--no-families" => options.run_families = false,
+            "--threads" => options.threads = number(value(&arg)?)? as usize,
             // What `cargo bench` passes to every bench program.
             "--bench" => {}
             other => return Err(format!("unknown argument {other}")),
@@ -130,15 +137,15 @@ struct Timing {
     solution: Solution,
 }
 
-/// Times `algorithm` on one thread; `None` when a run passes `limit`.
+/// Times `algorithm` on `threads` threads; `None` when a run passes `limit`.
 fn time(
     arena: &Arena,
     priorities: &[u32],
     algorithm: ParityAlgorithm,
-    runs: usize,
+    (runs, threads): (usize, usize),
     limit: Duration,
 ) -> Option<Timing> {
-    let options = ParityOptions::of(algorithm, 1);
+    let options = ParityOptions::of(algorithm, threads);
     let (mut cpus, mut walls, mut first) = (Vec::new(), Vec::new(), None);
     for _ in 0..runs {
         let control = Control::new().with_deadline(Some(Instant::now() + limit));
@@ -255,7 +262,7 @@ fn families(options: &Options) -> AutoTimes {
                     &game.arena,
                     priorities,
                     algorithm,
-                    options.runs,
+                    (options.runs, options.threads),
                     options.limit,
                 ) else {
                     over.push(algorithm);
@@ -398,7 +405,7 @@ fn syntcomp(dir: &Path, options: &Options) {
                 &game.arena,
                 priorities,
                 algorithm,
-                options.runs,
+                (options.runs, options.threads),
                 options.limit,
             ) else {
                 over[i] += 1;

@@ -66,8 +66,8 @@ fn compare(family: Family, n: u32, file: &FileGame) -> Match {
         (_, found) => *found == Match::Identical,
     };
     assert!(expected, "{family} n={n}: matched as {found:?}");
-    if family == Family::CounterQpt {
-        assert_eq!(names, file.names, "counter-qpt n={n}: names");
+    if matches!(family, Family::CounterQpt | Family::CounterSymsi) {
+        assert_eq!(names, file.names, "{family} n={n}: names");
     }
     found
 }
@@ -127,6 +127,7 @@ fn sizes_grow_as_the_formulas_say() {
         (Family::CounterOrtl, 5),
         (Family::CounterM, 3),
         (Family::CounterQpt, 2),
+        (Family::CounterSymsi, 10),
     ] {
         assert_eq!(v(family, 11) - v(family, 10), per_n, "{family}");
     }
@@ -143,6 +144,8 @@ fn priorities_and_owners_follow_the_gadgets() {
         assert_eq!(top(Family::CounterCore), 4 * n64 + 1);
         assert_eq!(top(Family::CounterOrtl), 4 * n64 + 1);
         assert_eq!(top(Family::CounterM), n64 + 2);
+        assert_eq!(top(Family::CounterRob), 4 * n64 + 1);
+        assert_eq!(top(Family::CounterSymsi), 18 * n64 + 14);
         assert_eq!(top(Family::CounterQpt), 2 * n64);
 
         // Two counters: the counters mirror each other, so each player owns half; the
@@ -308,7 +311,7 @@ fn winners_agree_with_oinks_solutions() {
         }
         checked += 1;
     }
-    assert!(checked >= 7, "{checked} solutions checked");
+    assert!(checked >= 9, "{checked} solutions checked");
 }
 
 /// Who wins, as Oink's solutions say for every size in the full set: `(|W0|, |W1|)`.
@@ -318,9 +321,12 @@ fn recorded_winners(family: Family, n: u32) -> (usize, usize) {
     match family {
         // Half the vertices each, every size.
         Family::TwoCounters => (v / 2, v / 2),
-        Family::CounterRr | Family::CounterCore | Family::CounterOrtl | Family::CounterQpt => {
-            (v, 0)
-        }
+        Family::CounterRr
+        | Family::CounterCore
+        | Family::CounterOrtl
+        | Family::CounterQpt
+        | Family::CounterRob
+        | Family::CounterSymsi => (v, 0),
         Family::CounterDp if even => (v, 0),
         Family::CounterDp => (0, v),
         Family::CounterM if even => (0, v),

@@ -38,6 +38,7 @@ fn native(game: &Game, how: Native) -> Solution {
             threads: 2,
             parallel_from_vertices: 0,
             parallel_round_from: 1,
+            ..ParityOptions::default()
         },
     };
     let solution = solve_with(

@@ -30,7 +30,8 @@ use oink_support::oink_winners;
 enum Threads {
     /// One thread.
     One,
-    /// Two threads, every attractor or fixpoint round in parallel (even the smallest game).
+    /// Two threads, every attractor or fixpoint round in parallel (even the smallest game),
+    /// the portfolio's searches racing from the start.
     Forced,
 }
 
@@ -38,7 +39,7 @@ enum Threads {
 fn threaded(algorithm: ParityAlgorithm) -> bool {
     matches!(
         algorithm,
-        ParityAlgorithm::Zielonka | ParityAlgorithm::FixpointIteration
+        ParityAlgorithm::Zielonka | ParityAlgorithm::FixpointIteration | ParityAlgorithm::Auto
     )
 }
 
@@ -62,6 +63,7 @@ fn options(algorithm: ParityAlgorithm, threads: Threads) -> ParityOptions {
             threads: 2,
             parallel_from_vertices: 0,
             parallel_round_from: 1,
+            race_after: Duration::ZERO,
         },
     }
 }
@@ -220,9 +222,12 @@ fn recorded_winners(family: Family, n: u32) -> (usize, usize) {
     let even = n % 2 == 0;
     match family {
         Family::TwoCounters => (v / 2, v / 2),
-        Family::CounterRr | Family::CounterCore | Family::CounterOrtl | Family::CounterQpt => {
-            (v, 0)
-        }
+        Family::CounterRr
+        | Family::CounterCore
+        | Family::CounterOrtl
+        | Family::CounterQpt
+        | Family::CounterRob
+        | Family::CounterSymsi => (v, 0),
         Family::CounterDp if even => (v, 0),
         Family::CounterDp => (0, v),
         Family::CounterM if even => (0, v),
@@ -237,6 +242,9 @@ fn family_sizes(family: Family, algorithm: ParityAlgorithm) -> &'static [u32] {
     match (family, algorithm) {
         (Family::TwoCounters, Auto | RecursiveTangleLearning) => &[1, 2, 3, 5, 8, 12],
         (Family::TwoCounters, _) => &[1, 2, 3, 4],
+        // Quadratic in `n`: 30 is 2,943 vertices.
+        (Family::CounterRob, Auto | TangleLearning | RecursiveTangleLearning) => &[1, 2, 5, 12, 30],
+        (Family::CounterRob, _) => &[1, 2, 3, 5],
         (Family::CounterQpt, FixpointIteration) => &[1, 2, 5, 30, 200],
         (Family::CounterQpt, _) => &[1, 2, 5, 30, 200, 2_000],
         (Family::CounterOrtl, Auto | TangleLearning | RecursiveTangleLearning) => {
@@ -290,7 +298,7 @@ fn every_algorithm_matches_oinks_bundled_family_solutions() {
         check_every_algorithm(&game, Some(&expected), &path.display().to_string());
         checked += 1;
     }
-    assert!(checked >= 21, "{checked} bundled games");
+    assert!(checked >= 27, "{checked} bundled games");
 }
 
 #[test]
@@ -451,6 +459,83 @@ fn every_algorithm_stops_when_cancelled_or_out_of_time() {
         let options = ParityOptions::of(algorithm, 1);
         solve_with(&game.arena, priorities, &options, &control).unwrap();
         assert!(control.progress().snapshot().round > 0, "{algorithm}");
+    }
+}
+
+/// The portfolio's race on two threads stops when cancelled or out of time while both
+/// searches run (two-counters: the flat search is exponential there, so neither has
+/// answered after 30 ms), well before either would answer.
+#[test]
+fn a_racing_portfolio_stops_when_cancelled_or_out_of_time() {
+    let game = Family::TwoCounters.generate(64).to_game();
+    let priorities = &game.parity.as_ref().unwrap().compressed.priority;
+    let options = ParityOptions {
+        race_after: Duration::ZERO,
+        ..ParityOptions::of(ParityAlgorithm::Auto, 2)
+    };
+    let cancelled = Control::new();
+    let started = Instant::now();
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(30));
+            cancelled.cancel();
+        });
+        solve_with(&game.arena, priorities, &options, &cancelled)
+    });
+    assert_eq!(
+        result.err(),
+        Some(SolveError::Interrupted(Interrupted::Cancelled))
+    );
+    // Recursive tangle learning alone takes over 100 ms on this game, flat far longer.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let late = Control::new().with_deadline(Some(Instant::now() + Duration::from_millis(30)));
+    let result = solve_with(&game.arena, priorities, &options, &late);
+    assert_eq!(
+        result.err(),
+        Some(SolveError::Interrupted(Interrupted::TimedOut))
+    );
+}
+
+/// In a race, the side that answers stops the other: on `counter-ortl` (recursive tangle
+/// learning quadratic) the flat search answers and the recursive one is stopped; on
+/// two-counters (flat tangle learning exponential) the other way round. What the portfolio
+/// reports says so.
+#[test]
+fn the_race_is_won_by_the_faster_search_and_the_loser_stops() {
+    use egsolve_core::solve::parity::portfolio;
+    let cases = [
+        (Family::CounterOrtl, 3_000, "auto(tangle-learning)"),
+        (Family::TwoCounters, 12, "auto(recursive-tangle-learning)"),
+    ];
+    for (family, n, expected) in cases {
+        let game = family.generate(n).to_game();
+        let priorities = &game.parity.as_ref().unwrap().compressed.priority;
+        let graph = Graph::new(&game.arena, priorities);
+        let control = Control::new();
+        for race_after in [None, Some(Duration::ZERO)] {
+            let mut pacer = Pacer::new(&control);
+            let (solved, spent) = portfolio::solve(graph, &mut pacer, race_after).unwrap();
+            let what = format!("{family} n={n}, race after {race_after:?}");
+            assert_eq!(spent.raced, race_after.is_some(), "{what}");
+            assert_eq!(spent.answered_by(), expected, "{what}: {spent:?}");
+            let w1 = solved.winner.iter().filter(|&&w| w == 1).count();
+            assert_eq!(
+                (solved.winner.len() - w1, w1),
+                recorded_winners(family, n),
+                "{what}"
+            );
+            let claim = ParityClaim {
+                winner: &solved.winner,
+                strategy: &solved.strategy,
+            };
+            let parity = game.parity.as_ref().unwrap();
+            let report = check_parity(&game.arena, &parity.priorities, claim).unwrap();
+            assert!(report.passed(), "{what}: {:?}", report.violations);
+        }
     }
 }
 

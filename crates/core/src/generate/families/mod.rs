@@ -11,12 +11,14 @@
 //! | `counter-ortl`        | [`counter_ortl`]     | one-sided recursive tangle learning            | `5n + 1`          |
 //! | `counter-m`           | [`counter_m`]        | Gazda's modified small progress measures       | `3n + 3`          |
 //! | `counter-qpt`         | [`counter_qpt`]      | the quasi-polynomial ordered progress measures | `2n`              |
+//! | `counter-rob`         | [`counter_rob`]      | divide-et-impera solvers, SCC decomposition    | `3n² + 8n + 3`    |
+//! | `counter-symsi`       | [`counter_symsi`]    | symmetric strategy improvement                 | `10n + 2`         |
 //!
 //! Each family is the one that Oink's generator tool of the same name (`tc`, `counter_rr`, ...)
 //! writes for the same `n`. The structure was learned from those tools' output, not from their
 //! source: each module's docs describe the gadget that repeats and how priorities grow with
 //! `n`, and the tests (`crates/core/tests/families.rs`) check every generated game against
-//! Oink's files. Five families come out vertex for vertex as Oink numbers them; `two-counters`
+//! Oink's files. Seven families come out vertex for vertex as Oink numbers them; `two-counters`
 //! and `counter-ortl` are the same games up to the order of vertices of equal priority (Oink
 //! sorts vertices by priority with an unstable sort, which shuffles ties): here equal
 //! priorities keep the order in which the gadgets are built.
@@ -30,12 +32,14 @@
 mod progress;
 mod promotion;
 mod robust;
+mod symmetric;
 mod tangles;
 mod two_counters;
 
 pub use progress::{counter_m, counter_qpt};
 pub use promotion::{counter_dp, counter_rr};
-pub use robust::counter_core;
+pub use robust::{counter_core, counter_rob};
+pub use symmetric::counter_symsi;
 pub use tangles::counter_ortl;
 pub use two_counters::two_counters;
 
@@ -59,6 +63,10 @@ pub enum Family {
     CounterM,
     /// Fearnley et al.'s counterexample to ordered progress measures ([`counter_qpt`]).
     CounterQpt,
+    /// The robust worst case joined into one SCC ([`counter_rob`]).
+    CounterRob,
+    /// Maat's counterexample to symmetric strategy improvement ([`counter_symsi`]).
+    CounterSymsi,
 }
 
 /// A generated game with the names of its vertices, where the family names them.
@@ -72,7 +80,7 @@ pub struct NamedGame {
 
 impl Family {
     /// Every family, in the order of the table above.
-    pub const ALL: [Family; 7] = [
+    pub const ALL: [Family; 9] = [
         Family::TwoCounters,
         Family::CounterRr,
         Family::CounterDp,
@@ -80,6 +88,8 @@ impl Family {
         Family::CounterOrtl,
         Family::CounterM,
         Family::CounterQpt,
+        Family::CounterRob,
+        Family::CounterSymsi,
     ];
 
     /// The name `egsolve gen family` takes (`two-counters`, `counter-rr`, ...).
@@ -92,6 +102,8 @@ impl Family {
             Family::CounterOrtl => "counter-ortl",
             Family::CounterM => "counter-m",
             Family::CounterQpt => "counter-qpt",
+            Family::CounterRob => "counter-rob",
+            Family::CounterSymsi => "counter-symsi",
         }
     }
 
@@ -105,6 +117,8 @@ impl Family {
             Family::CounterOrtl => "counter_ortl",
             Family::CounterM => "counter_m",
             Family::CounterQpt => "counter_qpt",
+            Family::CounterRob => "counter_rob",
+            Family::CounterSymsi => "counter_symsi",
         }
     }
 
@@ -126,6 +140,8 @@ impl Family {
             Family::CounterOrtl => 5 * n + 1,
             Family::CounterM => 3 * n + 3,
             Family::CounterQpt => 2 * n,
+            Family::CounterRob => 3 * n * n + 8 * n + 3,
+            Family::CounterSymsi => 10 * n + 2,
         }
     }
 
@@ -140,6 +156,8 @@ impl Family {
             Family::CounterOrtl => 8 * n + 1,
             Family::CounterM => 6 * n + 3,
             Family::CounterQpt => 3 * n - 1,
+            Family::CounterRob => 10 * n * n + 18 * n + 4,
+            Family::CounterSymsi => 22 * n + 4,
         }
     }
 
@@ -159,6 +177,8 @@ impl Family {
             Family::CounterOrtl => unnamed(counter_ortl(n)),
             Family::CounterM => unnamed(counter_m(n)),
             Family::CounterQpt => progress::counter_qpt_named(n),
+            Family::CounterRob => unnamed(counter_rob(n)),
+            Family::CounterSymsi => symmetric::named(n),
         }
     }
 }

@@ -12,9 +12,10 @@
 //!   nothing. The reference the others are tested against; exponential on the lower-bound
 //!   families.
 //! - [`tangle`]: tangle learning (van Dijk, CAV 2018) and recursive tangle learning (van
-//!   Dijk, GandALF 2019) on one search state.
-//! - [`portfolio`]: the two tangle learners time-sliced on that shared state (`auto`, the
-//!   default): about the better of the two on every game, at most about twice its time.
+//!   Dijk, GandALF 2019).
+//! - [`portfolio`]: the two tangle learners as independent searches (`auto`, the default),
+//!   racing on two threads when more than one is allowed, time-sliced on one otherwise:
+//!   about the better of the two on every game.
 //! - [`promotion`]: priority promotion (Benerecetti, Dell'Erba, Mogavero, CAV 2016).
 //! - [`fixpoint`]: fixpoint iteration with distractions (van Dijk, Rubbens, GandALF 2019),
 //!   each priority's evaluation a parallel loop on large games.
@@ -26,10 +27,11 @@
 //! rayon pool when the game has at least [`PARALLEL_FROM_VERTICES`] vertices and more than
 //! one thread is allowed, and then only for rounds of at least [`PARALLEL_ROUND_FROM`]
 //! vertices (smaller rounds, and smaller games, stay sequential: a pool and its
-//! synchronisation cost more than they save there). The other algorithms are sequential.
+//! synchronisation cost more than they save there). The portfolio uses a second thread for
+//! its race (after [`ParityOptions::race_after`]); the other algorithms are sequential.
 //! The winners never depend on the thread count or the timing; strategies may (parallel
-//! claims choose among equally valid moves, and the portfolio's time slices decide which
-//! learner solves which dominion).
+//! claims choose among equally valid moves, and in the portfolio the timing decides which
+//! learner answers).
 
 mod attractor;
 pub mod fixpoint;
@@ -41,7 +43,7 @@ mod state;
 pub mod tangle;
 mod zielonka;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::cpu::CpuOptions;
 use super::{Control, NO_MOVE, Solution, SolveError, SolveStats, TOP};
@@ -134,6 +136,9 @@ pub struct ParityOptions {
     pub parallel_from_vertices: usize,
     /// Attractor and fixpoint rounds with fewer vertices run sequentially.
     pub parallel_round_from: usize,
+    /// With more than one thread, the portfolio's searches race on two threads once it has
+    /// time-sliced them this long without an answer ([`portfolio`]).
+    pub race_after: Duration,
 }
 
 impl Default for ParityOptions {
@@ -143,6 +148,7 @@ impl Default for ParityOptions {
             threads: 0,
             parallel_from_vertices: PARALLEL_FROM_VERTICES,
             parallel_round_from: PARALLEL_ROUND_FROM,
+            race_after: portfolio::RACE_AFTER,
         }
     }
 }
@@ -239,7 +245,8 @@ pub fn solve_with(
         parallel_from: options.parallel_round_from.max(1),
     };
     let graph = Graph::new(arena, priorities);
-    let run = || run_algorithm(graph, algorithm, rounds, control);
+    let race_after = (threads > 1).then_some(options.race_after);
+    let run = || run_algorithm(graph, algorithm, rounds, race_after, control);
     let answer = match &pool {
         Some(pool) => pool.install(run),
         None => run(),
@@ -259,11 +266,13 @@ pub fn solve_with(
     Ok(Solution::winners_only(credit, answer.strategy, stats))
 }
 
-/// Runs `algorithm` on `graph` (on the pool the caller installed, if any).
+/// Runs `algorithm` on `graph` (on the pool the caller installed, if any; the portfolio
+/// races its searches after `race_after` if given).
 fn run_algorithm(
     graph: Graph<'_>,
     algorithm: ParityAlgorithm,
     rounds: Rounds,
+    race_after: Option<Duration>,
     control: &Control,
 ) -> Result<Answer, SolveError> {
     let name = algorithm.name();
@@ -310,7 +319,7 @@ fn run_algorithm(
             }
         }
         ParityAlgorithm::Auto => {
-            let (solved, spent) = portfolio::solve(graph, &mut pacer).map_err(fail)?;
+            let (solved, spent) = portfolio::solve(graph, &mut pacer, race_after).map_err(fail)?;
             Answer {
                 winner: solved.winner,
                 strategy: solved.strategy,

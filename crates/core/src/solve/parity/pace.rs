@@ -1,7 +1,9 @@
 //! How the parity algorithms stop, and what they tell whoever watches: a [`Pacer`] checks
-//! the solve's [`Control`] (cancel flag, deadline) and, for a time slice of the portfolio,
-//! the slice's end; it publishes progress at each round. [`Stop`] is every way a solver's
-//! run ends early, [`Stop::into_error`] what the caller sees of it.
+//! the solve's [`Control`] (cancel flag, deadline), for a time slice of the portfolio the
+//! slice's end, and for a search racing another on its own thread the race's finish flag
+//! ([`Pacer::racing`]); it publishes progress at each round (unless it is the quiet side
+//! of a race). [`Stop`] is every way a solver's run ends early, [`Stop::into_error`] what
+//! the caller sees of it.
 //!
 //! Solvers call [`Pacer::round`] once per decomposition, promotion search or fixpoint round
 //! (a check and a progress report, unconditionally) and [`Pacer::spend`] at finer points
@@ -10,6 +12,7 @@
 //! a cancel is still seen within about a millisecond. A time slice checks at every
 //! [`Pacer::spend`], since its end is what the portfolio balances on.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::solve::{Control, Interrupted, SolveError};
@@ -24,6 +27,8 @@ pub enum Stop {
     Interrupted(Interrupted),
     /// The portfolio's time slice ended (the search keeps its place and resumes).
     SliceOver,
+    /// The other search of a race answered first (the portfolio takes it).
+    Overtaken,
     /// A proved invariant did not hold (a bug, never the input's fault); the text says which.
     Broken(&'static str),
     /// An id sequence ran out (games far beyond what the algorithm answers in hours).
@@ -37,8 +42,9 @@ impl From<Interrupted> for Stop {
 }
 
 impl Stop {
-    /// The error a caller of `algorithm` gets. A [`Stop::SliceOver`] never reaches a caller
-    /// (the portfolio takes it); should one escape, it is reported as a broken invariant.
+    /// The error a caller of `algorithm` gets. A [`Stop::SliceOver`] or [`Stop::Overtaken`]
+    /// never reaches a caller (the portfolio takes it); should one escape, it is reported
+    /// as a broken invariant.
     pub fn into_error(self, algorithm: &'static str) -> SolveError {
         match self {
             Stop::Interrupted(interrupted) => SolveError::Interrupted(interrupted),
@@ -51,6 +57,9 @@ impl Stop {
             },
             Stop::SliceOver => {
                 Stop::Broken("a time slice ended outside the portfolio").into_error(algorithm)
+            }
+            Stop::Overtaken => {
+                Stop::Broken("a race was lost outside the portfolio").into_error(algorithm)
             }
             Stop::Exhausted(what) => SolveError::Unavailable {
                 backend: "parity",
@@ -74,6 +83,11 @@ pub struct Pacer<'a> {
     check_every: u64,
     /// Work left in a slice measured in work units ([`Pacer::work_slice`]).
     work_left: Option<u64>,
+    /// Set once either search of a race has answered ([`Pacer::racing`]).
+    finished: Option<&'a AtomicBool>,
+    /// Whether [`Pacer::round`] publishes progress (the racing side does not: one search
+    /// reports, so the counters stay one run's).
+    publishes: bool,
 }
 
 impl<'a> Pacer<'a> {
@@ -85,17 +99,28 @@ impl<'a> Pacer<'a> {
             since_check: 0,
             check_every: CHECK_EVERY,
             work_left: None,
+            finished: None,
+            publishes: true,
+        }
+    }
+
+    /// A pacer for a search that races another on its own thread: it also stops
+    /// ([`Stop::Overtaken`]) once `finished` is set, and publishes progress only if
+    /// `publishes`.
+    pub fn racing(control: &'a Control, finished: &'a AtomicBool, publishes: bool) -> Pacer<'a> {
+        Pacer {
+            finished: Some(finished),
+            publishes,
+            ..Pacer::new(control)
         }
     }
 
     /// A pacer for a time slice that ends at `end` (checked at every [`Pacer::spend`]).
     pub fn slice(control: &'a Control, end: Instant) -> Pacer<'a> {
         Pacer {
-            control,
             slice_end: Some(end),
-            since_check: 0,
             check_every: 0,
-            work_left: None,
+            ..Pacer::new(control)
         }
     }
 
@@ -130,16 +155,15 @@ impl<'a> Pacer<'a> {
         }
     }
 
-    /// Checks now: `Err` once the solve must stop or the slice is over. The clock is read
-    /// once for both limits.
+    /// Checks now: `Err` once the solve must stop, the slice is over or the race is lost.
+    /// The clock is read once for both limits.
     pub fn check(&mut self) -> Result<(), Stop> {
         self.since_check = 0;
-        if self
-            .control
-            .cancel_flag()
-            .load(std::sync::atomic::Ordering::Relaxed)
-        {
+        if self.control.cancel_flag().load(Ordering::Relaxed) {
             return Err(Stop::Interrupted(Interrupted::Cancelled));
+        }
+        if self.finished.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            return Err(Stop::Overtaken);
         }
         if self.control.deadline().is_none() && self.slice_end.is_none() {
             return Ok(());
@@ -174,7 +198,9 @@ impl<'a> Pacer<'a> {
     /// One round done: publishes `(rounds, frontier, work)` (the [`crate::solve::Progress`]
     /// counters `round`, `frontier` and `lifts`) and checks.
     pub fn round(&mut self, rounds: u64, frontier: u64, work: u64) -> Result<(), Stop> {
-        self.control.progress().publish(rounds, frontier, work);
+        if self.publishes {
+            self.control.progress().publish(rounds, frontier, work);
+        }
         self.check()
     }
 }
@@ -211,6 +237,18 @@ mod tests {
             Pacer::new(&control).check(),
             Err(Stop::Interrupted(Interrupted::Cancelled))
         );
+        let finished = AtomicBool::new(false);
+        let fresh = Control::new();
+        let mut racing = Pacer::racing(&fresh, &finished, false);
+        assert_eq!(racing.round(7, 8, 9), Ok(()));
+        assert_eq!(
+            fresh.progress().snapshot().frontier,
+            0,
+            "the quiet side publishes nothing"
+        );
+        finished.store(true, Ordering::Relaxed);
+        assert_eq!(racing.spend(1), Ok(()), "checked only every so often");
+        assert_eq!(racing.check(), Err(Stop::Overtaken));
         let error = Stop::Broken("x").into_error("tangle-learning");
         assert!(error.to_string().contains("invariant 'x'"), "{error}");
     }

@@ -1,13 +1,16 @@
 //! The portfolio (`--parity-algorithm auto`, the default): tangle learning and recursive
-//! tangle learning ([`super::tangle`]), time-sliced on one thread, so that each game gets
-//! the better of the two at no more than about twice its time.
+//! tangle learning ([`super::tangle`]) as two independent searches, each on its own state,
+//! the first to solve the game answering. With more than one thread allowed they race on
+//! two threads; with one they are time-sliced on it. Either way each game gets about the
+//! better of the two.
 //!
 //! Flat tangle learning is fast on practical games and on most lower-bound families, but
 //! needs exponentially many decompositions on the two-counters family and quadratically
 //! many on `counter-dp`, `counter-core` and `counter-m`; recursive tangle learning solves
 //! those in a few decompositions but spends quadratic time per decomposition on
-//! `counter-ortl` (built against it). The two run as two independent searches, each on its
-//! own state, alternately, and the first to solve the game answers:
+//! `counter-ortl` (built against it).
+//!
+//! **Time slicing** (one thread, and the start of every solve): the two run alternately:
 //! - a flat decomposition runs whenever the flat side has used no more time than the
 //!   recursive side (flat decompositions are linear in the game and its tangles, so they
 //!   run whole);
@@ -16,11 +19,26 @@
 //!   refills, so slices grow with the run. Its decomposition keeps its place (an explicit
 //!   stack of contexts in its own working state) and resumes in its next slice.
 //!
-//! So the portfolio takes at most about twice the better learner's time on every game. The
+//! So on one thread the portfolio takes at most about twice the better learner's time. The
 //! balance is kept in wall-clock time, not in work units: the two touch memory differently
 //! (a flat decomposition sweeps the whole game, a recursive one mostly works inside small
-//! regions). The winners never depend on the timing; the strategies may (which side
-//! finishes first can vary).
+//! regions).
+//!
+//! **The race** (more than one thread allowed): once time slicing has run for
+//! [`super::ParityOptions::race_after`] ([`RACE_AFTER`] by default) without an answer, the
+//! recursive search moves to a thread of its own, where its suspended decomposition
+//! resumes, and the flat search goes on alone on the solve's thread. The first to finish
+//! sets a shared flag that the other's pacer reads at its next check (every
+//! [`super::pace::CHECK_EVERY`] work units, well under a millisecond), and the solve's own
+//! [`crate::solve::Control`] (cancel, deadline) still stops both. The small games that
+//! most inputs are (SYNTCOMP's answer in a tenth of a millisecond) so never pay for a
+//! thread, and a long solve costs about the better learner's time plus the slicing of its
+//! start. An error of either side (a cancel, a broken invariant) ends the race too, and
+//! is the answer.
+//!
+//! The winners never depend on the timing or the thread count; the strategies may (which
+//! side finishes first can vary). [`Spent`] says what each side ran, whether they raced,
+//! and which side answered.
 //!
 //! Measured and dropped: one state shared by the two searches (a dominion or tangle found
 //! by either serves both; the recursive decomposition voided whenever the flat side solved
@@ -31,6 +49,7 @@
 //! (BENCHMARKS.md §8). Restarting cut recursive decompositions from scratch with doubling
 //! budgets cost up to 2.7× the recursive learner on `counter-dp` and `counter-core`.
 
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use super::graph::Graph;
@@ -40,21 +59,29 @@ use super::tangle::{Mode, Search, Solved};
 /// The shortest time slice of a recursive decomposition.
 pub const MIN_SLICE: Duration = Duration::from_micros(20);
 
-/// What the portfolio spent, and which side solved dominions.
+/// How long the searches are time-sliced before they race on two threads (when more than
+/// one thread is allowed): long enough that games solved in well under a millisecond
+/// start no thread, short enough that slicing costs a game of 10 ms at most a few percent.
+pub const RACE_AFTER: Duration = Duration::from_millis(1);
+
+/// What the portfolio spent, and which side answered.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Spent {
-    /// Flat decompositions, recursive slices, and slices that were cut.
+    /// Flat decompositions (whole ones, and the one a race stopped).
     pub flat_runs: u64,
+    /// Recursive slices (time-sliced) or decompositions (racing), and slices that were cut.
     pub recursive_runs: u64,
     pub recursive_cut: u64,
-    /// Dominions solved by each side.
+    /// Whether the searches raced on two threads.
+    pub raced: bool,
+    /// Dominions solved by the side that answered (0 for the other side).
     pub flat_dominions: u64,
     pub recursive_dominions: u64,
 }
 
 impl Spent {
     /// The algorithm that answered, as the summary names it: `auto`, and in parentheses the
-    /// learners that solved dominions (`auto` alone for a game without vertices).
+    /// learner that answered (`auto` alone for a game without vertices).
     pub fn answered_by(&self) -> String {
         match (self.flat_dominions > 0, self.recursive_dominions > 0) {
             (true, true) => "auto(tangle-learning+recursive-tangle-learning)".into(),
@@ -65,66 +92,42 @@ impl Spent {
     }
 }
 
-/// Solves `game` with the portfolio. `pacer` checks the solve's control between slices
-/// and inside the flat decompositions; each recursive slice gets a pacer of its own.
-pub fn solve(game: Graph<'_>, pacer: &mut Pacer<'_>) -> Result<(Solved, Spent), Stop> {
+/// Solves `game` with the portfolio: time-sliced on the caller's thread, and, if
+/// `race_after` is given, raced on two threads once that long has passed without an
+/// answer. `pacer` checks the solve's control between slices and inside the flat
+/// decompositions; each recursive slice, and each side of a race, gets a pacer of its own.
+pub fn solve(
+    game: Graph<'_>,
+    pacer: &mut Pacer<'_>,
+    race_after: Option<Duration>,
+) -> Result<(Solved, Spent), Stop> {
     let mut flat = Search::new(game);
     let mut recursive = Search::new(game);
     let mut spent = Spent::default();
-    let (mut flat_time, mut recursive_time) = (Duration::ZERO, Duration::ZERO);
-    let winner = loop {
-        let start = Instant::now();
-        if flat_time <= recursive_time {
-            let dominions_before = flat.shared.stats.dominions;
-            flat.iterate(Mode::Flat, pacer)?;
-            spent.flat_runs += 1;
-            spent.flat_dominions += flat.shared.stats.dominions - dominions_before;
-            flat_time += start.elapsed();
-        } else {
-            // At least a quarter of the time so far: switching sides costs cache refills,
-            // so slices grow with the run (the flat side then catches up in one go).
-            let share = (flat_time - recursive_time).max((flat_time + recursive_time) / 4);
-            let mut slice = Pacer::slice(pacer.control(), start + share.max(MIN_SLICE));
-            let dominions_before = recursive.shared.stats.dominions;
-            let result = recursive.iterate(Mode::Recursive, &mut slice);
-            spent.recursive_runs += 1;
-            spent.recursive_dominions += recursive.shared.stats.dominions - dominions_before;
-            match result {
-                Ok(()) => {}
-                Err(Stop::SliceOver) => spent.recursive_cut += 1,
-                Err(stop) => return Err(stop),
-            }
-            recursive_time += start.elapsed();
-        }
-        let (done, unsolved, work) = if flat.is_solved() {
-            (Some(Side::Flat), 0, flat.shared.stats.work)
-        } else if recursive.is_solved() {
-            (Some(Side::Recursive), 0, recursive.shared.stats.work)
-        } else {
-            let unsolved = flat
-                .shared
-                .unsolved
-                .len()
-                .min(recursive.shared.unsolved.len());
-            (
-                None,
-                unsolved as u64,
-                flat.shared.stats.work + recursive.shared.stats.work,
-            )
-        };
-        pacer.round(spent.flat_runs + spent.recursive_runs, unsolved, work)?;
-        if let Some(side) = done {
-            break side;
-        }
+    let mut sides = Sides {
+        flat: &mut flat,
+        recursive: &mut recursive,
+        spent: &mut spent,
+    };
+    let start = Instant::now();
+    let winner = match sides.time_sliced(pacer, race_after.map(|after| start + after))? {
+        Some(side) => side,
+        None => match sides.race(pacer)? {
+            Some(side) => side,
+            // No thread could be started: on with one.
+            None => sides.time_sliced(pacer, None)?.ok_or(Stop::Broken(
+                "time slicing without a race ends with an answer",
+            ))?,
+        },
     };
     // Only the side that finished answers (the other's dominions are its own business).
     let shared = match winner {
         Side::Flat => {
-            spent.recursive_dominions = 0;
+            spent.flat_dominions = flat.shared.stats.dominions;
             flat.shared
         }
         Side::Recursive => {
-            spent.flat_dominions = 0;
+            spent.recursive_dominions = recursive.shared.stats.dominions;
             recursive.shared
         }
     };
@@ -139,8 +142,168 @@ pub fn solve(game: Graph<'_>, pacer: &mut Pacer<'_>) -> Result<(Solved, Spent), 
 }
 
 /// Which search finished first.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Side {
     Flat,
     Recursive,
+}
+
+/// The two searches and what they spent.
+struct Sides<'s, 'g> {
+    flat: &'s mut Search<'g>,
+    recursive: &'s mut Search<'g>,
+    spent: &'s mut Spent,
+}
+
+impl Sides<'_, '_> {
+    /// Time-slices the two searches until one solves the game (`Some`), or `race_from` has
+    /// passed (`None`: the caller starts the race).
+    fn time_sliced(
+        &mut self,
+        pacer: &mut Pacer<'_>,
+        race_from: Option<Instant>,
+    ) -> Result<Option<Side>, Stop> {
+        let (mut flat_time, mut recursive_time) = (Duration::ZERO, Duration::ZERO);
+        loop {
+            let start = Instant::now();
+            if race_from.is_some_and(|at| start >= at) {
+                return Ok(None);
+            }
+            if flat_time <= recursive_time {
+                self.flat.iterate(Mode::Flat, pacer)?;
+                self.spent.flat_runs += 1;
+                flat_time += start.elapsed();
+            } else {
+                // At least a quarter of the time so far: switching sides costs cache
+                // refills, so slices grow with the run (the flat side then catches up in
+                // one go).
+                let share = (flat_time - recursive_time).max((flat_time + recursive_time) / 4);
+                let mut end = start + share.max(MIN_SLICE);
+                if let Some(at) = race_from {
+                    // The race resumes the slice where it was cut.
+                    end = end.min(at.max(start + MIN_SLICE));
+                }
+                let mut slice = Pacer::slice(pacer.control(), end);
+                let result = self.recursive.iterate(Mode::Recursive, &mut slice);
+                self.spent.recursive_runs += 1;
+                match result {
+                    Ok(()) => {}
+                    Err(Stop::SliceOver) => self.spent.recursive_cut += 1,
+                    Err(stop) => return Err(stop),
+                }
+                recursive_time += start.elapsed();
+            }
+            let (flat, recursive) = (&self.flat.shared, &self.recursive.shared);
+            let (done, unsolved, work) = if flat.is_solved() {
+                (Some(Side::Flat), 0, flat.stats.work)
+            } else if recursive.is_solved() {
+                (Some(Side::Recursive), 0, recursive.stats.work)
+            } else {
+                let unsolved = flat.unsolved.len().min(recursive.unsolved.len());
+                (
+                    None,
+                    unsolved as u64,
+                    flat.stats.work + recursive.stats.work,
+                )
+            };
+            let runs = self.spent.flat_runs + self.spent.recursive_runs;
+            pacer.round(runs, unsolved, work)?;
+            if done.is_some() {
+                return Ok(done);
+            }
+        }
+    }
+
+    /// Races the two searches: the recursive one on a new thread, the flat one on this
+    /// one, until either answers or fails. `Ok(None)` when no thread could be started
+    /// (nothing was run then).
+    fn race(&mut self, pacer: &mut Pacer<'_>) -> Result<Option<Side>, Stop> {
+        let control = pacer.control();
+        let finished = AtomicBool::new(false);
+        // Which side ended the race: `NOBODY`, or a `Side` as `side_code` writes it.
+        let first = AtomicU8::new(NOBODY);
+        let end_race = |side: Side, result: &Result<(), Stop>| {
+            if *result != Err(Stop::Overtaken) {
+                let _ = first.compare_exchange(
+                    NOBODY,
+                    side_code(side),
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                );
+                finished.store(true, Ordering::Release);
+            }
+        };
+        let (flat, recursive) = (&mut *self.flat, &mut *self.recursive);
+        // Runs count on from the time slicing (the flat side's are what the progress shows).
+        let (mut flat_runs, mut recursive_runs) = (self.spent.flat_runs, self.spent.recursive_runs);
+        let results = std::thread::scope(|scope| {
+            let rival = std::thread::Builder::new()
+                .name("egsolve-portfolio".into())
+                .spawn_scoped(scope, || {
+                    let mut pacer = Pacer::racing(control, &finished, false);
+                    let result = run(recursive, Mode::Recursive, &mut pacer, &mut recursive_runs);
+                    end_race(Side::Recursive, &result);
+                    result
+                });
+            let rival = match rival {
+                Ok(rival) => rival,
+                Err(e) => {
+                    tracing::warn!("the parity portfolio stays on one thread: {e}");
+                    return None;
+                }
+            };
+            let mut racing = Pacer::racing(control, &finished, true);
+            let flat_result = run(flat, Mode::Flat, &mut racing, &mut flat_runs);
+            end_race(Side::Flat, &flat_result);
+            let recursive_result = rival
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            Some((flat_result, recursive_result))
+        });
+        let Some((flat_result, recursive_result)) = results else {
+            return Ok(None);
+        };
+        self.spent.raced = true;
+        self.spent.flat_runs = flat_runs;
+        self.spent.recursive_runs = recursive_runs;
+        let side = match first.load(Ordering::Acquire) {
+            FLAT => Side::Flat,
+            RECURSIVE => Side::Recursive,
+            _ => return Err(Stop::Broken("a race ends with one side first")),
+        };
+        let result = match side {
+            Side::Flat => flat_result,
+            Side::Recursive => recursive_result,
+        };
+        result.map(|()| Some(side))
+    }
+}
+
+/// Which side ended a race, as [`Sides::race`] records it.
+const NOBODY: u8 = 0;
+const FLAT: u8 = 1;
+const RECURSIVE: u8 = 2;
+
+fn side_code(side: Side) -> u8 {
+    match side {
+        Side::Flat => FLAT,
+        Side::Recursive => RECURSIVE,
+    }
+}
+
+/// Runs `search` in `mode` until it solves the game or its pacer stops it, counting its
+/// decompositions in `runs` (one side of a race).
+fn run(
+    search: &mut Search<'_>,
+    mode: Mode,
+    pacer: &mut Pacer<'_>,
+    runs: &mut u64,
+) -> Result<(), Stop> {
+    while !search.is_solved() {
+        *runs += 1;
+        search.iterate(mode, pacer)?;
+        let shared = &search.shared;
+        pacer.round(*runs, shared.unsolved.len() as u64, shared.stats.work)?;
+    }
+    Ok(())
 }

@@ -8,7 +8,7 @@
 //! all its vertices may join (then they join with the tangle's moves).
 
 use super::store::Counter;
-use super::{Search, Universe};
+use super::{Mode, Search, Universe};
 use crate::solve::NO_MOVE;
 
 impl Search<'_> {
@@ -39,7 +39,8 @@ impl Search<'_> {
     }
 
     /// Adds `x` to the set `zone` with move `mv`, queues it, and touches the tangles it is
-    /// an escape of.
+    /// an escape of. Most vertices escape no tangle: that case stays inline, the touching
+    /// is a call of its own.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(super) fn join(
@@ -55,8 +56,21 @@ impl Search<'_> {
         self.cells[x as usize].region = zone;
         self.moves[x as usize] = mv;
         queue.push(x);
+        if !self.shared.tangles.index[x as usize].is_empty() {
+            self.touch_tangles(universe, player, stamp, x);
+        }
+    }
+
+    /// Counts down the attraction counters of the tangles `x` is an escape of, now that it
+    /// joined a set of `player` in `universe` (the running attractor's `stamp`), and drops
+    /// dead tangles from its index; queues the tangles left without escapes in `pending`.
+    #[inline(never)]
+    fn touch_tangles(&mut self, universe: Universe, player: u8, stamp: u32, x: u32) {
         let mut list = std::mem::take(&mut self.shared.tangles.index[x as usize]);
         self.work += list.len() as u64;
+        // Nested contexts (recursive mode) overwrite counters, and other universes do not
+        // join every vertex through here: there the first touch counts the open escapes.
+        let flat = self.mode == Mode::Flat && matches!(universe, Universe::Context { .. });
         let mut kept = 0;
         for k in 0..list.len() {
             let t = list[k];
@@ -78,7 +92,12 @@ impl Search<'_> {
                 self.counters[t as usize] = Counter { stamp, count: 0 };
                 continue;
             }
-            let left = if counter.stamp != stamp {
+            let left = if counter.stamp != stamp && flat {
+                // A flat decomposition's context is the unsolved game and every escape
+                // joins through here, so the first touch is by the first escape to join:
+                // the others are all open.
+                self.shared.tangles.unsolved_escapes[t as usize] - 1
+            } else if counter.stamp != stamp {
                 let escapes = self.shared.tangles.escapes(t);
                 let open = escapes
                     .iter()
@@ -211,6 +230,10 @@ impl Search<'_> {
         self.attract(universe, zone, player, stamp, seed, 0);
         for &v in seed.iter() {
             let vi = v as usize;
+            for &t in &self.shared.tangles.index[vi] {
+                let open = &mut self.shared.tangles.unsolved_escapes[t as usize];
+                *open = open.saturating_sub(1);
+            }
             self.shared.solved[vi] = true;
             self.shared.winner[vi] = player;
             self.shared.strategy[vi] = if self.game.owner_of(v) == player {

@@ -44,6 +44,9 @@ pub struct Tangles {
     escapes: Vec<u32>,
     /// For each vertex, the tangles it is an escape of.
     pub index: Vec<Vec<u32>>,
+    /// Per tangle, its escapes not yet solved (kept up to date for the live tangles as
+    /// dominions are solved): what a flat decomposition's counter starts from.
+    pub unsolved_escapes: Vec<u32>,
     /// Tangles by a hash of their vertex set (the recursive search can meet a tangle again
     /// in a subgame where nothing attracts it; it is kept once).
     by_hash: HashMap<u64, u32>,
@@ -98,6 +101,7 @@ impl Tangles {
         self.member_start.push(self.members.len() as u32);
         self.escapes.extend_from_slice(escapes);
         self.escape_start.push(self.escapes.len() as u32);
+        self.unsolved_escapes.push(escapes.len() as u32);
         for &e in escapes {
             self.index[e as usize].push(t);
         }
