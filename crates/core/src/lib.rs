@@ -10,6 +10,8 @@
 //!   games, with the native parity solver), the [`solve::Solution`] they all produce,
 //!   cancellation/progress, and strategy derivation. The GPU backend lives in the
 //!   `egsolve-gpu` crate and reaches the solve through [`solve::DeviceSolver`].
+//! - [`graph`]: the solvers' graph searches (components, cycle signs, reachability,
+//!   attractors) on the subgraphs of player 1's strategies.
 //! - [`check`]: certificates for a claimed solution.
 //! - [`output`]: solution writers (JSON, text, `paritysol`) and the JSON solution reader.
 //! - [`generate`]: seeded game generators; [`oracle`]: brute force for tiny games.
@@ -24,6 +26,7 @@ pub mod arena;
 pub mod check;
 pub mod format;
 pub mod generate;
+pub mod graph;
 mod memory;
 pub mod oracle;
 pub mod output;

@@ -132,8 +132,8 @@ impl WitnessBuffers {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoundComponents {
     /// Each vertex's representative (`u32::MAX` outside the subset; its own id
-    /// `| `[`ALONE`](egsolve_core::solve::accel::ALONE) for a vertex the trims found alone), or
-    /// [`LEFT_TO_HOST`](egsolve_core::solve::accel::LEFT_TO_HOST) at the vertices whose
+    /// `| `[`ALONE`](egsolve_core::solve::engine::ALONE) for a vertex the trims found alone), or
+    /// [`LEFT_TO_HOST`](egsolve_core::solve::engine::LEFT_TO_HOST) at the vertices whose
     /// components the kernel left to the host.
     pub representatives: Vec<u32>,
     /// The representative of the component forward–backward found (its pivot), when the

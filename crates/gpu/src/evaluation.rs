@@ -1,6 +1,6 @@
 //! Backward reachability, player 1's attractor to ⊤ and Bellman–Ford of an evaluation's
-//! graph on the device (`kernels/evaluate.cu`), the host's `accel::reach`,
-//! `accel::attractor::attract_top` and `accel::relax` where the arena already is: the host
+//! graph on the device (`kernels/evaluate.cu`), the host's `graph::reach`,
+//! `graph::attractor::attract_top` and `accel::relax` where the arena already is: the host
 //! uploads the graph's words (what each vertex keeps, as for the [`super::components`]), one
 //! byte per vertex (the sources, or each vertex's class in the relaxation) and, for
 //! Bellman–Ford, σ1's edges; one cooperative launch runs the frontier sweeps to the
@@ -30,7 +30,7 @@ use crate::compile::{Kernels, LiftKernels};
 use crate::components::Adjacency;
 use crate::error::{DuringExt, GpuError};
 use crate::transfer::{download_array, upload_into, wait_until};
-use egsolve_core::solve::accel::EngineAttracted;
+use egsolve_core::solve::engine::EngineAttracted;
 
 /// Sweeps a launch may run before it leaves the answer to the host. A sweep over a 10^7-edge
 /// game whose frontier is small reads a stamp per vertex (a few microseconds on an H100).
@@ -225,7 +225,7 @@ impl DeviceEvaluation {
     /// Player 1's attractor to ⊤ after the evaluation's first step, from the values the
     /// last lifting run left on the device (which must equal the host's when that step
     /// began) with every vertex that the last [`DeviceEvaluation::reaching`] did not reach at
-    /// ⊤: the layers of `accel::attractor::attract_top`. `None` when no reachability launch
+    /// ⊤: the layers of `graph::attractor::attract_top`. `None` when no reachability launch
     /// answered since the last Bellman–Ford (its flags are the input) or the layers ran out
     /// of sweeps.
     pub fn attract_top(&mut self) -> Result<Option<EngineAttracted>, GpuError> {

@@ -190,7 +190,11 @@ fn sweep_case(case: &Case) {
     let mut cpu = None;
     while times.len() < 3 {
         let t = Instant::now();
-        match accel::solve_with(arena, &mut accel::WorklistEngine, &limit(60)) {
+        match accel::solve_with(
+            arena,
+            &mut egsolve_core::solve::engine::WorklistEngine,
+            &limit(60),
+        ) {
             Ok((solution, stats)) => {
                 times.push(t.elapsed().as_secs_f64());
                 cpu = Some((solution.credit, stats));

@@ -413,7 +413,7 @@ impl GpuEngine {
         })
     }
 
-    /// From now on, every lift that tops a vertex records why (`accel::topping`), into a
+    /// From now on, every lift that tops a vertex records why (`strategy::topping`), into a
     /// record cleared here: `false` (nothing recorded) when the vertices are renumbered, as
     /// the record speaks input ids.
     pub fn start_topping(&mut self) -> Result<bool, GpuError> {
@@ -429,7 +429,7 @@ impl GpuEngine {
 
     /// The record since [`GpuEngine::start_topping`], a word per vertex in input order:
     /// `position << 2 | cause` (the recorded edge's position among the vertex's successors,
-    /// [`TOP_NO_POSITION`] for none; the cause as `accel::topping::ToppedBy`, 0: not topped
+    /// [`TOP_NO_POSITION`] for none; the cause as `strategy::ToppedBy`, 0: not topped
     /// by a lift); `None` if none was started.
     pub fn download_topping(&mut self) -> Result<Option<Vec<u32>>, GpuError> {
         if self.params.top_record == 0 {

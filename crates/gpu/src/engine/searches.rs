@@ -10,7 +10,7 @@ use crate::error::{DuringExt, GpuError};
 use crate::evaluation::{DeviceEvaluation, LiftedValues};
 use crate::transfer::download_array;
 use egsolve_core::arena::VertexId;
-use egsolve_core::solve::accel::EngineAttracted;
+use egsolve_core::solve::engine::EngineAttracted;
 
 use super::{BLOCK, GpuEngine, GpuTimings};
 
