@@ -25,9 +25,9 @@
 pub mod arena;
 pub mod check;
 pub mod format;
+mod fresh;
 pub mod generate;
 pub mod graph;
-mod memory;
 pub mod oracle;
 pub mod output;
 pub mod parity;

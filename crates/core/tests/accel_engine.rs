@@ -181,7 +181,7 @@ fn seeds(fixed: &[u64]) -> Vec<u64> {
 #[test]
 fn the_cpu_backend_as_engine_gives_the_reference_credits_at_every_budget() {
     use egsolve_core::solve::cpu::CpuOptions;
-    use egsolve_core::solve::cpu::accel::CpuLift;
+    use egsolve_core::solve::cpu::lift::CpuLift;
     for seed in seeds(&[5, 77]) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut evaluations = 0;

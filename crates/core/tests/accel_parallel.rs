@@ -16,7 +16,7 @@ use egsolve_core::generate::{RandomParams, random};
 use egsolve_core::solve::accel;
 use egsolve_core::solve::control::Budget;
 use egsolve_core::solve::cpu::CpuOptions;
-use egsolve_core::solve::cpu::accel::CpuLift;
+use egsolve_core::solve::cpu::lift::CpuLift;
 use egsolve_core::solve::engine::{LiftEngine, LiftRun};
 use egsolve_core::solve::{Backend, Control, Solution, SolveError, Threads, reference, solve};
 use rand::{Rng, SeedableRng};

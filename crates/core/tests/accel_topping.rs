@@ -9,7 +9,7 @@ use egsolve_core::check::{Claim, check};
 use egsolve_core::generate::{RandomParams, random};
 use egsolve_core::solve::accel;
 use egsolve_core::solve::control::Budget;
-use egsolve_core::solve::cpu::{CpuAlgorithm, CpuOptions, accel::CpuLift};
+use egsolve_core::solve::cpu::{CpuAlgorithm, CpuOptions, lift::CpuLift};
 use egsolve_core::solve::energy::bound;
 use egsolve_core::solve::engine::{LiftEngine, WorklistEngine};
 use egsolve_core::solve::strategy::{Player1Source, ToppedBy, Topping};

@@ -29,7 +29,7 @@ use cudarc::driver::{
 use crate::compile::{Kernels, LiftKernels};
 use crate::components::Adjacency;
 use crate::error::{DuringExt, GpuError};
-use crate::transfer::{download_array, upload_into, wait_until};
+use crate::transfer::{download_staged, finished_state, upload_into};
 use egsolve_core::solve::engine::EngineAttracted;
 
 /// Sweeps a launch may run before it leaves the answer to the host. A sweep over a 10^7-edge
@@ -187,11 +187,8 @@ impl DeviceEvaluation {
             return Ok(None);
         }
         self.reached = true;
-        let n = self.n as usize;
-        let mut guard = self.device.staging_for(n);
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        Ok(Some(download_array(&self.stream, staging, &self.flag, n)?))
+        let flags = download_staged(&self.device, &self.stream, &self.flag, self.n as usize)?;
+        Ok(Some(flags))
     }
 
     /// The least credits to reach a pinned vertex in the graph whose words are `keeps`
@@ -211,12 +208,9 @@ impl DeviceEvaluation {
             return Ok(None);
         }
         let n = self.n as usize;
-        let mut guard = self.device.staging_for(n * std::mem::size_of::<u64>());
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        Ok(Some(download_array(
+        Ok(Some(download_staged(
+            &self.device,
             &self.stream,
-            staging,
             &self.credit,
             n,
         )?))
@@ -244,11 +238,7 @@ impl DeviceEvaluation {
                 layer: Vec::new(),
             }));
         }
-        let n = self.n as usize;
-        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        let layer = download_array(&self.stream, staging, &self.stamp, n)?;
+        let layer = download_staged(&self.device, &self.stream, &self.stamp, self.n as usize)?;
         Ok(Some(EngineAttracted {
             moved,
             top_layers: state[SWEEPS],
@@ -303,19 +293,16 @@ impl DeviceEvaluation {
         self.done
             .record(&self.stream)
             .during("recording an evaluation launch")?;
-        let during = "waiting for an evaluation kernel";
-        if !wait_until(|| self.done.try_is_complete(), self.watchdog).during(during)? {
-            return Err(GpuError::Hung {
-                seconds: self.watchdog.as_secs(),
-            });
-        }
-        let mut state = [0u32; STATE_WORDS];
-        self.stream
-            .memcpy_dtoh(&self.state, &mut state[..])
-            .during("reading the evaluation's state")?;
-        self.stream
-            .synchronize()
-            .during("reading the evaluation's state")?;
+        let state: [u32; STATE_WORDS] = finished_state(
+            &self.stream,
+            &self.done,
+            &self.state,
+            self.watchdog,
+            (
+                "waiting for an evaluation kernel",
+                "reading the evaluation's state",
+            ),
+        )?;
         self.sweeps = state[SWEEPS];
         Ok((state[FAILED] == 0).then_some(state))
     }

@@ -323,7 +323,7 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
     use egsolve_core::solve::control::{Budget, Control};
     use egsolve_core::solve::engine::LiftEngine;
     use egsolve_core::solve::strategy::{Player1Source, Topping};
-    use egsolve_gpu::accel::{GpuLift, RECORD_FROM_TOP_SHARE};
+    use egsolve_gpu::lift::{GpuLift, RECORD_FROM_TOP_SHARE};
     let fresh = fresh_seed();
     let (mut lifted, mut recorded) = (0, 0);
     for seed in (0..40u64).chain([fresh]) {
@@ -689,7 +689,7 @@ fn device_player1_edges_equal_the_hosts_choice_where_a_gpu_is() {
     use egsolve_core::solve::control::{Budget, Control};
     use egsolve_core::solve::engine::{EngineSearches, LiftEngine};
     use egsolve_core::solve::strategy::{NO_EDGE, Topping};
-    use egsolve_gpu::accel::GpuLift;
+    use egsolve_gpu::lift::GpuLift;
     let fresh = fresh_seed();
     let mut chosen = 0usize;
     for seed in (0..16u64).chain([fresh]) {

@@ -25,7 +25,7 @@ use crate::error::{DuringExt, GpuError, GpuSolveError};
 use crate::evaluation::DeviceEvaluation;
 use crate::layout::Numbering;
 pub use crate::transfer::{LAUNCH_WATCHDOG, launch_watchdog};
-use crate::transfer::{download_array, wait_until};
+use crate::transfer::{download_staged, wait_until};
 use egsolve_core::solve::{Control, GpuOptions};
 
 use arrays::{DeviceCredit, DeviceWeights};
@@ -436,12 +436,9 @@ impl GpuEngine {
             return Ok(None);
         }
         let n = self.n as usize;
-        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        Ok(Some(download_array(
+        Ok(Some(download_staged(
+            &self.device,
             &self.stream,
-            staging,
             &self.top_record,
             n,
         )?))

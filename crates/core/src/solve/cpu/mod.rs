@@ -16,8 +16,8 @@
 //! solver starts from its own estimate). This module owns the per-vertex arrays and the
 //! pool; strategies come from [`Solution::from_credits`] like every backend's.
 
-pub mod accel;
 mod frontier;
+pub mod lift;
 mod queue;
 mod state;
 mod sweep;
