@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 use super::control::{Budget, Control, Interrupted};
-use super::strategy::{NO_EDGE, ToppedBy, Topping};
+use super::strategy::topping::{NO_EDGE, ToppedBy, Topping};
 use crate::arena::{Arena, Player, VertexId, Weight, Width};
 
 /// An energy value type: finite values up to a bound, and ⊤.
