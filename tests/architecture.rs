@@ -7,6 +7,10 @@
 //! - in each crate, no two modules import each other (a module and its ancestors excepted:
 //!   a `mod.rs` wires its children, and children use the shared types their parent
 //!   defines);
+//! - in the core, nothing imports from the accelerated solver (`solve::accel`) but its own
+//!   modules and the dispatch that runs it (`solve`, and `solve::auto`, which chooses it):
+//!   the parts every backend shares (the lifting engine's interface, the topping record,
+//!   player 1's strategy, the graph searches) live outside it;
 //! - the core touches the file system only in its format readers;
 //! - the size limits: no source file over 800 lines, `ARCHITECTURE.md` ≤ 15 kB,
 //!   `BENCHMARKS.md` ≤ 350 lines.
@@ -221,6 +225,34 @@ fn no_two_modules_of_a_crate_import_each_other() {
     assert!(
         pairs.is_empty(),
         "modules that import each other: {pairs:#?}"
+    );
+}
+
+/// Issue 44: the parts all backends share live in `solve/` (`engine`, `strategy`) and in
+/// `graph`, so no module runs back up into `solve::accel` but the dispatch.
+#[test]
+fn only_the_dispatch_imports_the_accelerated_solver() {
+    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src");
+    let graph = imports(&modules(&core));
+    let dispatch = ["solve", "solve::auto"];
+    let into_accel =
+        |targets: &BTreeSet<String>| targets.iter().any(|t| is_ancestor("solve::accel", t));
+    assert!(
+        into_accel(&graph["solve::auto"]),
+        "the scanner sees the dispatch's import of solve::accel"
+    );
+    let offending: Vec<&String> = graph
+        .iter()
+        .filter(|(module, targets)| {
+            !is_ancestor("solve::accel", module)
+                && !dispatch.contains(&module.as_str())
+                && into_accel(targets)
+        })
+        .map(|(module, _)| module)
+        .collect();
+    assert!(
+        offending.is_empty(),
+        "modules that import from solve::accel: {offending:#?}"
     );
 }
 

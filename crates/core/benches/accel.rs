@@ -16,8 +16,9 @@ use std::time::{Duration, Instant};
 
 use egsolve_core::arena::{Arena, EdgeList, Player};
 use egsolve_core::generate::climbing as families;
-use egsolve_core::solve::accel::player1::Player1Source;
-use egsolve_core::solve::accel::{self, AccelStats, WorklistEngine};
+use egsolve_core::solve::accel::{self, AccelStats};
+use egsolve_core::solve::engine::WorklistEngine;
+use egsolve_core::solve::strategy::Player1Source;
 use egsolve_core::solve::{Control, Solution, reference};
 use rand::{Rng, SeedableRng};
 

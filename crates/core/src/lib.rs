@@ -10,6 +10,8 @@
 //!   games, with the native parity solver), the [`solve::Solution`] they all produce,
 //!   cancellation/progress, and strategy derivation. The GPU backend lives in the
 //!   `egsolve-gpu` crate and reaches the solve through [`solve::DeviceSolver`].
+//! - [`graph`]: the solvers' graph searches (components, cycle signs, reachability,
+//!   attractors) on the subgraphs of player 1's strategies.
 //! - [`check`]: certificates for a claimed solution.
 //! - [`output`]: solution writers (JSON, text, `paritysol`) and the JSON solution reader.
 //! - [`generate`]: seeded game generators; [`oracle`]: brute force for tiny games.
@@ -23,8 +25,9 @@
 pub mod arena;
 pub mod check;
 pub mod format;
+mod fresh;
 pub mod generate;
-mod memory;
+pub mod graph;
 pub mod oracle;
 pub mod output;
 pub mod parity;

@@ -8,8 +8,10 @@ use egsolve_core::arena::{Arena, Player};
 use egsolve_core::check::{Claim, check};
 use egsolve_core::generate::RandomParams;
 use egsolve_core::generate::climbing as families;
-use egsolve_core::solve::accel::player1::Player1Source;
-use egsolve_core::solve::accel::{self, Budget, LiftEngine, LiftRun, WorklistEngine};
+use egsolve_core::solve::accel;
+use egsolve_core::solve::control::Budget;
+use egsolve_core::solve::engine::{LiftEngine, LiftRun, WorklistEngine};
+use egsolve_core::solve::strategy::Player1Source;
 use egsolve_core::solve::{Control, SolveError, TOP, Threads, reference};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -118,7 +120,7 @@ impl LiftEngine for Unrecorded {
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
-        _: Option<&accel::Topping>,
+        _: Option<&egsolve_core::solve::strategy::Topping>,
         budget: Budget,
         threads: &Threads,
         control: &Control,

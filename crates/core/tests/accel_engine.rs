@@ -9,9 +9,11 @@
 use egsolve_core::arena::{Arena, Player};
 use egsolve_core::generate::RandomParams;
 use egsolve_core::solve::TOP;
-use egsolve_core::solve::accel::topping::NO_EDGE;
-use egsolve_core::solve::accel::{self, Budget, EngineSearches, LiftEngine, LiftRun};
+use egsolve_core::solve::accel;
+use egsolve_core::solve::control::Budget;
 use egsolve_core::solve::energy::{bound, minus};
+use egsolve_core::solve::engine::{EngineSearches, LiftEngine, LiftRun};
+use egsolve_core::solve::strategy::NO_EDGE;
 use egsolve_core::solve::{Control, SolveError, Threads, reference};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -44,7 +46,7 @@ impl LiftEngine for RoundsEngine {
         arena: &Arena,
         m: u64,
         values: &mut Vec<u64>,
-        _: Option<&accel::Topping>,
+        _: Option<&egsolve_core::solve::strategy::Topping>,
         budget: Budget,
         _: &Threads,
         control: &Control,
@@ -145,7 +147,7 @@ fn an_engine_error_ends_the_solve_with_that_error() {
             _: &Arena,
             _: u64,
             _: &mut Vec<u64>,
-            _: Option<&accel::Topping>,
+            _: Option<&egsolve_core::solve::strategy::Topping>,
             _: Budget,
             _: &Threads,
             _: &Control,
@@ -179,7 +181,7 @@ fn seeds(fixed: &[u64]) -> Vec<u64> {
 #[test]
 fn the_cpu_backend_as_engine_gives_the_reference_credits_at_every_budget() {
     use egsolve_core::solve::cpu::CpuOptions;
-    use egsolve_core::solve::cpu::accel::CpuLift;
+    use egsolve_core::solve::cpu::lift::CpuLift;
     for seed in seeds(&[5, 77]) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut evaluations = 0;
@@ -319,7 +321,7 @@ impl LiftEngine for ChoosingEngine {
     }
 
     fn records_topping(&self) -> bool {
-        accel::WorklistEngine.records_topping()
+        egsolve_core::solve::engine::WorklistEngine.records_topping()
     }
 
     fn lift(
@@ -327,13 +329,13 @@ impl LiftEngine for ChoosingEngine {
         arena: &Arena,
         m: u64,
         values: &mut Vec<u64>,
-        topping: Option<&accel::Topping>,
+        topping: Option<&egsolve_core::solve::strategy::Topping>,
         budget: Budget,
         threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
-        let run =
-            accel::WorklistEngine.lift(arena, m, values, topping, budget, threads, control)?;
+        let run = egsolve_core::solve::engine::WorklistEngine
+            .lift(arena, m, values, topping, budget, threads, control)?;
         let weights = arena.succ_weights();
         let targets = arena.succ_targets();
         self.chosen = (0..arena.vertex_count() as u32)
@@ -389,7 +391,7 @@ fn player_1s_strategy_from_the_engine_gives_the_hosts_solution() {
                         .expect("solves");
                 let (host, _) = accel::solve_with_budget(
                     &arena,
-                    &mut accel::WorklistEngine,
+                    &mut egsolve_core::solve::engine::WorklistEngine,
                     budget,
                     &Control::new(),
                 )

@@ -13,9 +13,11 @@ use egsolve_core::arena::Arena;
 use egsolve_core::check::{Claim, check};
 use egsolve_core::generate::climbing as families;
 use egsolve_core::generate::{RandomParams, random};
-use egsolve_core::solve::accel::{self, Budget, LiftEngine, LiftRun};
+use egsolve_core::solve::accel;
+use egsolve_core::solve::control::Budget;
 use egsolve_core::solve::cpu::CpuOptions;
-use egsolve_core::solve::cpu::accel::CpuLift;
+use egsolve_core::solve::cpu::lift::CpuLift;
+use egsolve_core::solve::engine::{LiftEngine, LiftRun};
 use egsolve_core::solve::{Backend, Control, Solution, SolveError, Threads, reference, solve};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -64,12 +66,13 @@ impl LiftEngine for WorklistOnThreads {
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
-        topping: Option<&accel::Topping>,
+        topping: Option<&egsolve_core::solve::strategy::Topping>,
         budget: Budget,
         threads: &Threads,
         control: &Control,
     ) -> Result<LiftRun, SolveError> {
-        accel::WorklistEngine.lift(arena, bound, values, topping, budget, threads, control)
+        egsolve_core::solve::engine::WorklistEngine
+            .lift(arena, bound, values, topping, budget, threads, control)
     }
 }
 

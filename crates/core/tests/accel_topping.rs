@@ -1,5 +1,5 @@
 //! Player 1's strategy from the lifts' record of why each vertex reached ⊤
-//! (`solve::accel::topping`, checked by `solve::accel::lifted_strategy`): taken when its
+//! (`solve::strategy::topping`, checked by `solve::strategy`): taken when its
 //! check passes, left to the layered construction when a cycle through a vertex topped past
 //! the bound is not negative, and certified by the checker either way, on the worklist and
 //! on the CPU backend's rounds at several thread counts.
@@ -7,11 +7,12 @@
 use egsolve_core::arena::{Arena, EdgeList, Player};
 use egsolve_core::check::{Claim, check};
 use egsolve_core::generate::{RandomParams, random};
-use egsolve_core::solve::accel::player1::Player1Source;
-use egsolve_core::solve::accel::topping::ToppedBy;
-use egsolve_core::solve::accel::{self, Budget, LiftEngine, Topping, WorklistEngine};
-use egsolve_core::solve::cpu::{CpuAlgorithm, CpuOptions, accel::CpuLift};
+use egsolve_core::solve::accel;
+use egsolve_core::solve::control::Budget;
+use egsolve_core::solve::cpu::{CpuAlgorithm, CpuOptions, lift::CpuLift};
 use egsolve_core::solve::energy::bound;
+use egsolve_core::solve::engine::{LiftEngine, WorklistEngine};
+use egsolve_core::solve::strategy::{Player1Source, ToppedBy, Topping};
 use egsolve_core::solve::{Backend, Control, Solution, TOP, Threads};
 
 fn certified(arena: &Arena, solution: &Solution, context: &str) {

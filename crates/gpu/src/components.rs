@@ -28,7 +28,7 @@ use cudarc::driver::{
 
 use crate::compile::{Kernels, LiftKernels};
 use crate::error::{DuringExt, GpuError};
-use crate::transfer::{download_array, upload_into, wait_until};
+use crate::transfer::{download_staged, finished_state, upload_into};
 
 /// Sweeps the kernel may run before it leaves the components to the host (a few tens of
 /// milliseconds on a 10^7-edge game).
@@ -132,8 +132,8 @@ impl WitnessBuffers {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoundComponents {
     /// Each vertex's representative (`u32::MAX` outside the subset; its own id
-    /// `| `[`ALONE`](egsolve_core::solve::accel::ALONE) for a vertex the trims found alone), or
-    /// [`LEFT_TO_HOST`](egsolve_core::solve::accel::LEFT_TO_HOST) at the vertices whose
+    /// `| `[`ALONE`](egsolve_core::solve::engine::ALONE) for a vertex the trims found alone), or
+    /// [`LEFT_TO_HOST`](egsolve_core::solve::engine::LEFT_TO_HOST) at the vertices whose
     /// components the kernel left to the host.
     pub representatives: Vec<u32>,
     /// The representative of the component forward–backward found (its pivot), when the
@@ -376,19 +376,16 @@ impl DeviceComponents {
     pub fn finish(&mut self) -> Result<Option<FoundComponents>, GpuError> {
         assert!(self.started, "a launch to finish");
         self.started = false;
-        let during = "waiting for the components kernel";
-        if !wait_until(|| self.done.try_is_complete(), self.watchdog).during(during)? {
-            return Err(GpuError::Hung {
-                seconds: self.watchdog.as_secs(),
-            });
-        }
-        let mut state = [0u32; STATE_WORDS];
-        self.stream
-            .memcpy_dtoh(&self.state, &mut state[..])
-            .during("reading the components' state")?;
-        self.stream
-            .synchronize()
-            .during("reading the components' state")?;
+        let state: [u32; STATE_WORDS] = finished_state(
+            &self.stream,
+            &self.done,
+            &self.state,
+            self.watchdog,
+            (
+                "waiting for the components kernel",
+                "reading the components' state",
+            ),
+        )?;
         self.figures = ComponentFigures {
             sweeps: state[SWEEPS],
             colourings: state[COLOURINGS],
@@ -400,11 +397,8 @@ impl DeviceComponents {
         if state[FAILED] != 0 {
             return Ok(None);
         }
-        let n = self.n as usize;
-        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        let representatives = download_array(&self.stream, staging, &self.comp, n)?;
+        let representatives =
+            download_staged(&self.device, &self.stream, &self.comp, self.n as usize)?;
         let giant = (self.witness_started && state[GIANT] != 0).then_some(state[PIVOT]);
         let witness = giant.and(state[WITNESS].checked_sub(1));
         Ok(Some(FoundComponents {

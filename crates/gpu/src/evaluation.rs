@@ -1,6 +1,6 @@
 //! Backward reachability, player 1's attractor to ⊤ and Bellman–Ford of an evaluation's
-//! graph on the device (`kernels/evaluate.cu`), the host's `accel::reach`,
-//! `accel::attractor::attract_top` and `accel::relax` where the arena already is: the host
+//! graph on the device (`kernels/evaluate.cu`), the host's `graph::reach`,
+//! `graph::attractor::attract_top` and `accel::relax` where the arena already is: the host
 //! uploads the graph's words (what each vertex keeps, as for the [`super::components`]), one
 //! byte per vertex (the sources, or each vertex's class in the relaxation) and, for
 //! Bellman–Ford, σ1's edges; one cooperative launch runs the frontier sweeps to the
@@ -29,8 +29,8 @@ use cudarc::driver::{
 use crate::compile::{Kernels, LiftKernels};
 use crate::components::Adjacency;
 use crate::error::{DuringExt, GpuError};
-use crate::transfer::{download_array, upload_into, wait_until};
-use egsolve_core::solve::accel::EngineAttracted;
+use crate::transfer::{download_staged, finished_state, upload_into};
+use egsolve_core::solve::engine::EngineAttracted;
 
 /// Sweeps a launch may run before it leaves the answer to the host. A sweep over a 10^7-edge
 /// game whose frontier is small reads a stamp per vertex (a few microseconds on an H100).
@@ -187,11 +187,8 @@ impl DeviceEvaluation {
             return Ok(None);
         }
         self.reached = true;
-        let n = self.n as usize;
-        let mut guard = self.device.staging_for(n);
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        Ok(Some(download_array(&self.stream, staging, &self.flag, n)?))
+        let flags = download_staged(&self.device, &self.stream, &self.flag, self.n as usize)?;
+        Ok(Some(flags))
     }
 
     /// The least credits to reach a pinned vertex in the graph whose words are `keeps`
@@ -211,12 +208,9 @@ impl DeviceEvaluation {
             return Ok(None);
         }
         let n = self.n as usize;
-        let mut guard = self.device.staging_for(n * std::mem::size_of::<u64>());
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        Ok(Some(download_array(
+        Ok(Some(download_staged(
+            &self.device,
             &self.stream,
-            staging,
             &self.credit,
             n,
         )?))
@@ -225,7 +219,7 @@ impl DeviceEvaluation {
     /// Player 1's attractor to ⊤ after the evaluation's first step, from the values the
     /// last lifting run left on the device (which must equal the host's when that step
     /// began) with every vertex that the last [`DeviceEvaluation::reaching`] did not reach at
-    /// ⊤: the layers of `accel::attractor::attract_top`. `None` when no reachability launch
+    /// ⊤: the layers of `graph::attractor::attract_top`. `None` when no reachability launch
     /// answered since the last Bellman–Ford (its flags are the input) or the layers ran out
     /// of sweeps.
     pub fn attract_top(&mut self) -> Result<Option<EngineAttracted>, GpuError> {
@@ -244,11 +238,7 @@ impl DeviceEvaluation {
                 layer: Vec::new(),
             }));
         }
-        let n = self.n as usize;
-        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        let layer = download_array(&self.stream, staging, &self.stamp, n)?;
+        let layer = download_staged(&self.device, &self.stream, &self.stamp, self.n as usize)?;
         Ok(Some(EngineAttracted {
             moved,
             top_layers: state[SWEEPS],
@@ -303,19 +293,16 @@ impl DeviceEvaluation {
         self.done
             .record(&self.stream)
             .during("recording an evaluation launch")?;
-        let during = "waiting for an evaluation kernel";
-        if !wait_until(|| self.done.try_is_complete(), self.watchdog).during(during)? {
-            return Err(GpuError::Hung {
-                seconds: self.watchdog.as_secs(),
-            });
-        }
-        let mut state = [0u32; STATE_WORDS];
-        self.stream
-            .memcpy_dtoh(&self.state, &mut state[..])
-            .during("reading the evaluation's state")?;
-        self.stream
-            .synchronize()
-            .during("reading the evaluation's state")?;
+        let state: [u32; STATE_WORDS] = finished_state(
+            &self.stream,
+            &self.done,
+            &self.state,
+            self.watchdog,
+            (
+                "waiting for an evaluation kernel",
+                "reading the evaluation's state",
+            ),
+        )?;
         self.sweeps = state[SWEEPS];
         Ok((state[FAILED] == 0).then_some(state))
     }

@@ -2,10 +2,10 @@
 //! the device — the CSR uploaded, the CSC listed from it there — vertex-parallel or
 //! warp-centric), with the round loop kept on the device, driven by the accelerated exact
 //! solver (lifting phases on the device, evaluations of player 1's strategies steered by the
-//! host, their graph searches on the device; [`accel`]); `GpuOptions::plain` lifts to the
+//! host, their graph searches on the device; [`lift`]); `GpuOptions::plain` lifts to the
 //! fixpoint without evaluations.
 //!
-//! - [`accel`]: the device as the accelerated driver's lifting engine.
+//! - [`lift`]: the device as the accelerated driver's lifting engine.
 //! - [`devices`]: probing for the driver and listing GPUs, never panicking.
 //! - [`compile`]: the embedded kernels, NVRTC to CUBIN per device, loaded once per process.
 //! - [`cubin_cache`]: compiled CUBINs on disk, so NVRTC runs once per machine.
@@ -23,7 +23,6 @@
 //! [`SolveError::Unavailable`](egsolve_core::solve::SolveError) so callers can fall back to a CPU
 //! backend.
 
-pub mod accel;
 pub mod compile;
 pub mod components;
 pub mod cubin_cache;
@@ -32,6 +31,7 @@ pub mod engine;
 pub mod error;
 pub mod evaluation;
 pub mod layout;
+pub mod lift;
 pub mod staging;
 pub mod transfer;
 
@@ -107,7 +107,7 @@ pub fn solve(
         ..Phases::default()
     };
     if !options.plain {
-        let (mut solution, _, lift) = accel::solve(arena, engine, options, control)?;
+        let (mut solution, _, lift) = lift::solve(arena, engine, options, control)?;
         tracing::debug!(
             seconds = start.elapsed().as_secs_f64(),
             "gpu: solved, strategies included"

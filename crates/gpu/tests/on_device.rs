@@ -5,12 +5,12 @@
 
 use egsolve_core::arena::{Arena, EdgeList, Player, VertexId};
 use egsolve_core::generate::{RandomParams, random};
-use egsolve_core::solve::accel::cycles::{confirms_greedy_cycle, greedy_witnesses};
-use egsolve_core::solve::accel::graph::Graph;
+use egsolve_core::graph::Graph;
+use egsolve_core::graph::cycles::{confirms_greedy_cycle, greedy_witnesses};
+use egsolve_core::graph::scc::{canonical, tarjan};
 use egsolve_core::solve::accel::remainder::complete_left;
 use egsolve_core::solve::accel::representatives::{Numbered, numbered};
-use egsolve_core::solve::accel::scc::{canonical, tarjan};
-use egsolve_core::solve::accel::topping::assert_record_holds;
+use egsolve_core::solve::strategy::topping::assert_record_holds;
 use egsolve_core::solve::threads::Threads;
 use egsolve_gpu::components::LEFT_TO_HOST_BELOW;
 use egsolve_gpu::{GpuEngine, GpuOptions, devices::driver_ready};
@@ -319,10 +319,11 @@ fn device_components_take_another_pivot_where_a_gpu_is() {
 /// checker. Without a GPU: nothing to check.
 fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
     use egsolve_core::check::{Claim, check};
-    use egsolve_core::solve::accel::player1::Player1Source;
-    use egsolve_core::solve::accel::{LiftEngine, Topping, solve_with_budget};
+    use egsolve_core::solve::accel::solve_with_budget;
     use egsolve_core::solve::control::{Budget, Control};
-    use egsolve_gpu::accel::{GpuLift, RECORD_FROM_TOP_SHARE};
+    use egsolve_core::solve::engine::LiftEngine;
+    use egsolve_core::solve::strategy::{Player1Source, Topping};
+    use egsolve_gpu::lift::{GpuLift, RECORD_FROM_TOP_SHARE};
     let fresh = fresh_seed();
     let (mut lifted, mut recorded) = (0, 0);
     for seed in (0..40u64).chain([fresh]) {
@@ -374,8 +375,7 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
         } else {
             assert!(
                 (0..arena.vertex_count() as VertexId)
-                    .all(|v| topping.cause(v)
-                        == egsolve_core::solve::accel::topping::ToppedBy::Other)
+                    .all(|v| topping.cause(v) == egsolve_core::solve::strategy::ToppedBy::Other)
             );
         }
         // The driver with the device, lifting alone: certified moves.
@@ -406,9 +406,10 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
 /// fixed seeds and a fresh one; a path longer than the kernels' sweeps is left to the host
 /// (`None`). Without a GPU: nothing to check.
 fn device_reachability_and_credits_equal_the_hosts_where_a_gpu_is() {
-    use egsolve_core::solve::accel::reach::reaching;
-    use egsolve_core::solve::accel::relax::{CLOSED, OPEN, PINNED, credits_to_pinned};
+    use egsolve_core::graph::reach::reaching;
+    use egsolve_core::solve::accel::relax::credits_to_pinned;
     use egsolve_core::solve::control::Control;
+    use egsolve_core::solve::engine::{CLOSED, OPEN, PINNED};
     let fresh = fresh_seed();
     let (mut reached, mut relaxed, mut declined) = (0, 0, 0);
     let mut seeds: Vec<u64> = (0..18).collect();
@@ -540,7 +541,7 @@ fn device_reachability_and_credits_equal_the_hosts_where_a_gpu_is() {
 /// 3,000 layers on the device, 10,000 (past its sweeps) left to the host, as is every
 /// attractor not right after a reachability launch. Without a GPU: nothing to check.
 fn device_attractor_has_the_hosts_layers_where_a_gpu_is() {
-    use egsolve_core::solve::accel::attractor::{apply_layers, attract_top};
+    use egsolve_core::graph::attractor::{apply_layers, attract_top};
     use egsolve_core::solve::energy::TOP;
     use egsolve_gpu::VertexOrder;
     let fresh = fresh_seed();
@@ -685,10 +686,10 @@ fn device_attractor_has_the_hosts_layers_where_a_gpu_is() {
 /// fixed seeds and a fresh one. Without a GPU: nothing to check.
 fn device_player1_edges_equal_the_hosts_choice_where_a_gpu_is() {
     use egsolve_core::solve::accel::evaluate::choose_strategy;
-    use egsolve_core::solve::accel::topping::NO_EDGE;
-    use egsolve_core::solve::accel::{EngineSearches, LiftEngine, Topping};
     use egsolve_core::solve::control::{Budget, Control};
-    use egsolve_gpu::accel::GpuLift;
+    use egsolve_core::solve::engine::{EngineSearches, LiftEngine};
+    use egsolve_core::solve::strategy::{NO_EDGE, Topping};
+    use egsolve_gpu::lift::GpuLift;
     let fresh = fresh_seed();
     let mut chosen = 0usize;
     for seed in (0..16u64).chain([fresh]) {

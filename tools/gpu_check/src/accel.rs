@@ -12,7 +12,7 @@ use egsolve_core::check::{Claim, check};
 use egsolve_core::generate::{self, RandomParams};
 use egsolve_core::solve::cpu::CpuOptions;
 use egsolve_core::solve::{Control, SolveError, accel, energy};
-use egsolve_gpu::accel::GpuLift;
+use egsolve_gpu::lift::GpuLift;
 use egsolve_gpu::{self as gpu, GpuEngine, GpuOptions};
 
 use super::games::{self, Case};
@@ -190,7 +190,11 @@ fn sweep_case(case: &Case) {
     let mut cpu = None;
     while times.len() < 3 {
         let t = Instant::now();
-        match accel::solve_with(arena, &mut accel::WorklistEngine, &limit(60)) {
+        match accel::solve_with(
+            arena,
+            &mut egsolve_core::solve::engine::WorklistEngine,
+            &limit(60),
+        ) {
             Ok((solution, stats)) => {
                 times.push(t.elapsed().as_secs_f64());
                 cpu = Some((solution.credit, stats));
@@ -258,7 +262,7 @@ fn sweep_case(case: &Case) {
             let t = Instant::now();
             let solved = GpuEngine::upload(arena, Some(bound), &options)
                 .map_err(SolveError::from)
-                .and_then(|engine| gpu::accel::solve(arena, engine, &options, &limit(30)));
+                .and_then(|engine| gpu::lift::solve(arena, engine, &options, &limit(30)));
             match solved {
                 Ok((solution, stats, lift)) => {
                     times.push(t.elapsed().as_secs_f64());

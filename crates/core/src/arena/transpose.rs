@@ -16,7 +16,7 @@
 //!    a copy of the stretch and a histogram that stay in cache.
 //!
 //! Memory is written once and in parallel: every array here is taken uninitialised
-//! ([`crate::memory::for_writing`]: no clearing pass on the calling thread, huge pages
+//! ([`crate::fresh::for_writing`]: no clearing pass on the calling thread, huge pages
 //! where the system has them) and each slot is written by the block or bucket that owns
 //! it, so pages are first touched by the workers. On the 2-core build machine clearing
 //! fresh pages is the largest single cost of building an arena (the kernel clears each
@@ -30,7 +30,7 @@ use std::mem::MaybeUninit;
 use rayon::prelude::*;
 
 use super::{PARALLEL_EDGES, VertexId};
-use crate::memory::for_writing;
+use crate::fresh::for_writing;
 
 /// Buckets of step 1 (a power of two; each block keeps this many counters).
 const MAX_BUCKETS: usize = 1024;

@@ -1,7 +1,7 @@
 //! The negative-cycle part of the `W1` certificate: in `W1`, with player 1 fixed to its
 //! strategy and player 0 free, is there a cycle of weight `>= 0`?
 //!
-//! Tarjan's algorithm (iterative) splits that graph into strongly connected components;
+//! The checker's own Tarjan (`super::scc`) splits that graph into strongly connected components;
 //! inside each, a cycle of length `<= k` (k = component size) has weight `>= 0` under `w`
 //! exactly when it has weight `> 0` under `w' = k·w + 1`, and a queue-based Bellman–Ford
 //! (longest paths from a virtual source, `i128`) finds a positive cycle: a vertex whose best
@@ -10,6 +10,7 @@
 use std::collections::VecDeque;
 
 use super::Claim;
+use super::scc::Components;
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::TOP;
 
@@ -35,19 +36,27 @@ fn w1_successors(arena: &Arena, claim: Claim<'_>, v: VertexId) -> Vec<(VertexId,
 /// each with a description.
 pub fn nonnegative_cycles_in_w1(arena: &Arena, claim: Claim<'_>) -> Vec<(VertexId, String)> {
     let in_w1 = |v: VertexId| claim.credit[v as usize] == TOP;
-    let components = strongly_connected_components(arena.vertex_count(), |v| {
+    // The graph inside W1, as successor lists end to end.
+    let n = arena.vertex_count();
+    let mut offsets = Vec::with_capacity(n + 1);
+    let mut targets: Vec<VertexId> = Vec::new();
+    offsets.push(0);
+    for v in 0..n as VertexId {
         if in_w1(v) {
-            w1_successors(arena, claim, v)
-                .into_iter()
-                .map(|(u, _)| u)
-                .collect()
-        } else {
-            Vec::new()
+            targets.extend(w1_successors(arena, claim, v).into_iter().map(|(u, _)| u));
         }
-    });
+        offsets.push(targets.len());
+    }
+    let mut components: Vec<Vec<VertexId>> = Vec::new();
+    Components::new(n).each(
+        0..n as VertexId,
+        |v| &targets[offsets[v as usize]..offsets[v as usize + 1]],
+        in_w1,
+        |component, _| components.push(component.to_vec()),
+    );
     let mut found = Vec::new();
     let mut index_in = vec![u32::MAX; arena.vertex_count()];
-    for component in components.iter().filter(|c| in_w1(c[0])) {
+    for component in &components {
         for (i, &v) in component.iter().enumerate() {
             index_in[v as usize] = i as u32;
         }
@@ -101,66 +110,4 @@ fn positive_cycle(
         }
     }
     None
-}
-
-/// Tarjan's algorithm without recursion; components come out in reverse topological order.
-pub fn strongly_connected_components(
-    n: usize,
-    successors: impl Fn(VertexId) -> Vec<VertexId>,
-) -> Vec<Vec<VertexId>> {
-    const UNSEEN: u32 = u32::MAX;
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<VertexId> = Vec::new();
-    let mut components = Vec::new();
-    let mut next_index = 0u32;
-    let mut call: Vec<(VertexId, Vec<VertexId>, usize)> = Vec::new();
-    for root in 0..n as VertexId {
-        if index[root as usize] != UNSEEN {
-            continue;
-        }
-        index[root as usize] = next_index;
-        low[root as usize] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on_stack[root as usize] = true;
-        call.push((root, successors(root), 0));
-        while let Some((v, succ, pos)) = call.last_mut() {
-            let v = *v;
-            if *pos < succ.len() {
-                let u = succ[*pos];
-                *pos += 1;
-                if index[u as usize] == UNSEEN {
-                    index[u as usize] = next_index;
-                    low[u as usize] = next_index;
-                    next_index += 1;
-                    stack.push(u);
-                    on_stack[u as usize] = true;
-                    let s = successors(u);
-                    call.push((u, s, 0));
-                } else if on_stack[u as usize] {
-                    low[v as usize] = low[v as usize].min(index[u as usize]);
-                }
-                continue;
-            }
-            call.pop();
-            if let Some((parent, _, _)) = call.last() {
-                low[*parent as usize] = low[*parent as usize].min(low[v as usize]);
-            }
-            if low[v as usize] == index[v as usize] {
-                let mut component = Vec::new();
-                loop {
-                    let u = stack.pop().expect("v is on the stack");
-                    on_stack[u as usize] = false;
-                    component.push(u);
-                    if u == v {
-                        break;
-                    }
-                }
-                components.push(component);
-            }
-        }
-    }
-    components
 }

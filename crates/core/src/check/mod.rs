@@ -33,6 +33,7 @@
 
 pub mod cycles;
 pub mod parity;
+mod scc;
 
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::energy::{TOP, minus};

@@ -18,9 +18,9 @@
 //! also makes the winners the true ones. Cost: O(n + m) for 1, and for 2 O(n + m) per
 //! priority level peeled (at most the number of distinct priorities, usually a few).
 
+use super::scc::Components;
 use super::{CheckError, Report};
 use crate::arena::{Arena, VertexId};
-use crate::parity::scc::SccFinder;
 use crate::solve::NO_MOVE;
 
 /// A claimed parity answer: the winner (0 or 1) and the strategy successor
@@ -129,7 +129,7 @@ fn check_cycles(
     };
     // `member[v] == set` while `v` is in the set being examined.
     let mut member = vec![u32::MAX; n];
-    let mut finder = SccFinder::new(n);
+    let mut finder = Components::new(n);
     let region: Vec<VertexId> = (0..n as VertexId)
         .filter(|&v| claim.winner[v as usize] == player)
         .collect();
@@ -140,7 +140,7 @@ fn check_cycles(
             member[v as usize] = set;
         }
         let mut found: Vec<(VertexId, String)> = Vec::new();
-        finder.run(
+        finder.each(
             vertices.iter().copied(),
             successors,
             |u| member[u as usize] == set,

@@ -9,7 +9,7 @@ use std::mem::MaybeUninit;
 use rayon::prelude::*;
 
 use crate::arena::{Arena, ArenaError, EdgeList, EdgeWeights, Successors};
-use crate::memory::for_writing;
+use crate::fresh::for_writing;
 
 use super::error::{FormatError, Position};
 use super::records::{ChunkWeights, Parsed, Records};

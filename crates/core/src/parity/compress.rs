@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use super::scc::SccFinder;
 use crate::arena::{Arena, VertexId};
+use crate::graph::tarjan::SccFinder;
 
 /// Compressed priorities and what the compression did.
 #[derive(Debug, Clone, PartialEq, Eq)]

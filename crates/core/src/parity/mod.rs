@@ -4,9 +4,8 @@
 //! - [`compress`]: priority compression, the step every parity solver takes first —
 //!   renumber the priorities to the fewest that give every play the same winner (merge
 //!   neighbours of equal parity, drop gaps; per strongly connected component when that
-//!   makes the energy reduction fit). Linear in the number of vertices.
-//! - [`scc`]: Tarjan's algorithm over a filtered subgraph, reusable across calls (the
-//!   per-SCC compression and the parity certificate run it).
+//!   makes the energy reduction fit, with the components of `crate::graph::tarjan`).
+//!   Linear in the number of vertices.
 //! - [`ParityView`] and [`ParitySummary`]: what a solve needs of a parity game besides its
 //!   arena, and what the answer reports about it.
 //!
@@ -15,7 +14,6 @@
 //! against the priorities as read.
 
 pub mod compress;
-pub mod scc;
 
 pub use compress::{Compressed, compress, compress_per_scc};
 

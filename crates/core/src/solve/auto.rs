@@ -5,7 +5,7 @@
 
 use super::accel;
 use super::cpu::CpuOptions;
-use super::cpu::accel::CpuLift;
+use super::cpu::lift::CpuLift;
 use super::{Control, Solution, SolveError};
 use crate::arena::Arena;
 

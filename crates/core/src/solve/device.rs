@@ -53,12 +53,12 @@ pub struct GpuOptions {
     pub order: VertexOrder,
     /// Accelerated driver: each lifting phase on the device runs for this percentage of
     /// the last evaluation's time (the first for an estimate from the game's size); `None`
-    /// = `egsolve_gpu::accel::LIFT_PERCENT`. `Some(0)`: the driver's own lift budgets instead
+    /// = `egsolve_gpu::lift::LIFT_PERCENT`. `Some(0)`: the driver's own lift budgets instead
     /// (as on the CPU: `2n` lifts first, then at least doubling).
     #[serde(default)]
     pub lift_percent: Option<u32>,
     /// Accelerated driver: the evaluations' strongly connected components on the device on
-    /// games of at least this many vertices (`None` = `egsolve_gpu::accel::DEVICE_COMPONENTS_FROM`;
+    /// games of at least this many vertices (`None` = `egsolve_gpu::lift::DEVICE_COMPONENTS_FROM`;
     /// `Some(0)`: always; `Some(u64::MAX)`: never, the host computes them as `auto` does).
     #[serde(default)]
     pub device_components_from: Option<u64>,

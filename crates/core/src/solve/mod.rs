@@ -13,6 +13,7 @@ pub mod control;
 pub mod cpu;
 pub mod device;
 pub mod energy;
+pub mod engine;
 pub mod memory;
 pub mod parity;
 pub mod phases;
@@ -189,17 +190,17 @@ impl Solution {
         threads: &Threads,
         control: &Control,
     ) -> Result<Solution, SolveError> {
-        let seed = accel::player1::Seed::none();
+        let seed = strategy::Seed::none();
         Solution::from_credits_seeded(arena, credit, None, seed, stats, threads, control)
             .map(|(solution, _)| solution)
     }
 
     /// Completes credits with both players' strategies: player 0's from the credits
     /// ([`strategy::player0`]) unless the backend computed those moves (`player0`, the same
-    /// choice; its seconds already in `stats`); player 1's from `seed` by [`accel::player1`] (the
+    /// choice; its seconds already in `stats`); player 1's from `seed` by [`strategy::player1`] (the
     /// evaluations' recorded moves where their ranks accept them, else the layered
     /// construction from the σ1 edges the backend already knows), or, where that stops
-    /// short, from the dual game ([`strategy::player1`]). Both on `threads`; the choices do
+    /// short, from the dual game ([`strategy::player1_dual`]). Both on `threads`; the choices do
     /// not depend on them. The seconds spent here are added to `stats.strategy_seconds` and
     /// `stats.phases.strategy0` (which may already hold the backend's share) and set
     /// `stats.phases.strategy1`. Returns where player 1's strategy came from.
@@ -207,11 +208,11 @@ impl Solution {
         arena: &Arena,
         credit: Vec<u64>,
         player0: Option<Vec<VertexId>>,
-        seed: accel::player1::Seed<'_>,
+        seed: strategy::Seed<'_>,
         mut stats: SolveStats,
         threads: &Threads,
         control: &Control,
-    ) -> Result<(Solution, accel::player1::Player1Source), SolveError> {
+    ) -> Result<(Solution, strategy::Player1Source), SolveError> {
         let start = Instant::now();
         let mut strategy = match player0 {
             Some(moves) => {
@@ -222,18 +223,12 @@ impl Solution {
         };
         let player1_start = Instant::now();
         stats.phases.strategy0 += player1_start.duration_since(start).as_secs_f64();
-        let source = accel::player1::certified_strategy(
-            arena,
-            &credit,
-            seed,
-            &mut strategy,
-            threads,
-            control,
-        )?;
+        let source =
+            strategy::certified_strategy(arena, &credit, seed, &mut strategy, threads, control)?;
         stats.strategy_lifts = if source.without_dual_game() {
             0
         } else {
-            strategy::player1(arena, &credit, &mut strategy, control)?
+            strategy::player1_dual(arena, &credit, &mut strategy, control)?
         };
         stats.phases.strategy1 = player1_start.elapsed().as_secs_f64();
         stats.strategy_seconds += start.elapsed().as_secs_f64();

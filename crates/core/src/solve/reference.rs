@@ -4,8 +4,7 @@
 
 use std::time::Instant;
 
-use super::accel::player1::Seed;
-use super::accel::topping::Topping;
+use super::strategy::{Seed, Topping};
 use super::worklist::{self, Primal};
 use super::{Control, Phases, Solution, SolveError, SolveStats, Threads, energy};
 use crate::arena::Arena;

@@ -9,8 +9,8 @@
 
 use std::collections::VecDeque;
 
-use super::accel::topping::{NO_EDGE, ToppedBy, Topping};
 use super::control::{Budget, Control, Interrupted};
+use super::strategy::topping::{NO_EDGE, ToppedBy, Topping};
 use crate::arena::{Arena, Player, VertexId, Weight, Width};
 
 /// An energy value type: finite values up to a bound, and ⊤.

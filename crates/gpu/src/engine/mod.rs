@@ -25,7 +25,7 @@ use crate::error::{DuringExt, GpuError, GpuSolveError};
 use crate::evaluation::DeviceEvaluation;
 use crate::layout::Numbering;
 pub use crate::transfer::{LAUNCH_WATCHDOG, launch_watchdog};
-use crate::transfer::{download_array, wait_until};
+use crate::transfer::{download_staged, wait_until};
 use egsolve_core::solve::{Control, GpuOptions};
 
 use arrays::{DeviceCredit, DeviceWeights};
@@ -413,7 +413,7 @@ impl GpuEngine {
         })
     }
 
-    /// From now on, every lift that tops a vertex records why (`accel::topping`), into a
+    /// From now on, every lift that tops a vertex records why (`strategy::topping`), into a
     /// record cleared here: `false` (nothing recorded) when the vertices are renumbered, as
     /// the record speaks input ids.
     pub fn start_topping(&mut self) -> Result<bool, GpuError> {
@@ -429,19 +429,16 @@ impl GpuEngine {
 
     /// The record since [`GpuEngine::start_topping`], a word per vertex in input order:
     /// `position << 2 | cause` (the recorded edge's position among the vertex's successors,
-    /// [`TOP_NO_POSITION`] for none; the cause as `accel::topping::ToppedBy`, 0: not topped
+    /// [`TOP_NO_POSITION`] for none; the cause as `strategy::ToppedBy`, 0: not topped
     /// by a lift); `None` if none was started.
     pub fn download_topping(&mut self) -> Result<Option<Vec<u32>>, GpuError> {
         if self.params.top_record == 0 {
             return Ok(None);
         }
         let n = self.n as usize;
-        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        Ok(Some(download_array(
+        Ok(Some(download_staged(
+            &self.device,
             &self.stream,
-            staging,
             &self.top_record,
             n,
         )?))

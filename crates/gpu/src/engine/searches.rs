@@ -8,9 +8,9 @@ use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use crate::components::{Adjacency, ComponentFigures, DeviceComponents, FoundComponents};
 use crate::error::{DuringExt, GpuError};
 use crate::evaluation::{DeviceEvaluation, LiftedValues};
-use crate::transfer::download_array;
+use crate::transfer::download_staged;
 use egsolve_core::arena::VertexId;
-use egsolve_core::solve::accel::EngineAttracted;
+use egsolve_core::solve::engine::EngineAttracted;
 
 use super::{BLOCK, GpuEngine, GpuTimings};
 
@@ -62,12 +62,9 @@ impl GpuEngine {
         // weights m, credits and owners n) and `out` is the first frontier, n words; the
         // strategy kernels read those and write out[v] for v < n only.
         unsafe { launch.launch(cfg) }.during(during)?;
-        let mut guard = self.device.staging_for(n * std::mem::size_of::<u32>());
-        let mut direct = None;
-        let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        Ok(Some(download_array(
+        Ok(Some(download_staged(
+            &self.device,
             &self.stream,
-            staging,
             &self.frontier0,
             n,
         )?))

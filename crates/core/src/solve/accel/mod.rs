@@ -37,10 +37,10 @@
 //! same values and the same strategies.
 //!
 //! **Engines may compute the graph searches.** An engine that runs elsewhere may choose
-//! σ1 where the values are ([`LiftEngine::player1_edges`], the same choice), and take an
-//! evaluation's strongly connected components ([`LiftEngine::start_components`]), its
-//! backward reachability ([`LiftEngine::reaching`]) and its Bellman–Ford
-//! ([`LiftEngine::credits_to_pinned`]): the GPU engine runs them on the device, which holds
+//! σ1 where the values are ([`EngineSearches::player1_edges`], the same choice), and take an
+//! evaluation's strongly connected components ([`EngineSearches::start_components`]), its
+//! backward reachability ([`EngineSearches::reaching`]) and its Bellman–Ford
+//! ([`EngineSearches::credits_to_pinned`]): the GPU engine runs them on the device, which holds
 //! the arena, and the host then builds neither side of its graph. Only the partition is
 //! used (component numbers differ), and the other two are unique fixpoints, so the values
 //! are the same either way. An engine may leave whole components to the host
@@ -104,47 +104,40 @@
 //! evaluations happen when the clock says, so two runs may seed, and so return, different winning
 //! moves of player 1 (each certified); the values, and with them player 0's moves, are the same in
 //! every run.
+//!
+//! [`EngineSearches::credits_to_pinned`]: crate::solve::engine::EngineSearches::credits_to_pinned
+//! [`EngineSearches::player1_edges`]: crate::solve::engine::EngineSearches::player1_edges
+//! [`EngineSearches::reaching`]: crate::solve::engine::EngineSearches::reaching
+//! [`EngineSearches::start_components`]: crate::solve::engine::EngineSearches::start_components
+//! [`LEFT_TO_HOST`]: crate::solve::engine::LEFT_TO_HOST
+//! [`LiftRun::tail`]: crate::solve::engine::LiftRun::tail
+//! [`player1`]: crate::solve::strategy::player1
 
 // The evaluation's parts are public so that the GPU crate's device tests can compare its
 // searches with the host's (`crates/gpu/tests/on_device.rs`); the driver is the way in.
-pub mod attractor;
-pub mod cycles;
-mod engine;
 pub mod evaluate;
-pub mod graph;
 pub mod improve;
-pub mod lifted_strategy;
 mod phasing;
-pub mod player1;
 mod ranks;
-pub mod reach;
 pub mod relax;
 pub mod remainder;
 pub mod representatives;
-pub mod scc;
-pub mod topping;
 
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-pub use self::engine::{
-    EngineAttracted, EngineComponents, EngineSearches, LiftEngine, LiftRun, WorklistEngine,
-};
-use self::graph::Graph;
-pub use self::phasing::FrontierTail;
 use self::phasing::Phasing;
 use self::ranks::TopRanks;
-pub use self::relax::{CLOSED, OPEN, PINNED};
-pub use self::representatives::{ALONE, ALONE_MARKS_BELOW, LEFT_TO_HOST};
-pub use self::topping::Topping;
-pub use super::control::Budget;
 use super::control::Control;
 use super::energy;
+use super::engine::{LiftEngine, WorklistEngine};
 use super::phases::Phases;
+use super::strategy::{NO_EDGE, Player1Source, Seed};
 use super::threads::Threads;
 use super::{Solution, SolveError, SolveStats};
 use crate::arena::Arena;
+use crate::graph::Graph;
 
 /// Figures about one accelerated solve, beyond [`SolveStats`].
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -160,7 +153,7 @@ pub struct AccelStats {
     /// Seconds spent in evaluations.
     pub evaluation_seconds: f64,
     /// Where player 1's strategy came from.
-    pub player1: player1::Player1Source,
+    pub player1: Player1Source,
     /// Runs of strategy improvement ([`improve`]; their time is in `evaluation_seconds`).
     pub improvements: u64,
 }
@@ -313,7 +306,7 @@ pub fn solve_scheduled(
                     .zip(edges.par_chunks(1 << 14))
                     .for_each(|(sigmas, edges)| {
                         for (sigma, &e) in sigmas.iter_mut().zip(edges) {
-                            if e != player1::NO_EDGE {
+                            if e != NO_EDGE {
                                 *sigma = e;
                             }
                         }
@@ -321,7 +314,7 @@ pub fn solve_scheduled(
             }),
             None => {
                 if sigma_edge.is_empty() {
-                    sigma_edge = threads.filled(n, player1::NO_EDGE);
+                    sigma_edge = threads.filled(n, NO_EDGE);
                 }
                 evaluate::choose_strategy(arena, &values, bound, &mut sigma_edge, &threads);
             }
@@ -385,7 +378,7 @@ pub fn solve_scheduled(
         arena,
         values,
         player0,
-        player1::Seed {
+        Seed {
             edges: &sigma_edge,
             ranks: (!ranks.ranks().is_empty()).then(|| ranks.ranks()),
             topping: topping.as_ref(),

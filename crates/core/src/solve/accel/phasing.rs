@@ -1,39 +1,15 @@
 //! The lengths of the driver's lifting phases ([`Phasing`], the module docs of [`super`]
 //! say why a phase is a length of time), and when a phase that did not finish lifts on
 //! instead of evaluating ([`FrontierTail`], [`Phasing::lifting_on`]).
+//!
+//! [`FrontierTail`]: crate::solve::engine::FrontierTail
 
 use std::time::{Duration, Instant};
 
-use super::{Budget, EVALUATION_NS_PER_ITEM, LiftEngine, LiftRun, MIN_PHASE, Schedule};
+use super::{EVALUATION_NS_PER_ITEM, MIN_PHASE, Schedule};
 use crate::arena::Arena;
-
-/// The frontier (vertices still to lift) when a phase stopped, and `rounds` rounds earlier:
-/// how fast lifting was closing in on the fixpoint (`Phasing::lifting_on`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FrontierTail {
-    /// Vertices in the frontier when the phase stopped (at least 1).
-    pub now: u64,
-    /// … and `rounds` rounds before.
-    pub earlier: u64,
-    /// Rounds between the two (at least 1).
-    pub rounds: u64,
-}
-
-impl FrontierTail {
-    /// Lifts still to come if the frontier keeps shrinking by the same factor each round
-    /// (a geometric tail: `now · q / (1 − q)`); `None` when it shrank by less than
-    /// [`FrontierTail::CONVERGING`] a round (a game that climbs, whose frontier stays).
-    pub fn lifts_left(&self) -> Option<f64> {
-        if self.rounds == 0 || self.earlier == 0 || self.now == 0 {
-            return None;
-        }
-        let q = (self.now as f64 / self.earlier as f64).powf(1.0 / self.rounds as f64);
-        (q <= Self::CONVERGING).then(|| self.now as f64 * q / (1.0 - q))
-    }
-
-    /// The largest factor per round that counts as closing in (5 % fewer each round).
-    pub const CONVERGING: f64 = 0.95;
-}
+use crate::solve::control::Budget;
+use crate::solve::engine::{LiftEngine, LiftRun};
 
 /// The lengths of lifting phases, from what the solve has measured.
 pub(super) struct Phasing {
@@ -77,7 +53,7 @@ impl Phasing {
     }
 
     /// Whether to lift on instead of evaluating after a phase that did not finish: yes when
-    /// its frontier was closing in ([`FrontierTail::lifts_left`]) and the lifts left, at the
+    /// its frontier was closing in ([`FrontierTail::lifts_left`](crate::solve::engine::FrontierTail::lifts_left)) and the lifts left, at the
     /// phase's own rate (`run.lifts` in `seconds`), take at most a quarter of the phase's
     /// length (about what the evaluation is expected to cost). Then the next phase may last
     /// half that length (a tail of small rounds lifts more slowly than the phase did), and
@@ -145,7 +121,10 @@ impl Phasing {
 mod tests {
     use super::*;
     use crate::generate::{RandomParams, random};
-    use crate::solve::accel::{Topping, WorklistEngine, solve_scheduled};
+    use crate::solve::accel::solve_scheduled;
+    use crate::solve::engine::FrontierTail;
+    use crate::solve::engine::WorklistEngine;
+    use crate::solve::strategy::Topping;
     use crate::solve::{Control, SolveError, Threads};
 
     fn tail(now: u64, earlier: u64, rounds: u64) -> Option<FrontierTail> {

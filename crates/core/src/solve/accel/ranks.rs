@@ -26,12 +26,11 @@
 
 use rayon::prelude::*;
 
-use super::attractor::NO_LAYER;
+use crate::graph::attractor::NO_LAYER;
 use crate::solve::energy::TOP;
 use crate::solve::threads::Threads;
 
-/// No rank: not at ⊤, or topped without a recorded reason.
-pub const NO_RANK: u32 = u32::MAX;
+pub(crate) use crate::solve::strategy::NO_RANK;
 
 /// Vertices per task of the passes over every rank (plain loops in chunks, as
 /// `threads::positions_where` for the same reason).

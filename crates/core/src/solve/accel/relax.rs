@@ -14,20 +14,11 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::graph::Graph;
 use crate::arena::VertexId;
+use crate::graph::Graph;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::{TOP, minus};
 use crate::solve::threads::{Threads, positions_where};
-
-/// A vertex's class in the relaxation, one byte each where an engine relaxes on the device
-/// ([`super::LiftEngine::credits_to_pinned`]; `kernels/evaluate.cu` reads the same
-/// values): not relaxed (⊤ unless pinned) …
-pub const CLOSED: u8 = 0;
-/// … relaxed through …
-pub const OPEN: u8 = 1;
-/// … or pinned at 0.
-pub const PINNED: u8 = 2;
 
 /// Frontiers smaller than this are relaxed on one thread.
 const FRONTIER_PARALLEL_FROM: usize = 1 << 11;

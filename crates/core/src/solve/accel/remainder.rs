@@ -10,10 +10,10 @@
 //! so the components of the left vertices are the components of the graph restricted to
 //! them, which Tarjan finds over the arena's edges read through the graph's words.
 
-use super::graph::{DROPS_ALL, KEEPS_ALL};
-use super::representatives::LEFT_TO_HOST;
-use super::scc::member_roots;
 use crate::arena::{Arena, VertexId};
+use crate::graph::scc::member_roots;
+use crate::graph::{DROPS_ALL, KEEPS_ALL};
+use crate::solve::engine::LEFT_TO_HOST;
 use crate::solve::threads::{Threads, positions_where};
 
 /// Gives every vertex whose representative is [`LEFT_TO_HOST`] a representative (a member
@@ -67,8 +67,8 @@ pub fn complete_left(
 mod tests {
     use super::*;
     use crate::generate::{RandomParams, random};
-    use crate::solve::accel::graph::Graph;
-    use crate::solve::accel::scc::{NO_COMPONENT, canonical, tarjan};
+    use crate::graph::Graph;
+    use crate::graph::scc::{NO_COMPONENT, canonical, tarjan};
 
     /// Components left to the host — any union of whole components — come back as the
     /// partition Tarjan finds on the whole graph, on one thread and several; fixed seeds and

@@ -1,27 +1,17 @@
-//! Components as an engine hands them back ([`super::EngineComponents`]): one word per
+//! Components as an engine hands them back ([`EngineComponents`](crate::solve::engine::EngineComponents)): one word per
 //! vertex, its component's representative (a member, the same for all members), with two
 //! marks: [`LEFT_TO_HOST`] (the engine left that vertex's component to the host,
 //! `super::remainder`) and [`ALONE`] (the vertex is a component of its own, as the device's
 //! trims find most of them). [`numbered`] turns the words into component numbers, those of
 //! the components alone last, so the cycle test can answer them without grouping them.
+//!
+//! [`LEFT_TO_HOST`]: crate::solve::engine::LEFT_TO_HOST
 
 use rayon::prelude::*;
 
-use super::scc::NO_COMPONENT;
+use crate::graph::scc::NO_COMPONENT;
+use crate::solve::engine::{ALONE, ALONE_MARKS_BELOW};
 use crate::solve::threads::Threads;
-
-/// A representative the engine left to the host (`u32::MAX - 1`, as `COMP_PENDING` of
-/// `kernels/components.cu`).
-pub const LEFT_TO_HOST: u32 = u32::MAX - 1;
-
-/// Set in a vertex's representative (its own id then) when it is a component of its own
-/// (`COMP_ALONE` of `kernels/components.cu`). Read only in arenas of fewer than
-/// [`ALONE_MARKS_BELOW`] vertices, where no representative has the bit otherwise.
-pub const ALONE: u32 = 1 << 31;
-
-/// Arenas of at least this many vertices carry no [`ALONE`] marks (`v | ALONE` could be an
-/// id, [`NO_COMPONENT`] or [`LEFT_TO_HOST`]).
-pub const ALONE_MARKS_BELOW: usize = ALONE as usize - 2;
 
 /// Vertices per parallel task of [`numbered`].
 const NUMBER_CHUNK: usize = 1 << 16;
@@ -172,8 +162,8 @@ pub fn numbered(mut representative: Vec<u32>, threads: &Threads) -> Option<Numbe
 mod tests {
     use super::*;
     use crate::generate::{RandomParams, random};
-    use crate::solve::accel::scc::tests::graph_of;
-    use crate::solve::accel::scc::{canonical, tarjan};
+    use crate::graph::scc::tests::graph_of;
+    use crate::graph::scc::{canonical, tarjan};
 
     /// Representatives (each component's largest member, say; the components of one
     /// member marked [`ALONE`] or not) number into the same partition, the several-member

@@ -37,8 +37,8 @@ use rayon::prelude::*;
 use super::state::{Collector, LiftState, Lifter, current_bit, next_bit};
 use super::values::Value;
 use crate::arena::{Player, Weight};
-use crate::solve::accel::FrontierTail;
 use crate::solve::control::{Budget, Control, Interrupted};
+use crate::solve::engine::FrontierTail;
 
 /// Frontier vertices per parallel task.
 const CHUNK: usize = 512;

@@ -16,8 +16,8 @@
 //! solver starts from its own estimate). This module owns the per-vertex arrays and the
 //! pool; strategies come from [`Solution::from_credits`] like every backend's.
 
-pub mod accel;
 mod frontier;
+pub mod lift;
 mod queue;
 mod state;
 mod sweep;
@@ -25,9 +25,8 @@ mod values;
 
 use std::time::Instant;
 
-use super::accel::player1::Seed;
-use super::accel::topping::Topping;
 use super::control::Budget;
+use super::strategy::{Seed, Topping};
 use super::{Control, Interrupted, Phases, Solution, SolveError, SolveStats, Threads, energy};
 use crate::arena::{Arena, Weight, Width};
 use state::LiftState;
@@ -128,7 +127,7 @@ pub struct CpuLifted {
     /// Bytes of the working set: the arena's arrays plus this backend's buffers.
     pub working_set_bytes: usize,
     /// How the frontier shrank over the last rounds, when the run stopped unfinished.
-    pub tail: Option<crate::solve::accel::FrontierTail>,
+    pub tail: Option<crate::solve::engine::FrontierTail>,
 }
 
 /// Lifts `arena` (bound `bound`, from [`energy::bound`]) from `values` — which must lie
@@ -158,7 +157,7 @@ pub fn lift_from(
 /// runs to the fixpoint): `finished` says whether the values reached the least fixpoint.
 /// The values stay below it either way. With `topping`, the frontier algorithm also
 /// records there why each vertex it raises to ⊤ got there
-/// ([`crate::solve::accel::topping`]).
+/// ([`crate::solve::strategy::topping`]).
 #[allow(clippy::too_many_arguments)]
 pub fn lift_budgeted(
     arena: &Arena,

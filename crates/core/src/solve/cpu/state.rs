@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use super::queue::Queue;
 use super::values::Value;
 use crate::arena::{Arena, Player, VertexId, Weight};
-use crate::solve::accel::topping::{Topping, classify};
 use crate::solve::energy::{TOP, minus};
+use crate::solve::strategy::topping::{Topping, classify};
 
 /// Vertices one thread found for the next frontier, flushed into it in cache-sized batches
 /// (and when dropped, i.e. when the thread's share of a parallel loop ends).
@@ -396,7 +396,7 @@ impl<'s, W: Weight, V: Value> Lifter<'s, W, V> {
     }
 
     /// Records why `v`, about to be published at ⊤, got there (reading its successors
-    /// before the ⊤ is published: `accel::topping`'s order argument needs that).
+    /// before the ⊤ is published: `strategy::topping`'s order argument needs that).
     #[cold]
     fn record_top(&self, v: VertexId) {
         if let Some(topping) = self.topping {

@@ -5,15 +5,15 @@
 
 use rayon::prelude::*;
 
-use super::LiftEngine;
-use super::attractor::{apply_layers, attract_top};
-use super::graph::{DROPS_ALL, Graph};
 use super::ranks::TopRanks;
-use super::scc::NO_COMPONENT;
 use crate::arena::{Arena, Player, VertexId};
+use crate::graph::attractor::{apply_layers, attract_top};
+use crate::graph::scc::NO_COMPONENT;
+use crate::graph::{DROPS_ALL, Graph};
 use crate::solve::SolveError;
 use crate::solve::control::Control;
 use crate::solve::energy::{TOP, minus};
+use crate::solve::engine::LiftEngine;
 use crate::solve::phases::{Phases, Stopwatch};
 use crate::solve::threads::{Threads, mapped_in_parallel, mapped_pairs_in_parallel};
 

@@ -4,16 +4,17 @@
 //! credits to the pinned vertices (Bellman–Ford).
 
 use crate::arena::{Arena, VertexId};
+use crate::graph::Graph;
+use crate::graph::cycles::{Numbers, confirms_greedy_cycle, nonnegative_components};
+use crate::graph::reach::reaching;
+use crate::graph::scc::{NO_COMPONENT, components_alone_last};
 use crate::solve::SolveError;
-use crate::solve::accel::LiftEngine;
-use crate::solve::accel::cycles::{Numbers, confirms_greedy_cycle, nonnegative_components};
-use crate::solve::accel::graph::Graph;
-use crate::solve::accel::reach::reaching;
-use crate::solve::accel::relax::{CLOSED, OPEN, PINNED, credits_to_pinned};
+use crate::solve::accel::relax::credits_to_pinned;
 use crate::solve::accel::remainder::complete_left;
 use crate::solve::accel::representatives::{Numbered, numbered};
-use crate::solve::accel::scc::{NO_COMPONENT, components_alone_last};
 use crate::solve::control::{Control, Interrupted};
+use crate::solve::engine::LiftEngine;
+use crate::solve::engine::{CLOSED, OPEN, PINNED};
 use crate::solve::threads::Threads;
 
 use super::*;

@@ -2,14 +2,15 @@
 
 use super::*;
 use crate::generate::{RandomParams, random};
-use crate::solve::accel::reach::reaching;
-use crate::solve::accel::relax::{CLOSED, OPEN, PINNED, credits_to_pinned};
-use crate::solve::accel::scc::components;
-use crate::solve::accel::{
-    ALONE, Budget, EngineAttracted, EngineComponents, EngineSearches, LEFT_TO_HOST, LiftRun,
-    WorklistEngine,
-};
+use crate::graph::reach::reaching;
+use crate::graph::scc::components;
+use crate::solve::accel::relax::credits_to_pinned;
+use crate::solve::control::Budget;
 use crate::solve::energy;
+use crate::solve::engine::{
+    ALONE, CLOSED, EngineAttracted, EngineComponents, EngineSearches, LEFT_TO_HOST, LiftRun, OPEN,
+    PINNED, WorklistEngine,
+};
 
 /// An engine that computes the components it is asked for as the device would (one
 /// representative per vertex, from the words alone) and, if `witness`, reports the
@@ -76,7 +77,7 @@ impl LiftEngine for HostComponents<'_> {
         arena: &Arena,
         bound: u64,
         values: &mut Vec<u64>,
-        topping: Option<&crate::solve::accel::Topping>,
+        topping: Option<&crate::solve::strategy::Topping>,
         budget: Budget,
         threads: &Threads,
         control: &Control,
@@ -121,7 +122,7 @@ impl EngineSearches for HostComponents<'_> {
         }
         let largest = (0..count).max_by_key(|&c| (sizes[c as usize], c));
         let witness = largest.filter(|_| self.witness).and_then(|c| {
-            let members = super::super::cycles::greedy_witnesses(&graph, &component, c);
+            let members = crate::graph::cycles::greedy_witnesses(&graph, &component, c);
             members
                 .first()
                 .map(|&member| (representative[c as usize], member))

@@ -13,8 +13,8 @@
 
 use std::collections::VecDeque;
 
-use super::tarjan::{Csr, nontrivial_components};
 use crate::arena::{Arena, Player, VertexId};
+use crate::graph::tarjan::{Csr, nontrivial_components};
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::TOP;
 

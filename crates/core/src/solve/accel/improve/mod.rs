@@ -66,7 +66,6 @@
 //! player 1's strategy.
 
 mod inner;
-mod tarjan;
 #[cfg(test)]
 mod tests;
 
@@ -74,10 +73,10 @@ use std::time::Duration;
 
 use self::inner::{INF, OnePlayer, Stopped, Work};
 use super::Schedule;
-use super::player1::NO_EDGE;
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::{TOP, minus};
+use crate::solve::strategy::NO_EDGE;
 
 /// Games with at most this many vertices plus edges are solved by strategy improvement
 /// after their first lifting phase that does not finish (see [`Improver`]).

@@ -5,9 +5,10 @@
 use super::*;
 use crate::generate::climbing;
 use crate::generate::{RandomParams, random};
-use crate::solve::accel::{Schedule, WorklistEngine, solve_scheduled};
+use crate::solve::accel::{Schedule, solve_scheduled};
 use crate::solve::control::Budget;
 use crate::solve::energy;
+use crate::solve::engine::WorklistEngine;
 use crate::solve::worklist::{self, Primal};
 
 /// The least fixpoint by the reference worklist, and `lifts` lifts of it from 0.

@@ -1,6 +1,6 @@
 //! Tangle extraction (van Dijk, CAV 2018, §4): the cyclic strongly connected parts of a
 //! closed region, restricted to its player's moves, become tangles, or a dominion when
-//! nothing escapes them. The components come from [`crate::parity::scc::SccFinder`]
+//! nothing escapes them. The components come from [`crate::graph::tarjan::SccFinder`]
 //! (Tarjan's algorithm with arrays kept between calls, so one closed region costs what it
 //! holds).
 

@@ -39,7 +39,7 @@ pub mod store;
 
 use super::graph::{Buckets, Graph};
 use super::pace::{Pacer, Stop};
-use crate::parity::scc::SccFinder;
+use crate::graph::tarjan::SccFinder;
 use crate::solve::NO_MOVE;
 use decompose::Frame;
 use store::{Counter, Tangles};

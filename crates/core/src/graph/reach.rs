@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::graph::Graph;
+use super::Graph;
 use crate::arena::VertexId;
 use crate::solve::threads::{Threads, positions_where};
 
@@ -24,7 +24,7 @@ const SEQUENTIAL_BELOW: usize = 1 << 10;
 /// Expands `start` to its closure: `expand(v, out)` is called once for every vertex taken
 /// (each vertex must be handed to it at most once: `expand` pushes only the vertices it
 /// claimed). Runs on the calling thread's pool (inside [`Threads::install`]).
-pub(super) fn explore(start: Vec<VertexId>, expand: impl Fn(VertexId, &mut Vec<VertexId>) + Sync) {
+pub(crate) fn explore(start: Vec<VertexId>, expand: impl Fn(VertexId, &mut Vec<VertexId>) + Sync) {
     let mut frontier = start;
     while !frontier.is_empty() {
         if frontier.len() < PARALLEL_FROM {

@@ -1,5 +1,5 @@
 //! The GPU as the accelerated solver's lifting engine: [`GpuLift`] implements
-//! [`accel::LiftEngine`], so `--backend gpu` runs the same exact scheme as `auto` (lifting
+//! [`LiftEngine`], so `--backend gpu` runs the same exact scheme as `auto` (lifting
 //! interleaved with evaluations of player 1's strategies, see [`egsolve_core::solve::accel`]) with
 //! the lifting on the device and the evaluations steered by the host: on games of
 //! [`DEVICE_COMPONENTS_FROM`] vertices or more the device chooses player 1's strategy σ1
@@ -33,10 +33,12 @@ use rayon::prelude::*;
 use crate::engine::GpuEngine;
 use egsolve_core::arena::{Arena, Player, VertexId};
 use egsolve_core::solve::GpuOptions;
-use egsolve_core::solve::accel::topping::{NO_EDGE, ToppedBy};
-use egsolve_core::solve::accel::{
-    self, Budget, EngineAttracted, EngineComponents, EngineSearches, LiftEngine, LiftRun, Topping,
+use egsolve_core::solve::accel;
+use egsolve_core::solve::control::Budget;
+use egsolve_core::solve::engine::{
+    EngineAttracted, EngineComponents, EngineSearches, LiftEngine, LiftRun,
 };
+use egsolve_core::solve::strategy::{NO_EDGE, ToppedBy, Topping};
 use egsolve_core::solve::threads::mapped_in_parallel;
 use egsolve_core::solve::{Control, SolveError, TOP, Threads};
 

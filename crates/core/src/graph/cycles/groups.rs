@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use crate::arena::VertexId;
-use crate::solve::accel::scc::NO_COMPONENT;
+use crate::graph::scc::NO_COMPONENT;
 use crate::solve::threads::{Threads, filled_in_parallel};
 
 use super::*;

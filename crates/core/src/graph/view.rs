@@ -61,7 +61,7 @@ pub struct Graph {
 /// Whatever lists the successors of vertices in an evaluation's `G_σ1`: a built [`Graph`]
 /// (exactly the edges into its subset) or [`KeptSuccessors`] (the same edges, plus possibly
 /// edges into vertices outside the subset: every consumer restricts them to a component).
-pub(super) trait Successors: Sync {
+pub(crate) trait Successors: Sync {
     /// `(successor, weight)` of `v`, in the arena's edge order.
     fn successors(&self, v: VertexId) -> impl Iterator<Item = (VertexId, i64)> + '_;
 }
@@ -70,7 +70,7 @@ pub(super) trait Successors: Sync {
 /// that keeps every edge lists all of its edges, a σ1 vertex its σ1 edge and that edge's
 /// identical twins, an inactive one none. Edges into inactive vertices are not removed.
 #[derive(Clone, Copy)]
-pub(super) struct KeptSuccessors<'a> {
+pub(crate) struct KeptSuccessors<'a> {
     arena: &'a Arena,
     keeps: &'a [VertexId],
     sigma_weight: &'a [i64],
@@ -102,9 +102,9 @@ impl Successors for Graph {
 }
 
 /// An inactive vertex: no edges.
-pub(super) const DROPS_ALL: VertexId = VertexId::MAX;
+pub(crate) const DROPS_ALL: VertexId = VertexId::MAX;
 /// An active player-0 vertex: every edge into the subset.
-pub(super) const KEEPS_ALL: VertexId = VertexId::MAX - 1;
+pub(crate) const KEEPS_ALL: VertexId = VertexId::MAX - 1;
 
 impl Graph {
     /// Rebuilds this graph (reusing its buffers) as `G_σ1` restricted to `active`; σ1 is
@@ -123,7 +123,7 @@ impl Graph {
 
     /// The first step of [`Graph::rebuild`]: one word per vertex saying what it keeps
     /// ([`Graph::keeps`]).
-    pub(super) fn mark(
+    pub(crate) fn mark(
         &mut self,
         arena: &Arena,
         active: &[bool],
@@ -173,19 +173,19 @@ impl Graph {
     }
 
     /// Whether the successor side is built for the words [`Graph::mark`] last wrote.
-    pub(super) fn has_successors(&self) -> bool {
+    pub(crate) fn has_successors(&self) -> bool {
         self.successors_built
     }
 
     /// Whether the predecessor side is built for the words [`Graph::mark`] last wrote (an
     /// evaluation whose reachability and Bellman–Ford run on the device never builds it).
-    pub(super) fn has_predecessors(&self) -> bool {
+    pub(crate) fn has_predecessors(&self) -> bool {
         self.predecessors_built
     }
 
     /// The successors of the graph [`Graph::mark`] described, read from `arena` (the one it
     /// was given) without building them.
-    pub(super) fn kept_successors<'a>(&'a self, arena: &'a Arena) -> KeptSuccessors<'a> {
+    pub(crate) fn kept_successors<'a>(&'a self, arena: &'a Arena) -> KeptSuccessors<'a> {
         KeptSuccessors {
             arena,
             keeps: &self.keeps,
@@ -195,7 +195,7 @@ impl Graph {
 
     /// A step of [`Graph::rebuild`]: the successor side from [`Graph::mark`]'s words
     /// (`active` as given to it).
-    pub(super) fn build_successors(&mut self, arena: &Arena, active: &[bool], threads: &Threads) {
+    pub(crate) fn build_successors(&mut self, arena: &Arena, active: &[bool], threads: &Threads) {
         let n = arena.vertex_count();
         let targets = arena.succ_targets();
         let weights = arena.succ_weights();
@@ -233,7 +233,7 @@ impl Graph {
 
     /// A step of [`Graph::rebuild`]: the predecessor side from [`Graph::mark`]'s words
     /// (`active` as given to it).
-    pub(super) fn build_predecessors(&mut self, arena: &Arena, active: &[bool], threads: &Threads) {
+    pub(crate) fn build_predecessors(&mut self, arena: &Arena, active: &[bool], threads: &Threads) {
         let n = arena.vertex_count();
         let parallel = threads.parallel(n + arena.edge_count()).then_some(threads);
         let keeps = &self.keeps[..];
@@ -269,14 +269,14 @@ impl Graph {
     }
 
     /// Number of vertex slots (the arena's vertex count).
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.keeps.len()
     }
 
     /// Number of edges (of the predecessor side, which must be built: every host search
     /// asks this first, so the check here guards them all; the per-vertex reads only check
     /// in debug builds).
-    pub(super) fn edge_count(&self) -> usize {
+    pub(crate) fn edge_count(&self) -> usize {
         assert!(
             self.predecessors_built,
             "predecessors read before they were built"
@@ -286,7 +286,7 @@ impl Graph {
 
     /// Successor ids of `v`.
     #[inline]
-    pub(super) fn successor_ids(&self, v: VertexId) -> &[VertexId] {
+    pub(crate) fn successor_ids(&self, v: VertexId) -> &[VertexId] {
         assert!(
             self.successors_built,
             "successors read before they were built"
@@ -297,7 +297,7 @@ impl Graph {
 
     /// Predecessor ids of `v`.
     #[inline]
-    pub(super) fn predecessor_ids(&self, v: VertexId) -> &[VertexId] {
+    pub(crate) fn predecessor_ids(&self, v: VertexId) -> &[VertexId] {
         debug_assert!(
             self.predecessors_built,
             "predecessors read before they were built"
@@ -308,7 +308,7 @@ impl Graph {
 
     /// `(successor, weight)` of `v` in this graph.
     #[inline]
-    pub(super) fn successors(
+    pub(crate) fn successors(
         &self,
         v: VertexId,
     ) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
@@ -326,7 +326,7 @@ impl Graph {
 
     /// `(predecessor, weight of predecessor → v)` of `v` in this graph.
     #[inline]
-    pub(super) fn predecessors(
+    pub(crate) fn predecessors(
         &self,
         v: VertexId,
     ) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
@@ -497,7 +497,7 @@ fn refill<T: Copy + Send + Sync>(values: &mut Vec<T>, len: usize, value: T) {
 
 /// In-place inclusive prefix sum on the current rayon pool (chunk sums, their scan, then
 /// each chunk's own).
-pub(super) fn prefix_sum(values: &mut [u32]) {
+pub(crate) fn prefix_sum(values: &mut [u32]) {
     let sums: Vec<u32> = values
         .par_chunks(CHUNK)
         .map(|chunk| chunk.iter().sum())

@@ -1,11 +1,12 @@
-//! Tarjan's algorithm for the parts the parallel splits leave small: over a subset of the
-//! graph, and over a few members of a large graph through a compact CSR of their edges among
+//! Tarjan's algorithm ([`SccFinder`]) for the parts the parallel splits leave small: over a
+//! subset of the graph, and over a few members of a large graph through a compact CSR of their edges among
 //! themselves (`member_roots`, which the host's remainder of an engine's components shares).
 
 use rayon::prelude::*;
 
 use crate::arena::VertexId;
-use crate::solve::accel::graph::Graph;
+use crate::graph::Graph;
+use crate::graph::tarjan::SccFinder;
 use crate::solve::threads::filled_in_parallel;
 
 use super::*;
@@ -39,7 +40,7 @@ pub(super) fn tarjan_compact(graph: &Graph, members: &[VertexId]) -> (Vec<u32>, 
 /// first gathered into a CSR of positions — on the current pool's threads when `parallel`:
 /// however few the members, their edges are reads at random over the whole graph — so that
 /// the sequential Tarjan reads only that.
-pub(in crate::solve::accel) fn member_roots<I: Iterator<Item = VertexId>>(
+pub(crate) fn member_roots<I: Iterator<Item = VertexId>>(
     members: &[VertexId],
     successors: impl Fn(VertexId) -> I + Sync,
     parallel: bool,
@@ -65,12 +66,13 @@ pub(in crate::solve::accel) fn member_roots<I: Iterator<Item = VertexId>>(
         offsets.push(offsets[offsets.len() - 1] + c as usize);
     }
     let mut root = vec![0u32; members.len()];
-    tarjan_over(
-        members.len(),
+    SccFinder::new(members.len()).run(
+        0..members.len() as VertexId,
         |x| &targets[offsets[x as usize]..offsets[x as usize + 1]],
         |_| true,
-        |positions| {
-            let r = *positions.last().expect("a component has members");
+        |positions, _| {
+            // The finder lists the vertex it finished the component at first.
+            let r = positions[0];
             for &y in positions {
                 root[y as usize] = r;
             }
@@ -83,11 +85,11 @@ pub(in crate::solve::accel) fn member_roots<I: Iterator<Item = VertexId>>(
 pub fn tarjan(graph: &Graph, inside: &[bool]) -> (Vec<u32>, u32) {
     let mut component = vec![NO_COMPONENT; graph.len()];
     let mut count = 0u32;
-    tarjan_over(
-        graph.len(),
+    SccFinder::new(graph.len()).run(
+        0..graph.len() as VertexId,
         |v| graph.successor_ids(v),
         |v| inside[v as usize],
-        |members| {
+        |members, _| {
             for &x in members {
                 component[x as usize] = count;
             }
@@ -95,76 +97,4 @@ pub fn tarjan(graph: &Graph, inside: &[bool]) -> (Vec<u32>, u32) {
         },
     );
     (component, count)
-}
-
-/// Iterative Tarjan over the vertices `0..k` where `include` holds: `successors(v)` lists
-/// `v`'s successors (those not included are skipped); each component goes to `on_component`
-/// as its members, the vertex it was finished at (its root) last.
-pub(super) fn tarjan_over<'a>(
-    k: usize,
-    successors: impl Fn(VertexId) -> &'a [VertexId],
-    include: impl Fn(VertexId) -> bool,
-    mut on_component: impl FnMut(&[VertexId]),
-) {
-    const UNVISITED: u32 = u32::MAX;
-    let mut index = vec![UNVISITED; k];
-    let mut low = vec![0u32; k];
-    let mut finished = vec![false; k];
-    let mut stack: Vec<VertexId> = Vec::new();
-    let mut members: Vec<VertexId> = Vec::new();
-    // (vertex, next successor position)
-    let mut calls: Vec<(VertexId, u32)> = Vec::new();
-    let mut next_index = 0u32;
-    let mut visit = |v: VertexId, stack: &mut Vec<VertexId>, index: &mut [u32], low: &mut [u32]| {
-        index[v as usize] = next_index;
-        low[v as usize] = next_index;
-        next_index += 1;
-        stack.push(v);
-    };
-    for start in 0..k as VertexId {
-        if !include(start) || index[start as usize] != UNVISITED {
-            continue;
-        }
-        visit(start, &mut stack, &mut index, &mut low);
-        calls.push((start, 0));
-        while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
-            let succ = successors(v);
-            let mut descended = None;
-            while (*pos as usize) < succ.len() {
-                let u = succ[*pos as usize];
-                *pos += 1;
-                if !include(u) {
-                    continue;
-                }
-                if index[u as usize] == UNVISITED {
-                    descended = Some(u);
-                    break;
-                } else if !finished[u as usize] {
-                    // Visited and not yet in a component: on the stack.
-                    low[v as usize] = low[v as usize].min(index[u as usize]);
-                }
-            }
-            if let Some(u) = descended {
-                visit(u, &mut stack, &mut index, &mut low);
-                calls.push((u, 0));
-                continue;
-            }
-            calls.pop();
-            if let Some(&(parent, _)) = calls.last() {
-                low[parent as usize] = low[parent as usize].min(low[v as usize]);
-            }
-            if low[v as usize] == index[v as usize] {
-                members.clear();
-                loop {
-                    let x = stack.pop().expect("Tarjan's stack holds the component");
-                    finished[x as usize] = true;
-                    members.push(x);
-                    if x == v {
-                        break;
-                    }
-                }
-                on_component(&members);
-            }
-        }
-    }
 }

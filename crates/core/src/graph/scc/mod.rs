@@ -24,18 +24,19 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::graph::Graph;
+use super::Graph;
 use super::reach::explore;
+use super::tarjan::{Marks, Search};
 use crate::arena::VertexId;
 use crate::solve::threads::{Threads, positions_where};
 
-mod tarjan;
-pub(in crate::solve::accel) use tarjan::member_roots;
-pub use tarjan::tarjan;
-use tarjan::tarjan_compact;
+mod compact;
+pub(crate) use compact::member_roots;
+pub use compact::tarjan;
+use compact::tarjan_compact;
 
 /// Marks "no strongly connected component" (vertex outside the subset).
-pub(super) const NO_COMPONENT: u32 = u32::MAX;
+pub(crate) const NO_COMPONENT: u32 = u32::MAX;
 
 /// Subsets of fewer than a `1 / COMPACT_FRACTION` of the graph's vertices (and fewer than
 /// [`SEQUENTIAL_BELOW`]) take Tarjan over their own compact CSR.
@@ -47,14 +48,14 @@ const SEQUENTIAL_BELOW: usize = 1 << 14;
 /// Components of `graph` restricted to `inside`: the component of each vertex
 /// ([`NO_COMPONENT`] outside) and the number of components.
 #[cfg(test)]
-pub(super) fn components(graph: &Graph, inside: &[bool], threads: &Threads) -> (Vec<u32>, u32) {
+pub(crate) fn components(graph: &Graph, inside: &[bool], threads: &Threads) -> (Vec<u32>, u32) {
     let partition = components_alone_last(graph, inside, threads);
     (partition.component, partition.count)
 }
 
 /// The components of a graph restricted to a subset, as [`components_alone_last`] numbers
 /// them.
-pub(super) struct Partition {
+pub(crate) struct Partition {
     /// Each vertex's component ([`NO_COMPONENT`] outside).
     pub component: Vec<u32>,
     pub count: u32,
@@ -67,7 +68,7 @@ pub(super) struct Partition {
 }
 
 /// [`components`], the vertices the trims peeled numbered last.
-pub(super) fn components_alone_last(
+pub(crate) fn components_alone_last(
     graph: &Graph,
     inside: &[bool],
     threads: &Threads,
@@ -131,7 +132,8 @@ struct Parallel<'a> {
     /// below (0: none found).
     largest: AtomicU64,
     mark: Vec<AtomicU8>,
-    /// Tarjan's per-vertex index and low link (parts are disjoint, so one array serves all).
+    /// Tarjan's per-vertex index (0: not seen) and low link (parts are disjoint, so one
+    /// array serves all).
     index: Vec<AtomicU32>,
     low: Vec<AtomicU32>,
     /// The trim's degree counters inside each vertex's part (one array serves all parts).
@@ -154,7 +156,7 @@ impl<'a> Parallel<'a> {
             next_part: AtomicU32::new(1),
             largest: AtomicU64::new(0),
             mark: (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
-            index: atomic(u32::MAX),
+            index: atomic(0),
             low: atomic(0),
             in_degree: atomic(0),
             out_degree: atomic(0),
@@ -402,68 +404,55 @@ impl<'a> Parallel<'a> {
         });
     }
 
-    /// Tarjan on part `p` alone.
+    /// Tarjan on part `p` alone, its marks in the arrays every part shares.
     fn tarjan_part(&self, p: u32, members: &[VertexId]) {
         let graph = self.graph;
-        let index = |v: VertexId| self.index[v as usize].load(Relaxed);
-        let low = |v: VertexId| self.low[v as usize].load(Relaxed);
-        let set_low = |v: VertexId, x: u32| self.low[v as usize].store(x, Relaxed);
-        let assigned = |v: VertexId| self.component[v as usize].load(Relaxed) != NO_COMPONENT;
-        let mut stack: Vec<VertexId> = Vec::new();
-        let mut calls: Vec<(VertexId, u32)> = Vec::new();
-        let mut next_index = 0u32;
-        let visit = |v: VertexId, stack: &mut Vec<VertexId>, next_index: &mut u32| {
-            self.index[v as usize].store(*next_index, Relaxed);
-            self.low[v as usize].store(*next_index, Relaxed);
-            *next_index += 1;
-            stack.push(v);
+        let mut marks = SharedMarks {
+            index: &self.index,
+            low: &self.low,
         };
-        for &root in members {
-            if index(root) != u32::MAX {
-                continue;
-            }
-            visit(root, &mut stack, &mut next_index);
-            calls.push((root, 0));
-            while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
-                let succ = graph.successor_ids(v);
-                let mut descended = false;
-                while (*pos as usize) < succ.len() {
-                    let u = succ[*pos as usize];
-                    *pos += 1;
-                    if !self.in_part(u, p) {
-                        continue;
-                    }
-                    if index(u) == u32::MAX {
-                        visit(u, &mut stack, &mut next_index);
-                        calls.push((u, 0));
-                        descended = true;
-                        break;
-                    } else if !assigned(u) {
-                        set_low(v, low(v).min(index(u)));
-                    }
+        Search::default().run(
+            &mut marks,
+            1,
+            members.iter().copied(),
+            |v| graph.successor_ids(v),
+            |u| self.in_part(u, p),
+            |component, _| {
+                let c = self.new_component();
+                for &x in component {
+                    self.component[x as usize].store(c, Relaxed);
                 }
-                if descended {
-                    continue;
-                }
-                calls.pop();
-                if let Some(&(parent, _)) = calls.last() {
-                    set_low(parent, low(parent).min(low(v)));
-                }
-                if low(v) == index(v) {
-                    let c = self.new_component();
-                    loop {
-                        let x = stack.pop().expect("Tarjan's stack holds the component");
-                        self.component[x as usize].store(c, Relaxed);
-                        if x == v {
-                            break;
-                        }
-                    }
-                }
-            }
-        }
+            },
+        );
         for &v in members {
             self.part[v as usize].store(NO_PART, Relaxed);
         }
+    }
+}
+
+/// Tarjan's marks in the arrays the parts share (each part's search touches only its own
+/// vertices, so relaxed loads and stores suffice).
+struct SharedMarks<'a> {
+    index: &'a [AtomicU32],
+    low: &'a [AtomicU32],
+}
+
+impl Marks for SharedMarks<'_> {
+    #[inline]
+    fn get(&self, v: VertexId) -> (u32, u32) {
+        (
+            self.index[v as usize].load(Relaxed),
+            self.low[v as usize].load(Relaxed),
+        )
+    }
+    #[inline]
+    fn set(&mut self, v: VertexId, index: u32, low: u32) {
+        self.index[v as usize].store(index, Relaxed);
+        self.low[v as usize].store(low, Relaxed);
+    }
+    #[inline]
+    fn set_low(&mut self, v: VertexId, low: u32) {
+        self.low[v as usize].store(low, Relaxed);
     }
 }
 
@@ -483,4 +472,4 @@ pub fn canonical(component: &[u32]) -> Vec<u32> {
 }
 
 #[cfg(test)]
-pub(super) mod tests;
+pub(crate) mod tests;

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use crate::arena::VertexId;
-use crate::solve::accel::graph::Successors;
-use crate::solve::accel::reach::explore;
+use crate::graph::Successors;
+use crate::graph::reach::explore;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::threads::positions_where;
 

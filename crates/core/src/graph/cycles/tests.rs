@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::generate::{RandomParams, random};
-use crate::solve::accel::scc::components;
+use crate::graph::scc::components;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;

@@ -1,11 +1,13 @@
 //! The CPU backend as the accelerated solver's lifting engine: [`CpuLift`] implements
-//! [`accel::LiftEngine`] with the parallel frontier rounds, so `auto` lifts on every core
+//! [`LiftEngine`] with the parallel frontier rounds, so `auto` lifts on every core
 //! between its evaluations (the sequential worklist stays the engine for one thread and for
 //! small games, see [`crate::solve::auto`]).
 
 use super::{CpuAlgorithm, CpuOptions, lift_budgeted};
 use crate::arena::Arena;
-use crate::solve::accel::{Budget, LiftEngine, LiftRun, Topping};
+use crate::solve::control::Budget;
+use crate::solve::engine::{LiftEngine, LiftRun};
+use crate::solve::strategy::Topping;
 use crate::solve::{Control, SolveError, Threads};
 
 /// Frontier lifting on the CPU backend's threads, for the accelerated driver.

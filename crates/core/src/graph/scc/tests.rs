@@ -5,7 +5,7 @@ use crate::arena::{Arena, VertexId};
 use crate::generate::{RandomParams, random};
 
 /// The graph of `arena` on `active` with each vertex's first edge as σ1.
-pub(in crate::solve::accel) fn graph_of(arena: &Arena, active: &[bool]) -> Graph {
+pub(crate) fn graph_of(arena: &Arena, active: &[bool]) -> Graph {
     let sigma: Vec<u32> = (0..arena.vertex_count() as VertexId)
         .map(|v| arena.succ_range(v).start as u32)
         .collect();

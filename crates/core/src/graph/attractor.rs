@@ -9,7 +9,7 @@
 //!
 //! Two uses: [`attract_top`] (the part of lifting that only moves vertices to ⊤, done in
 //! linear time; being lifts, these steps keep `f <= f*`), and the attractor to a player-1
-//! trap in the strategy construction ([`super::player1`]).
+//! trap in the strategy construction (`solve::strategy::player1`).
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
@@ -17,20 +17,20 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::EngineAttracted;
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::energy::{TOP, minus};
+use crate::solve::engine::EngineAttracted;
 use crate::solve::threads::{Threads, as_atomic, positions_where};
 
 /// Not in the attractor (yet).
-pub(super) const NO_LAYER: u32 = u32::MAX;
+pub(crate) const NO_LAYER: u32 = u32::MAX;
 /// Frontiers smaller than this are expanded on one thread.
 const FRONTIER_PARALLEL_FROM: usize = 1 << 11;
 
 /// The state of a layered attractor over the arena's vertices: each vertex's layer
 /// ([`NO_LAYER`] outside) and, for player-0 vertices, how many counted successors have not
 /// joined.
-pub(super) struct Layers {
+pub(crate) struct Layers {
     pub layer: Vec<u32>,
     pub open: Vec<u32>,
 }
@@ -232,7 +232,7 @@ pub struct Attracted {
     /// with a successor in a lower layer, a player-0 vertex all of whose successors are in
     /// lower layers), none through a finite value that `⊖` takes above `M`: then every
     /// move from a moved vertex that the ranks rely on leads to a vertex at ⊤ before it
-    /// ([`super::ranks`]).
+    /// (the accelerated solver's `ranks`).
     pub recorded: bool,
 }
 
@@ -317,7 +317,7 @@ pub fn attract_top(
 }
 
 /// Applies the layers of player 1's attractor to ⊤ that an engine computed
-/// ([`LiftEngine::attract_top`](super::LiftEngine::attract_top)) as [`attract_top`] applies
+/// ([`EngineSearches::attract_top`](crate::solve::engine::EngineSearches::attract_top)) as [`attract_top`] applies
 /// its own: the same values, σ1's recorded edges and ranks' input.
 pub fn apply_layers(
     arena: &Arena,

@@ -1,15 +1,24 @@
-//! Winning strategies from a solved game, the same for every backend.
+//! Winning strategies from a solved game, the same for every backend
+//! ([`super::Solution::from_credits`]).
 //!
 //! - **Player 0 on `W0`**: at each player-0 vertex with a finite credit, a successor `u` with
 //!   `f(v) >= f(u) ⊖ w(v,u)` (one exists because `f` is a progress measure); the first that
 //!   needs the least credit is taken (at the least fixpoint that is the first one needing
 //!   at most `f(v)`, where the scan stops).
-//! - **Player 1 on `W1`**: the credits say nothing about *how* player 1 wins, so we solve the
-//!   *dual game* on `W1`: roles swapped, weights `w' = −k·w − 1` with `k = |W1|`. A cycle of
-//!   length `≤ k` has `w'`-weight `≥ 0` exactly when its `w`-weight is negative, so the dual
-//!   energy player (player 1) wins everywhere in `W1` and its progress-measure strategy keeps
-//!   every cycle negative. The dual uses `i128` weights and `u128` values, so no game whose `M`
-//!   fits in 64 bits can overflow it.
+//! - **Player 1 on `W1`**: from what the backend knows ([`Seed`]: the lifts' record
+//!   [`topping`], the accelerated solver's kept moves and ranks), checked (the recorded
+//!   moves) or built in layers ([`player1`]); only if those stop short, the *dual game*
+//!   ([`player1_dual`]): on `W1`, roles swapped, weights `w' = −k·w − 1` with `k = |W1|`. A
+//!   cycle of length `≤ k` has `w'`-weight `≥ 0` exactly when its `w`-weight is negative, so
+//!   the dual energy player (player 1) wins everywhere in `W1` and its progress-measure
+//!   strategy keeps every cycle negative. The dual uses `i128` weights and `u128` values, so
+//!   no game whose `M` fits in 64 bits can overflow it.
+//!
+//! **Independent of what it certifies.** This module reads only the arena, the credits and
+//! the seed, and runs the shared searches of [`crate::graph`]; it imports nothing from the
+//! accelerated solver (`accel`), so the reference backend's strategies do not come through
+//! the code they are compared with. `egsolve check` verifies every strategy with its own
+//! code (`crate::check`), not with these searches.
 
 use rayon::prelude::*;
 
@@ -18,6 +27,17 @@ use super::energy::{TOP, minus};
 use super::threads::Threads;
 use super::worklist::{self, LiftGame};
 use crate::arena::{Arena, Player, VertexId, Weight, Width};
+
+mod lifted;
+pub mod player1;
+pub mod topping;
+
+pub use self::player1::{Player1Source, Seed, certified_strategy};
+pub use self::topping::{NO_EDGE, ToppedBy, Topping};
+
+/// No rank: not at ⊤, or topped without a recorded reason (the accelerated solver's ranks,
+/// [`Seed::ranks`]).
+pub const NO_RANK: u32 = u32::MAX;
 
 /// "No move chosen here": the vertex is not owned by the player who wins it.
 pub const NO_MOVE: VertexId = VertexId::MAX;
@@ -143,9 +163,9 @@ impl LiftGame for Dual<'_> {
     }
 }
 
-/// Player 1's strategy on `W1` (where `credit` is ⊤), written into `strategy`. Returns the
-/// lifts the dual game took.
-pub fn player1(
+/// Player 1's strategy on `W1` (where `credit` is ⊤) from the dual game, written into
+/// `strategy`. Returns the lifts the dual game took.
+pub fn player1_dual(
     arena: &Arena,
     credit: &[u64],
     strategy: &mut [VertexId],

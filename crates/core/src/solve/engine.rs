@@ -1,15 +1,68 @@
 //! The lifting engines' interface: what every engine must do ([`LiftEngine`]: lift from
 //! a point below the least fixpoint, within a budget), the optional capability of an engine
 //! that holds the game on a device ([`EngineSearches`]: an evaluation's searches where the
-//! values are), and the sequential worklist as an engine ([`WorklistEngine`]).
+//! values are, with the words its answers use: [`LEFT_TO_HOST`], [`ALONE`], [`PINNED`] …),
+//! how a phase's frontier closed in ([`FrontierTail`]), and the sequential worklist as an
+//! engine ([`WorklistEngine`]). Every backend's engine implements it here, outside the
+//! accelerated solver that drives them (`accel`), so the backends never import that.
 
-use super::phasing::FrontierTail;
-use super::topping::Topping;
+use super::strategy::topping::Topping;
 use crate::arena::{Arena, VertexId};
 use crate::solve::SolveError;
 use crate::solve::control::{Budget, Control};
 use crate::solve::threads::Threads;
 use crate::solve::worklist::{self, Primal};
+
+/// The frontier (vertices still to lift) when a phase stopped, and `rounds` rounds earlier:
+/// how fast lifting was closing in on the fixpoint (the accelerated driver lifts on
+/// instead of evaluating when it was, `accel::phasing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrontierTail {
+    /// Vertices in the frontier when the phase stopped (at least 1).
+    pub now: u64,
+    /// … and `rounds` rounds before.
+    pub earlier: u64,
+    /// Rounds between the two (at least 1).
+    pub rounds: u64,
+}
+
+impl FrontierTail {
+    /// Lifts still to come if the frontier keeps shrinking by the same factor each round
+    /// (a geometric tail: `now · q / (1 − q)`); `None` when it shrank by less than
+    /// [`FrontierTail::CONVERGING`] a round (a game that climbs, whose frontier stays).
+    pub fn lifts_left(&self) -> Option<f64> {
+        if self.rounds == 0 || self.earlier == 0 || self.now == 0 {
+            return None;
+        }
+        let q = (self.now as f64 / self.earlier as f64).powf(1.0 / self.rounds as f64);
+        (q <= Self::CONVERGING).then(|| self.now as f64 * q / (1.0 - q))
+    }
+
+    /// The largest factor per round that counts as closing in (5 % fewer each round).
+    pub const CONVERGING: f64 = 0.95;
+}
+
+/// A representative the engine left to the host (`u32::MAX - 1`, as `COMP_PENDING` of
+/// `kernels/components.cu`).
+pub const LEFT_TO_HOST: u32 = u32::MAX - 1;
+
+/// Set in a vertex's representative (its own id then) when it is a component of its own
+/// (`COMP_ALONE` of `kernels/components.cu`). Read only in arenas of fewer than
+/// [`ALONE_MARKS_BELOW`] vertices, where no representative has the bit otherwise.
+pub const ALONE: u32 = 1 << 31;
+
+/// Arenas of at least this many vertices carry no [`ALONE`] marks (`v | ALONE` could be an
+/// id, `NO_COMPONENT` or [`LEFT_TO_HOST`]).
+pub const ALONE_MARKS_BELOW: usize = ALONE as usize - 2;
+
+/// A vertex's class in the relaxation, one byte each where an engine relaxes on the device
+/// ([`EngineSearches::credits_to_pinned`]; `kernels/evaluate.cu` reads the same
+/// values, `accel::relax` relaxes on the host): not relaxed (⊤ unless pinned) …
+pub const CLOSED: u8 = 0;
+/// … relaxed through …
+pub const OPEN: u8 = 1;
+/// … or pinned at 0.
+pub const PINNED: u8 = 2;
 
 /// What one call of a lifting engine did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -76,7 +129,7 @@ pub trait LiftEngine {
     }
     /// Lifts `values` within `budget`, on `threads` where the engine uses the host's. An
     /// engine that [records](LiftEngine::records_topping) writes into `topping` why each
-    /// vertex it raises to ⊤ got there ([`topping`]), by the time it returns `finished`.
+    /// vertex it raises to ⊤ got there ([`topping`](crate::solve::strategy::topping)), by the time it returns `finished`.
     #[allow(clippy::too_many_arguments)]
     fn lift(
         &mut self,
@@ -109,7 +162,7 @@ pub trait EngineSearches {
     }
     /// Player 1's strategy σ1 for the next evaluation, chosen where the values the last
     /// [`LiftEngine::lift`] returned are (the device): at every player-1 vertex with a finite
-    /// value the edge `evaluate::choose_strategy` chooses, [`topping::NO_EDGE`] at every other
+    /// value the edge `evaluate::choose_strategy` chooses, [`NO_EDGE`](crate::solve::strategy::NO_EDGE) at every other
     /// vertex (where the driver keeps the edge it had). `None` leaves it to the host.
     fn player1_edges(&mut self) -> Result<Option<Vec<u32>>, SolveError> {
         Ok(None)

@@ -2,8 +2,8 @@
 //! used by every backend ([`crate::solve::Solution::from_credits`]) before the dual game,
 //! which stays the fallback. First, where the lifting engine recorded why it topped each
 //! vertex (`super::topping`), the recorded moves, checked where their cycles can be
-//! (`super::lifted_strategy`): if they pass, they are the strategy and nothing is built.
-//! The accelerated solver's evaluations rank the vertices they top (`super::ranks`), and
+//! (`super::lifted`): if they pass, they are the strategy and nothing is built.
+//! The accelerated solver's evaluations rank the vertices they top (`accel::ranks`), and
 //! their recorded moves win on the ranked ones: if those cover `W1`, they are the strategy;
 //! otherwise `S` below starts as the ranked vertices instead of empty.
 //!
@@ -30,15 +30,15 @@
 
 use rayon::prelude::*;
 
-use super::attractor::{Layers, NO_LAYER};
-use super::cycles::{Numbers, nonnegative_components};
-use super::graph::Graph;
-use super::lifted_strategy::{Lifted, lifted_moves};
-use super::ranks::NO_RANK;
-use super::reach::reaching;
-use super::scc::{NO_COMPONENT, components_alone_last};
+use super::NO_RANK;
+use super::lifted::{Lifted, lifted_moves};
 use super::topping::Topping;
 use crate::arena::{Arena, Player, VertexId};
+use crate::graph::Graph;
+use crate::graph::attractor::{Layers, NO_LAYER};
+use crate::graph::cycles::{Numbers, nonnegative_components};
+use crate::graph::reach::reaching;
+use crate::graph::scc::{NO_COMPONENT, components_alone_last};
 use crate::solve::NO_MOVE;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::TOP;
@@ -53,7 +53,7 @@ pub use super::topping::NO_EDGE;
 pub struct Seed<'a> {
     /// A move (edge index) per vertex, [`NO_EDGE`] for none; empty: none anywhere.
     pub edges: &'a [u32],
-    /// The accelerated solver's ranks of the vertices at ⊤ (`super::ranks`; possibly
+    /// The accelerated solver's ranks of the vertices at ⊤ (`accel::ranks`; possibly
     /// frozen, so covering part of `W1`): `edges` already win on the ranked vertices.
     pub ranks: Option<&'a [u32]>,
     /// Why lifting topped each vertex, from an engine that records it (`super::topping`).
@@ -77,7 +77,7 @@ pub enum Player1Source {
     /// Player 1 wins nowhere: nothing to choose.
     Empty,
     /// The moves recorded by the lifts that topped `W1` (and by the evaluations), checked
-    /// where their cycles can be (`super::lifted_strategy`; no construction).
+    /// where their cycles can be (`super::lifted`; no construction).
     Lifted,
     /// The evaluations' recorded moves, accepted by their ranks (no construction).
     Recorded,
@@ -178,7 +178,7 @@ enum Recorded {
 }
 
 /// Player 1's moves on the ranked vertices of `W1` as the evaluations recorded them
-/// (`super::ranks`): each ranked player-1 vertex's seed move. They hold, and are written to
+/// (`accel::ranks`): each ranked player-1 vertex's seed move. They hold, and are written to
 /// `strategy`, if every such move and every edge of a ranked player-0 vertex leads to a
 /// vertex of `W1` of no higher rank: with the ranks' construction (every cycle within a rank
 /// is negative) σ1 then wins on the ranked vertices, which neither player can leave. The

@@ -29,9 +29,9 @@
 
 use rayon::prelude::*;
 
-use super::graph::Graph;
-use super::graph::{DROPS_ALL, KEEPS_ALL, Successors};
+use super::Graph;
 use super::scc::{NO_COMPONENT, Partition};
+use super::{DROPS_ALL, KEEPS_ALL, Successors};
 use crate::arena::Arena;
 use crate::arena::VertexId;
 use crate::solve::control::{Control, Interrupted};
@@ -61,7 +61,7 @@ type PathValue = (i128, i64);
 /// `representatives::numbered` numbers the ones an engine marks alone; `count` when none
 /// is known), and one known to hold a nonnegative cycle (a confirmed witness), if any.
 #[derive(Clone, Copy)]
-pub(super) struct Numbers<'a> {
+pub(crate) struct Numbers<'a> {
     pub component: &'a [u32],
     pub count: u32,
     pub alone_from: u32,
@@ -98,7 +98,7 @@ impl<'a> Numbers<'a> {
 /// For each component of `numbers`, whether it contains a cycle of weight `>= 0`. The
 /// `settled` one is known to, so it is neither grouped nor tested; the single vertices from
 /// `alone_from` on are answered by their self-loops without being grouped.
-pub(super) fn nonnegative_components<S: Successors>(
+pub(crate) fn nonnegative_components<S: Successors>(
     graph: &S,
     numbers: Numbers<'_>,
     threads: &Threads,

@@ -2,7 +2,7 @@
 //! where its cycles can be.
 //!
 //! **The moves.** A player-1 vertex of `W1` moves as the evaluations recorded if it is
-//! ranked (`super::ranks`), as the lift that topped it recorded otherwise, and as the seed
+//! ranked (`accel::ranks`), as the lift that topped it recorded otherwise, and as the seed
 //! (the driver's last σ1) if neither knows. Call `G'` the graph of these moves inside `W1`
 //! (player 0 keeps every edge).
 //!
@@ -10,13 +10,13 @@
 //! `G'` all lead to ranked vertices of no higher rank, or if lifting topped it by successors
 //! already at ⊤. Every other vertex is a *root*. A cycle of `G'` without a root is negative:
 //! if it meets a ranked vertex it stays among ranked vertices of one rank, where every cycle
-//! is negative (`super::ranks`); otherwise each of its vertices read its successor on the
+//! is negative (`accel::ranks`); otherwise each of its vertices read its successor on the
 //! cycle at ⊤ before publishing its own ⊤, which no cycle can do (`super::topping`). So every
 //! nonnegative cycle of `G'` passes through a root, and lies in the part of `G'` reachable
 //! from the roots (the *core*, closed under `G'`'s edges).
 //!
 //! **The check.** The core, copied into a small arena of its own, gets the evaluations'
-//! components and cycle-sign test (`super::scc`, `super::cycles`): no nonnegative cycle
+//! components and cycle-sign test (`graph::scc`, `graph::cycles`): no nonnegative cycle
 //! there means none in `G'`, and with `W1` closed (player 0 cannot leave it, the moves never
 //! do) the moves win on all of `W1`, which `egsolve check` certifies. On a parity game's
 //! reduction only vertices with a negative weight can pass the bound, so the core is a small
@@ -26,13 +26,13 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::cycles::{Numbers, nonnegative_components};
-use super::graph::Graph;
-use super::ranks::NO_RANK;
-use super::reach::explore;
-use super::scc::components_alone_last;
+use super::NO_RANK;
 use super::topping::{NO_EDGE, ToppedBy, Topping};
 use crate::arena::{Arena, EdgeWeights, Player, Successors, VertexId};
+use crate::graph::Graph;
+use crate::graph::cycles::{Numbers, nonnegative_components};
+use crate::graph::reach::explore;
+use crate::graph::scc::components_alone_last;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::TOP;
 use crate::solve::threads::{Threads, positions_where};
@@ -239,10 +239,10 @@ fn has_nonnegative_cycle(
 pub(super) mod tests {
     use super::*;
     use crate::generate::{RandomParams, random};
-    use crate::solve::accel::Budget;
-    use crate::solve::accel::topping::assert_record_holds;
+    use crate::solve::control::Budget;
     use crate::solve::cpu::{CpuAlgorithm, CpuOptions, lift_budgeted};
     use crate::solve::energy::bound;
+    use crate::solve::strategy::topping::assert_record_holds;
     use crate::solve::worklist::{Primal, solve_budgeted};
 
     /// The record of a lift from 0 to the fixpoint: by the worklist, or by the CPU
