@@ -4,7 +4,9 @@
 //! and is listed as ignored with the reason without it) a 50 MB upload sent without a length
 //! fills the disk and is `507` too, the partial file removed and the server going on; a
 //! result that cannot be written fails its job with `insufficient-storage`. Each is counted
-//! in `egsolve_insufficient_storage_total`.
+//! in `egsolve_insufficient_storage_total`. On a Btrfs loop file system (needs root and
+//! `mkfs.btrfs`), a job by reference is a reflink: the stored copy shares the original's
+//! extents, and the original overwritten after the answer changes nothing.
 
 mod service_support;
 
@@ -221,8 +223,101 @@ async fn a_result_that_cannot_be_written_fails_its_job() {
     server.stop().await;
 }
 
+/// A Btrfs file system in a 300 MB loop file, unmounted when dropped.
+struct Btrfs {
+    dir: tempfile::TempDir,
+}
+
+impl Btrfs {
+    fn mount() -> Result<Btrfs, String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let image = dir.path().join("image");
+        let mount = dir.path().join("mnt");
+        std::fs::create_dir(&mount).map_err(|e| e.to_string())?;
+        let run = |command: &mut Command| {
+            let output = command.output().map_err(|e| format!("{command:?}: {e}"))?;
+            if output.status.success() {
+                Ok(())
+            } else {
+                Err(String::from_utf8_lossy(&output.stderr).trim().to_string())
+            }
+        };
+        run(Command::new("truncate").args(["-s", "300M"]).arg(&image))?;
+        run(Command::new("mkfs.btrfs").arg("-q").arg(&image))?;
+        run(Command::new("mount")
+            .args(["-o", "loop"])
+            .arg(&image)
+            .arg(&mount))?;
+        Ok(Btrfs { dir })
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.path().join("mnt")
+    }
+}
+
+impl Drop for Btrfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.path()).status();
+    }
+}
+
+/// On Btrfs the file named by reference is reflinked into the store: the stored copy's
+/// extents are shared with the original; the original overwritten right after the answer
+/// changes nothing (the result is the upload's).
+async fn references_are_reflinked_where_the_file_system_can(disk: Btrfs) {
+    let root = disk.path().join("games");
+    std::fs::create_dir(&root).unwrap();
+    let game = self_loops(1_000_000);
+    let path = root.join("loops.mpg");
+    std::fs::write(&path, &game).unwrap();
+    let server = Server::start_in(&disk.path().join("data"), |config| {
+        config.import_roots = vec![root.clone()];
+        config.storage_reserve_bytes = 0;
+    })
+    .await;
+    let body = serde_json::json!({ "path": path }).to_string().into_bytes();
+    let reply = server
+        .call(
+            Method::POST,
+            "/v1/jobs?backend=cpu",
+            None,
+            &[("content-type", "application/vnd.egsolve.reference+json")],
+            Some(body),
+        )
+        .await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    // The stored copy shares its extents with the original (FIEMAP's shared flag).
+    let hash = reply.json()["arena"]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stored = disk.path().join("data").join("arenas").join(hash);
+    let extents = Command::new("filefrag")
+        .arg("-v")
+        .arg(&stored)
+        .output()
+        .unwrap();
+    let extents = String::from_utf8_lossy(&extents.stdout).into_owned();
+    assert!(extents.contains("shared"), "not a reflink: {extents}");
+    std::fs::write(&path, b"overwritten").unwrap();
+    let id = reply.json()["id"].as_str().unwrap().to_string();
+    let done = server
+        .wait_finished(&id, None, Duration::from_secs(60))
+        .await;
+    assert_eq!(done["state"], "succeeded", "{done}");
+    let upload = server.submit(game, "?backend=cpu", None).await;
+    assert_eq!(upload.json()["reused"], true, "{}", upload.text());
+    server.stop().await;
+}
+
 fn main() {
     let tmpfs = no_tmpfs();
+    let btrfs = Btrfs::mount();
+    let no_btrfs = btrfs
+        .as_ref()
+        .err()
+        .map(|why| format!("root and mkfs.btrfs for a Btrfs loop file system ({why})"));
     egsolve_test_support::run_trials(vec![
         needing(
             "declared_sizes_that_do_not_fit_are_refused_first",
@@ -239,6 +334,15 @@ fn main() {
             "a_result_that_cannot_be_written_fails_its_job",
             tmpfs,
             || block_on(a_result_that_cannot_be_written_fails_its_job()),
+        ),
+        needing_hardware(
+            "references_are_reflinked_where_the_file_system_can",
+            no_btrfs,
+            move || {
+                block_on(references_are_reflinked_where_the_file_system_can(
+                    btrfs.unwrap(),
+                ))
+            },
         ),
     ]);
 }
