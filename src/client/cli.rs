@@ -33,6 +33,11 @@ impl ServerArgs {
 pub struct SubmitArgs {
     /// Arena file (any supported format, plain or compressed).
     pub file: PathBuf,
+    /// Do not upload FILE: name it, and the server copies it from its file system (FILE must
+    /// lie under one of the server's --import-root directories, at the same path there, and
+    /// the token needs the import permission).
+    #[arg(long)]
+    pub by_reference: bool,
     #[command(flatten)]
     pub server: ServerArgs,
     /// Backend: auto, gpu, cpu, reference or parity (the parity solver, for parity games).
@@ -170,15 +175,6 @@ impl SubmitArgs {
     /// Uploads, optionally waits and fetches the result.
     pub async fn run(&self) -> anyhow::Result<i32> {
         let client = self.server.client()?;
-        let length = std::fs::metadata(&self.file)
-            .with_context(|| format!("cannot read {}", self.file.display()))?
-            .len();
-        let bar = ProgressBar::new(length).with_style(
-            ProgressStyle::with_template(
-                "uploading {bar:30} {bytes}/{total_bytes} {bytes_per_sec}",
-            )
-            .expect("template"),
-        );
         let options = SubmitOptions {
             backend: self.backend.clone(),
             priority: self.priority,
@@ -187,14 +183,13 @@ impl SubmitArgs {
             returns: self.returns.clone(),
             credits: self.credits,
         };
-        let progress = bar.clone();
-        let job = client
-            .submit(&self.file, &options, move |sent| {
-                progress.set_position(sent)
-            })
-            .await;
-        bar.finish_and_clear();
-        let mut job = job?;
+        let mut job = if self.by_reference {
+            client
+                .submit_by_reference(&reference_path(&self.file)?, &options)
+                .await?
+        } else {
+            self.upload(&client, &options).await?
+        };
         let id = job["id"]
             .as_str()
             .context("the server answered without a job id")?
@@ -227,6 +222,40 @@ impl SubmitArgs {
         )
         .await?;
         Ok(0)
+    }
+}
+
+impl SubmitArgs {
+    /// Uploads the file with a progress bar; the job.
+    async fn upload(&self, client: &Client, options: &SubmitOptions) -> anyhow::Result<Value> {
+        let length = std::fs::metadata(&self.file)
+            .with_context(|| format!("cannot read {}", self.file.display()))?
+            .len();
+        let bar = ProgressBar::new(length).with_style(
+            ProgressStyle::with_template(
+                "uploading {bar:30} {bytes}/{total_bytes} {bytes_per_sec}",
+            )
+            .expect("template"),
+        );
+        let progress = bar.clone();
+        let job = client
+            .submit(&self.file, options, move |sent| progress.set_position(sent))
+            .await;
+        bar.finish_and_clear();
+        Ok(job?)
+    }
+}
+
+/// The path a job by reference names: the file resolved here (links followed) when it
+/// exists here, else as given, which must then be absolute (the server's view of it).
+fn reference_path(file: &std::path::Path) -> anyhow::Result<PathBuf> {
+    match std::fs::canonicalize(file) {
+        Ok(path) => Ok(path),
+        Err(_) if file.is_absolute() => Ok(file.to_owned()),
+        Err(e) => anyhow::bail!(
+            "--by-reference needs the file's path as the server sees it: {} cannot be resolved here ({e}); pass an absolute path",
+            file.display()
+        ),
     }
 }
 

@@ -1,5 +1,5 @@
 //! A client of the service's API v1 (reqwest): submit an arena file (streamed, with upload
-//! progress), read a job (optionally long-polling), fetch a result to a writer, cancel, list
+//! progress, or by reference to a file the server reads itself), read a job (optionally long-polling), fetch a result to a writer, cancel, list
 //! jobs, health checks. Problem+json answers become [`ClientError::Problem`] with the
 //! server's `type` and detail. The command-line front end is [`cli`].
 
@@ -50,6 +50,9 @@ pub struct SubmitOptions {
     /// Parity games: also compute the energy reduction's credits (`credits=true`).
     pub credits: bool,
 }
+
+/// The media type of a by-reference submission (`{"path": …}`).
+pub const REFERENCE_MEDIA_TYPE: &str = "application/vnd.egsolve.reference+json";
 
 /// A connection to one server.
 #[derive(Debug, Clone)]
@@ -103,31 +106,28 @@ impl Client {
             }
             chunk
         });
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(v) = &options.backend {
-            query.push(("backend", v.clone()));
-        }
-        if let Some(v) = options.priority {
-            query.push(("priority", v.to_string()));
-        }
-        if let Some(v) = options.time_limit {
-            query.push(("time_limit", v.to_string()));
-        }
-        if let Some(v) = &options.format {
-            query.push(("format", v.clone()));
-        }
-        if let Some(v) = &options.returns {
-            query.push(("return", v.clone()));
-        }
-        if options.credits {
-            query.push(("credits", "true".into()));
-        }
         let request = self
             .request(reqwest::Method::POST, "/v1/jobs")
-            .query(&query)
+            .query(&submit_query(options))
             .header(header::CONTENT_TYPE, "application/octet-stream")
             .header(header::CONTENT_LENGTH, length)
             .body(reqwest::Body::wrap_stream(stream));
+        self.json(request).await
+    }
+
+    /// Submits the file at `path` on the server's file system as a new job, by reference:
+    /// the server copies it from one of its import roots instead of receiving the bytes.
+    pub async fn submit_by_reference(
+        &self,
+        path: &Path,
+        options: &SubmitOptions,
+    ) -> Result<Value, ClientError> {
+        let body = serde_json::json!({ "path": path });
+        let request = self
+            .request(reqwest::Method::POST, "/v1/jobs")
+            .query(&submit_query(options))
+            .header(header::CONTENT_TYPE, REFERENCE_MEDIA_TYPE)
+            .body(body.to_string());
         self.json(request).await
     }
 
@@ -205,6 +205,30 @@ impl Client {
             .timeout(Duration::from_secs(5));
         matches!(request.send().await, Ok(r) if r.status().is_success())
     }
+}
+
+/// The query parameters of a submission.
+fn submit_query(options: &SubmitOptions) -> Vec<(&'static str, String)> {
+    let mut query: Vec<(&str, String)> = Vec::new();
+    if let Some(v) = &options.backend {
+        query.push(("backend", v.clone()));
+    }
+    if let Some(v) = options.priority {
+        query.push(("priority", v.to_string()));
+    }
+    if let Some(v) = options.time_limit {
+        query.push(("time_limit", v.to_string()));
+    }
+    if let Some(v) = &options.format {
+        query.push(("format", v.clone()));
+    }
+    if let Some(v) = &options.returns {
+        query.push(("return", v.clone()));
+    }
+    if options.credits {
+        query.push(("credits", "true".into()));
+    }
+    query
 }
 
 /// Passes successful responses through; turns error answers into [`ClientError::Problem`].

@@ -1,8 +1,10 @@
 //! Bearer-token authentication. The tokens file holds one line per token:
-//! `<sha256 of the token, hex> <user> <role>` (`role` is `user` or `admin`; `#` starts a
-//! comment). Tokens themselves are never stored: `egsolve token add NAME` prints a new one
-//! once and appends its hash. With auth off (loopback only) every caller is the admin
-//! `local`.
+//! `<sha256 of the token, hex> <user> <role> [<permissions>]` (`role` is `user` or `admin`;
+//! `permissions`, optional, a comma-separated list: `import` lets the token submit jobs by
+//! reference to files under the server's import roots; `#` starts a comment). Tokens
+//! themselves are never stored: `egsolve token add NAME [--admin] [--import]` prints a new
+//! one once and appends its hash. With auth off (loopback only) every caller is the admin
+//! `local`, who may import.
 //!
 //! This module knows nothing about HTTP beyond the header value it is given.
 
@@ -28,6 +30,8 @@ pub struct Caller {
     pub user: String,
     /// Role.
     pub role: Role,
+    /// Whether the caller may submit jobs by reference (the `import` permission).
+    pub may_import: bool,
 }
 
 impl Caller {
@@ -55,7 +59,9 @@ pub enum AuthError {
         source: std::io::Error,
     },
     /// A line is not `HASH USER ROLE`.
-    #[error("tokens file {path}, line {line}: expected '<sha256-hex> <user> <user|admin>'")]
+    #[error(
+        "tokens file {path}, line {line}: expected '<sha256-hex> <user> <user|admin> [import]'"
+    )]
     Syntax { path: PathBuf, line: usize },
     /// The user name cannot be stored.
     #[error("user names are 1-64 characters of letters, digits, '-', '_', '.' or '@'")]
@@ -89,9 +95,18 @@ impl Authenticator {
                 line: index + 1,
             };
             let fields: Vec<&str> = line.split_whitespace().collect();
-            let [hash, user, role] = fields[..] else {
-                return Err(syntax());
+            let (hash, user, role, permissions) = match fields[..] {
+                [hash, user, role] => (hash, user, role, ""),
+                [hash, user, role, permissions] => (hash, user, role, permissions),
+                _ => return Err(syntax()),
             };
+            let mut may_import = false;
+            for permission in permissions.split(',').filter(|p| !p.is_empty()) {
+                match permission {
+                    "import" => may_import = true,
+                    _ => return Err(syntax()),
+                }
+            }
             let role = match role {
                 "user" => Role::User,
                 "admin" => Role::Admin,
@@ -105,6 +120,7 @@ impl Authenticator {
                 Caller {
                     user: user.to_string(),
                     role,
+                    may_import,
                 },
             );
         }
@@ -117,6 +133,7 @@ impl Authenticator {
             Authenticator::Off => Some(Caller {
                 user: "local".into(),
                 role: Role::Admin,
+                may_import: true,
             }),
             Authenticator::Tokens(tokens) => {
                 let token = header?.strip_prefix("Bearer ")?.trim();
@@ -131,9 +148,20 @@ pub fn hash_token(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// Makes a new token for `user`, appends its hash to `path` (created if missing, mode 0600 on
-/// Unix) and returns the token, which is shown once and stored nowhere.
+/// Makes a new token for `user` (an admin's with `admin`), appends its hash to `path`
+/// (created if missing, mode 0600 on Unix) and returns the token, which is shown once and
+/// stored nowhere.
 pub fn add_token(path: &Path, user: &str, admin: bool) -> Result<String, AuthError> {
+    add_token_with(path, user, admin, false)
+}
+
+/// As [`add_token`]; with `import`, the token may submit jobs by reference.
+pub fn add_token_with(
+    path: &Path,
+    user: &str,
+    admin: bool,
+    import: bool,
+) -> Result<String, AuthError> {
     let valid = !user.is_empty()
         && user.len() <= 64
         && user
@@ -153,7 +181,8 @@ pub fn add_token(path: &Path, user: &str, admin: bool) -> Result<String, AuthErr
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let mut file = options.open(path).map_err(io)?;
-    writeln!(file, "{} {user} {role}", hash_token(&token)).map_err(io)?;
+    let permissions = if import { " import" } else { "" };
+    writeln!(file, "{} {user} {role}{permissions}", hash_token(&token)).map_err(io)?;
     file.sync_all().map_err(io)?;
     Ok(token)
 }
@@ -168,19 +197,31 @@ mod tests {
         let path = dir.path().join("tokens");
         let alice = add_token(&path, "alice", false).unwrap();
         let root = add_token(&path, "root", true).unwrap();
+        let importer = add_token_with(&path, "bob", false, true).unwrap();
         let auth = Authenticator::from_file(&path).unwrap();
         let who = |t: &str| auth.authenticate(Some(&format!("Bearer {t}")));
         assert_eq!(
             who(&alice),
             Some(Caller {
                 user: "alice".into(),
-                role: Role::User
+                role: Role::User,
+                may_import: false,
             })
         );
         assert_eq!(who(&root).unwrap().role, Role::Admin);
+        assert!(
+            !who(&root).unwrap().may_import,
+            "admins need the permission too"
+        );
+        assert!(who(&importer).unwrap().may_import);
         assert_eq!(who("egs_wrong"), None);
         assert_eq!(auth.authenticate(None), None);
         assert!(!std::fs::read_to_string(&path).unwrap().contains(&alice));
         assert!(add_token(&path, "bad name", false).is_err());
+        std::fs::write(&path, format!("{} eve user export\n", "0".repeat(64))).unwrap();
+        assert!(
+            Authenticator::from_file(&path).is_err(),
+            "unknown permissions are refused"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The service's subcommands: `egsolve serve` (bind, then [`super::run`] until ctrl-c or
 //! SIGTERM), `egsolve worker` ([`super::run_worker`]: jobs from a shared store, no HTTP),
-//! `egsolve migrate` (a SQLite store into PostgreSQL) and `egsolve token add NAME [--admin]`.
+//! `egsolve migrate` (a SQLite store into PostgreSQL) and
+//! `egsolve token add NAME [--admin] [--import]`.
 
 use std::path::PathBuf;
 
@@ -110,6 +111,10 @@ pub enum TokenCommand {
         /// Give the user the admin role (sees and cancels every job).
         #[arg(long)]
         admin: bool,
+        /// Let the token submit jobs by reference (files under the server's --import-root
+        /// directories) instead of uploading them.
+        #[arg(long)]
+        import: bool,
         /// The tokens file.
         #[arg(long, env = "EGSOLVE_TOKENS_FILE")]
         tokens_file: PathBuf,
@@ -123,9 +128,10 @@ impl TokenCommand {
             TokenCommand::Add {
                 name,
                 admin,
+                import,
                 tokens_file,
             } => {
-                let token = super::auth::add_token(tokens_file, name, *admin)?;
+                let token = super::auth::add_token_with(tokens_file, name, *admin, *import)?;
                 eprintln!("token for {name} (shown once; store it safely):");
                 println!("{token}");
                 Ok(0)

@@ -31,6 +31,13 @@ pub struct ServeConfig {
     pub max_attempts: u32,
     /// Largest accepted arena, counted in decompressed bytes.
     pub max_body_bytes: u64,
+    /// Bytes of the data directory's file system kept free: an upload whose declared size
+    /// (`Content-Length`, the bytes as stored) would eat into it is refused with 507 before
+    /// any byte is stored.
+    pub storage_reserve_bytes: u64,
+    /// Directories whose files jobs may name instead of uploading them (jobs by reference;
+    /// the token needs the `import` permission). Empty: no jobs by reference.
+    pub import_roots: Vec<PathBuf>,
     /// Largest accepted vertex count.
     pub max_vertices: u64,
     /// Largest accepted edge count.
@@ -93,6 +100,8 @@ impl Default for ServeConfig {
             lease_ms: 10_000,
             max_attempts: 3,
             max_body_bytes: 1 << 30,
+            storage_reserve_bytes: 128 << 20,
+            import_roots: Vec::new(),
             max_vertices: 50_000_000,
             max_edges: 200_000_000,
             default_time_limit_secs: 3600,
@@ -175,6 +184,14 @@ pub struct ServeArgs {
     /// Largest accepted arena in decompressed bytes [default: 1 GiB].
     #[arg(long, env = "EGSOLVE_MAX_BODY_BYTES")]
     pub max_body_bytes: Option<u64>,
+    /// Bytes of the data directory's disk kept free: uploads whose declared size would eat
+    /// into them are refused with 507 [default: 128 MiB].
+    #[arg(long, env = "EGSOLVE_STORAGE_RESERVE_BYTES")]
+    pub storage_reserve_bytes: Option<u64>,
+    /// A directory whose files jobs may name instead of uploading them (repeatable; tokens
+    /// need the `import` permission: `egsolve token add NAME --import`) [default: none].
+    #[arg(long = "import-root", env = "EGSOLVE_IMPORT_ROOT")]
+    pub import_roots: Option<Vec<PathBuf>>,
     /// Largest accepted vertex count.
     #[arg(long, env = "EGSOLVE_MAX_VERTICES")]
     pub max_vertices: Option<u64>,
@@ -261,6 +278,8 @@ impl ServeArgs {
             lease_ms,
             max_attempts,
             max_body_bytes,
+            storage_reserve_bytes,
+            import_roots,
             max_vertices,
             max_edges,
             default_time_limit_secs,
@@ -374,6 +393,15 @@ impl ServeConfig {
             return Err(ConfigError::Invalid(
                 "max_body_bytes and per_user_job_limit must be positive".into(),
             ));
+        }
+        for root in &self.import_roots {
+            if !root.is_absolute() || !root.is_dir() {
+                return Err(ConfigError::Invalid(format!(
+                    "import root '{}' is not an absolute path to a directory: name existing \
+                     directories (--import-root /data/games)",
+                    root.display()
+                )));
+            }
         }
         if self.default_time_limit_secs == 0
             || self.default_time_limit_secs > self.max_time_limit_secs
@@ -511,6 +539,35 @@ mod tests {
             ..shared
         };
         assert!(!worker.resolve_worker().unwrap().no_worker);
+    }
+
+    #[test]
+    fn import_roots_come_from_flags_or_the_file_and_must_be_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("serve.toml");
+        let root = dir.path().display().to_string();
+        std::fs::write(&path, format!("import_roots = [{root:?}]\n")).unwrap();
+        let config = ServeArgs {
+            config: Some(path.clone()),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(config.import_roots, vec![dir.path().to_owned()]);
+        let err = ServeArgs {
+            import_roots: Some(vec![dir.path().join("missing")]),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap_err();
+        assert!(err.to_string().contains("import root"), "{err}");
+        let err = ServeArgs {
+            import_roots: Some(vec![PathBuf::from("relative")]),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap_err();
+        assert!(err.to_string().contains("absolute"), "{err}");
     }
 
     #[test]

@@ -2,14 +2,20 @@
 //! `application/problem+json` with a stable `type` per kind (`urn:egsolve:problem:<slug>`),
 //! a title, the status, a detail saying what to do, and extension members where useful
 //! (`line`/`column` for malformed arenas, `limit` for size and job limits, `needed_bytes`,
-//! `available_bytes` and `setting` for a game too large for the host's memory).
+//! `available_bytes` and `setting` for a game too large for the host's memory or a body too
+//! large for the store's free disk space).
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::admission::{ExceedsMemory, HOST_SETTING};
+use super::import::ReferenceError;
+use super::storage::NoRoom;
 use super::store::StoreError;
 use super::upload::UploadError;
+
+/// The setting that keeps disk space free, named in `507` answers.
+pub const STORAGE_SETTING: &str = "storage_reserve_bytes";
 
 /// Everything a request can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +38,9 @@ pub enum ApiError {
     /// An upload problem.
     #[error(transparent)]
     Upload(#[from] UploadError),
+    /// A job by reference refused.
+    #[error(transparent)]
+    Reference(#[from] ReferenceError),
     /// `Content-Encoding` names something the server cannot decompress.
     #[error("unsupported Content-Encoding '{0}': send identity, gzip, zstd or bzip2")]
     UnsupportedEncoding(String),
@@ -123,6 +132,11 @@ impl ApiError {
                 UploadError::Interrupted(_) => {
                     (S::BAD_REQUEST, "upload-interrupted", "Upload interrupted")
                 }
+                UploadError::InsufficientStorage(_) => (
+                    S::INSUFFICIENT_STORAGE,
+                    "insufficient-storage",
+                    "Insufficient storage",
+                ),
                 UploadError::Io(_) => (S::INTERNAL_SERVER_ERROR, "internal", "Internal error"),
                 // Submissions map parse failures to `Malformed`/`Refused` first.
                 UploadError::Parse(_) => (
@@ -130,6 +144,42 @@ impl ApiError {
                     "malformed-arena",
                     "Malformed arena",
                 ),
+            },
+            ApiError::Reference(e) => match e {
+                ReferenceError::Disabled => {
+                    (S::FORBIDDEN, "import-disabled", "Jobs by reference are off")
+                }
+                ReferenceError::Forbidden => (
+                    S::FORBIDDEN,
+                    "import-forbidden",
+                    "Jobs by reference not allowed",
+                ),
+                ReferenceError::Invalid(_) => {
+                    (S::BAD_REQUEST, "invalid-reference", "Invalid reference")
+                }
+                ReferenceError::Outside { .. } => (
+                    S::FORBIDDEN,
+                    "outside-import-roots",
+                    "Path outside the import roots",
+                ),
+                ReferenceError::NotFound(_) => (
+                    S::UNPROCESSABLE_ENTITY,
+                    "reference-not-found",
+                    "Referenced file not found",
+                ),
+                ReferenceError::NotRegular { .. } => (
+                    S::UNPROCESSABLE_ENTITY,
+                    "not-a-regular-file",
+                    "Not a regular file",
+                ),
+                ReferenceError::Unreadable { .. } => (
+                    S::UNPROCESSABLE_ENTITY,
+                    "reference-unreadable",
+                    "Referenced file unreadable",
+                ),
+                ReferenceError::Changed(_) => {
+                    (S::CONFLICT, "reference-changed", "Referenced file changed")
+                }
             },
             ApiError::UnsupportedEncoding(_) => (
                 S::UNSUPPORTED_MEDIA_TYPE,
@@ -210,6 +260,15 @@ impl IntoResponse for ApiError {
             }
             ApiError::Upload(UploadError::TooLarge { limit }) | ApiError::TooManyJobs { limit } => {
                 body["limit"] = (*limit).into();
+            }
+            ApiError::Upload(UploadError::InsufficientStorage(NoRoom::Declared {
+                needed,
+                available,
+                ..
+            })) => {
+                body["needed_bytes"] = (*needed).into();
+                body["available_bytes"] = (*available).into();
+                body["setting"] = STORAGE_SETTING.into();
             }
             ApiError::ExceedsMemory(e) => {
                 body["needed_bytes"] = e.needed.into();

@@ -206,7 +206,8 @@ pub struct JobOptions {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failure {
     /// Stable kind: `malformed-arena`, `too-large`, `exceeds-memory`, `time-limit`,
-    /// `bound-overflow`, `backend-unavailable`, `worker-lost`, `internal`.
+    /// `bound-overflow`, `backend-unavailable`, `worker-lost`, `insufficient-storage` (the
+    /// result could not be written: the disk is full), `internal`.
     #[serde(rename = "type")]
     pub kind: String,
     /// What went wrong, lowercase.

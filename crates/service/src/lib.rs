@@ -9,6 +9,10 @@
 //! - [`auth`]: bearer tokens (hashed tokens file, users, roles).
 //! - [`upload`], [`offload`]: streaming bodies to disk — decompress, count, hash and write
 //!   (large writes) on threads of their own, fsync beside the parse.
+//! - [`import`]: jobs by reference — a file under an import root, resolved and checked,
+//!   reflinked or copied into the store (then as an upload).
+//! - [`storage`]: the store's free disk space (507 before a byte is stored, or when the
+//!   disk fills).
 //! - [`preparse`]: parsing a body once received, on every core; the memory budget of parsed
 //!   games.
 //! - [`admission`]: whether a game fits this host and its GPUs (refused, or moved to the
@@ -44,6 +48,7 @@ pub mod config;
 pub mod error;
 pub mod events;
 pub mod idempotency;
+pub mod import;
 pub mod job;
 pub mod metrics;
 pub mod offload;
@@ -52,6 +57,7 @@ pub mod request;
 pub mod result_file;
 pub mod scheduler;
 pub mod slots;
+pub mod storage;
 pub mod store;
 pub mod submit;
 pub mod ui;
@@ -124,6 +130,8 @@ pub struct Shared {
     pub idempotency: Arc<idempotency::IdempotencyKeys>,
     /// Busy time of every slot over the last hour, for the web page (its own lock inside).
     pub usage: Arc<ui::usage::UsageHistory>,
+    /// The directories jobs by reference may name files under, resolved at start-up.
+    pub import_roots: import::ImportRoots,
 }
 
 impl Deref for AppState {
@@ -153,6 +161,9 @@ pub async fn run(
         (Some(path), true) => Authenticator::from_file(path)?,
         _ => Authenticator::Off,
     };
+    let import_roots = import::ImportRoots::new(&config.import_roots).map_err(|e| {
+        config::ConfigError::Invalid(format!("cannot resolve the import roots: {e}"))
+    })?;
     let config = Arc::new(config);
     let node = Node::start(config.clone(), true).await?;
     let store = node.store.clone();
@@ -178,6 +189,7 @@ pub async fn run(
         preparse_budget: preparse::MemoryBudget::new(config.preparsed_memory_bytes),
         idempotency: Arc::default(),
         usage: Arc::default(),
+        import_roots,
     }));
     let expiry = tokio::spawn(expire_forever(store.clone(), events, config.result_ttl()));
     let sampler = tokio::spawn(ui::usage::sample_forever(

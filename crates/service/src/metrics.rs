@@ -1,6 +1,7 @@
 //! Prometheus metrics, hand-written text exposition (format 0.0.4): queue depth and jobs by
 //! state (read from the store at scrape time: every host's), and this process's completions,
-//! refused results, lost leases, a duration histogram per phase
+//! refused results, lost leases, refusals for want of disk space (by stage), a duration
+//! histogram per phase
 //! (`queue_wait`, `upload`, `parse`, `solve`) and backend, and GPU busy seconds per device.
 //!
 //! Counters are atomics; the histogram map sits behind a std mutex held only for an update or
@@ -49,13 +50,48 @@ pub struct Metrics {
     /// Solves here stopped because the job was no longer this process's (cancelled on
     /// another host, or its lease taken over).
     leases_lost: AtomicU64,
+    /// Uploads and results refused for want of disk space, by [`StorageStage`].
+    insufficient_storage: [AtomicU64; 3],
     /// Histograms by (phase, backend).
     phases: Mutex<BTreeMap<(String, String), Histogram>>,
     /// Busy seconds by GPU ordinal.
     gpu_busy: Mutex<BTreeMap<u32, f64>>,
 }
 
+/// Where a want of disk space was met.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageStage {
+    /// Refused before any byte was stored: the declared size does not fit.
+    Admission,
+    /// The disk filled while an upload (or a copy of a file named by reference) was stored.
+    Upload,
+    /// A job's result could not be written.
+    Result,
+}
+
+impl StorageStage {
+    const ALL: [StorageStage; 3] = [
+        StorageStage::Admission,
+        StorageStage::Upload,
+        StorageStage::Result,
+    ];
+
+    /// The metric's `stage` label.
+    pub fn name(self) -> &'static str {
+        match self {
+            StorageStage::Admission => "admission",
+            StorageStage::Upload => "upload",
+            StorageStage::Result => "result",
+        }
+    }
+}
+
 impl Metrics {
+    /// Counts a refusal for want of disk space.
+    pub fn count_insufficient_storage(&self, stage: StorageStage) {
+        self.insufficient_storage[stage as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Counts a solved result that was not recorded.
     pub fn count_refused_result(&self) {
         self.refused_results.fetch_add(1, Ordering::Relaxed);
@@ -132,6 +168,19 @@ impl Metrics {
         let _ = writeln!(out, "# TYPE egsolve_leases_lost_total counter");
         let lost = self.leases_lost.load(Ordering::Relaxed);
         let _ = writeln!(out, "egsolve_leases_lost_total {lost}");
+        let _ = writeln!(
+            out,
+            "# HELP egsolve_insufficient_storage_total Uploads refused (before any byte was stored, or when the disk filled) and results not written, for want of disk space."
+        );
+        let _ = writeln!(out, "# TYPE egsolve_insufficient_storage_total counter");
+        for stage in StorageStage::ALL {
+            let n = self.insufficient_storage[stage as usize].load(Ordering::Relaxed);
+            let _ = writeln!(
+                out,
+                "egsolve_insufficient_storage_total{{stage=\"{}\"}} {n}",
+                stage.name()
+            );
+        }
         let _ = writeln!(
             out,
             "# HELP egsolve_phase_duration_seconds Time per job phase (queue_wait, upload, parse, solve)."

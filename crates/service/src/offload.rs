@@ -6,6 +6,8 @@
 //! [`INLINE_BYTES`] have been fed.
 
 use std::io::{BufWriter, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
@@ -117,19 +119,41 @@ impl Hash {
 const WRITE_BUFFER: usize = 4 << 20;
 
 /// Writes everything fed to a file in large writes; the first failure is kept (and later
-/// chunks dropped) for [`FileSink::finish`].
+/// chunks dropped) for [`FileSink::finish`], and raised at once in [`FileSink::failed_flag`]
+/// so the feeder can stop early (a full disk need not wait for the whole body).
 pub struct FileSink {
-    out: BufWriter<std::fs::File>,
+    /// `None` when the bytes are in the file already (nothing to write).
+    out: Option<BufWriter<std::fs::File>>,
+    file: Option<std::fs::File>,
     failed: Option<std::io::Error>,
+    failed_flag: Arc<AtomicBool>,
 }
 
 impl FileSink {
     /// Writes to `file`.
     pub fn new(file: std::fs::File) -> FileSink {
         FileSink {
-            out: BufWriter::with_capacity(WRITE_BUFFER, file),
+            out: Some(BufWriter::with_capacity(WRITE_BUFFER, file)),
+            file: None,
             failed: None,
+            failed_flag: Arc::default(),
         }
+    }
+
+    /// Writes nothing: `file` holds the bytes already (a reflinked copy); [`FileSink::finish`]
+    /// hands it back for the sync.
+    pub fn written(file: std::fs::File) -> FileSink {
+        FileSink {
+            out: None,
+            file: Some(file),
+            failed: None,
+            failed_flag: Arc::default(),
+        }
+    }
+
+    /// Set once a write fails.
+    pub fn failed_flag(&self) -> Arc<AtomicBool> {
+        self.failed_flag.clone()
     }
 
     /// The file, every write done (not synced), or the first failure.
@@ -137,15 +161,20 @@ impl FileSink {
         if let Some(e) = self.failed {
             return Err(e);
         }
-        self.out.into_inner().map_err(|e| e.into_error())
+        match (self.out, self.file) {
+            (Some(out), _) => out.into_inner().map_err(|e| e.into_error()),
+            (None, Some(file)) => Ok(file),
+            (None, None) => unreachable!("a sink has its file"),
+        }
     }
 }
 
 impl Sink for FileSink {
     fn take(&mut self, chunk: &[u8]) {
-        if self.failed.is_none() {
-            if let Err(e) = self.out.write_all(chunk) {
+        if let (None, Some(out)) = (&self.failed, &mut self.out) {
+            if let Err(e) = out.write_all(chunk) {
                 self.failed = Some(e);
+                self.failed_flag.store(true, Ordering::Relaxed);
             }
         }
     }

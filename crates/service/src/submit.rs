@@ -1,5 +1,8 @@
-//! `POST /v1/jobs`: authenticate, read options, enforce the per-user limit, stream the body
-//! to the content-addressed arena store (see [`super::upload`]), reuse a finished identical
+//! `POST /v1/jobs`: authenticate, read options, enforce the per-user limit, refuse a body
+//! whose declared size does not fit the store's free disk space (507, see
+//! [`super::storage`]), stream the body to the content-addressed arena store (see
+//! [`super::upload`]) — or, for a job by reference, copy the file it names there (see
+//! [`super::import`]) — reuse a finished identical
 //! result if there is one — parsing it on the way (so a malformed arena is refused with line
 //! and column before a job exists, and the worker need not parse) — then record the job and
 //! queue it. The answer is
@@ -23,10 +26,13 @@ use super::AppState;
 use super::admission;
 use super::error::ApiError;
 use super::idempotency::{self, Claim, ClaimGuard, Fingerprint};
+use super::import::{self, ImportError, ReferenceError};
 use super::job::{BackendChoice, Failure, JobId, JobOptions};
+use super::metrics::StorageStage;
 use super::preparse::{ParseRequest, PreparsedGame};
 use super::request::{caller, full_view, job_options};
 use super::slots::QueuedJob;
+use super::storage::{self, NoRoom};
 use super::upload::{self, Encoding, StoredArena, UploadError, UploadTarget};
 use super::worker::{arena_stats, malformed, memory_estimate, read_options, result_key};
 use egsolve_core::format::FormatError;
@@ -49,10 +55,21 @@ pub(super) async fn submit(
 ) -> Result<Response, ApiError> {
     let caller = caller(&state, &headers)?;
     let options = job_options(&params, &state)?;
-    if let Some(kind) = headers
+    let content_type = headers
         .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-    {
+        .and_then(|v| v.to_str().ok());
+    let by_reference = content_type.is_some_and(|kind| {
+        let media = kind.split(';').next().unwrap_or("").trim();
+        media.eq_ignore_ascii_case(import::MEDIA_TYPE)
+    });
+    if by_reference {
+        if state.import_roots.is_empty() {
+            return Err(ReferenceError::Disabled.into());
+        }
+        if !caller.may_import {
+            return Err(ReferenceError::Forbidden.into());
+        }
+    } else if let Some(kind) = content_type {
         if REFUSED_TYPES
             .iter()
             .any(|t| kind.to_ascii_lowercase().starts_with(t))
@@ -65,6 +82,12 @@ pub(super) async fn submit(
         .and_then(|v| v.to_str().ok());
     let encoding = Encoding::from_header(encoding_header)
         .ok_or_else(|| ApiError::UnsupportedEncoding(encoding_header.unwrap_or("").to_string()))?;
+    // A referenced file's compression is read from its magic bytes.
+    let encoding = if by_reference {
+        Encoding::Sniff
+    } else {
+        encoding
+    };
     let claim = match headers.get("idempotency-key") {
         None => None,
         Some(value) => {
@@ -104,11 +127,26 @@ pub(super) async fn submit(
         tmp_dir: state.store.tmp_dir(),
         arenas_dir: state.store.arenas_dir(),
         parse,
+        written: None,
     };
-    let stored = upload::receive(body, target).await.map_err(|e| match e {
-        UploadError::Parse(e) => format_refusal(e),
-        e => ApiError::Upload(e),
-    })?;
+    let stored = if by_reference {
+        by_reference_arena(&state, body, target).await?
+    } else {
+        // The body is stored as it comes (compressed if it came so): its declared length is
+        // what it takes on disk.
+        let declared = headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        let reserve = state.config.storage_reserve_bytes;
+        if let Err(e) = storage::check_room(&target.tmp_dir, declared.unwrap_or(0), reserve) {
+            upload::drain(body).await;
+            return Err(storage_refusal(&state, UploadError::InsufficientStorage(e)));
+        }
+        upload::receive(body, target)
+            .await
+            .map_err(|e| storage_refusal(&state, e))?
+    };
     let store_start = Instant::now();
     state.store.insert_arena(&stored.hash, stored.bytes).await?;
     if let Some((key, job, fingerprint)) = replay {
@@ -265,6 +303,57 @@ async fn commit(
         parity_answer: stats.is_some_and(|s| s.parity) && !options.credits,
     });
     answer(&state, id, false).await
+}
+
+/// Copies the file a by-reference body names into the store (see [`super::import`]).
+async fn by_reference_arena(
+    state: &AppState,
+    body: Body,
+    target: UploadTarget,
+) -> Result<StoredArena, ApiError> {
+    let request = axum::body::to_bytes(body, import::MAX_REQUEST_BYTES)
+        .await
+        .map_err(|_| {
+            ReferenceError::Invalid(format!(
+                "the body must be a JSON object naming the file, at most {} bytes",
+                import::MAX_REQUEST_BYTES
+            ))
+        })?;
+    let path = import::parse_request(&request)?;
+    let roots = state.import_roots.clone();
+    let source = tokio::task::spawn_blocking(move || import::open(&roots, &path))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))??;
+    let start = Instant::now();
+    let (stored, reflinked) = import::receive(source, target, state.config.storage_reserve_bytes)
+        .await
+        .map_err(|e| match e {
+            ImportError::Reference(e) => ApiError::Reference(e),
+            ImportError::Upload(e) => storage_refusal(state, e),
+        })?;
+    tracing::info!(
+        bytes = stored.bytes,
+        reflinked,
+        seconds = start.elapsed().as_secs_f64(),
+        "file named by reference copied into the store"
+    );
+    Ok(stored)
+}
+
+/// An upload's failure as the answer, counting those for want of disk space.
+fn storage_refusal(state: &AppState, e: UploadError) -> ApiError {
+    match e {
+        UploadError::Parse(e) => format_refusal(e),
+        UploadError::InsufficientStorage(no_room) => {
+            let stage = match no_room {
+                NoRoom::Declared { .. } => StorageStage::Admission,
+                NoRoom::Full(_) => StorageStage::Upload,
+            };
+            state.metrics.count_insufficient_storage(stage);
+            ApiError::Upload(UploadError::InsufficientStorage(no_room))
+        }
+        e => ApiError::Upload(e),
+    }
 }
 
 /// The answer to an arena the parser refused: malformed, with line and column.

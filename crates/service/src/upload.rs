@@ -24,6 +24,8 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use axum::body::{Body, HttpBody};
@@ -33,6 +35,7 @@ use tokio::sync::mpsc;
 
 use super::offload::{FileSink, Hash, Offloaded};
 use super::preparse::{self, ParseRequest, ParseSource};
+use super::storage::{self, NoRoom};
 use egsolve_core::format::{FormatError, Game};
 
 /// How the body is compressed.
@@ -97,6 +100,10 @@ pub enum UploadError {
     /// The client stopped sending.
     #[error("the upload was interrupted: {0}")]
     Interrupted(String),
+    /// The store has no room for it: its declared size does not fit, or the disk filled
+    /// while it was written (the partial file is removed).
+    #[error(transparent)]
+    InsufficientStorage(NoRoom),
     /// A file operation failed on the server.
     #[error("storing the upload failed: {0}")]
     Io(#[from] std::io::Error),
@@ -152,10 +159,18 @@ pub struct UploadTarget {
     pub arenas_dir: PathBuf,
     /// Parse the arena once received (bodies up to its limit), or not.
     pub parse: Option<ParseRequest>,
+    /// The body is in this file of `tmp_dir` already (a reflinked copy of a file named by
+    /// reference): it is read, hashed, parsed, synced and placed, not written again.
+    pub written: Option<PathBuf>,
 }
 
 /// Body chunks queued between the connection's task and the spool thread.
 const QUEUED_CHUNKS: usize = 64;
+/// After a refusal mid-body (too large, disk full), at most this much of the rest is read
+/// and dropped, so that the client, still sending, gets to read the answer.
+const DRAIN_BYTES: u64 = 256 << 20;
+/// … and for at most this long.
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Streams `body` to `arenas_dir/<sha256>` through `tmp_dir`, parsing it once received when
 /// `target.parse` says so.
@@ -165,17 +180,45 @@ pub async fn receive(body: Body, target: UploadTarget) -> Result<StoredArena, Up
     let expected = body.size_hint().exact();
     let spool = tokio::task::spawn_blocking(move || store_and_parse(rx, target, start, expected));
     let mut stream = body.into_data_stream();
+    let mut refused = false;
     while let Some(chunk) = stream.next().await {
         let item = chunk.map_err(|e| e.to_string());
         let failed = item.is_err();
-        if tx.send(item).await.is_err() || failed {
-            break; // the spool stopped early (limit, corrupt data) or the client failed
+        if tx.send(item).await.is_err() {
+            refused = true; // the spool stopped early (limit, corrupt data, disk full)
+            break;
+        }
+        if failed {
+            break; // the client failed
         }
     }
     drop(tx);
-    spool
+    let outcome = spool
         .await
-        .map_err(|e| UploadError::Io(std::io::Error::other(e.to_string())))?
+        .map_err(|e| UploadError::Io(std::io::Error::other(e.to_string())))?;
+    if refused && outcome.is_err() {
+        drain_stream(stream).await;
+    }
+    outcome
+}
+
+/// Reads and drops (a bounded part of) a body that is refused unread, so that a client
+/// still sending it gets to read the answer.
+pub async fn drain(body: Body) {
+    drain_stream(body.into_data_stream()).await;
+}
+
+async fn drain_stream(mut stream: axum::body::BodyDataStream) {
+    let drain = async {
+        let mut drained = 0u64;
+        while let Some(Ok(chunk)) = stream.next().await {
+            drained += chunk.len() as u64;
+            if drained > DRAIN_BYTES {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_TIME, drain).await;
 }
 
 /// The spool thread's whole job: receive, then parse while the writes end and the file is
@@ -186,15 +229,21 @@ fn store_and_parse(
     start: Instant,
     expected: Option<u64>,
 ) -> Result<StoredArena, UploadError> {
-    let tmp_path = target.tmp_dir.join(uuid::Uuid::now_v7().to_string());
+    let tmp_path = match &target.written {
+        Some(path) => path.clone(),
+        None => target.tmp_dir.join(uuid::Uuid::now_v7().to_string()),
+    };
     let outcome = (|| {
         let keep_text = target.parse.as_ref().map_or(0, |p| p.limit);
         let mut raw = ChannelReader {
             rx,
             current: Bytes::new(),
         };
-        let file = std::fs::File::create(&tmp_path)?;
-        let spooled = spool(&mut raw, file, &target, keep_text, expected)?;
+        let sink = match &target.written {
+            Some(path) => FileSink::written(std::fs::File::open(path)?),
+            None => FileSink::new(std::fs::File::create(&tmp_path)?),
+        };
+        let spooled = spool(&mut raw, sink, &target, keep_text, expected)?;
         let received = Instant::now();
         let mut phases = UploadPhases {
             receive: received.duration_since(start).as_secs_f64(),
@@ -257,7 +306,12 @@ fn store_and_parse(
     if outcome.is_err() {
         let _ = std::fs::remove_file(&tmp_path);
     }
-    outcome
+    outcome.map_err(|e| match e {
+        UploadError::Io(e) if storage::is_full(&e) => {
+            UploadError::InsufficientStorage(NoRoom::Full(e.to_string()))
+        }
+        e => e,
+    })
 }
 
 /// Moves a synced temporary file to its content address (keeping an existing copy).
@@ -290,7 +344,7 @@ const BLOCK: usize = 1 << 20;
 /// from the file instead, mapped).
 fn spool(
     raw: &mut ChannelReader,
-    file: std::fs::File,
+    sink: FileSink,
     target: &UploadTarget,
     keep_text: u64,
     expected: Option<u64>,
@@ -300,13 +354,56 @@ fn spool(
         Encoding::Sniff => Encoding::sniff(&head),
         given => given,
     };
-    let mut writer = Offloaded::new(FileSink::new(file), "write");
+    let write_failed = sink.failed_flag();
+    let mut writer = Offloaded::new(sink, "write");
     let mut counter = Counter {
         total: 0,
         max_bytes: target.max_bytes,
         hash: Offloaded::new(Hash::default(), "hash"),
+        write_failed,
     };
-    let text = if encoding == Encoding::Identity {
+    let text = receive_body(
+        raw,
+        &mut writer,
+        &mut counter,
+        encoding,
+        &head,
+        keep_text,
+        expected,
+    );
+    let text = match text {
+        Ok(text) => text,
+        // The writer's own error (a full disk, say) rather than the stop it caused.
+        Err(_) if counter.write_failed.load(Ordering::Relaxed) => {
+            return Err(match writer.finish().finish() {
+                Err(e) => UploadError::Io(e),
+                Ok(_) => UploadError::Io(std::io::Error::other("the write failed")),
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    if counter.total == 0 {
+        return Err(UploadError::Empty);
+    }
+    Ok(Spooled {
+        writer,
+        hash: counter.hash,
+        total: counter.total,
+        text,
+    })
+}
+
+/// Reads the body through `counter` (and, as received, into `writer`); the text when kept.
+fn receive_body(
+    raw: &mut ChannelReader,
+    writer: &mut Offloaded<FileSink>,
+    counter: &mut Counter,
+    encoding: Encoding,
+    head: &[u8],
+    keep_text: u64,
+    expected: Option<u64>,
+) -> Result<Option<Vec<u8>>, UploadError> {
+    Ok(if encoding == Encoding::Identity {
         let egb = head.starts_with(&egsolve_core::format::egb::MAGIC);
         let mut text = (keep_text > 0 && !egb).then(|| {
             // Sized from Content-Length when given (at most the parse limit): one copy.
@@ -326,20 +423,8 @@ fn spool(
         }
         text
     } else {
-        let mut copy = RawCopy {
-            inner: raw,
-            writer: &mut writer,
-        };
-        decode(&mut copy, encoding, &mut counter, keep_text)?
-    };
-    if counter.total == 0 {
-        return Err(UploadError::Empty);
-    }
-    Ok(Spooled {
-        writer,
-        hash: counter.hash,
-        total: counter.total,
-        text,
+        let mut copy = RawCopy { inner: raw, writer };
+        decode(&mut copy, encoding, counter, keep_text)?
     })
 }
 
@@ -348,12 +433,17 @@ struct Counter {
     total: u64,
     max_bytes: u64,
     hash: Offloaded<Hash>,
+    /// Set by the writer when a write fails: the body is not read further.
+    write_failed: Arc<AtomicBool>,
 }
 
 impl Counter {
     fn count(&mut self, chunk: Bytes) -> Result<(), UploadError> {
         if chunk.is_empty() {
             return Ok(());
+        }
+        if self.write_failed.load(Ordering::Relaxed) {
+            return Err(UploadError::Io(std::io::Error::other("the write failed")));
         }
         if self.total == 0 {
             check_text(&chunk)?;

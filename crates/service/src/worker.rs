@@ -21,10 +21,11 @@ use super::ServeConfig;
 use super::admission;
 use super::events::JobEvents;
 use super::job::{ArenaStats, BackendChoice, Failure, InputFormat};
-use super::metrics::Metrics;
+use super::metrics::{Metrics, StorageStage};
 use super::preparse::PreparsedGame;
 use super::result_file;
 use super::slots::{Assignment, GpuDevice, GpuLoans, SlotKind, WorkerEvent};
+use super::storage;
 use super::store::{Store, StoreError};
 use egsolve_core::arena::Arena;
 use egsolve_core::format::{self, Format, FormatError, Game, ParityInfo, ReadOptions};
@@ -391,6 +392,17 @@ fn run_job(
     );
     let write_start = Instant::now();
     if let Err(e) = result_file::write(&store.result_path(&key), &solution) {
+        if storage::is_full(&e) {
+            context
+                .metrics
+                .count_insufficient_storage(StorageStage::Result);
+            return fail(Failure::new(
+                "insufficient-storage",
+                format!(
+                    "the result could not be stored: the server's disk is full ({e}); submit the job again once the operator has freed space"
+                ),
+            ));
+        }
         return fail(Failure::new(
             "internal",
             format!("cannot store the result: {e}"),

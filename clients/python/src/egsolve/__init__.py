@@ -7,6 +7,8 @@
 >>> result.winners[0], result.credits[0], result.summary.w0
 
 Batches: ``client.submit_many(paths, max_in_flight=16)`` returns the finished jobs in order.
+Files the server can read itself (under its ``--import-root`` directories):
+``client.submit_by_reference("/data/games/big.egb")`` sends the path, not the bytes.
 Large games: ``client.submit(path, convert=True)`` sends the binary ``egb`` form (converted
 locally by the ``egsolve`` binary) and ``job.result("binary")`` returns NumPy arrays.
 Errors are :class:`ApiError` subclasses carrying the server's problem document
@@ -24,12 +26,14 @@ from .errors import (
     ConnectionFailed,
     EgsolveError,
     IdempotencyConflict,
+    InsufficientStorage,
     InvalidParameter,
     JobFailed,
     JobFinished,
     MalformedArena,
     NoResult,
     NotFound,
+    ReferenceRefused,
     TooManyJobs,
     Unauthorized,
     WaitTimeout,
@@ -71,6 +75,7 @@ __all__ = [
     "Histogram",
     "IdempotencyConflict",
     "Initial",
+    "InsufficientStorage",
     "InvalidParameter",
     "Job",
     "JobFailed",
@@ -83,6 +88,7 @@ __all__ = [
     "NoResult",
     "NotFound",
     "Progress",
+    "ReferenceRefused",
     "Result",
     "Summary",
     "TOP",

@@ -205,6 +205,43 @@ class Client:
                 idempotency_key=idempotency_key,
             )
 
+    def submit_by_reference(
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        backend: Optional[str] = None,
+        priority: Optional[int] = None,
+        time_limit: Optional[int] = None,
+        format: Optional[str] = None,
+        returns: Optional[str] = None,
+        credits: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> "Job":
+        """Submits the file at ``path`` on the server's file system, by reference: the server
+        copies it from one of its import roots (``egsolve serve --import-root DIR``) instead
+        of receiving the bytes, so a large file shared with the server costs no upload.
+
+        ``path`` is resolved here when it exists here (links followed), else it must be
+        absolute: it names the file as the server sees it. The token needs the ``import``
+        permission. The job is about the bytes as the server copied them; later changes of
+        the file do not reach it. Options are those of :meth:`submit`. Raises
+        :class:`~egsolve.ReferenceRefused` (its ``kind`` says why: outside the roots, not a
+        regular file, no permission, …), :class:`~egsolve.InsufficientStorage` and the other
+        :class:`~egsolve.ApiError` kinds.
+        """
+        local = Path(path)
+        if local.exists():
+            local = local.resolve()
+        elif not local.is_absolute():
+            raise ValueError(f"{path!s} does not exist here: pass the absolute path the server sees")
+        params = _submit_params(backend, priority, time_limit, format, returns, credits)
+        body = upload.reference(str(local))
+        key = idempotency_key or uuid.uuid4().hex
+        response = self._request(
+            "POST", "/v1/jobs", params=params, body=body, headers={"Idempotency-Key": key}
+        )
+        return Job(self, JobInfo.from_json(response.json()), source=str(local))
+
     def _submit(
         self,
         source: upload.Source,
@@ -220,18 +257,7 @@ class Client:
         idempotency_key: Optional[str],
     ) -> "Job":
         body = dataclasses.replace(upload.prepare(source, compress), name=name)
-        params = {
-            k: v
-            for k, v in {
-                "backend": backend,
-                "priority": priority,
-                "time_limit": time_limit,
-                "format": format,
-                "return": returns,
-                "credits": None if credits is None else ("true" if credits else "false"),
-            }.items()
-            if v is not None
-        }
+        params = _submit_params(backend, priority, time_limit, format, returns, credits)
         key = idempotency_key or uuid.uuid4().hex
         response = self._request(
             "POST", "/v1/jobs", params=params, body=body, headers={"Idempotency-Key": key}
@@ -341,6 +367,29 @@ class Client:
                     raise
                 time.sleep(wait * (0.5 + random.random()))
                 delay = min(10.0, delay * 2)
+
+
+def _submit_params(
+    backend: Optional[str],
+    priority: Optional[int],
+    time_limit: Optional[int],
+    format: Optional[str],
+    returns: Optional[str],
+    credits: Optional[bool],
+) -> Dict[str, Any]:
+    """The query parameters of a submission (options left ``None`` are not sent)."""
+    return {
+        k: v
+        for k, v in {
+            "backend": backend,
+            "priority": priority,
+            "time_limit": time_limit,
+            "format": format,
+            "return": returns,
+            "credits": None if credits is None else ("true" if credits else "false"),
+        }.items()
+        if v is not None
+    }
 
 
 def _name(source: upload.Source) -> str:

@@ -74,6 +74,22 @@ class ArenaRefused(ApiError):
     ``needed_bytes``, ``available_bytes`` and ``setting`` are in :attr:`problem`)."""
 
 
+class InsufficientStorage(ApiError):
+    """The server's disk has no room for the arena (507): its size does not fit the free
+    space less the server's reserve (``needed_bytes`` and ``available_bytes`` are in
+    :attr:`problem`), or the disk filled while it was stored. Nothing was made; retry later
+    or ask the operator to free space."""
+
+
+class ReferenceRefused(ApiError):
+    """A job by reference was refused: the server has no import roots (``import-disabled``),
+    the token lacks the ``import`` permission (``import-forbidden``), the path is not
+    absolute or has ``..`` (``invalid-reference``), lies outside the import roots
+    (``outside-import-roots``), does not exist (``reference-not-found``), is not a regular
+    file (``not-a-regular-file``), cannot be read (``reference-unreadable``) or changed
+    while it was copied (``reference-changed``); :attr:`kind` says which."""
+
+
 class TooManyJobs(ApiError):
     """The caller has as many queued and running jobs as allowed (429); ``limit`` says how many."""
 
@@ -108,6 +124,15 @@ _KINDS: Dict[str, Type[ApiError]] = {
     "job-finished": JobFinished,
     "no-result": NoResult,
     "idempotency-key-reused": IdempotencyConflict,
+    "insufficient-storage": InsufficientStorage,
+    "import-disabled": ReferenceRefused,
+    "import-forbidden": ReferenceRefused,
+    "invalid-reference": ReferenceRefused,
+    "outside-import-roots": ReferenceRefused,
+    "reference-not-found": ReferenceRefused,
+    "not-a-regular-file": ReferenceRefused,
+    "reference-unreadable": ReferenceRefused,
+    "reference-changed": ReferenceRefused,
 }
 
 

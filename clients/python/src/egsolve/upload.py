@@ -77,6 +77,23 @@ def _compressed(raw: Callable[[], Iterator[bytes]], encoding: str) -> Callable[[
     return chunks
 
 
+#: The media type of a job by reference (the body names a file on the server).
+REFERENCE_MEDIA_TYPE = "application/vnd.egsolve.reference+json"
+
+
+def reference(path: str) -> Body:
+    """The body of a job by reference: ``{"path": path}``."""
+    import json
+
+    data = json.dumps({"path": path}).encode()
+    return Body(
+        chunks=lambda: iter([data]),
+        headers={"Content-Type": REFERENCE_MEDIA_TYPE},
+        name=path,
+        encoding=None,
+    )
+
+
 def prepare(source: Source, compress: Optional[str] = "auto") -> Body:
     """The body for ``source``; ``compress`` is ``"auto"``, ``"zstd"``, ``"gzip"`` or ``None``."""
     if compress not in ("auto", "zstd", "gzip", None, "none"):

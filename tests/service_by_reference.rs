@@ -1,0 +1,380 @@
+//! Jobs by reference (`Content-Type: application/vnd.egsolve.reference+json`), end to end on
+//! both stores: every refusal has its own problem type (no import roots, a token without the
+//! permission, a relative or `..` path, outside the roots, a link out of them, no such file,
+//! a directory, a FIFO that must not hang, a device); the job is about the bytes as copied
+//! (the original overwritten and truncated right after the answer changes nothing), and a
+//! file rewritten while it is copied is refused or answered, never a crash; through the real
+//! binary, `egsolve submit --by-reference --wait --result-format binary` writes the bytes the
+//! upload's job gives.
+
+mod packaging_support;
+mod service_support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use reqwest::Method;
+use service_support::*;
+
+const ENERGY: &str = "energy/clique_500_cp4.mpg.gz";
+const MEDIA: &str = "application/vnd.egsolve.reference+json";
+
+/// POST /v1/jobs naming `path`.
+async fn submit_reference(server: &Server, path: &Path, query: &str, token: Option<&str>) -> Reply {
+    let body = serde_json::json!({ "path": path }).to_string();
+    submit_raw_reference(server, body.into_bytes(), query, token).await
+}
+
+async fn submit_raw_reference(
+    server: &Server,
+    body: Vec<u8>,
+    query: &str,
+    token: Option<&str>,
+) -> Reply {
+    server
+        .call(
+            Method::POST,
+            &format!("/v1/jobs{query}"),
+            token,
+            &[("content-type", MEDIA)],
+            Some(body),
+        )
+        .await
+}
+
+/// An import root holding the energy game (plain text) as `game.mpg`.
+fn import_root() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let game = gunzip(&std::fs::read(data_file(ENERGY)).unwrap());
+    std::fs::write(root.join("game.mpg"), &game).unwrap();
+    (dir, root, game)
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// Each refusal, with its status and type; a token needs the permission; a server without
+/// roots takes no references; FIFOs and devices are refused at once.
+async fn every_bad_reference_has_its_own_answer(engine: Engine) {
+    let (dir, root, _) = import_root();
+    let tokens = dir.path().join("tokens");
+    let alice = egsolve_service::auth::add_token_with(&tokens, "alice", false, true).unwrap();
+    let bob = egsolve_service::auth::add_token(&tokens, "bob", false).unwrap();
+    std::fs::write(dir.path().join("secret.mpg"), "0;\n0 MAX 0:1;\n").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.mpg"), root.join("out.mpg")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", root.join("zero")).unwrap();
+    std::fs::create_dir(root.join("sub")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(root.join("fifo"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let server = Server::start_on(engine, |config| {
+        config.auth = true;
+        config.tokens_file = Some(tokens.clone());
+        config.import_roots = vec![root.clone()];
+    })
+    .await;
+    let game = root.join("game.mpg");
+    submit_reference(&server, &game, "", Some(&bob))
+        .await
+        .assert_problem(403, "import-forbidden");
+    let cases: Vec<(Vec<u8>, u16, &str)> = vec![
+        (
+            br#"{"path": "root/game.mpg"}"#.to_vec(),
+            400,
+            "invalid-reference",
+        ),
+        (
+            format!(r#"{{"path": "{}/../root/game.mpg"}}"#, root.display()).into_bytes(),
+            400,
+            "invalid-reference",
+        ),
+        (b"not json".to_vec(), 400, "invalid-reference"),
+        (vec![b' '; 100_000], 400, "invalid-reference"),
+        (
+            json_path(&dir.path().join("secret.mpg")),
+            403,
+            "outside-import-roots",
+        ),
+        (
+            json_path(&root.join("out.mpg")),
+            403,
+            "outside-import-roots",
+        ),
+        (json_path(&root.join("zero")), 403, "outside-import-roots"),
+        (
+            json_path(Path::new("/etc/passwd")),
+            403,
+            "outside-import-roots",
+        ),
+        (
+            json_path(&root.join("missing.mpg")),
+            422,
+            "reference-not-found",
+        ),
+        (json_path(&root.join("sub")), 422, "not-a-regular-file"),
+        (json_path(&root.join("fifo")), 422, "not-a-regular-file"),
+    ];
+    for (body, status, kind) in cases {
+        let shown = String::from_utf8_lossy(&body[..body.len().min(80)]).into_owned();
+        let reply = tokio::time::timeout(
+            Duration::from_secs(20),
+            submit_raw_reference(&server, body, "", Some(&alice)),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("{shown}: no answer (hung)"));
+        assert_eq!(
+            (reply.status, reply.problem_type().as_str()),
+            (status, kind),
+            "{shown}: {}",
+            reply.text()
+        );
+        let detail = reply.json()["detail"].as_str().unwrap().to_string();
+        assert!(!detail.ends_with('.') && detail.contains(':'), "{detail}");
+    }
+    let jobs = server.get("/v1/jobs", Some(&alice)).await.json();
+    assert_eq!(jobs["jobs"].as_array().unwrap().len(), 0, "no job was made");
+    // The permitted token's job runs.
+    let reply = submit_reference(&server, &game, "?backend=cpu", Some(&alice)).await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    server.stop().await;
+
+    let server = Server::start_on(engine, |_| {}).await;
+    submit_reference(&server, &game, "", None)
+        .await
+        .assert_problem(403, "import-disabled");
+    server.stop().await;
+}
+
+/// `n` vertices with a self-loop of weight `w` each: megabytes of text solved at once.
+fn self_loops(n: u32, w: u32) -> Vec<u8> {
+    let mut text = format!("{};\n", n - 1);
+    for v in 0..n {
+        text += &format!("{v} MAX {v}:{w};\n");
+    }
+    text.into_bytes()
+}
+
+fn json_path(path: &Path) -> Vec<u8> {
+    serde_json::json!({ "path": path }).to_string().into_bytes()
+}
+
+/// The job is about the bytes as copied: overwritten and then truncated right after the
+/// `202` (its worker parses the store's copy, later), the original changes nothing; the
+/// arena's hash is the original bytes', and an upload of them reuses the result.
+async fn the_job_is_about_the_bytes_as_copied(engine: Engine) {
+    let (_dir, root, game) = import_root();
+    let server = Server::start_on(engine, |config| {
+        config.import_roots = vec![root.clone()];
+        config.inline_parse_bytes = 0;
+    })
+    .await;
+    let path = root.join("game.mpg");
+    let reply = submit_reference(&server, &path, "?backend=cpu&return=strategies", None).await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    let job = reply.json();
+    std::fs::write(&path, b"garbage, not a game\n".repeat(1000)).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(7)
+        .unwrap();
+    assert_eq!(job["arena"]["sha256"], sha256(&game), "{job}");
+    let id = job["id"].as_str().unwrap();
+    let done = server
+        .wait_finished(id, None, Duration::from_secs(60))
+        .await;
+    assert_eq!(done["state"], "succeeded", "{done}");
+    let read = egsolve_core::format::read_bytes(&game, &Default::default()).unwrap();
+    assert_eq!(
+        done["summary"]["vertices"].as_u64(),
+        Some(read.arena.vertex_count() as u64),
+        "{done}"
+    );
+    let upload = server
+        .submit(game.clone(), "?backend=cpu&return=strategies", None)
+        .await;
+    assert_eq!(upload.status, 202, "{}", upload.text());
+    assert_eq!(upload.json()["reused"], true, "{}", upload.text());
+    let by_reference = server
+        .get(&format!("/v1/jobs/{id}/result?format=binary"), None)
+        .await;
+    let uploaded = server
+        .get(
+            &format!(
+                "/v1/jobs/{}/result?format=binary",
+                upload.json()["id"].as_str().unwrap()
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(by_reference.body, uploaded.body);
+    server.stop().await;
+}
+
+/// A file rewritten and truncated over and over while it is submitted: every answer is a
+/// job about one complete version (the original's or the rewrite's), a refusal saying the
+/// file changed while it was copied, or a malformed-arena refusal of a torn text; never a
+/// hang or a crash, and the server goes on.
+async fn a_file_changing_mid_copy_is_refused_or_answered(engine: Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let big = self_loops(400_000, 1);
+    let other = self_loops(400_000, 2);
+    let path = root.join("big.mpg");
+    std::fs::write(&path, &big).unwrap();
+    let server = Server::start_on(engine, |config| {
+        config.import_roots = vec![root.clone()];
+    })
+    .await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let mutator = {
+        let (stop, path, big, other) = (stop.clone(), path.clone(), big.clone(), other.clone());
+        std::thread::spawn(move || {
+            use std::io::{Seek, Write};
+            let mut round = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let mut file = std::fs::File::options().write(true).open(&path).unwrap();
+                let content = if round % 2 == 0 { &other } else { &big };
+                file.set_len(content.len() as u64 / 3).unwrap();
+                std::thread::sleep(Duration::from_millis(3));
+                file.seek(std::io::SeekFrom::Start(0)).unwrap();
+                file.write_all(content).unwrap();
+                file.set_len(content.len() as u64).unwrap();
+                std::thread::sleep(Duration::from_millis(3));
+                round += 1;
+            }
+        })
+    };
+    // Accepted as one whole version, accepted otherwise (a change the size and time stamps
+    // did not show), refused as changed, refused as malformed.
+    let (versions, mut tally) = ([sha256(&big), sha256(&other)], [0u32; 4]);
+    let mut accepted = Vec::new();
+    for _ in 0..12 {
+        let reply = tokio::time::timeout(
+            Duration::from_secs(60),
+            submit_reference(&server, &path, "?backend=cpu", None),
+        )
+        .await
+        .expect("an answer, not a hang");
+        match reply.status {
+            202 => {
+                let job = reply.json();
+                let whole = versions.iter().any(|v| job["arena"]["sha256"] == *v);
+                tally[if whole { 0 } else { 1 }] += 1;
+                accepted.push(job["id"].as_str().unwrap().to_string());
+            }
+            409 => {
+                reply.assert_problem(409, "reference-changed");
+                tally[2] += 1;
+            }
+            _ => {
+                reply.assert_problem(422, "malformed-arena");
+                tally[3] += 1;
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    mutator.join().unwrap();
+    eprintln!("whole version, other, changed, malformed: {tally:?}");
+    // Every accepted job ends, about the bytes it copied.
+    for id in accepted {
+        let done = server
+            .wait_finished(&id, None, Duration::from_secs(120))
+            .await;
+        assert!(
+            done["state"] == "succeeded" || done["failure"]["type"] == "malformed-arena",
+            "{done}"
+        );
+    }
+    std::fs::write(&path, &big).unwrap();
+    let reply = submit_reference(&server, &path, "?backend=cpu", None).await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    assert_eq!(reply.json()["arena"]["sha256"], versions[0]);
+    let done = server
+        .wait_finished(
+            reply.json()["id"].as_str().unwrap(),
+            None,
+            Duration::from_secs(120),
+        )
+        .await;
+    assert_eq!(done["state"], "succeeded", "{done}");
+    server.stop().await;
+}
+
+on_both_stores!(
+    every_bad_reference_has_its_own_answer,
+    the_job_is_about_the_bytes_as_copied,
+    a_file_changing_mid_copy_is_refused_or_answered,
+);
+
+/// Through the real binary: `egsolve serve --import-root`, then `egsolve submit
+/// --by-reference FILE --wait --result-format binary -o` writes what the uploaded job's
+/// result is; without roots the CLI says why.
+#[test]
+fn the_cli_submits_by_reference() {
+    use packaging_support::{Server as Binary, egsolve};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let game = root.join("game.mpg.gz");
+    std::fs::copy(data_file(ENERGY), &game).unwrap();
+    let server = Binary::start(
+        &dir.path().join("store"),
+        &["--import-root", root.to_str().unwrap()],
+    );
+    let run = |args: &[&str]| {
+        let output = egsolve()
+            .args(args)
+            .env("EGSOLVE_SERVER", server.url())
+            .output()
+            .expect("run egsolve");
+        (
+            output.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let by_reference = dir.path().join("by-reference.bin");
+    let uploaded = dir.path().join("uploaded.bin");
+    for (out, by_reference) in [(&by_reference, true), (&uploaded, false)] {
+        let mut args = vec![
+            "submit",
+            game.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--wait",
+            "--result-format",
+            "binary",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        if by_reference {
+            args.push("--by-reference");
+        }
+        let (code, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stderr.contains("succeeded"), "{stderr}");
+    }
+    let bytes = std::fs::read(&by_reference).unwrap();
+    assert_eq!(&bytes[..8], b"EGSRESLT");
+    assert_eq!(bytes, std::fs::read(&uploaded).unwrap());
+    // Outside the roots: the server's message, and a failing exit.
+    let outside = dir.path().join("outside.mpg.gz");
+    std::fs::copy(data_file(ENERGY), &outside).unwrap();
+    let (code, stderr) = run(&["submit", "--by-reference", outside.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("outside the server's import roots"),
+        "{stderr}"
+    );
+    drop(server);
+}
