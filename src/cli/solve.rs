@@ -109,10 +109,27 @@ fn parse_algorithm(s: &str) -> Result<CpuAlgorithm, String> {
     }
 }
 
-/// Inputs from this size (compressed or not) start the driver during the parse when `auto`
-/// may race: smaller files hold games below `solve::race::RACE_FROM_VERTICES` or close to
-/// it, which the parity solver answers before a driver would have started.
-const RACE_WARM_UP_FROM_BYTES: u64 = 1 << 20;
+/// Compressed inputs from this size (plain ones from four times it) start the driver during
+/// the parse when `auto` may race: smaller files hold games below
+/// `solve::race::FRESH_PROCESS_RACE_FROM` vertices (BRP, 2.2 M vertices, is 6.5 MB as zstd,
+/// 12.8 MB as gzip; Hesselink, 1.08 M, 5.6 and 9.3 MB), and a driver starting beside the
+/// parser costs a game the CPU answers in 0.1 s about as much again (measured on the H200
+/// host).
+const RACE_WARM_UP_FROM_BYTES: u64 = 4 << 20;
+
+/// [`RACE_WARM_UP_FROM_BYTES`] for a compressed file (by its name), four times it for plain
+/// text.
+fn race_warm_up_from(file: &std::path::Path) -> u64 {
+    let name = file.to_string_lossy();
+    let compressed = [".gz", ".zst", ".bz2"]
+        .iter()
+        .any(|ext| name.ends_with(ext));
+    if compressed {
+        RACE_WARM_UP_FROM_BYTES
+    } else {
+        4 * RACE_WARM_UP_FROM_BYTES
+    }
+}
 
 /// Whether `auto` may race the GPU on this input (`solve::race`): a parity game (by
 /// `--format gm` or the file's name) without `--credits`. The driver then starts during the
@@ -134,7 +151,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     let input_bytes = std::fs::metadata(&args.file).map_or(0, |m| m.len());
     if args.backend == Backend::Gpu {
         egsolve_gpu::warm_up(args.device, input_bytes >= 2 << 20);
-    } else if may_race(&args) && input_bytes >= RACE_WARM_UP_FROM_BYTES {
+    } else if may_race(&args) && input_bytes >= race_warm_up_from(&args.file) {
         // Only the context and kernels: page-locking the staging buffers takes longer
         // than many a race, which the CPU may win.
         egsolve_gpu::warm_up(args.device, false);
@@ -146,8 +163,8 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         ..ReadOptions::default()
     };
     let parse_start = Instant::now();
-    // The game lives until the process ends (so a race's loser need not be waited for).
-    let game: &'static format::Game = Box::leak(Box::new(format::read_path(&args.file, &opts)?));
+    // Shared, so that a race's loser need not be waited for.
+    let game = std::sync::Arc::new(format::read_path(&args.file, &opts)?);
     tracing::info!(
         vertices = game.arena.vertex_count(),
         edges = game.arena.edge_count(),
@@ -176,6 +193,8 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         device: Some(egsolve_gpu::SOLVER),
         credits: args.credits,
         parity_algorithm: args.parity_algorithm,
+        // A fresh process: the GPU side starts the driver before it can answer.
+        race_from_vertices: solve::race::FRESH_PROCESS_RACE_FROM,
         ..SolveOptions::default()
     };
     options.cpu.threads = args.threads;
@@ -186,7 +205,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     options.gpu.plain = args.gpu_plain;
     options.gpu.lift_percent = args.gpu_lift_percent;
     options.gpu.device_components_from = args.gpu_components_from;
-    let solution = solve::solve_game_detached(&game.arena, parity, &options, &control);
+    let solution = solve::solve_game_detached(&game, &options, &control);
     progress.finish();
     let solution = solution?;
     tracing::info!(

@@ -73,6 +73,20 @@ pub struct PreparsedGame {
     _reservation: Option<Reservation>,
 }
 
+/// A race's sides share the game the job holds (`solve::race::solve_detached`).
+impl egsolve_core::solve::race::RacedGame for PreparsedGame {
+    fn arena(&self) -> &egsolve_core::arena::Arena {
+        &self.game.arena
+    }
+
+    fn parity(&self) -> Option<egsolve_core::parity::ParityView<'_>> {
+        self.game
+            .parity
+            .as_ref()
+            .map(egsolve_core::format::ParityInfo::view)
+    }
+}
+
 impl PreparsedGame {
     /// A game that holds a reservation until it is dropped.
     pub fn reserved(game: Game, reservation: Reservation) -> PreparsedGame {

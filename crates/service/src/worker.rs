@@ -27,10 +27,8 @@ use super::result_file;
 use super::slots::{Assignment, GpuDevice, GpuLoans, SlotKind, WorkerEvent};
 use super::storage;
 use super::store::{Store, StoreError};
-use egsolve_core::arena::Arena;
 use egsolve_core::format::{self, Format, FormatError, Game, ParityInfo, ReadOptions};
 use egsolve_core::output::Summary;
-use egsolve_core::parity::ParityView;
 use egsolve_core::solve::GpuOptions;
 use egsolve_core::solve::{self, Backend, Interrupted, Solution, SolveError, SolveOptions};
 
@@ -311,14 +309,13 @@ fn run_job(
                 SlotKind::Gpu(i) => Some(i),
                 SlotKind::Cpu(_) => None,
             };
-            let view = parity.expect("the parity solver answers parity games");
             let race = ParityRace {
                 context,
                 gpus,
                 loans,
                 notify,
             };
-            race.solve(arena, view, own_gpu, &control)
+            race.solve(&game, own_gpu, &control)
         }
         // A GPU slot solves on its own device.
         SlotKind::Gpu(i) if backend == Backend::Gpu => {
@@ -447,14 +444,21 @@ impl ParityRace<'_> {
     /// The parity solver's answer on the CPU, raced against the GPU route
     /// (`solve::race`) on `own_gpu` (the slot's device, for a job placed before its parse
     /// showed a parity game) or on a GPU borrowed for the race's length where the race is
-    /// worth running and a GPU is free. Returns the GPU that took part, if any.
+    /// worth running and a GPU is free. Returns the GPU that took part, if any. The race's
+    /// loser is not waited for (`solve::race::solve_detached`): it stops at its next
+    /// checkpoint, holding its share of the game until then; a borrowed GPU goes back when
+    /// the answer is there.
     fn solve(
         &self,
-        arena: &Arena,
-        view: ParityView<'_>,
+        game: &Arc<PreparsedGame>,
         own_gpu: Option<usize>,
         control: &solve::Control,
     ) -> Result<(Solution, Option<usize>), SolveError> {
+        let (arena, view) = (
+            &game.game.arena,
+            game.game.parity.as_ref().map(ParityInfo::view),
+        );
+        let view = view.expect("the parity solver answers parity games");
         let ticket = self.context.cpu_solves.start(
             self.context.config.cpu_threads,
             std::thread::available_parallelism().map_or(1, usize::from),
@@ -475,7 +479,7 @@ impl ParityRace<'_> {
             None => options.device = None,
         }
         let start = Instant::now();
-        let solved = solve::solve_game(arena, Some(view), &options, control);
+        let solved = solve::solve_game_detached(game, &options, control);
         if let Some(i) = borrowed {
             self.loans.give_back(i);
             (self.notify)(WorkerEvent::GpuReturned {

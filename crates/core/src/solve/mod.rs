@@ -305,6 +305,10 @@ pub struct SolveOptions {
     pub credits: bool,
     /// The parity solver's algorithm (parity games answered by [`parity`]).
     pub parity_algorithm: ParityAlgorithm,
+    /// `auto` races the GPU on parity games of at least this many vertices
+    /// ([`race::RACE_FROM_VERTICES`] where the device is warm; the command line, whose
+    /// GPU side starts the driver first, races from [`race::FRESH_PROCESS_RACE_FROM`]).
+    pub race_from_vertices: usize,
 }
 
 impl Default for SolveOptions {
@@ -316,6 +320,7 @@ impl Default for SolveOptions {
             device: None,
             credits: false,
             parity_algorithm: ParityAlgorithm::default(),
+            race_from_vertices: race::RACE_FROM_VERTICES,
         }
     }
 }
@@ -424,18 +429,18 @@ pub fn solve_game(
     Ok(solution)
 }
 
-/// [`solve_game`] for a caller that keeps the game until the process ends (the command
-/// line): where `auto` races, the loser is cancelled but not waited for
-/// ([`race::solve_detached`]); everything else as [`solve_game`].
-pub fn solve_game_detached(
-    arena: &'static Arena,
-    parity: Option<ParityView<'static>>,
+/// [`solve_game`] on a game shared by reference count: where `auto` races, the loser is
+/// cancelled but not waited for ([`race::solve_detached`]); everything else as
+/// [`solve_game`].
+pub fn solve_game_detached<G: race::RacedGame>(
+    game: &std::sync::Arc<G>,
     options: &SolveOptions,
     control: &Control,
 ) -> Result<Solution, SolveError> {
+    let (arena, parity) = (game.arena(), game.parity());
     if let Some(view) = parity {
         if let Some(device) = race::races(arena, view, options) {
-            let mut solution = race::solve_detached(arena, view, device, options, control)?;
+            let mut solution = race::solve_detached(game.clone(), device, options, control)?;
             solution.parity = Some(view.summary);
             return Ok(solution);
         }

@@ -12,7 +12,8 @@
 //!
 //! What races, and what does not ([`races`]): only `auto` without credits, on a parity game
 //! whose reduction fits in 64 bits, with a device the caller linked and that answers
-//! [`DeviceSolver::available`], and of at least [`RACE_FROM_VERTICES`] vertices. Smaller
+//! [`DeviceSolver::available`], and of at least [`RACE_FROM_VERTICES`] vertices
+//! ([`FRESH_PROCESS_RACE_FROM`] in a fresh process). Smaller
 //! games stay on the CPU: the parity solver answers them in a few milliseconds, less than
 //! the GPU route's fixed costs (upload, launches, and in a fresh process the driver's
 //! start-up), so a race could only cost.
@@ -28,6 +29,7 @@
 //! is forwarded to it by the thread that waits for the answers, so cancelling the solve
 //! stops both.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -36,8 +38,16 @@ use super::{Control, DeviceSolver, Interrupted, Solution, SolveError, SolveOptio
 use crate::arena::Arena;
 use crate::parity::ParityView;
 
-/// Parity games with fewer vertices are not raced: the CPU answers them alone.
+/// Parity games with fewer vertices are not raced where the device is warm (the service):
+/// the CPU answers them alone ([`SolveOptions::race_from_vertices`]).
 pub const RACE_FROM_VERTICES: usize = 1 << 16;
+
+/// The same in a fresh process (the command line), whose GPU side starts the driver (about
+/// 350 ms on the H200 host) before it can answer: only games on which the parity solver
+/// takes longer than that are worth a race. Measured there: BRP (2.2 M vertices) 0.44 s
+/// raced against 0.75 s on the CPU alone, while the race cost Onebit (154 K) and SWP 17 and
+/// 95 % when they raced from 2^16.
+pub const FRESH_PROCESS_RACE_FROM: usize = 1 << 20;
 
 /// How often the waiting thread looks at the caller's cancel flag.
 const FORWARD_CANCEL_EVERY: Duration = Duration::from_millis(2);
@@ -52,8 +62,8 @@ pub enum Side {
 }
 
 /// The device `auto` races against on this game, if it races at all: `auto` without
-/// credits on a parity game whose reduction fits, of at least [`RACE_FROM_VERTICES`]
-/// vertices, with an available device.
+/// credits on a parity game whose reduction fits, of at least
+/// [`SolveOptions::race_from_vertices`] vertices, with an available device.
 pub fn races(
     arena: &Arena,
     view: ParityView<'_>,
@@ -63,7 +73,7 @@ pub fn races(
     let eligible = options.backend == super::Backend::Auto
         && !options.credits
         && view.reduction_fits()
-        && arena.vertex_count() >= RACE_FROM_VERTICES;
+        && arena.vertex_count() >= options.race_from_vertices;
     (eligible && device.available()).then_some(device)
 }
 
@@ -81,8 +91,13 @@ pub fn solve(
 ) -> Result<Solution, SolveError> {
     let race = Race::new(control);
     std::thread::scope(|scope| {
-        let gpu = race.gpu_side(arena, device, options);
-        let cpu = race.cpu_side(arena, view, options);
+        let gpu = race.side(Side::Gpu, |control| {
+            device.solve(arena, &options.gpu, control)
+        });
+        let cpu = race.side(Side::Cpu, |control| {
+            let algorithm = options.parity_algorithm;
+            parity::solve(arena, view.priorities, algorithm, &options.cpu, control)
+        });
         spawn_named("egsolve-race-gpu", |b| b.spawn_scoped(scope, gpu).map(drop));
         spawn_named("egsolve-race-cpu", |b| b.spawn_scoped(scope, cpu).map(drop));
         // The loser stops at its next checkpoint; the scope joins it.
@@ -91,22 +106,58 @@ pub fn solve(
     .inspect(|_| tracing::debug!("race: the loser stopped"))
 }
 
-/// [`solve`] for a caller that keeps the game until the process ends (the command line):
-/// the loser is cancelled but not waited for. A fresh process's GPU side may be inside the
+/// A game that a detached race's sides own a share of ([`solve_detached`]).
+pub trait RacedGame: Send + Sync + 'static {
+    /// The arena (the reduction's weights).
+    fn arena(&self) -> &Arena;
+    /// The priorities, for a parity game.
+    fn parity(&self) -> Option<ParityView<'_>>;
+}
+
+impl RacedGame for crate::format::Game {
+    fn arena(&self) -> &Arena {
+        &self.arena
+    }
+
+    fn parity(&self) -> Option<ParityView<'_>> {
+        self.parity.as_ref().map(crate::format::ParityInfo::view)
+    }
+}
+
+/// [`solve`] without waiting for the loser: it is cancelled, and stops at its next
+/// checkpoint on its own, holding its share of `game` until then. The caller has its
+/// answer as soon as the winner's is there: a fresh process's GPU side may be inside the
 /// driver's start-up or a large copy, which no cancel flag interrupts, for a few hundred
-/// milliseconds after the parity solver answered; the process writes its answer and exits
-/// meanwhile.
-pub fn solve_detached(
-    arena: &'static Arena,
-    view: ParityView<'static>,
+/// milliseconds; the parity solver on a game of millions of vertices may be between two
+/// checkpoints for as long (measured on the H200 host, BRP: the GPU answered in 10 ms, the
+/// parity solver stopped 175 ms later). `game` must be a parity game.
+pub fn solve_detached<G: RacedGame>(
+    game: Arc<G>,
     device: &'static dyn DeviceSolver,
     options: &SolveOptions,
     control: &Control,
 ) -> Result<Solution, SolveError> {
     let race = Race::new(control);
-    let options: &'static SolveOptions = Box::leak(Box::new(options.clone()));
-    let gpu = race.gpu_side(arena, device, options);
-    let cpu = race.cpu_side(arena, view, options);
+    let options = Arc::new(options.clone());
+    let gpu = {
+        let (game, options) = (game.clone(), options.clone());
+        race.side(Side::Gpu, move |control| {
+            device.solve(game.arena(), &options.gpu, control)
+        })
+    };
+    let cpu = race.side(Side::Cpu, move |control| {
+        let view = game
+            .parity()
+            .expect("a detached race is run on a parity game");
+        let algorithm = options.parity_algorithm;
+        parity::solve(
+            game.arena(),
+            view.priorities,
+            algorithm,
+            &options.cpu,
+            control,
+        )
+    });
     for (name, side) in [
         (
             "egsolve-race-gpu",
@@ -159,32 +210,20 @@ impl Race {
         }
     }
 
-    /// The GPU route, as a thread's body.
-    fn gpu_side<'a>(
+    /// A side of the race as a thread's body: `run` under that side's control, its answer
+    /// sent to [`Race::finish`].
+    fn side<'a>(
         &self,
-        arena: &'a Arena,
-        device: &'a dyn DeviceSolver,
-        options: &'a SolveOptions,
+        side: Side,
+        run: impl FnOnce(&Control) -> Result<Solution, SolveError> + Send + 'a,
     ) -> impl FnOnce() + Send + 'a {
-        let (control, sender) = (self.gpu_control.clone(), self.sender.clone());
+        let control = match side {
+            Side::Gpu => self.gpu_control.clone(),
+            Side::Cpu => self.cpu_control.clone(),
+        };
+        let sender = self.sender.clone();
         move || {
-            let answer = device.solve(arena, &options.gpu, &control);
-            let _ = sender.send((Side::Gpu, answer));
-        }
-    }
-
-    /// The parity solver, as a thread's body.
-    fn cpu_side<'a>(
-        &self,
-        arena: &'a Arena,
-        view: ParityView<'a>,
-        options: &'a SolveOptions,
-    ) -> impl FnOnce() + Send + 'a {
-        let (control, sender) = (self.cpu_control.clone(), self.sender.clone());
-        move || {
-            let algorithm = options.parity_algorithm;
-            let answer = parity::solve(arena, view.priorities, algorithm, &options.cpu, &control);
-            let _ = sender.send((Side::Cpu, answer));
+            let _ = sender.send((side, run(&control)));
         }
     }
 

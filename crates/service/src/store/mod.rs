@@ -23,13 +23,13 @@ pub mod claim;
 pub mod migrate;
 pub mod notify;
 mod results;
+mod schema;
 pub mod workers;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -176,66 +176,6 @@ const JOB_COLUMNS: &str = "seq, id, owner, state, priority, backend, time_limit_
      error_message, error_line, error_column, upload_ms, parse_ms, solve_ms, worker, \
      progress_round, progress_frontier, progress_lifts, credits, parity";
 
-fn migration(version: i64, name: &'static str, sql: &'static str) -> Migration {
-    Migration::new(
-        version,
-        name.into(),
-        MigrationType::Simple,
-        sqlx::SqlStr::from_static(sql),
-        false,
-    )
-}
-
-fn sqlite_migrator() -> Migrator {
-    Migrator::with_migrations(vec![
-        migration(
-            1,
-            "jobs",
-            include_str!("../migrations/sqlite/0001_jobs.sql"),
-        ),
-        migration(
-            2,
-            "leases",
-            include_str!("../migrations/sqlite/0002_leases.sql"),
-        ),
-        migration(
-            3,
-            "credits",
-            include_str!("../migrations/sqlite/0003_credits.sql"),
-        ),
-        migration(
-            4,
-            "parity",
-            include_str!("../migrations/sqlite/0004_parity.sql"),
-        ),
-    ])
-}
-
-fn postgres_migrator() -> Migrator {
-    Migrator::with_migrations(vec![
-        migration(
-            1,
-            "jobs",
-            include_str!("../migrations/postgres/0001_jobs.sql"),
-        ),
-        migration(
-            2,
-            "leases",
-            include_str!("../migrations/postgres/0002_leases.sql"),
-        ),
-        migration(
-            3,
-            "credits",
-            include_str!("../migrations/postgres/0003_credits.sql"),
-        ),
-        migration(
-            4,
-            "parity",
-            include_str!("../migrations/postgres/0004_parity.sql"),
-        ),
-    ])
-}
-
 /// Creates the local directories and empties `tmp/`.
 fn prepare_dirs(root: &Path) -> Result<(), StoreError> {
     for dir in ["arenas", "results", "tmp"] {
@@ -271,7 +211,7 @@ impl Store {
             .max_connections(4)
             .connect_with(options)
             .await?;
-        sqlite_migrator().run(&pool).await?;
+        schema::sqlite_migrator().run(&pool).await?;
         Ok(Store {
             pool: Pool::Sqlite(pool),
             root: root.to_owned(),
@@ -304,7 +244,7 @@ impl Store {
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options)
             .await?;
-        postgres_migrator().run(&pool).await?;
+        schema::postgres_migrator().run(&pool).await?;
         let events = broadcast::channel(1024).0;
         notify::listen(pool.clone(), events.clone());
         Ok(Store {
