@@ -1,5 +1,5 @@
 //! Several hosts on PostgreSQL (a program, `cargo bench -p egsolve --bench cluster`): a throwaway
-//! PostgreSQL server (fsync on, as in production; `tests/common/postgres.rs`) on this machine.
+//! PostgreSQL server (fsync on, as in production; `crates/test-support/src/postgres.rs`) on this machine.
 //!
 //! 1. Throughput with 1, 2, 4 worker processes (`WORKERS=1,2,4`, the default; each
 //!    `egsolve worker --cpu-workers 1 --cpu-threads 1`) behind one API process

@@ -1,4 +1,4 @@
-//! Helpers shared by the packaging tests (`tests/deploy.rs`, `tests/shutdown.rs`): a private
+//! Helpers shared by the packaging tests (`tests/integration/deploy.rs`, `shutdown.rs`): a private
 //! copy of the `egsolve` binary, a real `egsolve serve` child process on a free loopback
 //! port, a minimal blocking HTTP/1.0 client, and the deploy files read from the repository.
 

@@ -384,7 +384,7 @@ impl Server {
     }
 }
 
-/// Path of a shared data file (see `tests/common/data.rs`).
+/// Path of a shared data file (see `crates/test-support/src/data.rs`).
 pub fn data_file(relative: &str) -> PathBuf {
     data::shared_data().join(relative)
 }

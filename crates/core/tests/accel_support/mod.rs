@@ -11,7 +11,7 @@ use egsolve_core::arena::Arena;
 use egsolve_core::format::{ReadOptions, read_paritysol, read_path};
 use egsolve_core::solve::TOP;
 
-/// `shared/data` (see `tests/common/data.rs`).
+/// `shared/data` (see `crates/test-support/src/data.rs`).
 pub fn data_dir() -> PathBuf {
     data::shared_data()
 }

@@ -378,7 +378,7 @@ impl GpuEngine {
     }
 
     /// The predecessors as the device listed them: offsets, sources and weights (widened),
-    /// in the device's order and numbering (for the device tests, `tests/on_device.rs`).
+    /// in the device's order and numbering (for the device tests, `tests/integration/on_device.rs`).
     pub fn listed_predecessors(&self) -> (Vec<u32>, Vec<u32>, Vec<i64>) {
         fn widened<T: DeviceRepr + Copy + Into<i64>>(
             stream: &Arc<CudaStream>,

@@ -17,7 +17,7 @@
 //! Each family is the one that Oink's generator tool of the same name (`tc`, `counter_rr`, ...)
 //! writes for the same `n`. The structure was learned from those tools' output, not from their
 //! source: each module's docs describe the gadget that repeats and how priorities grow with
-//! `n`, and the tests (`crates/core/tests/families.rs`) check every generated game against
+//! `n`, and the tests (`crates/core/tests/integration/families.rs`) check every generated game against
 //! Oink's files. Seven families come out vertex for vertex as Oink numbers them; `two-counters`
 //! and `counter-ortl` are the same games up to the order of vertices of equal priority (Oink
 //! sorts vertices by priority with an unstable sort, which shuffles ties): here equal

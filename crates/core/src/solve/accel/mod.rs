@@ -114,7 +114,7 @@
 //! [`player1`]: crate::solve::strategy::player1
 
 // The evaluation's parts are public so that the GPU crate's device tests can compare its
-// searches with the host's (`crates/gpu/tests/on_device.rs`); the driver is the way in.
+// searches with the host's (`crates/gpu/tests/integration/on_device.rs`); the driver is the way in.
 pub mod evaluate;
 pub mod improve;
 mod phasing;

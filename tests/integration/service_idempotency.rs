@@ -2,7 +2,7 @@
 //! never a second one; a key reused for another submission, a malformed key and a key still
 //! in use get their problems. Every response is validated against `openapi.yaml`.
 
-mod service_support;
+use crate::service_support;
 
 use std::time::Duration;
 

@@ -4,12 +4,13 @@
 //! package itself (`mypy --strict`, `pip install`). pytest; see `python_support` for when it
 //! is listed as ignored.
 
-mod python_support;
+use crate::python_support;
 
 use python_support::{Need, pytest_trial};
 
-fn main() {
-    egsolve_test_support::run_trials(vec![pytest_trial(
+/// This module's trials, run by the binary's `main`.
+pub fn trials() -> Vec<egsolve_test_support::Trial> {
+    vec![pytest_trial(
         "python_client_suite_passes",
         "clients/python/tests",
         &[Need::Modules(&[
@@ -19,5 +20,5 @@ fn main() {
             "mypy",
             "numpy",
         ])],
-    )]);
+    )]
 }

@@ -7,7 +7,7 @@
 //! Every answer passes the parity certificate. Also: tangle searches cut at every point
 //! and resumed, cancel and deadline, and the algorithm named in the summary.
 
-mod oink_support;
+use crate::oink_support;
 
 use egsolve_test_support as common;
 

@@ -6,7 +6,7 @@
 //! `backend=parity` answer never serves a later job that expects credits; energy backends
 //! and `backend=parity` on an energy game fail with messages that say what to do.
 
-mod service_support;
+use crate::service_support;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! vertices, and its resident memory then falls back near where it was before the job,
 //! far below its peak. Linux only (`/proc/<pid>/status`).
 
-mod service_support;
+use crate::service_support;
 
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! path (generated games with 50–200 priorities), and every answer passes `check` — the
 //! parity certificate, plus the energy certificate where there are credits.
 
-mod oink_support;
+use crate::oink_support;
 
 use egsolve_test_support as common;
 

@@ -3,7 +3,7 @@
 //! and the store shows each reached `succeeded` exactly once. Jobs use the reference solver,
 //! for which the weight −1 cycle is slow (about n² lifts).
 
-mod service_support;
+use crate::service_support;
 
 use std::process::{Child, Command};
 

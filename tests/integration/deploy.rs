@@ -6,7 +6,7 @@
 //! running server and non-zero against none. There is no Docker engine here: these are the
 //! checks that can run without one.
 
-mod packaging_support;
+use crate::packaging_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,7 +1,7 @@
 //! The `egsolve` binary end to end: solve → check, outputs, convert round trip, gen, and the
 //! documented exit codes for bad input, rejected solutions and usage errors.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

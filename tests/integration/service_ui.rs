@@ -1,9 +1,9 @@
 //! The web page's routes, the read-only endpoints it adds (`/v1/usage`, `/v1/whoami`,
 //! `/v1/jobs/{id}/result/histogram`) and the renderings job views name for the page's
 //! download links (`result_formats`), every response validated against `openapi.yaml`. The
-//! page itself is driven in a real browser by `tests/web_ui.rs`.
+//! page itself is driven in a real browser by `tests/external/web_ui.rs`.
 
-mod service_support;
+use crate::service_support;
 
 use std::time::Duration;
 

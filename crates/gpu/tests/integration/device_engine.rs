@@ -13,7 +13,8 @@ use egsolve_gpu::layout::device_bytes;
 use egsolve_gpu::{GpuEngine, GpuOptions, VertexOrder};
 
 /// Every check needs a GPU: where none is, each is listed as ignored with the reason.
-fn main() {
+/// This module's trials, run by the binary's `main`.
+pub fn trials() -> Vec<egsolve_test_support::Trial> {
     let missing = driver_ready().err().map(|e| format!("a GPU: {e}"));
     let checks: [(&str, fn()); 3] = [
         (
@@ -29,11 +30,10 @@ fn main() {
             device_prefix_sums_equal_the_hosts_where_a_gpu_is,
         ),
     ];
-    let trials = checks
+    checks
         .into_iter()
         .map(|(name, check)| egsolve_test_support::needing_hardware(name, missing.clone(), check))
-        .collect();
-    egsolve_test_support::run_trials(trials);
+        .collect()
 }
 
 /// Where a GPU is, the memory a dropped game held stays with the process (the driver

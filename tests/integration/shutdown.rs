@@ -5,7 +5,7 @@
 //! Open long polls are answered at once; a request still open when the configured grace time
 //! (`--shutdown-grace-secs`) ends is dropped and the server exits anyway.
 
-mod packaging_support;
+use crate::packaging_support;
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};

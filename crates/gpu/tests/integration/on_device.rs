@@ -23,7 +23,8 @@ fn fresh_seed() -> u64 {
 }
 
 /// Every check needs a GPU: where none is, each is listed as ignored with the reason.
-fn main() {
+/// This module's trials, run by the binary's `main`.
+pub fn trials() -> Vec<egsolve_test_support::Trial> {
     let missing = driver_ready().err().map(|e| format!("a GPU: {e}"));
     let checks: [(&str, fn()); 6] = [
         (
@@ -51,11 +52,10 @@ fn main() {
             device_player1_edges_equal_the_hosts_choice_where_a_gpu_is,
         ),
     ];
-    let trials = checks
+    checks
         .into_iter()
         .map(|(name, check)| egsolve_test_support::needing_hardware(name, missing.clone(), check))
-        .collect();
-    egsolve_test_support::run_trials(trials);
+        .collect()
 }
 
 /// `base` with every weight times `scale` and, after each edge `(v, u, w)` (the `i`-th of

@@ -44,7 +44,8 @@ fn python() -> Result<PathBuf, String> {
 /// failure under `CI`).
 type Check = (&'static str, fn(&Path));
 
-fn main() {
+/// This module's trials, run by the binary's `main`.
+pub fn trials() -> Vec<egsolve_test_support::Trial> {
     let checks: [Check; 3] = [
         (
             "renders_every_table_and_plot_from_a_results_directory",
@@ -60,7 +61,7 @@ fn main() {
         ),
     ];
     let python = python();
-    let trials = checks
+    checks
         .into_iter()
         .map(|(name, check)| {
             let python = python.clone();
@@ -68,8 +69,7 @@ fn main() {
                 check(&python.expect("checked"))
             })
         })
-        .collect();
-    egsolve_test_support::run_trials(trials);
+        .collect()
 }
 
 /// Copies the fixture to a temporary directory (the report and results are rewritten).

@@ -2,7 +2,7 @@
 //! every response validated against `openapi.yaml` — each case on both stores (SQLite, and
 //! a fresh database on a throwaway PostgreSQL server).
 
-mod service_support;
+use crate::service_support;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

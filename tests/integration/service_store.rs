@@ -4,7 +4,7 @@
 //! so the job completes exactly once; a job that loses `max_attempts` leases ends
 //! `failed` (`worker-lost`).
 
-mod service_support;
+use crate::service_support;
 
 use std::time::Duration;
 

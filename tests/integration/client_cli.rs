@@ -4,8 +4,8 @@
 //! (one line per job); `cancel` of a long job; a bearer token from the
 //! environment; clear failures for an unknown job and for no server.
 
-mod common;
-mod packaging_support;
+use crate::common;
+use crate::packaging_support;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 //! many priorities, where lifting climbs (against the reference worklist); and `auto` on
 //! the latter, which runs it in place of evaluations.
 
-mod accel_support;
+use crate::accel_support;
 
 use egsolve_core::arena::Arena;
 use egsolve_core::generate::climbing as families;

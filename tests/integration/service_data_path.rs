@@ -4,7 +4,7 @@
 //! the JSON result; admission control (a game too large for the host's memory limit is a
 //! 413 `exceeds-memory` with what it needs, what is there and the setting to raise).
 
-mod service_support;
+use crate::service_support;
 
 use std::time::Duration;
 

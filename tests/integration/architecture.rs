@@ -271,9 +271,8 @@ fn host_triple() -> String {
         .to_string()
 }
 
-/// Each workspace package's name → the names of every package it depends on, directly or
-/// not, through normal (not dev or build) dependencies, from `cargo metadata`.
-fn dependency_closures() -> BTreeMap<String, BTreeSet<String>> {
+/// `cargo metadata` for the graph this machine builds.
+fn metadata() -> serde_json::Value {
     // `--filter-platform` with the host's triple: the graph this machine builds. Without it
     // cargo must read the manifest of every package in the lock file, the Windows- and
     // macOS-only ones too, which a Linux build never downloads, so `--offline` failed on a
@@ -290,7 +289,13 @@ fn dependency_closures() -> BTreeMap<String, BTreeSet<String>> {
         "cargo metadata: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    serde_json::from_slice(&output.stdout).expect("JSON")
+}
+
+/// Each workspace package's name → the names of every package it depends on, directly or
+/// not, through normal (not dev or build) dependencies, from `cargo metadata`.
+fn dependency_closures() -> BTreeMap<String, BTreeSet<String>> {
+    let metadata = metadata();
     let name_of: BTreeMap<&str, &str> = metadata["packages"]
         .as_array()
         .expect("packages")
@@ -488,4 +493,38 @@ fn files_stay_within_the_house_limits() {
     let benchmarks = std::fs::read_to_string(root.join("BENCHMARKS.md")).unwrap();
     let lines = benchmarks.lines().count();
     assert!(lines <= 350, "BENCHMARKS.md has {lines} lines");
+}
+
+/// Integration tests link as one binary per package (two at the root: one without libtest's
+/// harness), not one per file: each binary links the whole crate graph again, and on the
+/// 2-core build machine linking 41 of them dominated the test build (issue 44).
+#[test]
+fn integration_tests_link_as_few_binaries() {
+    let metadata = metadata();
+    let members: BTreeSet<&str> = metadata["workspace_members"]
+        .as_array()
+        .expect("members")
+        .iter()
+        .map(|id| id.as_str().unwrap())
+        .collect();
+    let tests: Vec<String> = metadata["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .filter(|package| members.contains(package["id"].as_str().unwrap()))
+        .flat_map(|package| {
+            let name = package["name"].as_str().unwrap().to_string();
+            package["targets"]
+                .as_array()
+                .expect("targets")
+                .iter()
+                .filter(|target| target["kind"].as_array().unwrap().iter().any(|k| k == "test"))
+                .map(move |target| format!("{name}: {}", target["name"].as_str().unwrap()))
+        })
+        .collect();
+    assert!(tests.len() <= 8, "{} integration-test binaries: {tests:#?}", tests.len());
+    assert!(
+        tests.iter().any(|t| t == "egsolve: integration"),
+        "the root's tests are not found: {tests:?}"
+    );
 }

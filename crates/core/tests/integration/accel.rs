@@ -2,7 +2,7 @@
 //! random games (plain, climbing families, parity-reduced with many priorities, large
 //! weights), on all shared data, and player 1's strategy certificate.
 
-mod accel_support;
+use crate::accel_support;
 
 use egsolve_core::arena::{Arena, Player};
 use egsolve_core::check::{Claim, check};

@@ -58,7 +58,8 @@ fn assert_nvrtc_loads() {
     }
 }
 
-fn main() {
+/// This module's trials, run by the binary's `main`.
+pub fn trials() -> Vec<egsolve_test_support::Trial> {
     let nvrtc = nvrtc_missing();
     let needs_nvrtc = |name: &str, check: fn()| {
         egsolve_test_support::needing(name, nvrtc.clone(), move || {
@@ -66,7 +67,7 @@ fn main() {
             check()
         })
     };
-    egsolve_test_support::run_trials(vec![
+    vec![
         needs_nvrtc(
             "every_kernel_compiles_for_sm90_with_nvrtc",
             every_kernel_compiles_for_sm90_with_nvrtc,
@@ -89,7 +90,7 @@ fn main() {
             None,
             without_the_gpu_crate_the_gpu_backend_is_unavailable,
         ),
-    ]);
+    ]
 }
 
 fn every_kernel_compiles_for_sm90_with_nvrtc() {

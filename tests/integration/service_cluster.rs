@@ -14,7 +14,7 @@
 //!
 //! Without PostgreSQL (and `CI` unset) the tests print why and pass; under `CI` they fail.
 
-mod service_support;
+use crate::service_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -2,12 +2,13 @@
 //! chromedriver, against this build's `egsolve serve` (pytest suite `tests/web_ui`; see
 //! `python_support` for when it is listed as ignored).
 
-mod python_support;
+use crate::python_support;
 
 use python_support::{Need, pytest_trial};
 
-fn main() {
-    egsolve_test_support::run_trials(vec![pytest_trial(
+/// This module's trials, run by the binary's `main`.
+pub fn trials() -> Vec<egsolve_test_support::Trial> {
+    vec![pytest_trial(
         "web_page_suite_passes_in_chromium",
         "tests/web_ui",
         &[
@@ -21,5 +22,5 @@ fn main() {
                 env: "CHROMEDRIVER",
             },
         ],
-    )]);
+    )]
 }

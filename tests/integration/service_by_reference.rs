@@ -7,8 +7,8 @@
 //! binary, `egsolve submit --by-reference --wait --result-format binary` writes the bytes the
 //! upload's job gives.
 
-mod packaging_support;
-mod service_support;
+use crate::packaging_support;
+use crate::service_support;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -8,7 +8,7 @@
 //! `mkfs.btrfs`), a job by reference is a reflink: the stored copy shares the original's
 //! extents, and the original overwritten after the answer changes nothing.
 
-mod service_support;
+use crate::service_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -311,14 +311,15 @@ async fn references_are_reflinked_where_the_file_system_can(disk: Btrfs) {
     server.stop().await;
 }
 
-fn main() {
+/// This module's trials, run by the binary's `main`.
+pub fn trials() -> Vec<egsolve_test_support::Trial> {
     let tmpfs = no_tmpfs();
     let btrfs = Btrfs::mount();
     let no_btrfs = btrfs
         .as_ref()
         .err()
         .map(|why| format!("root and mkfs.btrfs for a Btrfs loop file system ({why})"));
-    egsolve_test_support::run_trials(vec![
+    vec![
         needing(
             "declared_sizes_that_do_not_fit_are_refused_first",
             None,
@@ -344,5 +345,5 @@ fn main() {
                 ))
             },
         ),
-    ]);
+    ]
 }

@@ -1,0 +1,16 @@
+//! `egsolve-gpu`'s integration tests, linked as one binary without libtest's harness
+//! (`cargo test -p egsolve-gpu --test integration`): the kernels compile with NVRTC where
+//! CI runs, the backend says `Unavailable` without a GPU, and on a GPU the device's
+//! results equal the host's. A check whose GPU or NVRTC is missing is listed as ignored with
+//! the reason (NVRTC is required where `EGSOLVE_NVRTC_LIB` is set, as in CI).
+
+mod device_engine;
+mod gpu_backend;
+mod on_device;
+
+fn main() {
+    let mut trials = gpu_backend::trials();
+    trials.extend(on_device::trials());
+    trials.extend(device_engine::trials());
+    egsolve_test_support::run_trials(trials);
+}
