@@ -179,7 +179,7 @@ async fn main() {
             return;
         }
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "cluster benchmark: {cores} cores, load average {}, commit {}",
@@ -258,7 +258,7 @@ async fn throughput(pg: &PgServer, http: &reqwest::Client, dir: &std::path::Path
         println!(
             "throughput, {workers} worker process(es), {jobs} reference-solver jobs of {vertices} vertices: {rate:.2} jobs/s, {:.2}x one worker (goal: >= 1.8x at 2, >= 3.5x at 4; needs a core per worker, {cores} here)",
             rate / base_rate,
-            cores = std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
         );
     }
 }

@@ -177,7 +177,7 @@ async fn run(sync_commits: bool) {
     }));
     let http = reqwest::Client::new();
     let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
+        .map(std::num::NonZero::get)
         .unwrap_or(1);
     println!(
         "service benchmark: {cores} cores, sync_commits={sync_commits}, commit {}",

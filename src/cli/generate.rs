@@ -238,7 +238,7 @@ fn random_egb(plan: &RandomPlan, out: Option<&PathBuf>) -> Result<(), CliError> 
         Some(_) => file.finish(None)?,
         None => {
             let mut stdout = std::io::stdout().lock();
-            file.finish(Some(&mut stdout))?
+            file.finish(Some(&mut stdout))?;
         }
     }
     Ok(())

@@ -342,6 +342,6 @@ impl HealthcheckArgs {
     /// 0 if `/healthz` answers 200, else 1.
     pub async fn run(&self) -> anyhow::Result<i32> {
         let client = Client::new(&self.server, None)?;
-        Ok(if client.healthy().await { 0 } else { 1 })
+        Ok(i32::from(!client.healthy().await))
     }
 }

@@ -66,7 +66,7 @@ pub fn trials() -> Vec<egsolve_test_support::Trial> {
         .map(|(name, check)| {
             let python = python.clone();
             egsolve_test_support::needing(name, python.clone().err(), move || {
-                check(&python.expect("checked"))
+                check(&python.expect("checked"));
             })
         })
         .collect()

@@ -70,7 +70,7 @@ fn block_on(test: impl std::future::Future<Output = ()>) {
         .enable_all()
         .build()
         .unwrap()
-        .block_on(test)
+        .block_on(test);
 }
 
 /// `egsolve_insufficient_storage_total{stage="…"}`.
@@ -94,7 +94,7 @@ fn self_loops(n: u32) -> Vec<u8> {
 }
 
 fn files_in(dir: &Path) -> usize {
-    std::fs::read_dir(dir).map_or(0, |d| d.count())
+    std::fs::read_dir(dir).map_or(0, std::iter::Iterator::count)
 }
 
 /// A declared size over the free space less the reserve: 507 with the figures and the
@@ -342,7 +342,7 @@ pub fn trials() -> Vec<egsolve_test_support::Trial> {
             move || {
                 block_on(references_are_reflinked_where_the_file_system_can(
                     btrfs.unwrap(),
-                ))
+                ));
             },
         ),
     ]

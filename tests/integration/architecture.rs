@@ -118,7 +118,6 @@ fn named_paths(text: &str) -> Vec<String> {
             let before = &statement[..at];
             if before.trim().is_empty() || before.trim_end().ends_with("pub") {
                 paths.extend(expand(&statement[at + 4..]));
-                continue;
             }
         }
     }
@@ -518,11 +517,21 @@ fn integration_tests_link_as_few_binaries() {
                 .as_array()
                 .expect("targets")
                 .iter()
-                .filter(|target| target["kind"].as_array().unwrap().iter().any(|k| k == "test"))
+                .filter(|target| {
+                    target["kind"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|k| k == "test")
+                })
                 .map(move |target| format!("{name}: {}", target["name"].as_str().unwrap()))
         })
         .collect();
-    assert!(tests.len() <= 8, "{} integration-test binaries: {tests:#?}", tests.len());
+    assert!(
+        tests.len() <= 8,
+        "{} integration-test binaries: {tests:#?}",
+        tests.len()
+    );
     assert!(
         tests.iter().any(|t| t == "egsolve: integration"),
         "the root's tests are not found: {tests:?}"

@@ -186,7 +186,7 @@ fn gen_family_writes_oinks_games() {
     let solved = egsolve(&["solve", gm, "--output", "paritysol"]);
     assert!(solved.status.success(), "{}", stderr(&solved));
     let ours = egsolve_core::format::read_paritysol(&solved.stdout[..]).unwrap();
-    let theirs_sol = std::fs::File::open(oink.join("tc_4.sol")).unwrap();
+    let theirs_sol = std::fs::File::open(oink.join("tc_4.paritysol")).unwrap();
     let theirs = egsolve_core::format::read_paritysol(theirs_sol).unwrap();
     let names = |path: &Path| {
         let game = egsolve_core::format::read_path(path, &Default::default()).unwrap();

@@ -270,7 +270,7 @@ async fn a_file_changing_mid_copy_is_refused_or_answered(engine: Engine) {
             202 => {
                 let job = reply.json();
                 let whole = versions.iter().any(|v| job["arena"]["sha256"] == *v);
-                tally[if whole { 0 } else { 1 }] += 1;
+                tally[usize::from(!whole)] += 1;
                 accepted.push(job["id"].as_str().unwrap().to_string());
             }
             409 => {

@@ -124,24 +124,15 @@ async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
     let key = egsolve_service::worker::result_key(&hash, InputFormat::Auto, BackendChoice::Auto);
     egsolve_service::result_file::write(&store.result_path(&key), &solution).unwrap();
     let summary = egsolve_core::output::Summary::new(&game.arena, &solution, 0);
-    assert!(
-        store
-            .succeed(id, 2, "worker-b", &key, &summary, 1.0, "cpu")
-            .await
-            .unwrap()
-    );
-    assert!(
-        !store
-            .succeed(id, 1, "worker-a", &key, &summary, 1.0, "cpu")
-            .await
-            .unwrap()
-    );
-    assert!(
-        !store
-            .succeed(id, 2, "worker-a", &key, &summary, 1.0, "cpu")
-            .await
-            .unwrap()
-    );
+    let success = egsolve_service::store::claim::Success {
+        result_key: &key,
+        summary: &summary,
+        solve_ms: 1.0,
+        device: "cpu",
+    };
+    assert!(store.succeed(id, 2, "worker-b", &success).await.unwrap());
+    assert!(!store.succeed(id, 1, "worker-a", &success).await.unwrap());
+    assert!(!store.succeed(id, 2, "worker-a", &success).await.unwrap());
     let job = store.job(id).await.unwrap().unwrap();
     assert_eq!(job.state, JobState::Succeeded);
     assert_eq!((job.attempts, job.completions), (2, 1));

@@ -239,7 +239,7 @@ impl Server {
     pub async fn start_on(engine: Engine, configure: impl FnOnce(&mut ServeConfig)) -> Server {
         Server::start(|config| {
             engine.configure(config);
-            configure(config)
+            configure(config);
         })
         .await
     }
@@ -419,7 +419,7 @@ pub fn expected(path: &Path) -> Vec<(u8, Option<u64>)> {
             } else {
                 Some(fields[1].parse().unwrap())
             };
-            rows.push((id, if credit.is_some() { 0 } else { 1 }, credit));
+            rows.push((id, u8::from(credit.is_none()), credit));
         } else {
             rows.push((id, fields[1].parse().unwrap(), None));
         }

@@ -54,7 +54,7 @@ fn options() -> Options {
                 o.threads = value("--threads")
                     .split(',')
                     .map(|t| t.parse().expect("--threads 1,2,16"))
-                    .collect()
+                    .collect();
             }
             "--runs" => o.runs = value("--runs").parse().expect("--runs N"),
             "--dir" => o.dir = Some(PathBuf::from(value("--dir"))),
@@ -148,7 +148,7 @@ fn main() {
         });
         row(&format!("egb v2 load {threads}"), t, mb(&v2), base);
         let t = median_seconds(o.runs, || {
-            pool(threads).install(|| format::egb::verify_checksums(&v2).expect("valid"))
+            pool(threads).install(|| format::egb::verify_checksums(&v2).expect("valid"));
         });
         row(&format!("  of which sums {threads}"), t, mb(&v2), base);
         let t = median_seconds(o.runs, || format::read_bytes(&v2, &opts).expect("valid"));
@@ -162,7 +162,7 @@ fn main() {
                         .expect("create");
                 plan.fill(out.sections());
                 out.finish(None).expect("write");
-            })
+            });
         });
         row(&format!("gen egb {threads}"), t, mb(&v2), base);
     }

@@ -396,7 +396,7 @@ fn syntcomp(dir: &Path, options: &Options) {
         let name = path
             .file_name()
             .map_or(String::new(), |f| f.to_string_lossy().into());
-        let oink = std::fs::File::open(path.with_extension("sol"))
+        let oink = std::fs::File::open(path.with_extension("paritysol"))
             .ok()
             .and_then(|f| read_paritysol(f).ok());
         for (i, &algorithm) in options.algorithms.iter().enumerate() {

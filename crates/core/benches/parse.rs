@@ -76,7 +76,7 @@ fn options() -> Options {
                 o.threads = value("--threads")
                     .split(',')
                     .map(|t| t.parse().expect("--threads 1,2,16"))
-                    .collect()
+                    .collect();
             }
             "--runs" => o.runs = value("--runs").parse().expect("--runs N"),
             "--generate-mb" => o.generate_mb = value("--generate-mb").parse().expect("MB"),

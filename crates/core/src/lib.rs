@@ -22,6 +22,9 @@
 //! system. The solvers take and return values; callers on async runtimes run them on
 //! threads of their own.
 
+// The core is the library others build on: every public item says what it is.
+#![warn(missing_docs)]
+
 pub mod arena;
 pub mod check;
 pub mod format;

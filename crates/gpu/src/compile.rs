@@ -272,7 +272,7 @@ impl Kernels {
         let mut staging = self
             .staging
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if staging.is_none() {
             let start = std::time::Instant::now();
             match Staging::new(&self.ctx) {
@@ -302,7 +302,7 @@ impl Kernels {
         let staging = self
             .staging
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         staging.is_some().then_some(staging)
     }
 
@@ -328,7 +328,7 @@ impl Kernels {
         let mut modules = self
             .lift
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(k) = modules.get(&(weight_bits, value_bits)) {
             return Ok(Some(k.clone()));
         }
@@ -491,7 +491,7 @@ pub fn kernels(ordinal: usize) -> Result<Arc<Kernels>, GpuError> {
     let cache = CONTEXTS.get_or_init(|| Mutex::new(HashMap::new()));
     let mut cache = cache
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(k) = cache.get(&ordinal) {
         return Ok(k.clone());
     }

@@ -24,7 +24,9 @@ static DIRECTORY: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
 /// data directory's `kernels/`), unless `EGSOLVE_KERNEL_CACHE` says otherwise.
 pub fn set_directory(directory: PathBuf) {
     let slot = DIRECTORY.get_or_init(|| Mutex::new(None));
-    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(directory);
+    *slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(directory);
 }
 
 /// The cache directory in effect, if any (see the module docs).
@@ -32,10 +34,11 @@ pub fn directory() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("EGSOLVE_KERNEL_CACHE") {
         return (!dir.is_empty()).then(|| PathBuf::from(dir));
     }
-    if let Some(dir) = DIRECTORY
-        .get()
-        .and_then(|slot| slot.lock().unwrap_or_else(|p| p.into_inner()).clone())
-    {
+    if let Some(dir) = DIRECTORY.get().and_then(|slot| {
+        slot.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }) {
         return Some(dir);
     }
     let base = std::env::var_os("XDG_CACHE_HOME")

@@ -135,6 +135,40 @@ pub(super) fn download_array<T: DeviceRepr + bytemuck::Pod + Send + Sync>(
     }
 }
 
+/// [`download_array`] through `device`'s staging buffers where `n` values are worth staging
+/// ([`Kernels::staging_for`]), directly otherwise.
+pub(crate) fn download_staged<T: DeviceRepr + bytemuck::Pod + Send + Sync>(
+    device: &Kernels,
+    stream: &Arc<CudaStream>,
+    src: &CudaSlice<T>,
+    n: usize,
+) -> Result<Vec<T>, GpuError> {
+    let mut guard = device.staging_for(n * std::mem::size_of::<T>());
+    let mut direct = None;
+    let staging = guard.as_deref_mut().unwrap_or(&mut direct);
+    download_array(stream, staging, src, n)
+}
+
+/// Waits for the launch that `done` records ([`GpuError::Hung`] after `watchdog`; `waiting`
+/// names the step), then reads the kernel's `N` state words from `state` (`reading`).
+pub(crate) fn finished_state<const N: usize>(
+    stream: &Arc<CudaStream>,
+    done: &CudaEvent,
+    state: &CudaSlice<u32>,
+    watchdog: Duration,
+    (waiting, reading): (&'static str, &'static str),
+) -> Result<[u32; N], GpuError> {
+    if !wait_until(|| done.try_is_complete(), watchdog).during(waiting)? {
+        return Err(GpuError::Hung {
+            seconds: watchdog.as_secs(),
+        });
+    }
+    let mut words = [0u32; N];
+    stream.memcpy_dtoh(state, &mut words[..]).during(reading)?;
+    stream.synchronize().during(reading)?;
+    Ok(words)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,38 +210,4 @@ mod tests {
         );
         assert_eq!(failed, Err("device lost"));
     }
-}
-
-/// [`download_array`] through `device`'s staging buffers where `n` values are worth staging
-/// ([`Kernels::staging_for`]), directly otherwise.
-pub(crate) fn download_staged<T: DeviceRepr + bytemuck::Pod + Send + Sync>(
-    device: &Kernels,
-    stream: &Arc<CudaStream>,
-    src: &CudaSlice<T>,
-    n: usize,
-) -> Result<Vec<T>, GpuError> {
-    let mut guard = device.staging_for(n * std::mem::size_of::<T>());
-    let mut direct = None;
-    let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-    download_array(stream, staging, src, n)
-}
-
-/// Waits for the launch that `done` records ([`GpuError::Hung`] after `watchdog`; `waiting`
-/// names the step), then reads the kernel's `N` state words from `state` (`reading`).
-pub(crate) fn finished_state<const N: usize>(
-    stream: &Arc<CudaStream>,
-    done: &CudaEvent,
-    state: &CudaSlice<u32>,
-    watchdog: Duration,
-    (waiting, reading): (&'static str, &'static str),
-) -> Result<[u32; N], GpuError> {
-    if !wait_until(|| done.try_is_complete(), watchdog).during(waiting)? {
-        return Err(GpuError::Hung {
-            seconds: watchdog.as_secs(),
-        });
-    }
-    let mut words = [0u32; N];
-    stream.memcpy_dtoh(state, &mut words[..]).during(reading)?;
-    stream.synchronize().during(reading)?;
-    Ok(words)
 }

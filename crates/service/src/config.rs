@@ -449,7 +449,7 @@ pub fn redact(url: &str) -> String {
 
 fn cores() -> usize {
     std::thread::available_parallelism()
-        .map(|n| n.get())
+        .map(std::num::NonZero::get)
         .unwrap_or(1)
 }
 

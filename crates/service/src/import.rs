@@ -380,7 +380,7 @@ impl Reader {
                 match self.file.read(&mut block[filled..]) {
                     Ok(0) => break,
                     Ok(n) => filled += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) => {
                         let _ = tx.blocking_send(Err(e));
                         return;

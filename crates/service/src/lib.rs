@@ -173,7 +173,7 @@ pub async fn run(
         config.cpu_threads
     } else {
         std::thread::available_parallelism()
-            .map(|n| n.get())
+            .map(std::num::NonZero::get)
             .unwrap_or(1)
     };
     let stopping = CancellationToken::new();

@@ -162,7 +162,9 @@ impl FileSink {
             return Err(e);
         }
         match (self.out, self.file) {
-            (Some(out), _) => out.into_inner().map_err(|e| e.into_error()),
+            (Some(out), _) => out
+                .into_inner()
+                .map_err(std::io::IntoInnerError::into_error),
             (None, Some(file)) => Ok(file),
             (None, None) => unreachable!("a sink has its file"),
         }

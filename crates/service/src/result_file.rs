@@ -98,7 +98,9 @@ pub fn write(path: &Path, solution: &Solution) -> std::io::Result<()> {
         let file = std::fs::File::create(&tmp)?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         binary::write_binary(&mut out, solution)?;
-        let file = out.into_inner().map_err(|e| e.into_error())?;
+        let file = out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

@@ -500,7 +500,7 @@ fn fill(decoded: &mut dyn Read, block: &mut [u8]) -> Result<usize, UploadError> 
         match decoded.read(&mut block[filled..]) {
             Ok(0) => break,
             Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionAborted => {
                 return Err(UploadError::Interrupted(e.to_string()));
             }

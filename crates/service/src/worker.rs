@@ -26,6 +26,7 @@ use super::preparse::PreparsedGame;
 use super::result_file;
 use super::slots::{Assignment, GpuDevice, GpuLoans, SlotKind, WorkerEvent};
 use super::storage;
+use super::store::claim::Success;
 use super::store::{Store, StoreError};
 use egsolve_core::format::{self, Format, FormatError, Game, ParityInfo, ReadOptions};
 use egsolve_core::output::Summary;
@@ -166,7 +167,7 @@ pub fn spawn_worker(
                         loans: &loans,
                         notify: &notify,
                     };
-                    run_job(&slot, &context, assignment, &shutting_down)
+                    run_job(&slot, &context, assignment, &shutting_down);
                 }));
                 if outcome.is_err() {
                     let failure = Failure::new("internal", "the worker panicked on this job");
@@ -412,16 +413,14 @@ fn run_job(
         .observe_phase("result_write", &solution.stats.backend, write_seconds);
     tracing::info!(job = %job.id, solve = solve_seconds, result_write = write_seconds, "solved");
 
+    let success = Success {
+        result_key: &key,
+        summary: &summary,
+        solve_ms: solve_seconds * 1e3,
+        device: &device,
+    };
     match retrying(context, "record the result", || {
-        store.succeed(
-            job.id,
-            attempt,
-            worker,
-            &key,
-            &summary,
-            solve_seconds * 1e3,
-            &device,
-        )
+        store.succeed(job.id, attempt, worker, &success)
     }) {
         Ok(true) => context.metrics.count_completion(),
         // Cancelled meanwhile, or the fence refused a late result; the local result file

@@ -44,7 +44,7 @@ pub fn rows(case: &Case, truth: &[u64], ref_ms: f64, rows: &mut Vec<Row>) -> Opt
             gpu_ms,
             ref_ms,
             result,
-        })
+        });
     };
     let t = Instant::now();
     let control = Control::new().with_deadline(Some(t + Duration::from_secs(30)));
@@ -96,7 +96,7 @@ pub fn rows(case: &Case, truth: &[u64], ref_ms: f64, rows: &mut Vec<Row>) -> Opt
             );
         }
         Err(SolveError::Interrupted(_)) => {
-            row("accel b=2", 0, 0, 0.0, "skip: ran past 30 s".into())
+            row("accel b=2", 0, 0, 0.0, "skip: ran past 30 s".into());
         }
         Err(e) => row("accel b=2", 0, 0, 0.0, format!("FAIL: {e}")),
     }
@@ -178,7 +178,7 @@ fn sweep_case(case: &Case) {
                  result: &str| {
         println!(
             "{name:<48} {n:>9} {m:>9} {variant:<10} {ms:>9.1} {evals:>6} {phases:>7} {lift_ms:>9.1} {eval_ms:>9.1}  {result}"
-        )
+        );
     };
     let limit =
         |s: u64| Control::new().with_deadline(Some(Instant::now() + Duration::from_secs(s)));

@@ -256,7 +256,7 @@ pub fn read_parity(path: &Path) -> Arena {
     let mut a: Vec<i128> = Vec::new();
     for (i, &p) in priorities.iter().enumerate() {
         let value = if i == 0 {
-            if p % 2 == 0 { 0 } else { 1 }
+            i128::from(p % 2 != 0)
         } else {
             1 + (0..i)
                 .filter(|&j| priorities[j] % 2 != p % 2)

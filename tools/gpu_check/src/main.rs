@@ -144,7 +144,7 @@ fn main() {
             false
         }
     };
-    std::process::exit(if ok { 0 } else { 1 });
+    std::process::exit(i32::from(!ok));
 }
 
 /// One row of the table.
@@ -167,7 +167,7 @@ fn random_cases(seed: u64) -> Vec<Case> {
             name,
             arena,
             expected: None,
-        })
+        });
     };
     for (i, &(n, avg, lo, hi)) in [
         (5u32, 2u32, -3i64, 3i64),
@@ -384,7 +384,7 @@ fn check_case(case: &Case, rows: &mut Vec<Row>) {
     let truth: Vec<u64> = match (&reference, &case.expected) {
         (Some(r), _) => r.clone(),
         (None, Some(Expected::Credits(c))) => c.clone(),
-        (None, Some(Expected::Winners(_))) | (None, None) => Vec::new(),
+        (None, Some(Expected::Winners(_)) | None) => Vec::new(),
     };
     if let (Some(r), Some(expected)) = (&reference, &case.expected) {
         rows.push(row(
@@ -500,7 +500,7 @@ fn check_case(case: &Case, rows: &mut Vec<Row>) {
                 ));
             }
             Err(GpuSolveError::Interrupted(_)) => {
-                rows.push(row(name, 0, 0, 0.0, ref_ms, "skip: ran past 5 s".into()))
+                rows.push(row(name, 0, 0, 0.0, ref_ms, "skip: ran past 5 s".into()));
             }
             Err(e) => rows.push(row(name, 0, 0, 0.0, ref_ms, format!("FAIL: {e}"))),
         }

@@ -61,9 +61,13 @@ pub enum ArenaError {
     /// An edge names a vertex that does not exist.
     #[error("edge {from} -> {to}: vertex {bad} does not exist (the arena has {n} vertices)")]
     VertexOutOfRange {
+        /// The edge's source.
         from: u64,
+        /// The edge's target.
         to: u64,
+        /// The endpoint that does not exist.
         bad: u64,
+        /// The number of vertices.
         n: usize,
     },
     /// A vertex has no outgoing edge, so plays from it would end.
@@ -71,7 +75,12 @@ pub enum ArenaError {
     NoSuccessor(VertexId),
     /// The names array does not have one entry per vertex.
     #[error("{names} names given for {n} vertices")]
-    NameCount { names: usize, n: usize },
+    NameCount {
+        /// Names given.
+        names: usize,
+        /// Vertices.
+        n: usize,
+    },
     /// CSR offsets that do not describe successor lists ([`Arena::from_successors`]).
     #[error("the successor offsets are inconsistent: {0}")]
     BadOffsets(String),

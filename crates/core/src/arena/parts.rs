@@ -144,7 +144,7 @@ impl Arena {
                 phase = what,
                 ms = clock.elapsed().as_secs_f64() * 1e3,
                 "arena from parts"
-            )
+            );
         };
         check_successor_offsets(&succ_offsets, m)?;
         if let Some(e) = first_index(m, |e| succ_targets[e] as usize >= n) {
@@ -443,9 +443,9 @@ impl Batch {
         // Stage 2: the first line of every list and of its weights, read for their cache
         // lines (independent random reads; a vertex without predecessors reads nothing).
         let mut touched = 0u64;
-        for i in 0..len {
-            touched ^= u64::from(sources.get(lo[i]).copied().unwrap_or(0));
-            touched ^= pred_weights.get(lo[i]).map_or(0, |&w| w.into() as u64);
+        for &at in &lo[..len] {
+            touched ^= u64::from(sources.get(at).copied().unwrap_or(0));
+            touched ^= pred_weights.get(at).map_or(0, |&w| w.into() as u64);
         }
         std::hint::black_box(touched);
         // Stage 3: the slots, compared (mostly in cache now).

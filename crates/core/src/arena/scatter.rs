@@ -195,7 +195,7 @@ mod tests {
         let mut edges = EdgeList::default();
         let mut state = 7u64;
         for v in 0..n {
-            for _ in 0..1 + v % 40 {
+            for _ in 0..=(v % 40) {
                 state = state
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
@@ -225,7 +225,7 @@ mod tests {
                     &mut po,
                     &mut ps,
                     &mut pw,
-                )
+                );
             });
             assert_eq!(&po[..], arena.pred_offsets());
             assert_eq!(&ps[..], arena.pred_sources());

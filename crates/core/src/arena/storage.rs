@@ -34,8 +34,11 @@ pub enum Array<T: 'static> {
     Owned(Box<[T]>),
     /// `len` values at `ptr`, inside the buffer `keep` (which stays alive as long as this).
     Shared {
+        /// The first value.
         ptr: *const T,
+        /// How many values.
         len: usize,
+        /// The buffer the values live in.
         keep: SharedBytes,
     },
 }

@@ -389,7 +389,7 @@ mod tests {
         let mut targets = Vec::new();
         let mut weights = Vec::new();
         for _ in 0..n {
-            for _ in 0..1 + next() % 5 {
+            for _ in 0..=(next() % 5) {
                 let t = if next() % 4 == 0 {
                     next() % 3
                 } else {

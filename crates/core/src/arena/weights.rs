@@ -144,8 +144,11 @@ impl Width {
 /// Borrowed weights of some edge range, read as `i64`.
 #[derive(Debug, Clone, Copy)]
 pub enum WeightSlice<'a> {
+    /// Weights stored in 16 bits.
     I16(&'a [i16]),
+    /// Weights stored in 32 bits.
     I32(&'a [i32]),
+    /// Weights stored in 64 bits.
     I64(&'a [i64]),
 }
 
@@ -208,8 +211,11 @@ impl<'a> WeightSlice<'a> {
 /// predictable branch plus the slice's own.
 #[derive(Debug, Clone)]
 pub enum WeightIter<'a> {
+    /// Over weights stored in 16 bits.
     I16(std::slice::Iter<'a, i16>),
+    /// Over weights stored in 32 bits.
     I32(std::slice::Iter<'a, i32>),
+    /// Over weights stored in 64 bits.
     I64(std::slice::Iter<'a, i64>),
 }
 

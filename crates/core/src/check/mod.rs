@@ -96,7 +96,12 @@ pub struct Claim<'a> {
 pub enum CheckError {
     /// The claim does not have one entry per vertex.
     #[error("the solution has {claimed} vertices but the arena has {actual}")]
-    WrongSize { claimed: usize, actual: usize },
+    WrongSize {
+        /// Entries in the claim.
+        claimed: usize,
+        /// Vertices of the arena.
+        actual: usize,
+    },
     /// `M` overflows.
     #[error(transparent)]
     Bound(#[from] BoundOverflow),
@@ -139,7 +144,7 @@ fn check_local(arena: &Arena, claim: Claim<'_>, bound: u64, report: &mut Report)
         if owner == wins {
             match arena.successors(v).filter(|&(u, _)| u == choice).map(|(_, w)| w).max() {
                 None if choice == NO_MOVE => {
-                    report.fail(v, format!("player {} wins here but no strategy move is given", owner.index()))
+                    report.fail(v, format!("player {} wins here but no strategy move is given", owner.index()));
                 }
                 None => report.fail(v, format!("strategy move to {choice} is not an edge")),
                 Some(w) if wins == Player::Zero && fv < minus(f[choice as usize], w, bound) => report.fail(
@@ -150,7 +155,7 @@ fn check_local(arena: &Arena, claim: Claim<'_>, bound: u64, report: &mut Report)
                     ),
                 ),
                 Some(_) if wins == Player::One && f[choice as usize] != TOP => {
-                    report.fail(v, format!("player 1's strategy leaves W1 to {choice}"))
+                    report.fail(v, format!("player 1's strategy leaves W1 to {choice}"));
                 }
                 Some(_) => {}
             }

@@ -36,13 +36,15 @@ pub(crate) fn detect(window: &[u8]) -> Result<Format, FormatError> {
         [Token::Punct(b'{'), ..] => Some(Format::Json),
         [Token::Word(b"parity" | b"start"), ..] => Some(Format::PgSolver),
         [Token::Word(b"arena"), ..] => Some(Format::Mpg),
-        [Token::Number(_), Token::Punct(b';'), ..]
-        | [Token::Number(_), Token::Number(_), Token::Punct(b';'), ..]
-        | [Token::Number(_), Token::Word(b"MAX" | b"MIN"), ..]
+        [
+            Token::Number(_),
+            Token::Punct(b';') | Token::Word(b"MAX" | b"MIN"),
+            ..,
+        ]
         | [
             Token::Number(_),
             Token::Number(_),
-            Token::Word(b"MAX" | b"MIN"),
+            Token::Punct(b';') | Token::Word(b"MAX" | b"MIN"),
             ..,
         ] => Some(Format::Mpg),
         [
@@ -96,13 +98,13 @@ fn tokenize(text: &[u8], max: usize) -> (Vec<Token<'_>>, (Position, usize), &[u8
                 i += text[i..]
                     .iter()
                     .position(|&c| c == b'\n')
-                    .unwrap_or(text.len() - i)
+                    .unwrap_or(text.len() - i);
             }
             b'/' if text.get(i + 1) == Some(&b'/') => {
                 i += text[i..]
                     .iter()
                     .position(|&c| c == b'\n')
-                    .unwrap_or(text.len() - i)
+                    .unwrap_or(text.len() - i);
             }
             _ => {
                 if first.is_none() {

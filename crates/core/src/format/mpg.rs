@@ -113,7 +113,7 @@ pub(crate) fn parse_record(
                 s.bump();
                 break;
             }
-            Some(b'0'..=b'9') | Some(b'-') => {
+            Some(b'0'..=b'9' | b'-') => {
                 let at = s.position();
                 return Err(s.unexpected(at, "`,` between edges, a name or `;`"));
             }

@@ -76,7 +76,7 @@ pub fn reduce_classes(classes: &[(u64, u64)]) -> Result<Vec<(u64, i64)>, Reducti
         } else {
             sum_by_parity[1 - parity]
                 .and_then(|sum| sum.checked_add(1))
-                .filter(|&a| a <= i64::MAX as u64)
+                .filter(|&a| i64::try_from(a).is_ok())
                 .ok_or_else(|| overflow(format!("weight of priority {p}")))?
         };
         let total = count.checked_mul(a);

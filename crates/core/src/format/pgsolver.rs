@@ -144,7 +144,7 @@ pub(crate) fn parse_record(
 fn owner(s: &mut Cursor<'_>) -> Result<Player, FormatError> {
     let at = s.position();
     match s.peek() {
-        Some(b'0') | Some(b'1') => {
+        Some(b'0' | b'1') => {
             let value = s.unsigned("owner", u64::MAX).unwrap_or(2);
             match value {
                 0 => return Ok(Player::Zero),
@@ -250,11 +250,11 @@ pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatErr
     let arena = match arrangement {
         None => {
             let widest = plan.widest();
-            let weights = if widest <= i16::MAX as u64 {
+            let weights = if i16::try_from(widest).is_ok() {
                 EdgeWeights::I16(
                     layout.per_edge_of_record(&parsed, |r, i| weight_of(r.id(i)) as i16),
                 )
-            } else if widest <= i32::MAX as u64 {
+            } else if i32::try_from(widest).is_ok() {
                 EdgeWeights::I32(
                     layout.per_edge_of_record(&parsed, |r, i| weight_of(r.id(i)) as i32),
                 )

@@ -258,7 +258,7 @@ pub fn write_pgsolver_named(
         match names.and_then(|names| names.get(v)) {
             Some(name) => {
                 debug_assert!(!name.contains('"'));
-                writeln!(out, " \"{name}\";")?
+                writeln!(out, " \"{name}\";")?;
             }
             None => writeln!(out, ";")?,
         }

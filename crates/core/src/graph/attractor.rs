@@ -405,7 +405,7 @@ fn finish(
                 .par_iter_mut()
                 .zip(sigma_edge.par_iter_mut())
                 .enumerate()
-                .for_each(apply)
+                .for_each(apply);
         });
     } else {
         values

@@ -361,7 +361,7 @@ fn per_vertex_pair<A: Send, B: Send>(
             a.par_chunks_mut(CHUNK)
                 .zip(b.par_chunks_mut(CHUNK))
                 .enumerate()
-                .for_each(|(c, (a, b))| run(c, a, b))
+                .for_each(|(c, (a, b))| run(c, a, b));
         }),
         None => run(0, a, b),
     }
@@ -482,7 +482,7 @@ fn build_filtered(
         pieces
             .into_par_iter()
             .for_each(|(chunk, piece_ids, piece_weights)| {
-                fill(chunk, mask, piece_ids, piece_weights)
+                fill(chunk, mask, piece_ids, piece_weights);
             });
     });
 }

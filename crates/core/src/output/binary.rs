@@ -111,8 +111,8 @@ pub fn write_binary(out: &mut impl Write, solution: &Solution) -> io::Result<()>
         credits_computed: solution.credits_computed,
     };
     out.write_all(&header.to_bytes())?;
-    write_le(out, &solution.credit, |c| c.to_le_bytes())?;
-    write_le(out, &solution.strategy, |s| s.to_le_bytes())
+    write_le(out, &solution.credit, u64::to_le_bytes)?;
+    write_le(out, &solution.strategy, u32::to_le_bytes)
 }
 
 /// Writes `values` as little-endian bytes: on a little-endian machine the values' own bytes
@@ -245,7 +245,7 @@ mod tests {
     fn large_arrays_convert_in_pieces() {
         let values: Vec<u64> = (0..(PIECE as u64 * 3 + 7)).collect();
         let mut out = Vec::new();
-        write_le(&mut out, &values, |v| v.to_le_bytes()).unwrap();
+        write_le(&mut out, &values, u64::to_le_bytes).unwrap();
         let back: Vec<u64> = out
             .chunks_exact(8)
             .map(|b| u64::from_le_bytes(b.try_into().unwrap()))

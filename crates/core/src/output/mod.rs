@@ -173,7 +173,7 @@ pub fn write_json(
     records::json_head(out, None, &Summary::new(arena, solution, initial))?;
     let credits = CreditField::of(solution.credits_computed);
     write_records(out, solution, selection, |buffer, v, credit, strategy| {
-        buffer.json_record(v, credit, strategy, credits, StrategyField::Included)
+        buffer.json_record(v, credit, strategy, credits, StrategyField::Included);
     })?;
     out.write_all(records::JSON_TAIL)
 }
@@ -198,7 +198,7 @@ pub fn write_text(
         return Err(io::Error::new(io::ErrorKind::InvalidInput, NoCredits));
     }
     write_records(out, solution, selection, |buffer, v, credit, strategy| {
-        buffer.text_line(v, credit, strategy, StrategyField::Omitted)
+        buffer.text_line(v, credit, strategy, StrategyField::Omitted);
     })
 }
 
@@ -211,7 +211,7 @@ pub fn write_paritysol(
 ) -> io::Result<()> {
     records::paritysol_head(out, solution.credit.len())?;
     write_records(out, solution, selection, |buffer, v, credit, strategy| {
-        buffer.paritysol_line(v, credit, strategy)
+        buffer.paritysol_line(v, credit, strategy);
     })
 }
 
@@ -238,7 +238,7 @@ fn write_records(
                 v,
                 solution.credit[v as usize],
                 solution.strategy[v as usize],
-            )
+            );
         },
         |bytes| out.write_all(&bytes),
     )

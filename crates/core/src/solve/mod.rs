@@ -109,7 +109,9 @@ pub enum SolveError {
     /// The chosen backend cannot run here (e.g. no GPU); the message says why.
     #[error("backend {backend} is unavailable: {reason}")]
     Unavailable {
+        /// The backend asked for.
         backend: &'static str,
+        /// Why it cannot run.
         reason: String,
     },
     /// An energy backend was asked to solve a parity game whose reduction does not fit in
@@ -120,7 +122,9 @@ pub enum SolveError {
          parity (or auto), which solves it as a parity game (winners and strategies, no credits)"
     )]
     ReductionTooLarge {
+        /// The backend asked for.
         backend: &'static str,
+        /// Priorities after compression.
         priorities: usize,
     },
     /// The parity backend was asked to solve an energy game.

@@ -332,7 +332,7 @@ fn shared_data_matches_independent_answers() {
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
         match expected {
             accel_support::Expected::Credits(credits) => {
-                assert_eq!(solution.credit, credits, "{name}")
+                assert_eq!(solution.credit, credits, "{name}");
             }
             accel_support::Expected::Winners(w0) => {
                 assert_eq!(w0.len(), arena.vertex_count(), "{name}");

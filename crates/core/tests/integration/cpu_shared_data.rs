@@ -116,7 +116,7 @@ fn parity_games_match_oinks_winners() {
             let got = credits(&path, &options);
             assert_eq!(oink.len(), got.len(), "{name}");
             for &(v, winner, _) in &oink {
-                let ours = if got[v as usize] == TOP { 1 } else { 0 };
+                let ours = u8::from(got[v as usize] == TOP);
                 assert_eq!(ours, winner, "{name}, {options:?}: winner of vertex {v}");
             }
         }

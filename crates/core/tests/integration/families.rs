@@ -295,7 +295,7 @@ fn winners(game: &ParityGame) -> Vec<u8> {
 fn winners_agree_with_oinks_solutions() {
     let mut checked = 0;
     for (family, n, path) in instances(&bundled()) {
-        let sol_path = path.with_extension("sol");
+        let sol_path = path.with_extension("paritysol");
         let Ok(sol) = std::fs::File::open(&sol_path) else {
             continue;
         };

@@ -198,7 +198,9 @@ fn resealed_damage_names_the_offending_byte() {
     let owners = 64;
     let offsets = owners + n.div_ceil(8) * 8;
     let targets = offsets + ((n + 1) * 4).div_ceil(8) * 8;
-    let cases: Vec<(Box<dyn Fn(&mut Vec<u8>)>, u64, &str)> = vec![
+    // A damage to the file's bytes, the offset the error must name, and what it names.
+    type Damage<'a> = (Box<dyn Fn(&mut Vec<u8>) + 'a>, u64, &'a str);
+    let cases: Vec<Damage> = vec![
         (
             Box::new(|b| b[owners + 2] = 2),
             (owners + 2) as u64,

@@ -368,7 +368,7 @@ mod race_devices {
     #[derive(Debug)]
     pub enum Behaviour {
         /// Hands back the stored solution at once.
-        Instant(Mutex<Option<Solution>>),
+        Instant(Mutex<Option<Box<Solution>>>),
         /// Waits for the race's cancel flag, then says it was cancelled.
         Blocks,
         /// Cannot take the game (as a device short of memory).
@@ -406,7 +406,7 @@ mod race_devices {
                 Behaviour::Instant(solution) => {
                     let mut solution = solution.lock().unwrap().take().expect("one call");
                     solution.stats.backend = "gpu".into();
-                    Ok(solution)
+                    Ok(*solution)
                 }
                 Behaviour::Blocks => loop {
                     if let Err(e) = control.checkpoint() {
@@ -519,7 +519,7 @@ fn the_race_takes_the_first_answer_and_cancels_the_other() {
     let expected = oink_winners(&sol, game.arena.vertex_count());
     let reduction = solve(&game, Backend::Auto);
 
-    let instant = Device::leak(Behaviour::Instant(Mutex::new(Some(reduction))));
+    let instant = Device::leak(Behaviour::Instant(Mutex::new(Some(Box::new(reduction)))));
     let answer = solve_game(&game.arena, view, &race_options(instant), &Control::new()).unwrap();
     assert_eq!(answer.stats.backend, "gpu", "the device answered first");
     assert!(!answer.credits_computed);

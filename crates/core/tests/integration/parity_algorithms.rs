@@ -294,7 +294,7 @@ fn every_algorithm_matches_oinks_bundled_family_solutions() {
             continue;
         }
         let game = read_path(&path, &ReadOptions::default()).unwrap();
-        let expected = oink_winners(&path.with_extension("sol"), game.arena.vertex_count());
+        let expected = oink_winners(&path.with_extension("paritysol"), game.arena.vertex_count());
         check_every_algorithm(&game, Some(&expected), &path.display().to_string());
         checked += 1;
     }
@@ -339,7 +339,7 @@ fn syntcomp_games_match_oink_where_present() {
     files.sort();
     for path in &files {
         let game = read_path(path, &ReadOptions::default()).unwrap();
-        let expected = oink_winners(&path.with_extension("sol"), game.arena.vertex_count());
+        let expected = oink_winners(&path.with_extension("paritysol"), game.arena.vertex_count());
         for algorithm in [
             ParityAlgorithm::Auto,
             ParityAlgorithm::TangleLearning,

@@ -64,7 +64,7 @@ pub fn trials() -> Vec<egsolve_test_support::Trial> {
     let needs_nvrtc = |name: &str, check: fn()| {
         egsolve_test_support::needing(name, nvrtc.clone(), move || {
             assert_nvrtc_loads();
-            check()
+            check();
         })
     };
     vec![

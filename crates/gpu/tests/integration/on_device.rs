@@ -430,7 +430,7 @@ fn device_reachability_and_credits_equal_the_hosts_where_a_gpu_is() {
         let n = base.vertex_count();
         // Weights scaled to the widths; player-1 vertices get twins and other parallel edges.
         let arena = with_parallel_edges(&base, scale, |v, i, w| {
-            let other = if (v as usize + i) % 2 == 0 { 0 } else { 1 };
+            let other = i64::from((v as usize + i) % 2 != 0);
             (base.owner(v) == Player::One && (v as usize + i + seed as usize) % 4 == 0)
                 .then_some(w + other)
         });

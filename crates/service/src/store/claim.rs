@@ -108,6 +108,19 @@ fn clamp(v: u64) -> i64 {
     v.min(i64::MAX as u64) as i64
 }
 
+/// What a succeeded attempt records ([`Store::succeed`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Success<'a> {
+    /// The result's content key (the local result file's name).
+    pub result_key: &'a str,
+    /// The result's summary.
+    pub summary: &'a ResultSummary,
+    /// The solve's time.
+    pub solve_ms: f64,
+    /// Where the answer was computed (`cpu`, `gpu:N`).
+    pub device: &'a str,
+}
+
 impl Store {
     /// Claims queued jobs for free slots: `pick` is asked, in queue order, for a placement of
     /// each candidate (and records what it gave away); each placed job moves to `running`
@@ -367,11 +380,14 @@ impl Store {
         id: JobId,
         attempt: i64,
         worker: &str,
-        result_key: &str,
-        summary: &ResultSummary,
-        solve_ms: f64,
-        device: &str,
+        success: &Success<'_>,
     ) -> Result<bool, StoreError> {
+        let &Success {
+            result_key,
+            summary,
+            solve_ms,
+            device,
+        } = success;
         let summary_json = serde_json::to_string(summary).expect("summary serializes");
         // The backend and device where the answer was computed (the claim recorded the
         // slot's; a race, or a GPU job the device could not take, may have answered

@@ -305,7 +305,7 @@ impl Store {
 
     /// Closes the pool (waits for connections to finish).
     pub async fn close(&self) {
-        with_pool!(self, pool => pool.close().await)
+        with_pool!(self, pool => pool.close().await);
     }
 
     /// Directory for uploads in progress.
@@ -448,7 +448,7 @@ impl Store {
         );
         with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(owner)
-            .bind(state.map(|s| s.name()))
+            .bind(state.map(super::job::JobState::name))
             .bind(before)
             .bind(limit as i64)
             .fetch_all(pool)

@@ -135,7 +135,9 @@ mod tests {
 
     #[test]
     fn bins_cover_zero_to_the_largest_credit() {
-        let cases: &[(&[u64], u64, u64, u64, &[u64])] = &[
+        // credits, max, bins asked → width, counts
+        type Case = (&'static [u64], u64, u64, u64, &'static [u64]);
+        let cases: &[Case] = &[
             // credits, max, bins asked → width, counts
             (&[0, 0, 1, 2, u64::MAX], 2, 20, 1, &[2, 1, 1]),
             (&[0, 9, 10, 19, 20], 20, 2, 11, &[3, 2]),

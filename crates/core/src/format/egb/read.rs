@@ -294,8 +294,8 @@ pub(super) fn vertex_weights(offsets: &[u32], plan: &ParityPlan) -> EdgeWeights 
     }
     let weight = |v: usize| plan.vertex_weight(v);
     match plan.widest() {
-        w if w <= i16::MAX as u64 => EdgeWeights::I16(fill(offsets, |v| weight(v) as i16)),
-        w if w <= i32::MAX as u64 => EdgeWeights::I32(fill(offsets, |v| weight(v) as i32)),
+        w if i16::try_from(w).is_ok() => EdgeWeights::I16(fill(offsets, |v| weight(v) as i16)),
+        w if i32::try_from(w).is_ok() => EdgeWeights::I32(fill(offsets, |v| weight(v) as i32)),
         _ => EdgeWeights::I64(fill(offsets, weight)),
     }
 }

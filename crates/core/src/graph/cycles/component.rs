@@ -243,7 +243,10 @@ impl Pointers {
         });
         // Each member left has exactly one incoming pointer, from its cycle's previous one.
         let on_cycles: Vec<u32> = positions_where(&incoming[..size], |c| c.load(Relaxed) != 0);
-        let mut incoming: Vec<u32> = incoming.into_par_iter().map(|c| c.into_inner()).collect();
+        let mut incoming: Vec<u32> = incoming
+            .into_par_iter()
+            .map(std::sync::atomic::AtomicU32::into_inner)
+            .collect();
         for start in on_cycles {
             if incoming[start as usize] == 0 {
                 continue; // summed with its cycle already

@@ -217,11 +217,17 @@ impl Groups {
                     local[v as usize].store(j as u32, Relaxed);
                 }
             });
-        let members: Vec<VertexId> = slots.into_par_iter().map(|m| m.into_inner()).collect();
+        let members: Vec<VertexId> = slots
+            .into_par_iter()
+            .map(std::sync::atomic::AtomicU32::into_inner)
+            .collect();
         Groups {
             offsets,
             members,
-            local: local.into_par_iter().map(|l| l.into_inner()).collect(),
+            local: local
+                .into_par_iter()
+                .map(std::sync::atomic::AtomicU32::into_inner)
+                .collect(),
         }
     }
 

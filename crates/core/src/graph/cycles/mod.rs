@@ -156,7 +156,7 @@ pub(crate) fn nonnegative_components<S: Successors>(
             threads.install(|| {
                 result.par_extend(component.par_chunks(ALONE_CHUNK).enumerate().flat_map_iter(
                     |(c, chunk)| alone_answers(graph, settled, alone_from, c * ALONE_CHUNK, chunk),
-                ))
+                ));
             });
         } else {
             result.extend(alone_answers(graph, settled, alone_from, 0, component));

@@ -203,7 +203,7 @@ impl<'a> Parallel<'a> {
         let component = self
             .component
             .into_par_iter()
-            .map(|c| c.into_inner())
+            .map(std::sync::atomic::AtomicU32::into_inner)
             .collect();
         Partition {
             component,

@@ -310,7 +310,7 @@ pub fn solve_scheduled(
                                 *sigma = e;
                             }
                         }
-                    })
+                    });
             }),
             None => {
                 if sigma_edge.is_empty() {

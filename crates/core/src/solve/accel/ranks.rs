@@ -107,8 +107,8 @@ impl TopRanks {
                         chunk
                             .iter_mut()
                             .enumerate()
-                            .for_each(|(i, r)| set((base + i, r)))
-                    })
+                            .for_each(|(i, r)| set((base + i, r)));
+                    });
             });
         } else {
             self.rank.iter_mut().enumerate().for_each(set);
@@ -151,7 +151,7 @@ impl TopRanks {
                 self.rank
                     .par_chunks_mut(CHUNK)
                     .zip(layer.par_chunks(CHUNK))
-                    .for_each(|(ranks, layers)| ranks.iter_mut().zip(layers).for_each(set))
+                    .for_each(|(ranks, layers)| ranks.iter_mut().zip(layers).for_each(set));
             });
         } else {
             self.rank.iter_mut().zip(layer).for_each(set);

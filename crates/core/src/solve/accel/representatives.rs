@@ -106,7 +106,7 @@ pub fn numbered(mut representative: Vec<u32>, threads: &Threads) -> Option<Numbe
                 .par_chunks_mut(NUMBER_CHUNK)
                 .enumerate()
                 .zip(representative.par_chunks(NUMBER_CHUNK))
-                .for_each(|(numbers, chunk)| number_chunk(numbers, chunk))
+                .for_each(|(numbers, chunk)| number_chunk(numbers, chunk));
         });
     } else {
         number

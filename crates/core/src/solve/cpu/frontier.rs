@@ -171,7 +171,7 @@ fn initial_frontier<W: Weight, V: Value>(
                         let first = chunk * CHUNK;
                         visit(collector, first, (n - first).min(CHUNK));
                     },
-                )
+                );
             });
             stop.result()
         }

@@ -104,7 +104,10 @@ impl Queue {
             self.slots[self.wrap(self.tail + start + k)].store(v, Relaxed);
         }
         if fits < batch.len() {
-            let mut overflow = self.overflow.lock().unwrap_or_else(|e| e.into_inner());
+            let mut overflow = self
+                .overflow
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             overflow.extend_from_slice(&batch[fits..]);
         }
     }

@@ -252,7 +252,7 @@ impl<'s, W: Weight, V: Value> Lifter<'s, W, V> {
     /// Publishes `v`'s new value (`<= M` or ⊤).
     #[inline(always)]
     pub fn set_value(&self, v: VertexId, x: u64) {
-        V::store(&self.values[v as usize], x)
+        V::store(&self.values[v as usize], x);
     }
 
     #[inline(always)]

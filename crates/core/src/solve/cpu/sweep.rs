@@ -70,7 +70,7 @@ pub(super) fn run<W: Weight, V: Value>(
                         if !stop.should_stop(control) {
                             sweep_chunk(chunk);
                         }
-                    })
+                    });
                 });
                 stop.result()?;
             }

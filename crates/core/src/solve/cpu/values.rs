@@ -45,7 +45,7 @@ impl Value for Wide {
     }
     #[inline(always)]
     fn store(cell: &AtomicU64, x: u64) {
-        cell.store(x, Relaxed)
+        cell.store(x, Relaxed);
     }
     fn into_inner(cell: AtomicU64) -> u64 {
         cell.into_inner()
@@ -75,7 +75,7 @@ impl Value for Narrow {
     }
     #[inline(always)]
     fn store(cell: &AtomicU32, x: u64) {
-        cell.store(narrow(x), Relaxed)
+        cell.store(narrow(x), Relaxed);
     }
     fn into_inner(cell: AtomicU32) -> u64 {
         widen(cell.into_inner())

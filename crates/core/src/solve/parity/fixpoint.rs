@@ -40,8 +40,11 @@ const CHUNK: usize = 1024;
 /// vertex), and the number of restarts (priorities that gained distractions).
 #[derive(Debug)]
 pub struct Solved {
+    /// Each vertex's winner (0 or 1).
     pub winner: Vec<u8>,
+    /// Each vertex's winning move ([`crate::solve::NO_MOVE`] where its owner loses).
     pub strategy: Vec<u32>,
+    /// Priorities that gained distractions.
     pub restarts: u64,
 }
 

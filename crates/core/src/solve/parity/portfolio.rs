@@ -71,11 +71,13 @@ pub struct Spent {
     pub flat_runs: u64,
     /// Recursive slices (time-sliced) or decompositions (racing), and slices that were cut.
     pub recursive_runs: u64,
+    /// … and slices that were cut.
     pub recursive_cut: u64,
     /// Whether the searches raced on two threads.
     pub raced: bool,
     /// Dominions solved by the side that answered (0 for the other side).
     pub flat_dominions: u64,
+    /// The same for the recursive search.
     pub recursive_dominions: u64,
 }
 

@@ -31,8 +31,11 @@ use crate::solve::NO_MOVE;
 /// vertex), and the number of dominions solved (the searches run).
 #[derive(Debug)]
 pub struct Solved {
+    /// Each vertex's winner (0 or 1).
     pub winner: Vec<u8>,
+    /// Each vertex's winning move ([`crate::solve::NO_MOVE`] where its owner loses).
     pub strategy: Vec<u32>,
+    /// Dominions solved (searches run).
     pub dominions: u64,
 }
 

@@ -127,7 +127,7 @@ fn prefetch<T>(value: &T) {
     unsafe {
         std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
             (value as *const T).cast(),
-        )
+        );
     };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;

@@ -71,7 +71,7 @@ pub fn choose_strategy(
                     for (i, sigma) in chunk.iter_mut().enumerate() {
                         choose(c * CHUNK + i, sigma);
                     }
-                })
+                });
         });
     } else {
         for (v, sigma) in sigma_edge.iter_mut().enumerate() {

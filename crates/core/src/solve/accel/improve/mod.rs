@@ -98,6 +98,7 @@ pub struct Improved {
     pub iterations: u64,
     /// … of which ended by unlocking vertices at ⊤, and by lowering zero cycles.
     pub unlocked: u64,
+    /// … and of which ended by lowering zero cycles.
     pub zero_cycles: u64,
     /// Raises of a vertex's value (a vertex raised in several rounds counts in each).
     pub raised: usize,
@@ -127,7 +128,7 @@ impl Improver {
     pub(super) fn new(arena: &Arena, schedule: Schedule) -> Improver {
         let items = arena.vertex_count() + arena.edge_count();
         #[cfg(test)]
-        let schedule = match FORCED.with(|f| f.get()) {
+        let schedule = match FORCED.with(std::cell::Cell::get) {
             true => Schedule::Measured,
             false => schedule,
         };

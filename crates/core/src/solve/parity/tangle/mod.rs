@@ -99,7 +99,9 @@ pub struct Shared {
     /// Solved vertices, their winners, and the winners' moves ([`NO_MOVE`] where the loser
     /// owns the vertex).
     pub solved: Vec<bool>,
+    /// Each solved vertex's winner.
     pub winner: Vec<u8>,
+    /// Each solved vertex's winning move.
     pub strategy: Vec<u32>,
     /// Unsolved vertices by decreasing priority (ties by decreasing id).
     pub unsolved: Vec<u32>,
@@ -108,6 +110,7 @@ pub struct Shared {
     dirty: bool,
     /// Dominions solved so far (a suspended decomposition older than the last one is void).
     dominions: u64,
+    /// What the searches did.
     pub stats: Stats,
 }
 
@@ -134,6 +137,7 @@ struct Components {
 /// A tangle search: the shared state it holds, and its own working state.
 pub struct Search<'a> {
     game: Graph<'a>,
+    /// The state both searches share.
     pub shared: Shared,
     /// The mode of the running decomposition.
     mode: Mode,

@@ -26,7 +26,9 @@ pub struct TangleState {
 /// the tangles themselves may be shared by two searches.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Counter {
+    /// The attractor stamp the count is valid for.
     pub stamp: u32,
+    /// Escapes still open.
     pub count: u32,
 }
 
