@@ -15,42 +15,28 @@ use crate::solve::TOP;
 /// Least credits by exhaustive search. Returns `None` if the arena has more than
 /// `max_profiles` strategy profiles (product of all out-degrees).
 pub fn credits(arena: &Arena, max_profiles: u64) -> Option<Vec<u64>> {
-    let n = arena.vertex_count();
-    let degrees: Vec<usize> = (0..n as VertexId)
-        .map(|v| arena.successors(v).len())
-        .collect();
-    let profiles = degrees
-        .iter()
-        .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))?;
-    if profiles > max_profiles {
-        return None;
-    }
-    let of = |p: Player| -> Vec<usize> {
-        (0..n)
-            .filter(|&v| arena.owner(v as VertexId) == p)
-            .collect()
-    };
-    let (zero, one) = (of(Player::Zero), of(Player::One));
-    let mut best = vec![TOP; n];
-    let mut choice = vec![0usize; n];
-    for_each_choice(&zero, &degrees, &mut choice, &mut |choice| {
-        let mut worst = vec![0u64; n];
-        let mut inner = choice.to_vec();
-        for_each_choice(&one, &degrees, &mut inner, &mut |full| {
-            for (v, worst) in worst.iter_mut().enumerate() {
-                *worst = (*worst).max(lasso_credit(arena, full, v as VertexId));
-            }
-        });
-        for (best, worst) in best.iter_mut().zip(&worst) {
-            *best = (*best).min(*worst);
-        }
-    });
-    Some(best)
+    best_of_worst(arena, max_profiles, TOP, |full, v| {
+        lasso_credit(arena, full, v)
+    })
 }
 
 /// The winner (0 or 1) of every vertex of the parity game `arena` with `priorities`, by
 /// exhaustive search; `None` past `max_profiles` strategy profiles.
 pub fn parity_winners(arena: &Arena, priorities: &[u64], max_profiles: u64) -> Option<Vec<u8>> {
+    let lost = |full: &[usize], v| lasso_top(arena, priorities, full, v) % 2;
+    let best = best_of_worst(arena, max_profiles, 1, lost)?;
+    Some(best.into_iter().map(|w| w as u8).collect())
+}
+
+/// For every vertex, the least over player 0's positional strategies of the greatest over
+/// player 1's of `cost` (what the play from the vertex under both costs player 0; `worst`
+/// is the greatest cost there is); `None` past `max_profiles` strategy profiles.
+fn best_of_worst(
+    arena: &Arena,
+    max_profiles: u64,
+    worst: u64,
+    cost: impl Fn(&[usize], VertexId) -> u64,
+) -> Option<Vec<u64>> {
     let n = arena.vertex_count();
     let degrees: Vec<usize> = (0..n as VertexId)
         .map(|v| arena.successors(v).len())
@@ -67,21 +53,21 @@ pub fn parity_winners(arena: &Arena, priorities: &[u64], max_profiles: u64) -> O
             .collect()
     };
     let (zero, one) = (of(Player::Zero), of(Player::One));
-    let mut player0_wins = vec![false; n];
+    let mut best = vec![worst; n];
     let mut choice = vec![0usize; n];
     for_each_choice(&zero, &degrees, &mut choice, &mut |choice| {
-        let mut wins = vec![true; n];
+        let mut greatest = vec![0u64; n];
         let mut inner = choice.to_vec();
         for_each_choice(&one, &degrees, &mut inner, &mut |full| {
-            for (v, wins) in wins.iter_mut().enumerate() {
-                *wins &= lasso_top(arena, priorities, full, v as VertexId) % 2 == 0;
+            for (v, greatest) in greatest.iter_mut().enumerate() {
+                *greatest = (*greatest).max(cost(full, v as VertexId));
             }
         });
-        for (best, wins) in player0_wins.iter_mut().zip(&wins) {
-            *best |= *wins;
+        for (best, greatest) in best.iter_mut().zip(&greatest) {
+            *best = (*best).min(*greatest);
         }
     });
-    Some(player0_wins.iter().map(|&w| u8::from(!w)).collect())
+    Some(best)
 }
 
 /// The highest priority on the cycle of the lasso from `start` under `choice`.

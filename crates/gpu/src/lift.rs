@@ -34,9 +34,8 @@ use crate::engine::GpuEngine;
 use egsolve_core::arena::{Arena, Player, VertexId};
 use egsolve_core::solve::GpuOptions;
 use egsolve_core::solve::accel;
-use egsolve_core::solve::control::Budget;
 use egsolve_core::solve::engine::{
-    EngineAttracted, EngineComponents, EngineSearches, LiftEngine, LiftRun,
+    EngineAttracted, EngineComponents, EngineSearches, LiftCall, LiftEngine, LiftRun,
 };
 use egsolve_core::solve::strategy::{NO_EDGE, ToppedBy, Topping};
 use egsolve_core::solve::threads::mapped_in_parallel;
@@ -194,16 +193,15 @@ impl LiftEngine for GpuLift {
         Topping::deferred(n)
     }
 
-    fn lift(
-        &mut self,
-        arena: &Arena,
-        bound: u64,
-        values: &mut Vec<u64>,
-        topping: Option<&Topping>,
-        budget: Budget,
-        threads: &Threads,
-        control: &Control,
-    ) -> Result<LiftRun, SolveError> {
+    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
+        let LiftCall {
+            arena,
+            bound,
+            topping,
+            budget,
+            threads,
+            control,
+        } = call;
         debug_assert_eq!(bound, self.engine.bound(), "the engine holds this game");
         debug_assert!(
             values.len() == arena.vertex_count() || (values.is_empty() && self.phases == 0),

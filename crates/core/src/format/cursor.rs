@@ -326,6 +326,19 @@ impl<'t> Cursor<'t> {
         matches
     }
 
+    /// Reads the name that ends a vertex's line: the name, blanks, then `;` (else the error
+    /// says `;` should end the `line` line after its name).
+    pub(crate) fn name_ending(&mut self, line: &str) -> Result<Box<str>, FormatError> {
+        let name = self.name()?;
+        self.skip_blank();
+        let at = self.position();
+        if !self.eat(b';') {
+            let expected = format!("`;` ending the {line} line after its name");
+            return Err(self.unexpected(at, &expected));
+        }
+        Ok(name)
+    }
+
     /// Reads a name: a double-quoted string (`\"` and `\\` escapes) or a run of bytes up to
     /// whitespace or `;`. Invalid UTF-8 is replaced.
     pub(crate) fn name(&mut self) -> Result<Box<str>, FormatError> {

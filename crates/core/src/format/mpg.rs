@@ -118,12 +118,7 @@ pub(crate) fn parse_record(
                 return Err(s.unexpected(at, "`,` between edges, a name or `;`"));
             }
             Some(_) => {
-                let name = s.name()?;
-                s.skip_blank();
-                let at = s.position();
-                if !s.eat(b';') {
-                    return Err(s.unexpected(at, "`;` ending the vertex line after its name"));
-                }
+                let name = s.name_ending("vertex")?;
                 r.names.push((r.len() as u32, name));
                 break;
             }

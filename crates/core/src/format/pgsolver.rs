@@ -114,12 +114,7 @@ pub(crate) fn parse_record(
                 break;
             }
             Some(_) => {
-                let name = s.name()?;
-                s.skip_blank();
-                let at = s.position();
-                if !s.eat(b';') {
-                    return Err(s.unexpected(at, "`;` ending the node line after its name"));
-                }
+                let name = s.name_ending("node")?;
                 r.names.push((r.len() as u32, name));
                 break;
             }

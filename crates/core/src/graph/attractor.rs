@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::frontier::next_frontier;
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::energy::{TOP, minus};
 use crate::solve::engine::EngineAttracted;
@@ -24,8 +25,6 @@ use crate::solve::threads::{Threads, as_atomic, positions_where};
 
 /// Not in the attractor (yet).
 pub(crate) const NO_LAYER: u32 = u32::MAX;
-/// Frontiers smaller than this are expanded on one thread.
-const FRONTIER_PARALLEL_FROM: usize = 1 << 11;
 
 /// The state of a layered attractor over the arena's vertices: each vertex's layer
 /// ([`NO_LAYER`] outside) and, for player-0 vertices, how many counted successors have not
@@ -127,24 +126,7 @@ impl Layers {
                     }
                 }
             };
-            frontier = if frontier.len() < FRONTIER_PARALLEL_FROM {
-                let mut next = Vec::new();
-                for &x in &frontier {
-                    expand(x, &mut next);
-                }
-                next
-            } else {
-                frontier
-                    .par_chunks(256)
-                    .flat_map_iter(|chunk| {
-                        let mut next = Vec::new();
-                        for &x in chunk {
-                            expand(x, &mut next);
-                        }
-                        next
-                    })
-                    .collect()
-            };
+            frontier = next_frontier(&frontier, expand);
             joined.extend_from_slice(&frontier);
             current = next_layer;
         }

@@ -6,7 +6,8 @@
 //!   predecessors over the arena's ids, built on all of a solve's threads.
 //! - [`scc`]: strongly connected components (trim, forward–backward splits, Tarjan).
 //! - [`cycles`]: the cycle-sign test, per component.
-//! - [`reach`]: backward reachability; [`attractor`]: player 1's attractors in layers.
+//! - [`reach`]: backward reachability; [`attractor`]: player 1's attractors in layers;
+//!   `frontier`: one round of a frontier search, on one thread or many.
 //! - [`tarjan`]: the solvers' one Tarjan ([`tarjan::SccFinder`], its arrays reused across
 //!   calls), which the parity solver and the priority compression run too.
 //!
@@ -16,6 +17,7 @@
 
 pub mod attractor;
 pub mod cycles;
+pub(crate) mod frontier;
 pub mod reach;
 pub mod scc;
 pub mod tarjan;

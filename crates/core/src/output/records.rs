@@ -98,30 +98,7 @@ impl RecordBuffer {
     /// `{"id": V, "credit": C|null, "winner": W[, "strategy": S|null]}`, comma-separated,
     /// one per line.
     pub fn json_vertex(&mut self, v: VertexId, credit: u64, strategy: u32, field: StrategyField) {
-        self.raw(if self.first { b"\n  " } else { b",\n  " });
-        self.first = false;
-        self.raw(b"{\"id\": ");
-        self.int(v);
-        self.raw(b", \"credit\": ");
-        if credit == TOP {
-            self.raw(b"null");
-        } else {
-            self.int(credit);
-        }
-        self.raw(if credit == TOP {
-            b", \"winner\": 1"
-        } else {
-            b", \"winner\": 0"
-        });
-        if field == StrategyField::Included {
-            self.raw(b", \"strategy\": ");
-            if strategy == NO_MOVE {
-                self.raw(b"null");
-            } else {
-                self.int(strategy);
-            }
-        }
-        self.raw(b"}");
+        self.json_record(v, credit, strategy, CreditField::Included, field);
     }
 
     /// [`RecordBuffer::json_vertex`], or for an answer without credits
@@ -135,13 +112,18 @@ impl RecordBuffer {
         credits: CreditField,
         field: StrategyField,
     ) {
-        if credits == CreditField::Included {
-            return self.json_vertex(v, credit, strategy, field);
-        }
         self.raw(if self.first { b"\n  " } else { b",\n  " });
         self.first = false;
         self.raw(b"{\"id\": ");
         self.int(v);
+        if credits == CreditField::Included {
+            self.raw(b", \"credit\": ");
+            if credit == TOP {
+                self.raw(b"null");
+            } else {
+                self.int(credit);
+            }
+        }
         self.raw(if credit == TOP {
             b", \"winner\": 1"
         } else {

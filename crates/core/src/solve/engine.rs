@@ -78,6 +78,26 @@ pub struct LiftRun {
     pub tail: Option<FrontierTail>,
 }
 
+/// What one [`LiftEngine::lift`] call works on: the game and its bound `M`, the record of
+/// why vertices reach ⊤ (for an engine that [records](LiftEngine::records_topping) it), how
+/// long it may run, the host's threads (for an engine that uses them) and the solve's
+/// control. The values it lifts travel beside it, by `&mut`.
+#[derive(Debug, Clone, Copy)]
+pub struct LiftCall<'a> {
+    /// The game.
+    pub arena: &'a Arena,
+    /// Its bound `M`.
+    pub bound: u64,
+    /// Where to record why a vertex reached ⊤.
+    pub topping: Option<&'a Topping>,
+    /// How long the phase may run.
+    pub budget: Budget,
+    /// The host's threads.
+    pub threads: &'a Threads,
+    /// Cancel, deadline and progress.
+    pub control: &'a Control,
+}
+
 /// A lifting engine: raises `values` (pointwise below the least fixpoint `f*` on entry) by
 /// lifting, within `budget` or until no vertex can be lifted. It must keep `values <= f*`
 /// (any sequence of lifts does) and set `finished` only at the fixpoint. Errors other than
@@ -130,17 +150,7 @@ pub trait LiftEngine {
     /// Lifts `values` within `budget`, on `threads` where the engine uses the host's. An
     /// engine that [records](LiftEngine::records_topping) writes into `topping` why each
     /// vertex it raises to ⊤ got there ([`topping`](crate::solve::strategy::topping)), by the time it returns `finished`.
-    #[allow(clippy::too_many_arguments)]
-    fn lift(
-        &mut self,
-        arena: &Arena,
-        bound: u64,
-        values: &mut Vec<u64>,
-        topping: Option<&Topping>,
-        budget: Budget,
-        threads: &Threads,
-        control: &Control,
-    ) -> Result<LiftRun, SolveError>;
+    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError>;
     /// The evaluation's searches this engine runs where its values are (the GPU crate's
     /// device engine), or `None`: the host runs every part of an evaluation.
     fn searches(&mut self) -> Option<&mut dyn EngineSearches> {
@@ -259,23 +269,14 @@ impl LiftEngine for WorklistEngine {
     fn records_topping(&self) -> bool {
         true
     }
-    fn lift(
-        &mut self,
-        arena: &Arena,
-        bound: u64,
-        values: &mut Vec<u64>,
-        topping: Option<&Topping>,
-        budget: Budget,
-        _threads: &Threads,
-        control: &Control,
-    ) -> Result<LiftRun, SolveError> {
+    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
         let start = std::mem::take(values);
         let game = Primal {
-            arena,
-            bound,
-            topping,
+            arena: call.arena,
+            bound: call.bound,
+            topping: call.topping,
         };
-        let (lifted, finished) = worklist::solve_budgeted(&game, start, budget, control)?;
+        let (lifted, finished) = worklist::solve_budgeted(&game, start, call.budget, call.control)?;
         *values = lifted.values;
         Ok(LiftRun {
             lifts: lifted.lifts,

@@ -9,10 +9,9 @@ use egsolve_core::check::{Claim, check};
 use egsolve_core::generate::RandomParams;
 use egsolve_core::generate::climbing as families;
 use egsolve_core::solve::accel;
-use egsolve_core::solve::control::Budget;
-use egsolve_core::solve::engine::{LiftEngine, LiftRun, WorklistEngine};
+use egsolve_core::solve::engine::{LiftCall, LiftEngine, LiftRun, WorklistEngine};
 use egsolve_core::solve::strategy::Player1Source;
-use egsolve_core::solve::{Control, SolveError, TOP, Threads, reference};
+use egsolve_core::solve::{Control, SolveError, TOP, reference};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -115,17 +114,12 @@ impl LiftEngine for Unrecorded {
     fn name(&self) -> &'static str {
         "worklist, unrecorded"
     }
-    fn lift(
-        &mut self,
-        arena: &Arena,
-        bound: u64,
-        values: &mut Vec<u64>,
-        _: Option<&egsolve_core::solve::strategy::Topping>,
-        budget: Budget,
-        threads: &Threads,
-        control: &Control,
-    ) -> Result<LiftRun, SolveError> {
-        WorklistEngine.lift(arena, bound, values, None, budget, threads, control)
+    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
+        let call = LiftCall {
+            topping: None,
+            ..call
+        };
+        WorklistEngine.lift(call, values)
     }
 }
 

@@ -12,7 +12,7 @@ use egsolve_core::solve::TOP;
 use egsolve_core::solve::accel;
 use egsolve_core::solve::control::Budget;
 use egsolve_core::solve::energy::{bound, minus};
-use egsolve_core::solve::engine::{EngineSearches, LiftEngine, LiftRun};
+use egsolve_core::solve::engine::{EngineSearches, LiftCall, LiftEngine, LiftRun};
 use egsolve_core::solve::strategy::NO_EDGE;
 use egsolve_core::solve::{Control, SolveError, Threads, reference};
 use rand::{Rng, SeedableRng};
@@ -41,16 +41,14 @@ impl LiftEngine for RoundsEngine {
         "rounds"
     }
 
-    fn lift(
-        &mut self,
-        arena: &Arena,
-        m: u64,
-        values: &mut Vec<u64>,
-        _: Option<&egsolve_core::solve::strategy::Topping>,
-        budget: Budget,
-        _: &Threads,
-        control: &Control,
-    ) -> Result<LiftRun, SolveError> {
+    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
+        let LiftCall {
+            arena,
+            bound: m,
+            budget,
+            control,
+            ..
+        } = call;
         self.calls += 1;
         let n = arena.vertex_count();
         let mut frontier: Vec<u32> = (0..n as u32).collect();
@@ -142,16 +140,7 @@ fn an_engine_error_ends_the_solve_with_that_error() {
         fn name(&self) -> &'static str {
             "failing"
         }
-        fn lift(
-            &mut self,
-            _: &Arena,
-            _: u64,
-            _: &mut Vec<u64>,
-            _: Option<&egsolve_core::solve::strategy::Topping>,
-            _: Budget,
-            _: &Threads,
-            _: &Control,
-        ) -> Result<LiftRun, SolveError> {
+        fn lift(&mut self, _: LiftCall<'_>, _: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
             Err(SolveError::Unavailable {
                 backend: "gpu",
                 reason: "the device fell off the bus".into(),
@@ -237,17 +226,16 @@ fn a_budgeted_cpu_lift_stops_below_the_fixpoint_and_resumes_to_it() {
             until: None,
         };
         let pool = Threads::new(threads);
-        let part = lift_budgeted(
-            &arena,
-            m,
-            vec![0; n],
+        let control = Control::new();
+        let call = LiftCall {
+            arena: &arena,
+            bound: m,
+            topping: None,
             budget,
-            &options,
-            &pool,
-            None,
-            &Control::new(),
-        )
-        .expect("lifts");
+            threads: &pool,
+            control: &control,
+        };
+        let part = lift_budgeted(call, vec![0; n], &options).expect("lifts");
         assert!(!part.finished, "{threads} threads: stopped at the budget");
         assert!(part.lifts >= n as u64 && part.lifts < full.lifts);
         // The frontier it stopped with, against one some rounds before (what the driver
@@ -324,18 +312,9 @@ impl LiftEngine for ChoosingEngine {
         egsolve_core::solve::engine::WorklistEngine.records_topping()
     }
 
-    fn lift(
-        &mut self,
-        arena: &Arena,
-        m: u64,
-        values: &mut Vec<u64>,
-        topping: Option<&egsolve_core::solve::strategy::Topping>,
-        budget: Budget,
-        threads: &Threads,
-        control: &Control,
-    ) -> Result<LiftRun, SolveError> {
-        let run = egsolve_core::solve::engine::WorklistEngine
-            .lift(arena, m, values, topping, budget, threads, control)?;
+    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
+        let run = egsolve_core::solve::engine::WorklistEngine.lift(call, values)?;
+        let (arena, m) = (call.arena, call.bound);
         let weights = arena.succ_weights();
         let targets = arena.succ_targets();
         self.chosen = (0..arena.vertex_count() as u32)

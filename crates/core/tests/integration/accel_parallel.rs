@@ -14,10 +14,9 @@ use egsolve_core::check::{Claim, check};
 use egsolve_core::generate::climbing as families;
 use egsolve_core::generate::{RandomParams, random};
 use egsolve_core::solve::accel;
-use egsolve_core::solve::control::Budget;
 use egsolve_core::solve::cpu::CpuOptions;
 use egsolve_core::solve::cpu::lift::CpuLift;
-use egsolve_core::solve::engine::{LiftEngine, LiftRun};
+use egsolve_core::solve::engine::{LiftCall, LiftEngine, LiftRun};
 use egsolve_core::solve::{Backend, Control, Solution, SolveError, Threads, reference, solve};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -61,18 +60,8 @@ impl LiftEngine for WorklistOnThreads {
     fn records_topping(&self) -> bool {
         true
     }
-    fn lift(
-        &mut self,
-        arena: &Arena,
-        bound: u64,
-        values: &mut Vec<u64>,
-        topping: Option<&egsolve_core::solve::strategy::Topping>,
-        budget: Budget,
-        threads: &Threads,
-        control: &Control,
-    ) -> Result<LiftRun, SolveError> {
-        egsolve_core::solve::engine::WorklistEngine
-            .lift(arena, bound, values, topping, budget, threads, control)
+    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
+        egsolve_core::solve::engine::WorklistEngine.lift(call, values)
     }
 }
 

@@ -11,7 +11,7 @@ use egsolve_core::solve::accel;
 use egsolve_core::solve::control::Budget;
 use egsolve_core::solve::cpu::{CpuAlgorithm, CpuOptions, lift::CpuLift};
 use egsolve_core::solve::energy::bound;
-use egsolve_core::solve::engine::{LiftEngine, WorklistEngine};
+use egsolve_core::solve::engine::{LiftCall, LiftEngine, WorklistEngine};
 use egsolve_core::solve::strategy::{Player1Source, ToppedBy, Topping};
 use egsolve_core::solve::{Backend, Control, Solution, TOP, Threads};
 
@@ -42,13 +42,15 @@ fn a_nonnegative_cycle_through_a_root_is_not_certified() {
     let m = bound(&arena).expect("fits");
     let run = WorklistEngine
         .lift(
-            &arena,
-            m,
+            LiftCall {
+                arena: &arena,
+                bound: m,
+                topping: Some(&topping),
+                budget: Budget::UNLIMITED,
+                threads: &Threads::one(),
+                control: &Control::new(),
+            },
             &mut values,
-            Some(&topping),
-            Budget::UNLIMITED,
-            &Threads::one(),
-            &Control::new(),
         )
         .expect("lifts");
     assert!(run.finished);
@@ -132,13 +134,15 @@ fn plain_backends_take_the_record() {
     let (control, one) = (Control::new(), Threads::one());
     let budget = Budget::UNLIMITED;
     let lifted = WorklistEngine.lift(
-        &arena,
-        m,
+        LiftCall {
+            arena: &arena,
+            bound: m,
+            topping: Some(&topping),
+            budget,
+            threads: &one,
+            control: &control,
+        },
         &mut values,
-        Some(&topping),
-        budget,
-        &one,
-        &control,
     );
     assert!(lifted.expect("lifts").finished);
     for backend in [Backend::Reference, Backend::Cpu, Backend::Auto] {

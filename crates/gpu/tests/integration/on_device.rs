@@ -321,7 +321,7 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
     use egsolve_core::check::{Claim, check};
     use egsolve_core::solve::accel::solve_with_budget;
     use egsolve_core::solve::control::{Budget, Control};
-    use egsolve_core::solve::engine::LiftEngine;
+    use egsolve_core::solve::engine::{LiftCall, LiftEngine};
     use egsolve_core::solve::strategy::{Player1Source, Topping};
     use egsolve_gpu::lift::{GpuLift, RECORD_FROM_TOP_SHARE};
     let fresh = fresh_seed();
@@ -352,13 +352,15 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
         };
         while !lift
             .lift(
-                &arena,
-                bound,
+                LiftCall {
+                    arena: &arena,
+                    bound,
+                    topping: Some(&topping),
+                    budget,
+                    threads: &threads,
+                    control: &Control::new(),
+                },
                 &mut values,
-                Some(&topping),
-                budget,
-                &threads,
-                &Control::new(),
             )
             .expect("lifts")
             .finished
@@ -687,7 +689,7 @@ fn device_attractor_has_the_hosts_layers_where_a_gpu_is() {
 fn device_player1_edges_equal_the_hosts_choice_where_a_gpu_is() {
     use egsolve_core::solve::accel::evaluate::choose_strategy;
     use egsolve_core::solve::control::{Budget, Control};
-    use egsolve_core::solve::engine::{EngineSearches, LiftEngine};
+    use egsolve_core::solve::engine::{EngineSearches, LiftCall, LiftEngine};
     use egsolve_core::solve::strategy::{NO_EDGE, Topping};
     use egsolve_gpu::lift::GpuLift;
     let fresh = fresh_seed();
@@ -711,13 +713,15 @@ fn device_player1_edges_equal_the_hosts_choice_where_a_gpu_is() {
         for phase in 0..2 {
             let run = lift
                 .lift(
-                    &arena,
-                    bound,
+                    LiftCall {
+                        arena: &arena,
+                        bound,
+                        topping: None::<&Topping>,
+                        budget,
+                        threads: &Threads::one(),
+                        control: &Control::new(),
+                    },
                     &mut values,
-                    None::<&Topping>,
-                    budget,
-                    &Threads::one(),
-                    &Control::new(),
                 )
                 .expect("lifts");
             let device = lift.player1_edges().expect("runs").expect("in input order");

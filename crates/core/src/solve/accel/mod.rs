@@ -131,7 +131,7 @@ use self::phasing::Phasing;
 use self::ranks::TopRanks;
 use super::control::Control;
 use super::energy;
-use super::engine::{LiftEngine, WorklistEngine};
+use super::engine::{LiftCall, LiftEngine, WorklistEngine};
 use super::phases::Phases;
 use super::strategy::{NO_EDGE, Player1Source, Seed};
 use super::threads::Threads;
@@ -249,13 +249,15 @@ pub fn solve_scheduled(
     loop {
         let lift_start = Instant::now();
         let run = engine.lift(
-            arena,
-            bound,
+            LiftCall {
+                arena,
+                bound,
+                topping: topping.as_ref(),
+                budget: phasing.budget(),
+                threads: &threads,
+                control,
+            },
             &mut values,
-            topping.as_ref(),
-            phasing.budget(),
-            &threads,
-            control,
         )?;
         let lift_seconds = lift_start.elapsed().as_secs_f64();
         phases.lifting += lift_seconds;

@@ -123,8 +123,7 @@ mod tests {
     use crate::generate::{RandomParams, random};
     use crate::solve::accel::solve_scheduled;
     use crate::solve::engine::FrontierTail;
-    use crate::solve::engine::WorklistEngine;
-    use crate::solve::strategy::Topping;
+    use crate::solve::engine::{LiftCall, WorklistEngine};
     use crate::solve::{Control, SolveError, Threads};
 
     fn tail(now: u64, earlier: u64, rounds: u64) -> Option<FrontierTail> {
@@ -237,16 +236,10 @@ mod tests {
 
         fn lift(
             &mut self,
-            arena: &Arena,
-            bound: u64,
+            call: LiftCall<'_>,
             values: &mut Vec<u64>,
-            topping: Option<&Topping>,
-            budget: Budget,
-            threads: &Threads,
-            control: &Control,
         ) -> Result<LiftRun, SolveError> {
             self.calls += 1;
-            let _ = budget;
             let budget = if self.calls == 1 {
                 Budget {
                     lifts: self.first,
@@ -255,8 +248,7 @@ mod tests {
             } else {
                 Budget::UNLIMITED
             };
-            let run =
-                WorklistEngine.lift(arena, bound, values, topping, budget, threads, control)?;
+            let run = WorklistEngine.lift(LiftCall { budget, ..call }, values)?;
             Ok(LiftRun {
                 tail: if run.finished { None } else { self.tail },
                 ..run
@@ -286,13 +278,15 @@ mod tests {
         let mut values = vec![0; arena.vertex_count()];
         let all = WorklistEngine
             .lift(
-                &arena,
-                bound,
+                LiftCall {
+                    arena: &arena,
+                    bound,
+                    topping: None,
+                    budget: Budget::UNLIMITED,
+                    threads: &Threads::one(),
+                    control: &control,
+                },
                 &mut values,
-                None,
-                Budget::UNLIMITED,
-                &Threads::one(),
-                &control,
             )
             .expect("lifts");
         assert!(all.finished && all.lifts > 1_000, "{all:?}");

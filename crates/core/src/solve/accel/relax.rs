@@ -16,12 +16,10 @@ use rayon::prelude::*;
 
 use crate::arena::VertexId;
 use crate::graph::Graph;
+use crate::graph::frontier::next_frontier;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::{TOP, minus};
 use crate::solve::threads::{Threads, positions_where};
-
-/// Frontiers smaller than this are relaxed on one thread.
-const FRONTIER_PARALLEL_FROM: usize = 1 << 11;
 
 /// `g` as in the module docs: 0 on `pinned`, relaxed through the vertices `through[v]`
 /// (pinned vertices never change), ⊤ where no path leads to a pinned vertex. Values above
@@ -90,24 +88,7 @@ pub fn credits_to_pinned(
                     }
                 }
             };
-            frontier = if frontier.len() < FRONTIER_PARALLEL_FROM {
-                let mut next = Vec::new();
-                for &u in &frontier {
-                    relax(u, &mut next);
-                }
-                next
-            } else {
-                frontier
-                    .par_chunks(256)
-                    .flat_map_iter(|chunk| {
-                        let mut next = Vec::new();
-                        for &u in chunk {
-                            relax(u, &mut next);
-                        }
-                        next
-                    })
-                    .collect()
-            };
+            frontier = next_frontier(&frontier, relax);
             control.checkpoint()?;
         }
         Ok(g.into_par_iter().map(AtomicU64::into_inner).collect())

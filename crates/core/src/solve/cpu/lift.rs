@@ -4,11 +4,8 @@
 //! small games, see [`crate::solve::auto`]).
 
 use super::{CpuAlgorithm, CpuOptions, lift_budgeted};
-use crate::arena::Arena;
-use crate::solve::control::Budget;
-use crate::solve::engine::{LiftEngine, LiftRun};
-use crate::solve::strategy::Topping;
-use crate::solve::{Control, SolveError, Threads};
+use crate::solve::SolveError;
+use crate::solve::engine::{LiftCall, LiftEngine, LiftRun};
 
 /// Frontier lifting on the CPU backend's threads, for the accelerated driver.
 #[derive(Debug, Clone)]
@@ -47,21 +44,9 @@ impl LiftEngine for CpuLift {
         true
     }
 
-    fn lift(
-        &mut self,
-        arena: &Arena,
-        bound: u64,
-        values: &mut Vec<u64>,
-        topping: Option<&Topping>,
-        budget: Budget,
-        threads: &Threads,
-        control: &Control,
-    ) -> Result<LiftRun, SolveError> {
+    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
         let start = std::mem::take(values);
-        let options = &self.options;
-        let lifted = lift_budgeted(
-            arena, bound, start, budget, options, threads, topping, control,
-        )?;
+        let lifted = lift_budgeted(call, start, &self.options)?;
         *values = lifted.values;
         Ok(LiftRun {
             lifts: lifted.lifts,

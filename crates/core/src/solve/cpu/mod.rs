@@ -26,6 +26,7 @@ mod values;
 use std::time::Instant;
 
 use super::control::Budget;
+use super::engine::LiftCall;
 use super::strategy::{Seed, Topping};
 use super::{Control, Interrupted, Phases, Solution, SolveError, SolveStats, Threads, energy};
 use crate::arena::{Arena, Weight, Width};
@@ -140,16 +141,15 @@ pub fn lift_from(
     control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
     let threads = Threads::new(options.effective_threads());
-    lift_budgeted(
+    let call = LiftCall {
         arena,
         bound,
-        values,
-        Budget::UNLIMITED,
-        options,
-        &threads,
-        None,
+        topping: None,
+        budget: Budget::UNLIMITED,
+        threads: &threads,
         control,
-    )
+    };
+    lift_budgeted(call, values, options)
 }
 
 /// [`lift_from`] on `threads` (its pool; `options.threads` is not read) that stops at the
@@ -160,22 +160,18 @@ pub fn lift_from(
 /// ([`crate::solve::strategy::topping`]).
 #[allow(clippy::too_many_arguments)]
 pub fn lift_budgeted(
-    arena: &Arena,
-    bound: u64,
+    call: LiftCall<'_>,
     values: Vec<u64>,
-    budget: Budget,
     options: &CpuOptions,
-    threads: &Threads,
-    topping: Option<&Topping>,
-    control: &Control,
 ) -> Result<CpuLifted, Interrupted> {
     let run = Run {
-        budget,
+        budget: call.budget,
         options,
-        pool: threads.pool(),
-        topping,
-        control,
+        pool: call.threads.pool(),
+        topping: call.topping,
+        control: call.control,
     };
+    let (arena, bound) = (call.arena, call.bound);
     match arena.weight_width() {
         Width::I16 => lift_weights::<i16>(arena, bound, values, &run),
         Width::I32 => lift_weights::<i32>(arena, bound, values, &run),
@@ -270,16 +266,15 @@ pub fn solve(
     // strategy.
     let topping =
         (options.algorithm == CpuAlgorithm::Frontier).then(|| threads.install(|| Topping::new(n)));
-    let lifted = lift_budgeted(
+    let call = LiftCall {
         arena,
         bound,
-        vec![0; n],
-        Budget::UNLIMITED,
-        options,
-        &threads,
-        topping.as_ref(),
+        topping: topping.as_ref(),
+        budget: Budget::UNLIMITED,
+        threads: &threads,
         control,
-    )?;
+    };
+    let lifted = lift_budgeted(call, vec![0; n], options)?;
     let seconds = start.elapsed().as_secs_f64();
     let stats = SolveStats {
         backend: format!("cpu-{}", options.algorithm),

@@ -242,6 +242,7 @@ pub(super) mod tests {
     use crate::solve::control::Budget;
     use crate::solve::cpu::{CpuAlgorithm, CpuOptions, lift_budgeted};
     use crate::solve::energy::bound;
+    use crate::solve::engine::LiftCall;
     use crate::solve::strategy::topping::assert_record_holds;
     use crate::solve::worklist::{Primal, solve_budgeted};
 
@@ -271,19 +272,16 @@ pub(super) mod tests {
                     sequential_below_edges: 0,
                 };
                 let threads = Threads::new(count).with_parallel_from(0);
-                let (start, budget) = (vec![0; n], Budget::UNLIMITED);
                 let control = Control::new();
-                let lifted = lift_budgeted(
+                let call = LiftCall {
                     arena,
-                    m,
-                    start,
-                    budget,
-                    &options,
-                    &threads,
-                    Some(&topping),
-                    &control,
-                )
-                .expect("lifts");
+                    bound: m,
+                    topping: Some(&topping),
+                    budget: Budget::UNLIMITED,
+                    threads: &threads,
+                    control: &control,
+                };
+                let lifted = lift_budgeted(call, vec![0; n], &options).expect("lifts");
                 assert!(lifted.finished);
                 lifted.values
             }

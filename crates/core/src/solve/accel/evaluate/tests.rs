@@ -5,11 +5,10 @@ use crate::generate::{RandomParams, random};
 use crate::graph::reach::reaching;
 use crate::graph::scc::components;
 use crate::solve::accel::relax::credits_to_pinned;
-use crate::solve::control::Budget;
 use crate::solve::energy;
 use crate::solve::engine::{
-    ALONE, CLOSED, EngineAttracted, EngineComponents, EngineSearches, LEFT_TO_HOST, LiftRun, OPEN,
-    PINNED, WorklistEngine,
+    ALONE, CLOSED, EngineAttracted, EngineComponents, EngineSearches, LEFT_TO_HOST, LiftCall,
+    LiftRun, OPEN, PINNED, WorklistEngine,
 };
 
 /// An engine that computes the components it is asked for as the device would (one
@@ -72,17 +71,8 @@ impl LiftEngine for HostComponents<'_> {
     fn name(&self) -> &'static str {
         "host components"
     }
-    fn lift(
-        &mut self,
-        arena: &Arena,
-        bound: u64,
-        values: &mut Vec<u64>,
-        topping: Option<&crate::solve::strategy::Topping>,
-        budget: Budget,
-        threads: &Threads,
-        control: &Control,
-    ) -> Result<LiftRun, SolveError> {
-        WorklistEngine.lift(arena, bound, values, topping, budget, threads, control)
+    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
+        WorklistEngine.lift(call, values)
     }
     fn searches(&mut self) -> Option<&mut dyn EngineSearches> {
         Some(self)
