@@ -1,5 +1,5 @@
-//! Shared-data helpers for the accelerated solver's tests and benchmark: the games in
-//! `shared/data` (read with the project's readers) and their independent answers.
+//! Helpers for the accelerated solver's tests and benchmark: the games in `shared/data`
+//! (read with the project's readers) and their independent answers, and seeded random games.
 #![allow(dead_code)]
 
 use egsolve_test_support as data;
@@ -83,4 +83,23 @@ pub fn load(path: &Path, answer: &Path) -> (Arena, Expected) {
         Expected::Credits(credits)
     };
     (game.arena, expected)
+}
+
+/// A uniform random game through the library's generator (seeded from `rng`).
+pub fn random_game(
+    rng: &mut rand_chacha::ChaCha8Rng,
+    n: u32,
+    max_degree: u32,
+    weights: std::ops::RangeInclusive<i64>,
+) -> Arena {
+    use rand::Rng;
+    let params = egsolve_core::generate::RandomParams {
+        vertices: n,
+        min_degree: 1,
+        max_degree,
+        min_weight: *weights.start(),
+        max_weight: *weights.end(),
+        player1_percent: 50,
+    };
+    egsolve_core::generate::random(params, rng.random())
 }

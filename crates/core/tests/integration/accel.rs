@@ -2,11 +2,10 @@
 //! random games (plain, climbing families, parity-reduced with many priorities, large
 //! weights), on all shared data, and player 1's strategy certificate.
 
-use crate::accel_support;
+use crate::accel_support::{self, random_game};
 
 use egsolve_core::arena::{Arena, Player};
 use egsolve_core::check::{Claim, check};
-use egsolve_core::generate::RandomParams;
 use egsolve_core::generate::climbing as families;
 use egsolve_core::solve::accel;
 use egsolve_core::solve::engine::{LiftCall, LiftEngine, LiftRun, WorklistEngine};
@@ -21,24 +20,6 @@ fn seed_count(default: u64) -> u64 {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(default)
-}
-
-/// A uniform random game through the library's generator (seeded from `rng`).
-fn random_game(
-    rng: &mut ChaCha8Rng,
-    n: u32,
-    max_degree: u32,
-    weights: std::ops::RangeInclusive<i64>,
-) -> Arena {
-    let params = RandomParams {
-        vertices: n,
-        min_degree: 1,
-        max_degree,
-        min_weight: *weights.start(),
-        max_weight: *weights.end(),
-        player1_percent: 50,
-    };
-    egsolve_core::generate::random(params, rng.random())
 }
 
 fn describe(arena: &Arena) -> String {

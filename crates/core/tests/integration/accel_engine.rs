@@ -6,6 +6,7 @@
 //! CPU backend as engine (what `auto` uses on several threads) at every budget, thread
 //! count and round size, and `auto` itself on a game large enough to use it.
 
+use crate::accel_support::random_game;
 use egsolve_core::arena::{Arena, Player};
 use egsolve_core::generate::RandomParams;
 use egsolve_core::solve::TOP;
@@ -89,24 +90,6 @@ impl LiftEngine for RoundsEngine {
         run.finished = frontier.is_empty();
         Ok(run)
     }
-}
-
-/// A uniform random game through the library's generator (seeded from `rng`).
-fn random_game(
-    rng: &mut ChaCha8Rng,
-    n: u32,
-    max_degree: u32,
-    weights: std::ops::RangeInclusive<i64>,
-) -> Arena {
-    let params = RandomParams {
-        vertices: n,
-        min_degree: 1,
-        max_degree,
-        min_weight: *weights.start(),
-        max_weight: *weights.end(),
-        player1_percent: 50,
-    };
-    egsolve_core::generate::random(params, rng.random())
 }
 
 #[test]

@@ -7,6 +7,7 @@
 mod accel_support;
 #[path = "../oink_support/mod.rs"]
 mod oink_support;
+mod parity_support;
 
 mod accel;
 mod accel_engine;

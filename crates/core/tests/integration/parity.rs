@@ -6,6 +6,7 @@
 //! parity certificate, plus the energy certificate where there are credits.
 
 use crate::oink_support;
+use crate::parity_support::{certify_parity, winners};
 
 use egsolve_test_support as common;
 
@@ -65,21 +66,9 @@ fn solve(game: &Game, backend: Backend) -> Solution {
     solve_game(&game.arena, view, &options, &Control::new()).expect("solves")
 }
 
-fn winners(solution: &Solution) -> Vec<u8> {
-    (0..solution.credit.len() as u32)
-        .map(|v| solution.winner(v).index())
-        .collect()
-}
-
 /// Every certificate that applies: the parity one always, the energy one with credits.
 fn certify(game: &Game, solution: &Solution, what: &str) {
-    let parity = game.parity.as_ref().expect("a parity game");
-    let claim = ParityClaim {
-        winner: &winners(solution),
-        strategy: &solution.strategy,
-    };
-    let report = check_parity(&game.arena, &parity.priorities, claim).unwrap();
-    assert!(report.passed(), "{what}: {:?}", report.violations);
+    certify_parity(game, solution, what);
     if solution.credits_computed {
         let claim = Claim {
             credit: &solution.credit,

@@ -8,6 +8,7 @@
 //! and resumed, cancel and deadline, and the algorithm named in the summary.
 
 use crate::oink_support;
+use crate::parity_support::{certify_parity, winners};
 
 use egsolve_test_support as common;
 
@@ -97,33 +98,16 @@ fn solve(game: &Game, algorithm: ParityAlgorithm, threads: Threads) -> Solution 
     solve_within(game, algorithm, threads, None).expect("no limit")
 }
 
-fn winners(solution: &Solution) -> Vec<u8> {
-    (0..solution.credit.len() as u32)
-        .map(|v| solution.winner(v).index())
-        .collect()
-}
-
-/// The parity certificate on the priorities as read.
-fn certify(game: &Game, solution: &Solution, what: &str) {
-    let parity = game.parity.as_ref().expect("a parity game");
-    let claim = ParityClaim {
-        winner: &winners(solution),
-        strategy: &solution.strategy,
-    };
-    let report = check_parity(&game.arena, &parity.priorities, claim).unwrap();
-    assert!(report.passed(), "{what}: {:?}", report.violations);
-}
-
 /// Every run on `game` against `expected` (or, without it, Zielonka's winners), certified.
 fn check_every_algorithm(game: &Game, expected: Option<&[u8]>, what: &str) {
     let reference = solve(game, ParityAlgorithm::Zielonka, Threads::One);
-    certify(game, &reference, &format!("{what}: zielonka"));
+    certify_parity(game, &reference, &format!("{what}: zielonka"));
     let expected = expected.map_or_else(|| winners(&reference), <[u8]>::to_vec);
     for (algorithm, threads) in runs() {
         let answer = solve(game, algorithm, threads);
         let what = format!("{what}: {algorithm} ({threads:?})");
         assert_eq!(winners(&answer), expected, "{what}");
-        certify(game, &answer, &what);
+        certify_parity(game, &answer, &what);
     }
 }
 
@@ -211,7 +195,7 @@ fn larger_random_games_agree_with_zielonka() {
             let answer = solve(&game, algorithm, threads);
             let what = format!("{what}: {algorithm} ({threads:?})");
             assert_eq!(winners(&answer), winners(&reference), "{what}");
-            certify(&game, &answer, &what);
+            certify_parity(&game, &answer, &what);
         }
     }
 }
@@ -277,7 +261,7 @@ fn every_algorithm_solves_every_family() {
                 let w = winners(&answer);
                 let w1 = w.iter().filter(|&&x| x == 1).count();
                 assert_eq!((w.len() - w1, w1), recorded_winners(family, n), "{what}");
-                certify(&game, &answer, &what);
+                certify_parity(&game, &answer, &what);
             }
         }
     }
@@ -315,7 +299,7 @@ fn every_algorithm_matches_oink_on_the_shared_parity_games() {
             let answer = solve(&game, algorithm, threads);
             let what = format!("{name}: {algorithm} ({threads:?})");
             assert_eq!(winners(&answer), expected, "{what}");
-            certify(&game, &answer, &what);
+            certify_parity(&game, &answer, &what);
         }
     }
 }
@@ -348,7 +332,7 @@ fn syntcomp_games_match_oink_where_present() {
             let answer = solve(&game, algorithm, Threads::One);
             let what = format!("{}: {algorithm}", path.display());
             assert_eq!(winners(&answer), expected, "{what}");
-            certify(&game, &answer, &what);
+            certify_parity(&game, &answer, &what);
         }
     }
     println!("{} SYNTCOMP games", files.len());
