@@ -43,7 +43,6 @@ pub mod admission;
 pub mod api;
 pub mod auth;
 pub mod cluster;
-pub mod command;
 pub mod config;
 pub mod error;
 pub mod events;
@@ -67,10 +66,12 @@ pub mod worker;
 
 use std::future::Future;
 use std::ops::Deref;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{ServeArgs, ServeConfig};
+pub use auth::{add_token, add_token_with};
+pub use config::{ConfigError, ServeConfig};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -99,6 +100,9 @@ pub enum ServiceError {
     /// Serving failed.
     #[error("serving failed: {0}")]
     Io(#[from] std::io::Error),
+    /// A command was given arguments it cannot use.
+    #[error("{0}")]
+    Usage(String),
 }
 
 /// What every handler shares; cheap to clone (one `Arc`).
@@ -267,6 +271,41 @@ pub async fn run_worker(
     expiry.abort();
     close(node).await;
     Ok(())
+}
+
+/// `egsolve migrate`: copies the SQLite store in `data_dir` (a stopped server's data
+/// directory) into the empty PostgreSQL database `database`. Returns the line that says
+/// what moved.
+pub async fn migrate(data_dir: &Path, database: &str) -> Result<String, ServiceError> {
+    if !store::is_postgres_url(database) {
+        return Err(ServiceError::Usage(
+            "--database must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB)".into(),
+        ));
+    }
+    if !data_dir.join("jobs.db").exists() {
+        return Err(ServiceError::Usage(format!(
+            "{} holds no jobs.db: pass the data directory of the SQLite server",
+            data_dir.display()
+        )));
+    }
+    let source = Store::open(data_dir, true).await?;
+    // A scratch directory for the target store's (unused) cache.
+    let cache = std::env::temp_dir().join(format!("egsolve-migrate-{}", std::process::id()));
+    std::fs::create_dir_all(&cache)?;
+    let target = Store::open_postgres(database, &cache).await?;
+    let copied = source.copy_into(&target).await;
+    source.close().await;
+    target.close().await;
+    let _ = std::fs::remove_dir_all(&cache);
+    let copied = copied?;
+    Ok(format!(
+        "copied {} jobs ({} were running and are queued again), {} arenas, {} results into {}",
+        copied.jobs,
+        copied.requeued,
+        copied.arenas,
+        copied.results,
+        config::redact(database)
+    ))
 }
 
 /// Stops a node's tasks and closes its store.
