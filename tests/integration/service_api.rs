@@ -695,7 +695,7 @@ async fn service_endpoints_answer_as_specified(engine: Engine) {
 
 #[test]
 fn router_routes_equal_the_spec_paths() {
-    let routes: BTreeSet<(String, String)> = egsolve_service::api::ROUTES
+    let routes: BTreeSet<(String, String)> = egsolve_service::ROUTES
         .iter()
         .map(|(m, p)| (m.to_string(), p.to_string()))
         .collect();

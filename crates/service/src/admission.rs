@@ -92,9 +92,10 @@ pub fn gpu_need(vertices: u64, edges: u64) -> u64 {
     egsolve_gpu::layout::device_bytes(vertices, edges, 64, 64)
 }
 
-/// A device's memory as the scheduler counts it: capped by `max_gpu_job_memory_bytes`.
-pub fn gpu_capacity(device_memory: u64, config: &ServeConfig) -> u64 {
-    match config.max_gpu_job_memory_bytes {
+/// A device's memory as the scheduler counts it: capped by `cap`, the setting
+/// `max_gpu_job_memory_bytes` (0: the device's own).
+pub fn gpu_capacity(device_memory: u64, cap: u64) -> u64 {
+    match cap {
         0 => device_memory,
         cap => device_memory.min(cap),
     }
@@ -153,8 +154,8 @@ mod tests {
             max_gpu_job_memory_bytes: 1000,
             ..ServeConfig::default()
         };
-        assert_eq!(gpu_capacity(5000, &config), 1000);
-        assert_eq!(gpu_capacity(5000, &ServeConfig::default()), 5000);
+        assert_eq!(gpu_capacity(5000, config.max_gpu_job_memory_bytes), 1000);
+        assert_eq!(gpu_capacity(5000, ServeConfig::default().max_gpu_job_memory_bytes), 5000);
         assert!(gpu_need(10, 20) > 20 * 8);
     }
 }

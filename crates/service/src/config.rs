@@ -235,7 +235,7 @@ impl ServeConfig {
     }
 
     /// Jobs run at once on the CPU pool.
-    pub fn cpu_worker_count(&self) -> usize {
+    pub(crate) fn cpu_worker_count(&self) -> usize {
         if self.cpu_workers > 0 {
             self.cpu_workers
         } else {
@@ -244,12 +244,12 @@ impl ServeConfig {
     }
 
     /// How long open requests may take after a shutdown signal.
-    pub fn shutdown_grace(&self) -> Duration {
+    pub(crate) fn shutdown_grace(&self) -> Duration {
         Duration::from_secs(self.shutdown_grace_secs)
     }
 
     /// The result TTL.
-    pub fn result_ttl(&self) -> Duration {
+    pub(crate) fn result_ttl(&self) -> Duration {
         Duration::from_secs(self.result_ttl_secs)
     }
 }

@@ -2,6 +2,14 @@
 //! persistent queue — embedded SQLite on one host, or PostgreSQL shared by any number of
 //! API and worker hosts — with solver workers on their own threads.
 //!
+//! # Facade
+//! The crate's public surface is its root: [`run`], [`run_worker`], [`migrate`],
+//! [`shutdown_signal`], [`ServeConfig`] and [`ConfigError`], [`ServiceError`], tokens
+//! ([`add_token_with`]), the store's job records ([`stored_jobs`], [`JobRecord`]) and the
+//! route table ([`ROUTES`]). Every module is private; the command line (flags, subcommands)
+//! is the binary's. A test (`tests/integration/architecture.rs`) holds the public items
+//! at 60 or fewer.
+//!
 //! # Layout (request → store → scheduler → worker)
 //! - [`config`]: [`ServeConfig`] — flags, `EGSOLVE_*` environment, optional TOML file.
 //! - [`api`], [`submit`], [`views`], [`error`]: axum routes and handlers, JSON views, the one
@@ -39,30 +47,30 @@
 //!   transaction fenced on (id, attempt, worker): at most one result per job, ever. A job
 //!   whose lease expires is queued again (SQLite: a restart re-queues `running` jobs).
 
-pub mod admission;
-pub mod api;
-pub mod auth;
-pub mod cluster;
-pub mod config;
-pub mod error;
-pub mod events;
-pub mod idempotency;
-pub mod import;
-pub mod job;
-pub mod metrics;
-pub mod offload;
-pub mod preparse;
-pub mod request;
-pub mod result_file;
-pub mod scheduler;
-pub mod slots;
-pub mod storage;
-pub mod store;
-pub mod submit;
-pub mod ui;
-pub mod upload;
-pub mod views;
-pub mod worker;
+mod admission;
+mod api;
+mod auth;
+mod cluster;
+mod config;
+mod error;
+mod events;
+mod idempotency;
+mod import;
+mod job;
+mod metrics;
+mod offload;
+mod preparse;
+mod request;
+mod result_file;
+mod scheduler;
+mod slots;
+mod storage;
+mod store;
+mod submit;
+mod ui;
+mod upload;
+mod views;
+mod worker;
 
 use std::future::Future;
 use std::ops::Deref;
@@ -70,8 +78,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use api::ROUTES;
 pub use auth::{add_token, add_token_with};
 pub use config::{ConfigError, ServeConfig};
+pub use job::{JobRecord, JobState};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -107,35 +117,35 @@ pub enum ServiceError {
 
 /// What every handler shares; cheap to clone (one `Arc`).
 #[derive(Debug, Clone)]
-pub struct AppState(Arc<Shared>);
+pub(crate) struct AppState(Arc<Shared>);
 
 /// The shared parts of the service.
 #[derive(Debug)]
-pub struct Shared {
+pub(crate) struct Shared {
     /// The job store (its own pool inside).
-    pub store: Store,
+    pub(crate) store: Store,
     /// The queue actor.
-    pub scheduler: SchedulerHandle,
+    pub(crate) scheduler: SchedulerHandle,
     /// Settings, fixed at start-up.
-    pub config: Arc<ServeConfig>,
+    pub(crate) config: Arc<ServeConfig>,
     /// Token checks (read-only after start-up, so no lock).
-    pub auth: Authenticator,
+    pub(crate) auth: Authenticator,
     /// Metrics registry.
-    pub metrics: Arc<Metrics>,
+    pub(crate) metrics: Arc<Metrics>,
     /// Long-poll wake-ups.
-    pub events: Arc<JobEvents>,
+    pub(crate) events: Arc<JobEvents>,
     /// Threads of the parallel CPU backend.
-    pub cpu_threads: usize,
+    pub(crate) cpu_threads: usize,
     /// Cancelled when a shutdown signal arrives: long polls answer at once.
-    pub stopping: CancellationToken,
+    pub(crate) stopping: CancellationToken,
     /// Memory for games parsed at submission and waiting in the queue.
-    pub preparse_budget: Arc<preparse::MemoryBudget>,
+    pub(crate) preparse_budget: Arc<preparse::MemoryBudget>,
     /// Idempotency keys of recent submissions (its own lock inside).
-    pub idempotency: Arc<idempotency::IdempotencyKeys>,
+    pub(crate) idempotency: Arc<idempotency::IdempotencyKeys>,
     /// Busy time of every slot over the last hour, for the web page (its own lock inside).
-    pub usage: Arc<ui::usage::UsageHistory>,
+    pub(crate) usage: Arc<ui::usage::UsageHistory>,
     /// The directories jobs by reference may name files under, resolved at start-up.
-    pub import_roots: import::ImportRoots,
+    pub(crate) import_roots: import::ImportRoots,
 }
 
 impl Deref for AppState {
@@ -306,6 +316,18 @@ pub async fn migrate(data_dir: &Path, database: &str) -> Result<String, ServiceE
         copied.results,
         config::redact(database)
     ))
+}
+
+/// Every job of the store `config` names (its SQLite store in `data_dir`, or its
+/// `database`; `data_dir` then holds the cache), newest first, as the store records it:
+/// for tests and tools that look behind the API (attempts, completions, workers).
+pub async fn stored_jobs(config: &ServeConfig) -> Result<Vec<JobRecord>, ServiceError> {
+    let store =
+        Store::open_configured(config.database.as_deref(), &config.data_dir, config.sync_commits)
+            .await?;
+    let jobs = store.list_jobs(None, None, None, u32::MAX).await;
+    store.close().await;
+    Ok(jobs?)
 }
 
 /// Stops a node's tasks and closes its store.

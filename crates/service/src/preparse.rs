@@ -44,6 +44,7 @@ impl MemoryBudget {
     }
 
     /// Bytes not reserved.
+    #[cfg(test)]
     pub fn available(&self) -> u64 {
         self.available.load(Ordering::Acquire)
     }

@@ -255,7 +255,7 @@ async fn commit(
         }
         None => (None, None),
     };
-    let seq = state
+    state
         .store
         .insert_job(
             id,
@@ -293,8 +293,6 @@ async fn commit(
     };
     state.scheduler.enqueue(QueuedJob {
         id,
-        seq,
-        priority: options.priority,
         backend: options.backend,
         edges_estimate,
         memory_estimate: memory,

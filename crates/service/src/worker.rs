@@ -103,6 +103,7 @@ impl CpuSolves {
     }
 
     /// Solves running now.
+    #[cfg(test)]
     pub fn running(&self) -> usize {
         self.running.load(Ordering::SeqCst)
     }

@@ -24,6 +24,8 @@ pub mod migrate;
 pub mod notify;
 mod results;
 mod schema;
+#[cfg(test)]
+mod tests;
 pub mod workers;
 
 use std::path::{Path, PathBuf};
@@ -328,17 +330,6 @@ impl Store {
         self.root.join("results").join(key)
     }
 
-    /// The decompressed size of a stored arena.
-    pub async fn arena_bytes(&self, hash: &str) -> Result<Option<u64>, StoreError> {
-        let row = with_pool!(self, pool => sqlx::query("SELECT bytes FROM arenas WHERE hash = $1")
-            .bind(hash)
-            .fetch_optional(pool)
-            .await?
-            .map(|r| r.try_get::<i64, _>(0))
-            .transpose()?);
-        Ok(row.map(|b| b as u64))
-    }
-
     /// Inserts a queued job; returns its sequence number.
     pub async fn insert_job(
         &self,
@@ -458,18 +449,6 @@ impl Store {
             .collect())
     }
 
-    /// Every job in `state`, oldest first.
-    pub async fn jobs_in_state(&self, state: JobState) -> Result<Vec<JobRecord>, StoreError> {
-        let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE state = $1 ORDER BY seq");
-        with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(state.name())
-            .fetch_all(pool)
-            .await?
-            .iter()
-            .map(decode_job)
-            .collect())
-    }
-
     /// Queued + running jobs of `owner`.
     pub async fn active_count(&self, owner: &str) -> Result<u64, StoreError> {
         let n: i64 = with_pool!(self, pool => sqlx::query(
@@ -547,26 +526,6 @@ impl Store {
         .await?
         .rows_affected());
         Ok(())
-    }
-
-    /// `queued|running → failed` (whoever runs it).
-    pub async fn fail(&self, id: JobId, failure: &Failure) -> Result<bool, StoreError> {
-        let done = with_pool!(self, pool => sqlx::query(
-            "UPDATE jobs SET state = 'failed', finished_at = $1, error_type = $2, \
-             error_message = $3, error_line = $4, error_column = $5, lease_expires_at = NULL \
-             WHERE id = $6 AND state IN ('queued', 'running')",
-        )
-        .bind(now_ms())
-        .bind(&failure.kind)
-        .bind(&failure.message)
-        .bind(failure.line.map(|l| l as i64))
-        .bind(failure.column.map(|c| c as i64))
-        .bind(id.to_string())
-        .execute(pool)
-        .await?
-        .rows_affected());
-        self.announce(StoreEvent::Changed(id));
-        Ok(done == 1)
     }
 
     /// `queued|running → cancelled`; false if the job had already finished. The worker

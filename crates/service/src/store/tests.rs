@@ -4,18 +4,30 @@
 //! so the job completes exactly once; a job that loses `max_attempts` leases ends
 //! `failed` (`worker-lost`).
 
-use crate::service_support;
-
 use std::time::Duration;
 
-use egsolve_service::job::{BackendChoice, InputFormat, JobId, JobOptions, JobState, ReturnKind};
-use egsolve_service::store::Store;
-use egsolve_service::store::claim::{Candidate, ClaimRequest, Placement};
-use service_support::*;
+use egsolve_test_support::postgres::PgServer;
+use egsolve_test_support::small_arena;
+
+use super::Store;
+use super::claim::{Candidate, ClaimRequest, Placement};
+use crate::job::{BackendChoice, InputFormat, JobId, JobOptions, JobState, ReturnKind};
+
+/// Which store a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Engine {
+    /// The embedded SQLite store in the test's directory.
+    Sqlite,
+    /// A fresh database on the test binary's throwaway PostgreSQL server.
+    Postgres,
+}
 
 async fn open(engine: Engine, dir: &std::path::Path) -> Store {
-    let mut config = egsolve_service::ServeConfig::for_tests(dir);
-    engine.configure(&mut config);
+    let mut config = crate::ServeConfig::for_tests(dir);
+    if engine == Engine::Postgres {
+        let server = PgServer::shared().expect("checked before the case");
+        config.database = Some(server.create_database());
+    }
     Store::open_configured(config.database.as_deref(), dir, false)
         .await
         .unwrap()
@@ -121,8 +133,8 @@ async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
         &egsolve_core::solve::Control::new(),
     )
     .unwrap();
-    let key = egsolve_service::worker::result_key(&hash, InputFormat::Auto, BackendChoice::Auto);
-    egsolve_service::result_file::write(&store.result_path(&key), &solution).unwrap();
+    let key = crate::worker::result_key(&hash, InputFormat::Auto, BackendChoice::Auto);
+    crate::result_file::write(&store.result_path(&key), &solution).unwrap();
     let summary = egsolve_core::output::Summary::new(&game.arena, &solution, 0);
     assert!(
         store
@@ -185,7 +197,7 @@ async fn jobs_losing_every_attempt_fail_as_worker_lost(engine: Engine) {
 /// as such. The same game asking for credits (the reduction on the GPU) is a GPU candidate,
 /// and so is a job whose game is not parsed yet.
 async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
-    use egsolve_service::job::ArenaStats;
+    use crate::job::ArenaStats;
     let dir = tempfile::tempdir().unwrap();
     let store = open(engine, dir.path()).await;
     let stats = |parity| ArenaStats {
@@ -253,105 +265,35 @@ async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
     store.close().await;
 }
 
+/// Each case on both stores: `sqlite::CASE` and `postgres::CASE` (skipped, with the reason
+/// printed, where no PostgreSQL server can start and `CI` is unset).
+macro_rules! on_both_stores {
+    ($($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    super::$case(super::Engine::Sqlite).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    if egsolve_test_support::postgres::PgServer::shared().is_none() {
+                        return;
+                    }
+                    super::$case(super::Engine::Postgres).await
+                }
+            )*
+        }
+    };
+}
+
 on_both_stores!(
     late_attempts_are_refused_by_the_fence,
     jobs_losing_every_attempt_fail_as_worker_lost,
     parity_answers_are_claimed_for_cpu_slots_only,
 );
 
-/// `egsolve migrate` copies a stopped SQLite server's store into an empty PostgreSQL
-/// database: a server on PostgreSQL then shows every job, serves the results, runs the job
-/// that was still queued, and continues the sequence; a second copy is refused.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sqlite_store_migrates_into_postgres() {
-    let Some(Engine::Postgres) = Engine::postgres() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    // Parsed by the worker, so a malformed arena becomes a failed job.
-    let sqlite = Server::start_in(dir.path(), |c| {
-        c.cpu_workers = 1;
-        c.inline_parse_bytes = 0;
-    })
-    .await;
-    let done = sqlite.submit_ok(small_arena(40, 1), "", None).await;
-    sqlite
-        .wait_finished(&done, None, Duration::from_secs(60))
-        .await;
-    let expected = sqlite
-        .get(&format!("/v1/jobs/{done}/result?format=text"), None)
-        .await
-        .text();
-    let failed = sqlite
-        .submit_ok(
-            b"1;\n0 MAX 1:1;\n1 MIN 0:1,\n".to_vec(),
-            "?format=mpg",
-            None,
-        )
-        .await;
-    sqlite
-        .wait_finished(&failed, None, Duration::from_secs(60))
-        .await;
-    sqlite.stop().await;
-    // A job queued while the server was down (inserted straight into its store).
-    let store = Store::open(dir.path(), true).await.unwrap();
-    let body = small_arena(30, 2);
-    let (queued, _) = queue(&store, &body, 0).await;
-    store.close().await;
-
-    let url = service_support::postgres::PgServer::shared()
-        .unwrap()
-        .create_database();
-    let migrate = |url: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_egsolve"))
-            .args(["migrate", "--data-dir"])
-            .arg(dir.path())
-            .args(["--database", url])
-            .output()
-            .unwrap()
-    };
-    let output = migrate(&url);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let printed = String::from_utf8_lossy(&output.stdout);
-    assert!(printed.contains("copied 3 jobs"), "{printed}");
-
-    let cache = tempfile::tempdir().unwrap();
-    let server = Server::start_in(cache.path(), |c| {
-        c.database = Some(url.clone());
-        c.cpu_workers = 1;
-    })
-    .await;
-    let listed = server.get("/v1/jobs", None).await.json();
-    assert_eq!(listed["jobs"].as_array().unwrap().len(), 3, "{listed}");
-    let text = server
-        .get(&format!("/v1/jobs/{done}/result?format=text"), None)
-        .await
-        .text();
-    assert_eq!(text, expected, "the result moved with its bytes");
-    let view = server.get(&format!("/v1/jobs/{failed}"), None).await.json();
-    assert_eq!(view["failure"]["type"], "malformed-arena");
-    let ran = server
-        .wait_finished(&queued.to_string(), None, Duration::from_secs(60))
-        .await;
-    assert_eq!(ran["state"], "succeeded", "{ran}");
-    let fresh = server.submit_ok(small_arena(20, 3), "", None).await;
-    let page = server.get("/v1/jobs?limit=1", None).await.json();
-    assert_eq!(
-        page["jobs"][0]["id"],
-        fresh.as_str(),
-        "the sequence continues"
-    );
-    server.stop().await;
-
-    let again = migrate(&url);
-    assert!(!again.status.success());
-    assert!(
-        String::from_utf8_lossy(&again.stderr).contains("already holds"),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
-}
