@@ -23,13 +23,15 @@
 //!   disk fills).
 //! - [`preparse`]: parsing a body once received, on every core; the memory budget of parsed
 //!   games.
-//! - [`admission`]: whether a game fits this host and its GPUs (refused, or moved to the
-//!   CPU, before it runs).
+//! - [`admission`]: one step, [`admission::admit`], at upload and in the worker: whether a
+//!   game fits this host (refused before it runs), and the one estimate of its GPU memory
+//!   that the job's row keeps for the claims.
 //! - [`store`]: the jobs/arenas/results tables on SQLite or PostgreSQL, the bytes (files, or
 //!   chunks shared by every host), claims, leases and fenced writes; the truth.
 //! - [`scheduler`]: this process's slots, filled by claiming from the store's queue
 //!   (priority, FIFO, GPU slots and the CPU fallback).
-//! - [`worker`]: one thread per slot; parse, solve, write the result, mark succeeded.
+//! - [`worker`]: one thread per slot; a job is loaded (parsed and admitted if the upload
+//!   did not), its route chosen, solved, and its result recorded.
 //! - [`cluster`]: a process as a member of the cluster: heartbeat (leases, progress,
 //!   expiry, registry) and store notifications.
 //! - [`result_file`]: stored results and their JSON/text/paritysol renderings.

@@ -83,12 +83,9 @@ pub struct Claimed<T> {
     pub placement: Placement<T>,
 }
 
-/// Device memory a solve of this many vertices and edges needs, in SQL: the GPU crate's
-/// `layout::device_bytes` at the widest weights and values (`worker::memory_estimate`; a
-/// test compares the two); before parsing, estimated from the arena's size (about 8 bytes
-/// of text per edge, 32 per vertex).
-pub(crate) const MEMORY_SQL: &str = "COALESCE(j.vertices * 37 + j.edges * 24 + 72, \
-     (a.bytes / 32) * 37 + (a.bytes / 8) * 24 + 72)";
+/// Device memory the job's solve needs: admission's one estimate, stored with the job
+/// (`admission::gpu_need`, or `gpu_need_unparsed` before the parse).
+const MEMORY_SQL: &str = "j.gpu_memory";
 const EDGES_SQL: &str = "COALESCE(j.edges, a.bytes / 8)";
 /// `auto` on a parity game without credits: the parity solver's answer, on a CPU slot.
 const PARITY_ANSWER_SQL: &str =

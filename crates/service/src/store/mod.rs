@@ -339,14 +339,15 @@ impl Store {
         arena_hash: &str,
         upload_ms: f64,
         parsed: Option<(ArenaStats, f64)>,
+        gpu_memory: u64,
     ) -> Result<i64, StoreError> {
         let arena = parsed.map(|(a, _)| a);
         let now = now_ms();
         let seq: i64 = with_pool!(self, pool => sqlx::query(
             "INSERT INTO jobs (id, owner, state, priority, backend, time_limit_secs, format, \
              return_kind, arena_hash, created_at, queued_at, upload_ms, vertices, edges, bound, \
-             parse_ms, credits, parity) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, \
-             $9, $10, $11, $12, $13, $14, $15, $16) RETURNING seq",
+             parse_ms, credits, parity, gpu_memory) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, \
+             $8, $9, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING seq",
         )
         .bind(id.to_string())
         .bind(owner)
@@ -364,6 +365,7 @@ impl Store {
         .bind(parsed.map(|(_, ms)| ms))
         .bind(options.credits as i64)
         .bind(arena.map(|a| a.parity as i64))
+        .bind(gpu_memory.min(i64::MAX as u64) as i64)
         .fetch_one(pool)
         .await?
         .try_get(0)?);
@@ -510,11 +512,12 @@ impl Store {
         &self,
         id: JobId,
         stats: ArenaStats,
+        gpu_memory: u64,
         parse_ms: f64,
     ) -> Result<(), StoreError> {
         with_pool!(self, pool => sqlx::query(
-            "UPDATE jobs SET vertices = $1, edges = $2, bound = $3, parse_ms = $4, parity = $6 \
-             WHERE id = $5",
+            "UPDATE jobs SET vertices = $1, edges = $2, bound = $3, parse_ms = $4, parity = $6, \
+             gpu_memory = $7 WHERE id = $5",
         )
         .bind(stats.vertices as i64)
         .bind(stats.edges as i64)
@@ -522,6 +525,7 @@ impl Store {
         .bind(parse_ms)
         .bind(id.to_string())
         .bind(stats.parity as i64)
+        .bind(gpu_memory.min(i64::MAX as u64) as i64)
         .execute(pool)
         .await?
         .rows_affected());

@@ -74,7 +74,15 @@ async fn queue(store: &Store, body: &[u8], priority: i64) -> (JobId, String) {
     };
     let id = JobId::now_v7();
     store
-        .insert_job(id, "alice", &options, &hash, 0.0, None)
+        .insert_job(
+            id,
+            "alice",
+            &options,
+            &hash,
+            0.0,
+            None,
+            crate::admission::gpu_need_unparsed(body.len() as u64),
+        )
         .await
         .unwrap();
     (id, hash)
@@ -133,7 +141,7 @@ async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
         &egsolve_core::solve::Control::new(),
     )
     .unwrap();
-    let key = crate::worker::result_key(&hash, InputFormat::Auto, BackendChoice::Auto);
+    let key = crate::result_file::key(&hash, InputFormat::Auto, BackendChoice::Auto);
     crate::result_file::write(&store.result_path(&key), &solution).unwrap();
     let summary = egsolve_core::output::Summary::new(&game.arena, &solution, 0);
     assert!(
@@ -227,7 +235,15 @@ async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
         let id = JobId::now_v7();
         let parsed = parsed.map(|parity| (stats(parity), 1.0));
         store
-            .insert_job(id, "alice", &options, &hash, 0.0, parsed)
+            .insert_job(
+                id,
+                "alice",
+                &options,
+                &hash,
+                0.0,
+                parsed,
+                crate::admission::gpu_need(3, 3),
+            )
             .await
             .unwrap();
         ids.push(id);
@@ -291,7 +307,59 @@ macro_rules! on_both_stores {
     };
 }
 
+/// The claim compares the GPU estimate the job's row holds (admission's, written when it
+/// was queued) with the free devices: a `gpu` job goes to a GPU slot only where it fits,
+/// and to a CPU slot where it fits none of the host's GPUs.
+async fn the_claim_compares_the_stored_gpu_estimate(engine: Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(engine, dir.path()).await;
+    let body = small_arena(20, 4);
+    use sha2::Digest;
+    let hash = hex::encode(sha2::Sha256::digest(&body));
+    std::fs::write(store.arena_path(&hash), &body).unwrap();
+    store.insert_arena(&hash, body.len() as u64).await.unwrap();
+    let options = JobOptions {
+        backend: BackendChoice::Gpu,
+        priority: 0,
+        time_limit_secs: 60,
+        format: InputFormat::Auto,
+        return_kind: ReturnKind::Credits,
+        credits: false,
+    };
+    let id = JobId::now_v7();
+    store
+        .insert_job(id, "alice", &options, &hash, 0.0, None, 5000)
+        .await
+        .unwrap();
+    let on_gpu = |free_memory: u64| ClaimRequest {
+        free_gpus: 1,
+        largest_free_gpu_memory: free_memory,
+        free_cpus: 0,
+        largest_gpu_memory: Some(1 << 40),
+        ..request("gpu-host", 5000)
+    };
+    for (free_memory, offered) in [(4999, None), (5000, Some(5000))] {
+        let mut seen = None;
+        store
+            .claim(&on_gpu(free_memory), |candidate| {
+                seen = Some(candidate.memory_estimate);
+                None::<Placement<()>>
+            })
+            .await
+            .unwrap();
+        assert_eq!(seen, offered, "a GPU with {free_memory} bytes free");
+    }
+    let small_gpus = ClaimRequest {
+        largest_gpu_memory: Some(4999),
+        ..request("small-gpu-host", 5000)
+    };
+    let claimed = store.claim(&small_gpus, on_cpu()).await.unwrap();
+    assert_eq!(claimed.len(), 1, "too large for every GPU here: a CPU slot runs it");
+    store.close().await;
+}
+
 on_both_stores!(
+    the_claim_compares_the_stored_gpu_estimate,
     late_attempts_are_refused_by_the_fence,
     jobs_losing_every_attempt_fail_as_worker_lost,
     parity_answers_are_claimed_for_cpu_slots_only,
