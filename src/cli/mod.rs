@@ -8,6 +8,8 @@ mod convert;
 mod devices;
 mod generate;
 mod progress;
+mod serve;
+mod service;
 mod solve;
 
 use std::path::PathBuf;
@@ -107,14 +109,14 @@ pub enum Command {
     /// List the GPUs the gpu backend can use.
     Devices(devices::DevicesArgs),
     /// Run the solving service (HTTP job API).
-    Serve(egsolve_service::command::ServeCommand),
+    Serve(service::ServeCommand),
     /// Run jobs from a shared PostgreSQL queue without serving HTTP (scale-out workers).
-    Worker(egsolve_service::command::WorkerCommand),
+    Worker(service::WorkerCommand),
     /// Copy a SQLite service store into an empty PostgreSQL database.
-    Migrate(egsolve_service::command::MigrateCommand),
+    Migrate(service::MigrateCommand),
     /// Manage the service's bearer tokens.
     #[command(subcommand)]
-    Token(egsolve_service::command::TokenCommand),
+    Token(service::TokenCommand),
     /// Submit an arena file to a service.
     Submit(crate::client::cli::SubmitArgs),
     /// Show a job of a service.

@@ -537,3 +537,131 @@ fn integration_tests_link_as_few_binaries() {
         "the root's tests are not found: {tests:?}"
     );
 }
+
+/// The items of a crate another crate can name, from its sources (`modules`):
+/// - every `pub` item (`fn`, `struct`, `enum`, `trait`, `type`, `const`, `static`, `mod`,
+///   `macro`; methods in `impl` blocks included, fields and variants not) of the crate root
+///   and of each module reachable from it through `pub mod`;
+/// - every name a `pub use` of such a module re-exports, and, for a re-exported type, the
+///   `pub` methods and constants of its inherent `impl` blocks wherever they are written.
+///
+/// `pub(crate)` and `pub(super)` items are not counted; `pub` items of private modules are
+/// counted only through re-exports (unreached, the dead-code lint reports them); test modules
+/// (`#[cfg(test)] mod …`, to the end of their file) are left out.
+fn public_items(modules: &BTreeMap<String, String>) -> Vec<String> {
+    fn code(text: &str) -> &str {
+        match text.find("#[cfg(test)]\nmod ") {
+            Some(at) => &text[..at],
+            None => text,
+        }
+    }
+    fn declared(line: &str) -> Option<String> {
+        let mut rest = line.trim_start().strip_prefix("pub ")?;
+        for qualifier in ["async ", "unsafe ", "extern \"C\" "] {
+            rest = rest.strip_prefix(qualifier).unwrap_or(rest);
+        }
+        let (kind, tail) = rest.split_once(' ')?;
+        let is_item = matches!(
+            kind,
+            "fn" | "struct" | "enum" | "trait" | "type" | "const" | "static" | "mod" | "macro"
+        );
+        let name: String = tail
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        (is_item && !name.is_empty()).then(|| format!("{kind} {name}"))
+    }
+    let reachable = |module: &str| {
+        let mut path = String::new();
+        module.split("::").filter(|p| !p.is_empty()).all(|part| {
+            let parent = modules.get(&path).map_or("", |t| code(t));
+            let public = parent.lines().any(|l| {
+                l.trim() == format!("pub mod {part};") || l.trim() == format!("pub mod {part} {{")
+            });
+            path = if path.is_empty() {
+                part.to_string()
+            } else {
+                format!("{path}::{part}")
+            };
+            public
+        })
+    };
+    let mut items = Vec::new();
+    let mut exported_types = BTreeSet::new();
+    for (module, text) in modules.iter().filter(|(m, _)| reachable(m)) {
+        let text = code(text);
+        let mut statement = String::new();
+        for line in text.lines() {
+            if line.trim_start().starts_with("pub use ") || !statement.is_empty() {
+                statement.push_str(line.trim());
+                if !line.trim_end().ends_with(';') {
+                    continue;
+                }
+                let tree = statement
+                    .trim_start_matches("pub use ")
+                    .trim_end_matches(';');
+                for path in expand(tree) {
+                    let name = path.rsplit("::").next().unwrap_or(&path);
+                    let name = name
+                        .rsplit(" as ")
+                        .next()
+                        .unwrap_or(name)
+                        .trim()
+                        .to_string();
+                    items.push(format!("{module}: use {name}"));
+                    exported_types.insert(name);
+                }
+                statement.clear();
+            } else if let Some(item) = declared(line) {
+                items.push(format!("{module}: {item}"));
+            }
+        }
+    }
+    // The methods of re-exported types, in the inherent `impl` blocks of private modules.
+    for (module, text) in modules.iter().filter(|(m, _)| !reachable(m)) {
+        let mut inside: Option<String> = None;
+        for line in code(text).lines() {
+            if let Some(name) = &inside {
+                if line == "}" {
+                    inside = None;
+                } else if line.starts_with("    pub ")
+                    && let Some(item) = declared(line)
+                {
+                    items.push(format!("{module}: {name}::{item}"));
+                }
+            } else if line.starts_with("impl") && !line.contains(" for ") {
+                let target = line
+                    .trim_start_matches("impl")
+                    .trim_start_matches(|c| c != ' ')
+                    .trim();
+                let target: String = target
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if exported_types.contains(&target) && line.ends_with('{') {
+                    inside = Some(target);
+                }
+            }
+        }
+    }
+    items
+}
+
+/// Issue 44, "a narrow service": `egsolve-service` is a library behind a small facade (run a
+/// server, a worker, a migration; its configuration; tokens; the job records tests read),
+/// counted by [`public_items`].
+#[test]
+fn the_service_exposes_a_narrow_facade() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let items = public_items(&modules(&root.join("crates/service/src")));
+    eprintln!("egsolve-service: {} public items", items.len());
+    assert!(
+        items.len() <= 60,
+        "{} public items: {items:#?}",
+        items.len()
+    );
+    assert!(
+        items.iter().any(|i| i == ": fn run"),
+        "the scanner finds the facade: {items:?}"
+    );
+}

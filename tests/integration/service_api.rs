@@ -535,9 +535,9 @@ async fn cancel_a_queued_and_a_running_job(engine: Engine) {
 async fn users_are_isolated_and_limited(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
-    let alice = egsolve_service::auth::add_token(&tokens, "alice", false).unwrap();
-    let bob = egsolve_service::auth::add_token(&tokens, "bob", false).unwrap();
-    let root = egsolve_service::auth::add_token(&tokens, "root", true).unwrap();
+    let alice = egsolve_service::add_token(&tokens, "alice", false).unwrap();
+    let bob = egsolve_service::add_token(&tokens, "bob", false).unwrap();
+    let root = egsolve_service::add_token(&tokens, "root", true).unwrap();
     let server = Server::start_on(engine, |c| {
         c.auth = true;
         c.tokens_file = Some(tokens.clone());
@@ -695,7 +695,7 @@ async fn service_endpoints_answer_as_specified(engine: Engine) {
 
 #[test]
 fn router_routes_equal_the_spec_paths() {
-    let routes: BTreeSet<(String, String)> = egsolve_service::api::ROUTES
+    let routes: BTreeSet<(String, String)> = egsolve_service::ROUTES
         .iter()
         .map(|(m, p)| (m.to_string(), p.to_string()))
         .collect();

@@ -64,8 +64,8 @@ fn sha256(bytes: &[u8]) -> String {
 async fn every_bad_reference_has_its_own_answer(engine: Engine) {
     let (dir, root, _) = import_root();
     let tokens = dir.path().join("tokens");
-    let alice = egsolve_service::auth::add_token_with(&tokens, "alice", false, true).unwrap();
-    let bob = egsolve_service::auth::add_token(&tokens, "bob", false).unwrap();
+    let alice = egsolve_service::add_token_with(&tokens, "alice", false, true).unwrap();
+    let bob = egsolve_service::add_token(&tokens, "bob", false).unwrap();
     std::fs::write(dir.path().join("secret.mpg"), "0;\n0 MAX 0:1;\n").unwrap();
     std::os::unix::fs::symlink(dir.path().join("secret.mpg"), root.join("out.mpg")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", root.join("zero")).unwrap();

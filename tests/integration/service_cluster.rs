@@ -21,8 +21,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use egsolve_service::job::JobState;
-use egsolve_service::store::Store;
+use egsolve_service::JobState;
 use service_support::postgres::PgServer;
 use service_support::*;
 
@@ -227,12 +226,11 @@ async fn result_text(http: &reqwest::Client, base: &str, id: &str) -> String {
 }
 
 /// The store's view of every job (for completion counts).
-async fn records(url: &str) -> Vec<egsolve_service::job::JobRecord> {
+async fn records(url: &str) -> Vec<egsolve_service::JobRecord> {
     let cache = tempfile::tempdir().unwrap();
-    let store = Store::open_postgres(url, cache.path()).await.unwrap();
-    let jobs = store.list_jobs(None, None, None, 500).await.unwrap();
-    store.close().await;
-    jobs
+    let mut config = egsolve_service::ServeConfig::for_tests(cache.path());
+    config.database = Some(url.to_string());
+    egsolve_service::stored_jobs(&config).await.unwrap()
 }
 
 /// What `egsolve solve --backend reference --output text` prints for `body`.

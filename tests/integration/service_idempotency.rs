@@ -72,8 +72,8 @@ async fn a_retried_submission_gets_the_first_job() {
 async fn a_key_names_one_submission_and_one_user() {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
-    let alice = egsolve_service::auth::add_token(&tokens, "alice", false).unwrap();
-    let bob = egsolve_service::auth::add_token(&tokens, "bob", false).unwrap();
+    let alice = egsolve_service::add_token(&tokens, "alice", false).unwrap();
+    let bob = egsolve_service::add_token(&tokens, "bob", false).unwrap();
     let server = Server::start(|c| {
         c.auth = true;
         c.tokens_file = Some(tokens.clone());

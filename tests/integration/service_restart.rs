@@ -7,8 +7,7 @@ use crate::service_support;
 
 use std::process::{Child, Command};
 
-use egsolve_service::job::JobState;
-use egsolve_service::store::Store;
+use egsolve_service::JobState;
 use service_support::*;
 
 fn sigterm(child: &mut Child) {
@@ -91,8 +90,8 @@ async fn killed_and_stopped_servers_lose_no_job_and_complete_each_once() {
     sigterm(&mut child);
 
     // The store: every job succeeded exactly once.
-    let store = Store::open(dir.path(), true).await.unwrap();
-    let jobs = store.list_jobs(None, None, None, 100).await.unwrap();
+    let config = egsolve_service::ServeConfig::for_tests(dir.path());
+    let jobs = egsolve_service::stored_jobs(&config).await.unwrap();
     assert_eq!(jobs.len(), all.len());
     for record in jobs {
         assert_eq!(record.state, JobState::Succeeded, "{}", record.id);
@@ -102,5 +101,4 @@ async fn killed_and_stopped_servers_lose_no_job_and_complete_each_once() {
             record.id, record.completions
         );
     }
-    store.close().await;
 }

@@ -82,7 +82,7 @@ async fn whoami_and_usage_with_auth_on_and_off() {
 
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
-    let alice = egsolve_service::auth::add_token(&tokens, "alice", false).unwrap();
+    let alice = egsolve_service::add_token(&tokens, "alice", false).unwrap();
     let server = Server::start(|c| {
         c.auth = true;
         c.tokens_file = Some(tokens.clone());

@@ -12,8 +12,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use egsolve_service::job::JobState;
-use egsolve_service::store::Store;
+use egsolve_service::JobState;
 use packaging_support::{Server, get_json, http, run_egsolve};
 
 /// Cycle length and exit weight of the climbing game: long enough that the solve is still
@@ -26,18 +25,15 @@ const EXIT_LIMIT: Duration = Duration::from_secs(15);
 /// How long the whole job may take after the restart.
 const FINISH_LIMIT: Duration = Duration::from_secs(40);
 
-fn job_record(data_dir: &std::path::Path, id: uuid::Uuid) -> egsolve_service::job::JobRecord {
+fn job_record(data_dir: &std::path::Path, id: uuid::Uuid) -> egsolve_service::JobRecord {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    runtime.block_on(async {
-        let store = Store::open(data_dir, true).await.expect("open the store");
-        let record = store
-            .job(id)
-            .await
-            .expect("read the job")
-            .expect("job exists");
-        store.close().await;
-        record
-    })
+    let config = egsolve_service::ServeConfig::for_tests(data_dir);
+    runtime
+        .block_on(egsolve_service::stored_jobs(&config))
+        .expect("read the jobs")
+        .into_iter()
+        .find(|job| job.id == id)
+        .expect("job exists")
 }
 
 /// Writes the climbing game into `dir` and returns its bytes.

@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use clap::{CommandFactory, Parser};
-use egsolve_service::{ServeArgs, ServeConfig};
+use egsolve_service::ServeConfig;
+
+use super::serve::ServeArgs;
 
 use super::{repo_root, run_egsolve};
 

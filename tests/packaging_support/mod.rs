@@ -5,6 +5,10 @@
 #![allow(dead_code)]
 
 pub mod deploy_files;
+/// The binary's own `egsolve serve` flags (`src/cli/serve.rs`), so the deploy files are
+/// parsed by the real flag parser.
+#[path = "../../src/cli/serve.rs"]
+pub mod serve;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

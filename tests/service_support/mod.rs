@@ -453,27 +453,7 @@ pub fn slow_cycle(n: u32) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// A small random-looking arena of `n` vertices (deterministic in `seed`).
-pub fn small_arena(n: u32, seed: u64) -> Vec<u8> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut next = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as u32
-    };
-    let mut out = format!("{};\n", n - 1);
-    for v in 0..n {
-        let owner = if next() % 2 == 0 { "MAX" } else { "MIN" };
-        let edges: Vec<String> = (0..2)
-            .map(|_| format!("{}:{}", next() % n, (next() % 11) as i64 - 5))
-            .collect();
-        out += &format!("{v} {owner} {};\n", edges.join(","));
-    }
-    out.into_bytes()
-}
+pub use egsolve_test_support::small_arena;
 
 pub type Shared<T> = Arc<T>;
 

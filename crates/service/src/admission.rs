@@ -2,22 +2,97 @@
 //! size before it runs, so that a job that cannot fit is refused with what it needs and what
 //! is there (or, when only the GPU is too small, runs on the CPU) instead of dying half-way.
 //!
+//! One step, [`admit`], wherever a game is parsed: at submission (a refusal is the answer:
+//! `413 exceeds-memory`, `too-large`, `bound-overflow`) and in the worker for a game the
+//! submission did not parse (the job fails with the same kind). In this order:
 //! - Host: the arena plus the solve's working memory
 //!   ([`egsolve_core::solve::memory::host_bytes`]) against `max_job_memory_bytes` (0: the
-//!   host's physical memory). Checked at submission once the game is parsed (a `413` with
-//!   `urn:egsolve:problem:exceeds-memory`), and by the worker after parsing a game the
-//!   submission did not (the job fails with `exceeds-memory`).
-//! - GPU: the device arrays ([`egsolve_gpu::layout::device_bytes`]) against each device's
-//!   memory, capped by `max_gpu_job_memory_bytes` (0: the device's own). The scheduler sends a
-//!   job to a GPU only where it fits; a `gpu` job that fits none of this host's GPUs runs on a
-//!   CPU slot ([`super::scheduler::pick_slot`]), and a GPU solve that still finds too little
-//!   free memory falls back to the CPU in its worker.
+//!   host's physical memory).
+//! - Size: vertices and edges against `max_vertices` and `max_edges`; then the bound `M`.
+//! - GPU: one estimate of the device arrays ([`gpu_need`], the GPU crate's
+//!   [`egsolve_gpu::layout::device_bytes`] at the widest weights), computed here and stored
+//!   in the job's row (`gpu_memory`; before the parse, from the arena's size:
+//!   [`gpu_need_unparsed`]). The claim's SQL and the scheduler compare that figure with each
+//!   device's memory, capped by `max_gpu_job_memory_bytes` ([`gpu_capacity`]): a job goes to a
+//!   GPU only where it fits; a `gpu` job that fits none of this host's GPUs runs on a CPU slot
+//!   ([`super::scheduler::pick_slot`]), and a GPU solve that still finds too little free
+//!   memory falls back to the CPU in its worker.
 
 use egsolve_core::arena::Arena;
+use egsolve_core::format::Game;
+use egsolve_core::solve;
 use egsolve_core::solve::memory::{host_bytes, human_bytes};
 
 use super::ServeConfig;
-use super::job::Failure;
+use super::job::{ArenaStats, Failure};
+
+/// A game admitted: its figures, and the device memory its solve needs (the one estimate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Admitted {
+    /// Vertices, edges, `M`, parity.
+    pub stats: ArenaStats,
+    /// Device bytes a GPU solve needs ([`gpu_need`]).
+    pub gpu_memory: u64,
+}
+
+/// Why a game is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// Too large for this host's memory (a `413` with the figures at submission).
+    Memory(ExceedsMemory),
+    /// Over the size limits (`too-large`) or its bound overflows (`bound-overflow`).
+    Other(Failure),
+}
+
+impl From<Refused> for Failure {
+    fn from(refused: Refused) -> Failure {
+        match refused {
+            Refused::Memory(e) => e.into(),
+            Refused::Other(failure) => failure,
+        }
+    }
+}
+
+/// The admission step, at submission and in the worker: the host's memory, the size
+/// limits, the bound; then the GPU estimate the job's row stores.
+pub fn admit(game: &Game, config: &ServeConfig) -> Result<Admitted, Refused> {
+    check_host(&game.arena, config).map_err(Refused::Memory)?;
+    let stats = arena_stats(game, config).map_err(Refused::Other)?;
+    Ok(Admitted {
+        stats,
+        gpu_memory: gpu_need(stats.vertices, stats.edges),
+    })
+}
+
+/// Vertex/edge counts and `M`, or the failure that stops the job.
+fn arena_stats(game: &Game, config: &ServeConfig) -> Result<ArenaStats, Failure> {
+    let arena = &game.arena;
+    let (vertices, edges) = (arena.vertex_count() as u64, arena.edge_count() as u64);
+    if vertices > config.max_vertices || edges > config.max_edges {
+        return Err(Failure::new(
+            "too-large",
+            format!(
+                "the arena has {vertices} vertices and {edges} edges; this server accepts at most \
+                 {} vertices and {} edges",
+                config.max_vertices, config.max_edges
+            ),
+        ));
+    }
+    let bound =
+        solve::energy::bound(arena).map_err(|e| Failure::new("bound-overflow", e.to_string()))?;
+    Ok(ArenaStats {
+        vertices,
+        edges,
+        bound,
+        parity: game.parity.is_some(),
+    })
+}
+
+/// [`gpu_need`] of a game not parsed yet, from its stored size: about 8 bytes of text per
+/// edge, 32 per vertex.
+pub fn gpu_need_unparsed(bytes: u64) -> u64 {
+    gpu_need(bytes / 32, bytes / 8)
+}
 
 /// A game too large for this host.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -87,14 +162,15 @@ pub fn check_host(arena: &Arena, config: &ServeConfig) -> Result<(), ExceedsMemo
 }
 
 /// Device bytes a GPU solve of a game with `vertices` and `edges` needs, at the widest
-/// weights and values (the estimate the queue stores before the game is parsed, too).
+/// weights and values.
 pub fn gpu_need(vertices: u64, edges: u64) -> u64 {
     egsolve_gpu::layout::device_bytes(vertices, edges, 64, 64)
 }
 
-/// A device's memory as the scheduler counts it: capped by `max_gpu_job_memory_bytes`.
-pub fn gpu_capacity(device_memory: u64, config: &ServeConfig) -> u64 {
-    match config.max_gpu_job_memory_bytes {
+/// A device's memory as the scheduler counts it: capped by `cap`, the setting
+/// `max_gpu_job_memory_bytes` (0: the device's own).
+pub fn gpu_capacity(device_memory: u64, cap: u64) -> u64 {
+    match cap {
         0 => device_memory,
         cap => device_memory.min(cap),
     }
@@ -153,8 +229,39 @@ mod tests {
             max_gpu_job_memory_bytes: 1000,
             ..ServeConfig::default()
         };
-        assert_eq!(gpu_capacity(5000, &config), 1000);
-        assert_eq!(gpu_capacity(5000, &ServeConfig::default()), 5000);
+        assert_eq!(gpu_capacity(5000, config.max_gpu_job_memory_bytes), 1000);
+        assert_eq!(
+            gpu_capacity(5000, ServeConfig::default().max_gpu_job_memory_bytes),
+            5000
+        );
         assert!(gpu_need(10, 20) > 20 * 8);
+    }
+
+    #[test]
+    fn admission_checks_memory_then_size_then_the_bound() {
+        let config = ServeConfig::default();
+        let game = egsolve_core::format::read_bytes(
+            b"2;\n0 MAX 1:-1,2:0;\n1 MIN 0:2;\n2 MIN 2:-1;\n",
+            &Default::default(),
+        )
+        .unwrap();
+        let admitted = admit(&game, &config).unwrap();
+        assert_eq!((admitted.stats.vertices, admitted.stats.edges), (3, 4));
+        assert_eq!(admitted.gpu_memory, gpu_need(3, 4));
+        let both = ServeConfig {
+            max_job_memory_bytes: 100,
+            max_vertices: 2,
+            ..ServeConfig::default()
+        };
+        assert!(matches!(admit(&game, &both), Err(Refused::Memory(_))));
+        let small = ServeConfig {
+            max_vertices: 2,
+            ..ServeConfig::default()
+        };
+        let Err(Refused::Other(failure)) = admit(&game, &small) else {
+            panic!("admitted past max_vertices");
+        };
+        assert_eq!(failure.kind, "too-large");
+        assert!(gpu_need_unparsed(800) == gpu_need(25, 100));
     }
 }

@@ -103,11 +103,13 @@ impl IdempotencyKeys {
     }
 
     /// Keys remembered now (claimed or done).
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.entries.lock().expect("idempotency lock").len()
     }
 
     /// Whether no key is remembered.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

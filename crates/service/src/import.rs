@@ -201,11 +201,6 @@ impl Source {
     pub fn len(&self) -> u64 {
         self.stamp.len
     }
-
-    /// Whether the file was empty when opened.
-    pub fn is_empty(&self) -> bool {
-        self.stamp.len == 0
-    }
 }
 
 /// Resolves and opens `requested` (see the module's checks).

@@ -2,6 +2,14 @@
 //! persistent queue — embedded SQLite on one host, or PostgreSQL shared by any number of
 //! API and worker hosts — with solver workers on their own threads.
 //!
+//! # Facade
+//! The crate's public surface is its root: [`run`], [`run_worker`], [`migrate`],
+//! [`shutdown_signal`], [`ServeConfig`] and [`ConfigError`], [`ServiceError`], tokens
+//! ([`add_token_with`]), the store's job records ([`stored_jobs`], [`JobRecord`]) and the
+//! route table ([`ROUTES`]). Every module is private; the command line (flags, subcommands)
+//! is the binary's. A test (`tests/integration/architecture.rs`) holds the public items
+//! at 60 or fewer.
+//!
 //! # Layout (request → store → scheduler → worker)
 //! - [`config`]: [`ServeConfig`] — flags, `EGSOLVE_*` environment, optional TOML file.
 //! - [`api`], [`submit`], [`views`], [`error`]: axum routes and handlers, JSON views, the one
@@ -15,13 +23,15 @@
 //!   disk fills).
 //! - [`preparse`]: parsing a body once received, on every core; the memory budget of parsed
 //!   games.
-//! - [`admission`]: whether a game fits this host and its GPUs (refused, or moved to the
-//!   CPU, before it runs).
+//! - [`admission`]: one step, [`admission::admit`], at upload and in the worker: whether a
+//!   game fits this host (refused before it runs), and the one estimate of its GPU memory
+//!   that the job's row keeps for the claims.
 //! - [`store`]: the jobs/arenas/results tables on SQLite or PostgreSQL, the bytes (files, or
 //!   chunks shared by every host), claims, leases and fenced writes; the truth.
 //! - [`scheduler`]: this process's slots, filled by claiming from the store's queue
 //!   (priority, FIFO, GPU slots and the CPU fallback).
-//! - [`worker`]: one thread per slot; parse, solve, write the result, mark succeeded.
+//! - [`worker`]: one thread per slot; a job is loaded (parsed and admitted if the upload
+//!   did not), its route chosen, solved, and its result recorded.
 //! - [`cluster`]: a process as a member of the cluster: heartbeat (leases, progress,
 //!   expiry, registry) and store notifications.
 //! - [`result_file`]: stored results and their JSON/text/paritysol renderings.
@@ -39,38 +49,41 @@
 //!   transaction fenced on (id, attempt, worker): at most one result per job, ever. A job
 //!   whose lease expires is queued again (SQLite: a restart re-queues `running` jobs).
 
-pub mod admission;
-pub mod api;
-pub mod auth;
-pub mod cluster;
-pub mod command;
-pub mod config;
-pub mod error;
-pub mod events;
-pub mod idempotency;
-pub mod import;
-pub mod job;
-pub mod metrics;
-pub mod offload;
-pub mod preparse;
-pub mod request;
-pub mod result_file;
-pub mod scheduler;
-pub mod slots;
-pub mod storage;
-pub mod store;
-pub mod submit;
-pub mod ui;
-pub mod upload;
-pub mod views;
-pub mod worker;
+mod admission;
+mod api;
+mod auth;
+mod cluster;
+mod config;
+mod error;
+mod events;
+mod idempotency;
+mod import;
+mod job;
+mod metrics;
+mod offload;
+mod preparse;
+mod request;
+mod result_file;
+mod scheduler;
+mod slots;
+mod storage;
+mod store;
+mod submit;
+mod ui;
+mod upload;
+mod views;
+mod worker;
 
 use std::future::Future;
 use std::ops::Deref;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{ServeArgs, ServeConfig};
+pub use api::ROUTES;
+pub use auth::{add_token, add_token_with};
+pub use config::{ConfigError, ServeConfig};
+pub use job::{JobRecord, JobState};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -99,39 +112,42 @@ pub enum ServiceError {
     /// Serving failed.
     #[error("serving failed: {0}")]
     Io(#[from] std::io::Error),
+    /// A command was given arguments it cannot use.
+    #[error("{0}")]
+    Usage(String),
 }
 
 /// What every handler shares; cheap to clone (one `Arc`).
 #[derive(Debug, Clone)]
-pub struct AppState(Arc<Shared>);
+pub(crate) struct AppState(Arc<Shared>);
 
 /// The shared parts of the service.
 #[derive(Debug)]
-pub struct Shared {
+pub(crate) struct Shared {
     /// The job store (its own pool inside).
-    pub store: Store,
+    pub(crate) store: Store,
     /// The queue actor.
-    pub scheduler: SchedulerHandle,
+    pub(crate) scheduler: SchedulerHandle,
     /// Settings, fixed at start-up.
-    pub config: Arc<ServeConfig>,
+    pub(crate) config: Arc<ServeConfig>,
     /// Token checks (read-only after start-up, so no lock).
-    pub auth: Authenticator,
+    pub(crate) auth: Authenticator,
     /// Metrics registry.
-    pub metrics: Arc<Metrics>,
+    pub(crate) metrics: Arc<Metrics>,
     /// Long-poll wake-ups.
-    pub events: Arc<JobEvents>,
+    pub(crate) events: Arc<JobEvents>,
     /// Threads of the parallel CPU backend.
-    pub cpu_threads: usize,
+    pub(crate) cpu_threads: usize,
     /// Cancelled when a shutdown signal arrives: long polls answer at once.
-    pub stopping: CancellationToken,
+    pub(crate) stopping: CancellationToken,
     /// Memory for games parsed at submission and waiting in the queue.
-    pub preparse_budget: Arc<preparse::MemoryBudget>,
+    pub(crate) preparse_budget: Arc<preparse::MemoryBudget>,
     /// Idempotency keys of recent submissions (its own lock inside).
-    pub idempotency: Arc<idempotency::IdempotencyKeys>,
+    pub(crate) idempotency: Arc<idempotency::IdempotencyKeys>,
     /// Busy time of every slot over the last hour, for the web page (its own lock inside).
-    pub usage: Arc<ui::usage::UsageHistory>,
+    pub(crate) usage: Arc<ui::usage::UsageHistory>,
     /// The directories jobs by reference may name files under, resolved at start-up.
-    pub import_roots: import::ImportRoots,
+    pub(crate) import_roots: import::ImportRoots,
 }
 
 impl Deref for AppState {
@@ -267,6 +283,56 @@ pub async fn run_worker(
     expiry.abort();
     close(node).await;
     Ok(())
+}
+
+/// `egsolve migrate`: copies the SQLite store in `data_dir` (a stopped server's data
+/// directory) into the empty PostgreSQL database `database`. Returns the line that says
+/// what moved.
+pub async fn migrate(data_dir: &Path, database: &str) -> Result<String, ServiceError> {
+    if !store::is_postgres_url(database) {
+        return Err(ServiceError::Usage(
+            "--database must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB)".into(),
+        ));
+    }
+    if !data_dir.join("jobs.db").exists() {
+        return Err(ServiceError::Usage(format!(
+            "{} holds no jobs.db: pass the data directory of the SQLite server",
+            data_dir.display()
+        )));
+    }
+    let source = Store::open(data_dir, true).await?;
+    // A scratch directory for the target store's (unused) cache.
+    let cache = std::env::temp_dir().join(format!("egsolve-migrate-{}", std::process::id()));
+    std::fs::create_dir_all(&cache)?;
+    let target = Store::open_postgres(database, &cache).await?;
+    let copied = source.copy_into(&target).await;
+    source.close().await;
+    target.close().await;
+    let _ = std::fs::remove_dir_all(&cache);
+    let copied = copied?;
+    Ok(format!(
+        "copied {} jobs ({} were running and are queued again), {} arenas, {} results into {}",
+        copied.jobs,
+        copied.requeued,
+        copied.arenas,
+        copied.results,
+        config::redact(database)
+    ))
+}
+
+/// Every job of the store `config` names (its SQLite store in `data_dir`, or its
+/// `database`; `data_dir` then holds the cache), newest first, as the store records it:
+/// for tests and tools that look behind the API (attempts, completions, workers).
+pub async fn stored_jobs(config: &ServeConfig) -> Result<Vec<JobRecord>, ServiceError> {
+    let store = Store::open_configured(
+        config.database.as_deref(),
+        &config.data_dir,
+        config.sync_commits,
+    )
+    .await?;
+    let jobs = store.list_jobs(None, None, None, u32::MAX).await;
+    store.close().await;
+    Ok(jobs?)
 }
 
 /// Stops a node's tasks and closes its store.

@@ -14,7 +14,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use egsolve_core::format::{self, FormatError, Game, ReadOptions};
+use super::ServeConfig;
+use super::job::{Failure, InputFormat};
+use egsolve_core::format::{self, Format, FormatError, Game, ReadOptions};
 
 /// Bytes of parsed games the service may hold for queued jobs.
 #[derive(Debug)]
@@ -44,6 +46,7 @@ impl MemoryBudget {
     }
 
     /// Bytes not reserved.
+    #[cfg(test)]
     pub fn available(&self) -> u64 {
         self.available.load(Ordering::Acquire)
     }
@@ -133,6 +136,38 @@ pub fn parse(source: &ParseSource, request: &ParseRequest) -> (Result<Game, Form
         ParseSource::Text(text) => format::read_bytes(text, &request.options),
     };
     (game, start.elapsed().as_secs_f64())
+}
+
+/// How to read a stored arena of a job with input format `format`.
+pub fn read_options(format: InputFormat, config: &ServeConfig) -> ReadOptions {
+    let format = match format {
+        InputFormat::Auto => None,
+        InputFormat::Mpg => Some(Format::Mpg),
+        InputFormat::Gm => Some(Format::PgSolver),
+        InputFormat::Json => Some(Format::Json),
+    };
+    ReadOptions {
+        format,
+        max_bytes: Some(config.max_body_bytes),
+        ..ReadOptions::default()
+    }
+}
+
+/// A reader error as a job failure: bad input is `malformed-arena` (with its position),
+/// anything else (a stored file gone missing) is `internal`.
+pub fn malformed(e: FormatError) -> Failure {
+    let kind = if e.is_bad_input() {
+        "malformed-arena"
+    } else {
+        "internal"
+    };
+    let position = e.position();
+    Failure {
+        kind: kind.into(),
+        message: e.to_string(),
+        line: position.map(|p| p.line),
+        column: position.map(|p| p.column),
+    }
 }
 
 #[cfg(test)]

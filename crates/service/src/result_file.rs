@@ -19,7 +19,9 @@ use std::path::Path;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use super::job::{JobId, ResultSummary, ReturnKind};
+use sha2::{Digest, Sha256};
+
+use super::job::{BackendChoice, InputFormat, JobId, ResultSummary, ReturnKind};
 use egsolve_core::arena::VertexId;
 use egsolve_core::output::binary::{self, HEADER_BYTES, Header};
 use egsolve_core::output::parallel::format_in_order;
@@ -425,6 +427,17 @@ pub fn for_each_credit(path: &Path, mut f: impl FnMut(u64)) -> std::io::Result<(
         v += count;
     }
     Ok(())
+}
+
+/// The key of a job's result: identical arena bytes read the same way give the same answer.
+/// A job that forces the parity solver gets winners without credits, so its answer has a key
+/// of its own (it must not serve a later job that expects credits).
+pub fn key(arena_hash: &str, format: InputFormat, backend: BackendChoice) -> String {
+    let text = match backend {
+        BackendChoice::Parity => format!("{arena_hash}:{}:parity", format.name()),
+        _ => format!("{arena_hash}:{}", format.name()),
+    };
+    hex::encode(Sha256::digest(text))
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::admission;
 use super::job::{BackendChoice, JobId, JobRecord, JobState};
 use super::slots::{
     Assignment, GpuDevice, GpuLoans, PreparsedArena, QueuedJob, SlotKind, WorkerEvent,
@@ -47,10 +48,7 @@ pub struct FallbackRules {
 impl FallbackRules {
     /// A device's memory as jobs may use it.
     pub fn capacity(&self, gpu: &GpuDevice) -> u64 {
-        match self.gpu_memory_cap {
-            0 => gpu.memory_bytes,
-            cap => gpu.memory_bytes.min(cap),
-        }
+        admission::gpu_capacity(gpu.memory_bytes, self.gpu_memory_cap)
     }
 }
 
@@ -547,8 +545,6 @@ impl Scheduler {
                 let waited = Duration::from_millis(candidate.waited_ms);
                 let job = QueuedJob {
                     id: candidate.id,
-                    seq: candidate.seq,
-                    priority: candidate.priority,
                     backend: candidate.backend,
                     edges_estimate: candidate.edges_estimate,
                     memory_estimate: candidate.memory_estimate,
@@ -587,8 +583,6 @@ impl Scheduler {
             let waited = Duration::from_millis(claim.job.waited_ms);
             let job = QueuedJob {
                 id: claim.job.id,
-                seq: claim.job.seq,
-                priority: claim.job.priority,
                 backend: claim.job.backend,
                 edges_estimate: claim.job.edges_estimate,
                 memory_estimate: claim.job.memory_estimate,
@@ -632,8 +626,6 @@ mod tests {
     fn job(backend: BackendChoice, edges: u64, waited: Duration, now: Instant) -> QueuedJob {
         QueuedJob {
             id: JobId::now_v7(),
-            seq: 1,
-            priority: 0,
             backend,
             edges_estimate: edges,
             memory_estimate: edges * 24,

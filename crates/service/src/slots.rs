@@ -57,10 +57,6 @@ impl SlotKind {
 pub struct QueuedJob {
     /// The id.
     pub id: JobId,
-    /// Submission sequence (FIFO key).
-    pub seq: i64,
-    /// Higher first.
-    pub priority: i64,
     /// Requested backend.
     pub backend: BackendChoice,
     /// Edge count when known, else an estimate from the arena size.

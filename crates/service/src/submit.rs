@@ -23,18 +23,18 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use super::admission;
+use super::admission::{self, Refused};
 use super::error::ApiError;
 use super::idempotency::{self, Claim, ClaimGuard, Fingerprint};
 use super::import::{self, ImportError, ReferenceError};
 use super::job::{BackendChoice, Failure, JobId, JobOptions};
 use super::metrics::StorageStage;
-use super::preparse::{ParseRequest, PreparsedGame};
+use super::preparse::{ParseRequest, PreparsedGame, malformed, read_options};
 use super::request::{caller, full_view, job_options};
+use super::result_file;
 use super::slots::QueuedJob;
 use super::storage::{self, NoRoom};
 use super::upload::{self, Encoding, StoredArena, UploadError, UploadTarget};
-use super::worker::{arena_stats, malformed, memory_estimate, read_options, result_key};
 use egsolve_core::format::FormatError;
 
 /// Content types that are certainly not a game file (`application/x-www-form-urlencoded` is
@@ -210,7 +210,7 @@ async fn commit(
         }
     };
 
-    let key = result_key(&stored.hash, options.format, options.backend);
+    let key = result_file::key(&stored.hash, options.format, options.backend);
     // An answer without credits (the parity solver's) serves only jobs that ask for the
     // parity solver or leave the choice to the server without asking for credits: an
     // energy backend asked for by name, or `credits=true`, runs (and says why it cannot
@@ -235,11 +235,13 @@ async fn commit(
             // The bound is a pass over every edge: off the runtime, like the parse.
             let config = state.config.clone();
             let stats_start = Instant::now();
-            let (game, stats) = tokio::task::spawn_blocking(move || {
-                admission::check_host(&game.arena, &config).map_err(ApiError::ExceedsMemory)?;
-                arena_stats(&game, &config)
-                    .map(|stats| (game, stats))
-                    .map_err(refusal)
+            let (game, admitted) = tokio::task::spawn_blocking(move || {
+                admission::admit(&game, &config)
+                    .map(|admitted| (game, admitted))
+                    .map_err(|refused| match refused {
+                        Refused::Memory(e) => ApiError::ExceedsMemory(e),
+                        Refused::Other(failure) => refusal(failure),
+                    })
             })
             .await
             .map_err(|e| ApiError::Internal(e.to_string()))??;
@@ -251,11 +253,17 @@ async fn commit(
                 .preparse_budget
                 .try_reserve(game.arena.heap_bytes() as u64)
                 .map(|r| Arc::new(PreparsedGame::reserved(game, r)));
-            (preparsed, Some((stats, parse_seconds * 1e3)))
+            (preparsed, Some((admitted, parse_seconds * 1e3)))
         }
         None => (None, None),
     };
-    let seq = state
+    // The one GPU estimate (admission's): the queue's claims compare it with the devices.
+    let gpu_memory = match &stats {
+        Some((admitted, _)) => admitted.gpu_memory,
+        None => admission::gpu_need_unparsed(stored.bytes),
+    };
+    let parsed = stats.map(|(admitted, ms)| (admitted.stats, ms));
+    state
         .store
         .insert_job(
             id,
@@ -263,7 +271,8 @@ async fn commit(
             &options,
             &stored.hash,
             stored.seconds * 1e3,
-            stats,
+            parsed,
+            gpu_memory,
         )
         .await?;
     complete(guard, &stored.hash);
@@ -282,22 +291,14 @@ async fn commit(
         store = store_seconds,
         "accepted"
     );
-    let stats = stats.map(|(s, _)| s);
-    let (edges_estimate, memory) = match stats {
-        Some(s) => (s.edges, memory_estimate(s.vertices, s.edges)),
-        // About 8 bytes of text per edge in both formats.
-        None => (
-            stored.bytes / 8,
-            memory_estimate(stored.bytes / 32, stored.bytes / 8),
-        ),
-    };
+    let stats = parsed.map(|(s, _)| s);
+    // About 8 bytes of text per edge in both formats.
+    let edges_estimate = stats.map_or(stored.bytes / 8, |s| s.edges);
     state.scheduler.enqueue(QueuedJob {
         id,
-        seq,
-        priority: options.priority,
         backend: options.backend,
         edges_estimate,
-        memory_estimate: memory,
+        memory_estimate: gpu_memory,
         enqueued: Instant::now(),
         preparsed,
         parity_answer: stats.is_some_and(|s| s.parity) && !options.credits,

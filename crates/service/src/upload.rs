@@ -136,8 +136,6 @@ pub struct StoredArena {
     pub hash: String,
     /// Decompressed size.
     pub bytes: u64,
-    /// Where it is stored.
-    pub path: PathBuf,
     /// Seconds from the first byte to the fsync (and the parse).
     pub seconds: f64,
     /// Each phase's seconds.
@@ -297,7 +295,6 @@ fn store_and_parse(
         Ok(StoredArena {
             hash,
             bytes: spooled.total,
-            path,
             seconds: start.elapsed().as_secs_f64(),
             phases,
             parsed,

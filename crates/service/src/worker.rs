@@ -15,20 +15,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
-
 use super::ServeConfig;
 use super::admission;
 use super::events::JobEvents;
-use super::job::{ArenaStats, BackendChoice, Failure, InputFormat};
+use super::job::{BackendChoice, Failure, JobRecord};
 use super::metrics::{Metrics, StorageStage};
-use super::preparse::PreparsedGame;
+use super::preparse::{PreparsedGame, malformed, read_options};
 use super::result_file;
-use super::slots::{Assignment, GpuDevice, GpuLoans, SlotKind, WorkerEvent};
+use super::slots::{Assignment, GpuDevice, GpuLoans, QueuedJob, SlotKind, WorkerEvent};
 use super::storage;
 use super::store::claim::Success;
 use super::store::{Store, StoreError};
-use egsolve_core::format::{self, Format, FormatError, Game, ParityInfo, ReadOptions};
+use egsolve_core::format::{self, ParityInfo};
 use egsolve_core::output::Summary;
 use egsolve_core::solve::GpuOptions;
 use egsolve_core::solve::{self, Backend, Interrupted, Solution, SolveError, SolveOptions};
@@ -104,6 +102,7 @@ impl CpuSolves {
     }
 
     /// Solves running now.
+    #[cfg(test)]
     pub fn running(&self) -> usize {
         self.running.load(Ordering::SeqCst)
     }
@@ -122,17 +121,6 @@ pub fn share_of_cores(configured: usize, cores: usize, running: usize) -> usize 
     } else {
         (cores / running.max(1)).max(1)
     }
-}
-
-/// The key of a job's result: identical arena bytes read the same way give the same answer.
-/// A job that forces the parity solver gets winners without credits, so its answer has a key
-/// of its own (it must not serve a later job that expects credits).
-pub fn result_key(arena_hash: &str, format: InputFormat, backend: BackendChoice) -> String {
-    let text = match backend {
-        BackendChoice::Parity => format!("{arena_hash}:{}:parity", format.name()),
-        _ => format!("{arena_hash}:{}", format.name()),
-    };
-    hex::encode(Sha256::digest(text))
 }
 
 /// Jobs the workers of this process are running ([`crate::allocator`] keeps freed memory
@@ -198,28 +186,23 @@ struct Slot<'a> {
     notify: &'a dyn Fn(WorkerEvent),
 }
 
+/// One job on this slot: [`load`] its game, [`choose`] where it runs, [`solve_on`] it there
+/// and [`record_answer`] it (or the failure; a job stopped by a shutdown goes back to the
+/// queue, one cancelled or taken over records nothing).
 fn run_job(
     slot: &Slot<'_>,
     context: &WorkerContext,
     assignment: Assignment,
     shutting_down: &AtomicBool,
 ) {
-    let Slot {
-        kind,
-        gpus,
-        loans,
-        notify,
-    } = *slot;
     let Assignment {
         job,
         attempt,
         control,
     } = assignment;
-    let store = &context.store;
-    let worker = &*context.worker_id;
-    let backend = kind.backend_for(job.backend);
+    let backend = slot.kind.backend_for(job.backend);
     context.events.publish(job.id);
-    let record = match retrying(context, "read the job", || store.job(job.id)) {
+    let record = match retrying(context, "read the job", || context.store.job(job.id)) {
         Ok(Some(record)) => record,
         Ok(None) => return, // expired meanwhile
         Err(e) => {
@@ -227,64 +210,140 @@ fn run_job(
             return;
         }
     };
-    let fail = |failure: Failure| {
-        if let Err(e) = retrying(context, "record a failure", || {
-            store.fail_attempt(job.id, attempt, worker, &failure)
-        }) {
-            tracing::error!(job = %job.id, "cannot record failure: {e}");
-        }
+    let run = Run {
+        context,
+        job: &job,
+        record: &record,
+        attempt,
     };
-
-    // An arena parsed at submission has its figures and parse time stored already; one
-    // parsed here (after a restart, on another host, or past the parse-while-uploading
-    // limit) records them.
-    let game = match job.preparsed.clone() {
-        Some(game) => game,
-        None => {
-            let parse_start = Instant::now();
-            let path = match retrying(context, "fetch the arena", || {
-                store.local_arena(&record.arena_hash)
-            }) {
-                Ok(path) => path,
-                Err(e) => {
-                    return fail(Failure::new(
-                        "internal",
-                        format!("cannot read the stored arena: {e}"),
-                    ));
-                }
-            };
-            let game = match format::read_path(
-                &path,
-                &read_options(record.options.format, &context.config),
-            ) {
-                Ok(game) => game,
-                Err(e) => return fail(malformed(e)),
-            };
-            let stats = match arena_stats(&game, &context.config) {
-                Ok(stats) => stats,
-                Err(failure) => return fail(failure),
-            };
-            if let Err(e) = admission::check_host(&game.arena, &context.config) {
-                return fail(e.into());
-            }
-            let parse_seconds = parse_start.elapsed().as_secs_f64();
-            context
-                .metrics
-                .observe_phase("parse", backend.name(), parse_seconds);
-            let _ =
-                context
-                    .runtime
-                    .block_on(store.record_parse(job.id, stats, parse_seconds * 1e3));
-            Arc::new(PreparsedGame::unreserved(game))
-        }
+    let game = match load(&run, backend) {
+        Ok(game) => game,
+        Err(failure) => return run.fail(failure),
     };
-    let initial = game.game.initial.unwrap_or(0);
-    let arena = &game.game.arena;
-
     let limit = Duration::from_secs(record.options.time_limit_secs);
     let control = control.with_deadline(Some(Instant::now() + limit));
-    let parity = game.game.parity.as_ref().map(ParityInfo::view);
+    let route = choose(slot.kind, &run, &game, backend);
     let solve_start = Instant::now();
+    let (solution, device) = match solve_on(slot, &run, &game, route, &control) {
+        Ok(solved) => solved,
+        Err(SolveError::Interrupted(Interrupted::Cancelled)) => {
+            // Shutting down: back to the queue. Otherwise the job was cancelled, or it is
+            // no longer this worker's (its lease was taken over): nothing to write.
+            if shutting_down.load(Ordering::SeqCst) {
+                let _ = retrying(context, "re-queue the job", || {
+                    context.store.requeue(job.id, attempt, &context.worker_id)
+                });
+            }
+            return;
+        }
+        Err(e) => return run.fail(solve_failure(e, limit)),
+    };
+    let solve_seconds = solve_start.elapsed().as_secs_f64();
+    context
+        .metrics
+        .observe_phase("solve", &solution.stats.backend, solve_seconds);
+    let device = device.device_name(slot.gpus);
+    if let Err(failure) = record_answer(&run, &game, &solution, solve_seconds, &device) {
+        run.fail(failure);
+    }
+}
+
+/// A job being run: what its steps share.
+struct Run<'a> {
+    context: &'a WorkerContext,
+    job: &'a QueuedJob,
+    record: &'a JobRecord,
+    attempt: i64,
+}
+
+impl Run<'_> {
+    /// Records `failure` as the end of this attempt (fenced: a late worker writes nothing).
+    fn fail(&self, failure: Failure) {
+        let (store, id) = (&self.context.store, self.job.id);
+        if let Err(e) = retrying(self.context, "record a failure", || {
+            store.fail_attempt(id, self.attempt, &self.context.worker_id, &failure)
+        }) {
+            tracing::error!(job = %id, "cannot record failure: {e}");
+        }
+    }
+}
+
+/// The job's game: parsed at submission, or parsed here from the stored arena and admitted
+/// ([`admission::admit`], the submission's step), its figures and GPU estimate recorded
+/// (after a restart, on another host, or past the parse-while-uploading limit).
+fn load(run: &Run<'_>, backend: Backend) -> Result<Arc<PreparsedGame>, Failure> {
+    if let Some(game) = run.job.preparsed.clone() {
+        return Ok(game);
+    }
+    let (context, store) = (run.context, &run.context.store);
+    let parse_start = Instant::now();
+    let path = retrying(context, "fetch the arena", || {
+        store.local_arena(&run.record.arena_hash)
+    })
+    .map_err(|e| Failure::new("internal", format!("cannot read the stored arena: {e}")))?;
+    let game = format::read_path(
+        &path,
+        &read_options(run.record.options.format, &context.config),
+    )
+    .map_err(malformed)?;
+    let admitted = admission::admit(&game, &context.config)?;
+    let parse_seconds = parse_start.elapsed().as_secs_f64();
+    context
+        .metrics
+        .observe_phase("parse", backend.name(), parse_seconds);
+    let _ = context.runtime.block_on(store.record_parse(
+        run.job.id,
+        admitted.stats,
+        admitted.gpu_memory,
+        parse_seconds * 1e3,
+    ));
+    Ok(Arc::new(PreparsedGame::unreserved(game)))
+}
+
+/// Where a job runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// The parity solver's answer on the CPU, raced against the GPU route on this slot's
+    /// GPU (if it is a GPU slot) or a borrowed one.
+    ParityRace { own_gpu: Option<usize> },
+    /// This GPU slot's own device (the CPU answers if the device cannot take it).
+    Gpu(usize),
+    /// The CPU, with this backend.
+    Cpu(Backend),
+}
+
+/// The route of a job on a slot of `kind`: a parity game that the job left to the server
+/// without asking for credits gets the parity solver's answer; a GPU slot solves `gpu` jobs
+/// on its own device; the rest runs on the CPU.
+fn choose(kind: SlotKind, run: &Run<'_>, game: &PreparsedGame, backend: Backend) -> Route {
+    let parity = game.game.parity.as_ref().map(ParityInfo::view);
+    let parity_answer = run.job.backend == BackendChoice::Auto
+        && solve::runs_parity_solver(parity, Backend::Auto, run.record.options.credits);
+    match kind {
+        _ if parity_answer => Route::ParityRace {
+            own_gpu: match kind {
+                SlotKind::Gpu(i) => Some(i),
+                SlotKind::Cpu(_) => None,
+            },
+        },
+        SlotKind::Gpu(i) if backend == Backend::Gpu => Route::Gpu(i),
+        _ => Route::Cpu(backend),
+    }
+}
+
+/// Solves the game on `route`; returns the answer and where it was computed (the GPU only
+/// if the GPU route answered).
+fn solve_on(
+    slot: &Slot<'_>,
+    run: &Run<'_>,
+    game: &Arc<PreparsedGame>,
+    route: Route,
+    control: &solve::Control,
+) -> Result<(Solution, SlotKind), SolveError> {
+    let context = run.context;
+    let credits = run.record.options.credits;
+    let arena = &game.game.arena;
+    let parity = game.game.parity.as_ref().map(ParityInfo::view);
     let cpu_solve = |backend: Backend| {
         let ticket = context.cpu_solves.start(
             context.config.cpu_threads,
@@ -293,141 +352,121 @@ fn run_job(
         let mut options = SolveOptions {
             backend,
             device: Some(egsolve_gpu::SOLVER),
-            credits: record.options.credits,
+            credits,
             ..SolveOptions::default()
         };
         options.cpu.threads = ticket.threads;
-        solve::solve_game(arena, parity, &options, &control)
+        solve::solve_game(arena, parity, &options, control)
     };
-    // A parity game that the job left to the server without asking for credits gets the
-    // parity solver's answer: on the CPU, raced against the GPU route where a GPU is free
-    // (this slot's, or one borrowed for the race's length).
-    let parity_answer = job.backend == BackendChoice::Auto
-        && solve::runs_parity_solver(parity, Backend::Auto, record.options.credits);
-    let solved = match kind {
-        _ if parity_answer => {
-            let own_gpu = match kind {
-                SlotKind::Gpu(i) => Some(i),
-                SlotKind::Cpu(_) => None,
-            };
+    let (solution, gpu) = match route {
+        Route::ParityRace { own_gpu } => {
             let race = ParityRace {
                 context,
-                gpus,
-                loans,
-                notify,
+                gpus: slot.gpus,
+                loans: slot.loans,
+                notify: slot.notify,
             };
-            race.solve(&game, own_gpu, &control)
+            race.solve(game, own_gpu, control)?
         }
-        // A GPU slot solves on its own device.
-        SlotKind::Gpu(i) if backend == Backend::Gpu => {
+        Route::Gpu(i) => {
             let options = SolveOptions {
-                backend,
+                backend: Backend::Gpu,
                 gpu: GpuOptions {
-                    device: Some(gpus[i].ordinal as usize),
+                    device: Some(slot.gpus[i].ordinal as usize),
                     ..GpuOptions::default()
                 },
                 device: Some(egsolve_gpu::SOLVER),
-                credits: record.options.credits,
+                credits,
                 ..SolveOptions::default()
             };
-            match solve::solve_game(arena, parity, &options, &control) {
+            match solve::solve_game(arena, parity, &options, control) {
                 // The device could not take it (too little free memory, say): the CPU
                 // answers instead of the job failing.
                 Err(SolveError::Unavailable { reason, .. }) => {
-                    tracing::warn!(job = %job.id, "the GPU cannot solve this job ({reason}); solving on the CPU");
-                    cpu_solve(Backend::Auto).map(|s| (s, None))
+                    tracing::warn!(job = %run.job.id, "the GPU cannot solve this job ({reason}); solving on the CPU");
+                    (cpu_solve(Backend::Auto)?, None)
                 }
-                outcome => outcome.map(|s| (s, Some(i))),
+                outcome => (outcome?, Some(i)),
             }
         }
-        _ => cpu_solve(backend).map(|s| (s, None)),
+        Route::Cpu(backend) => (cpu_solve(backend)?, None),
     };
-    let (solution, device) = match solved {
-        Ok((solution, gpu)) => {
-            // Where the answer was computed: the GPU only if the GPU route answered.
-            let device = match gpu {
-                Some(i) if solution.stats.backend == "gpu" => SlotKind::Gpu(i),
-                _ => SlotKind::Cpu(0),
-            };
-            (solution, device.device_name(gpus))
-        }
-        Err(SolveError::Interrupted(Interrupted::Cancelled)) => {
-            // Shutting down: back to the queue. Otherwise the job was cancelled, or it is
-            // no longer this worker's (its lease was taken over): nothing to write.
-            if shutting_down.load(Ordering::SeqCst) {
-                let _ = retrying(context, "re-queue the job", || {
-                    store.requeue(job.id, attempt, worker)
-                });
-            }
-            return;
-        }
-        Err(SolveError::Interrupted(Interrupted::TimedOut)) => {
-            return fail(Failure::new(
-                "time-limit",
-                format!("the solve ran past its time limit of {} s", limit.as_secs()),
-            ));
-        }
-        Err(SolveError::Bound(e)) => return fail(Failure::new("bound-overflow", e.to_string())),
-        Err(e @ SolveError::ReductionTooLarge { .. }) => {
-            return fail(Failure::new("bound-overflow", e.to_string()));
-        }
-        Err(e @ SolveError::NotAParityGame) => {
-            return fail(Failure::new("backend-unavailable", e.to_string()));
-        }
-        Err(e @ SolveError::Unavailable { .. }) => {
-            return fail(Failure::new("backend-unavailable", e.to_string()));
-        }
+    let device = match gpu {
+        Some(i) if solution.stats.backend == "gpu" => SlotKind::Gpu(i),
+        _ => SlotKind::Cpu(0),
     };
-    let solve_seconds = solve_start.elapsed().as_secs_f64();
-    context
-        .metrics
-        .observe_phase("solve", &solution.stats.backend, solve_seconds);
+    Ok((solution, device))
+}
 
-    let key = result_key(
-        &record.arena_hash,
-        record.options.format,
-        record.options.backend,
-    );
+/// The failure a solve that stopped with `e` ends its job with (a cancellation aside).
+fn solve_failure(e: SolveError, limit: Duration) -> Failure {
+    match e {
+        SolveError::Interrupted(_) => Failure::new(
+            "time-limit",
+            format!("the solve ran past its time limit of {} s", limit.as_secs()),
+        ),
+        SolveError::Bound(e) => Failure::new("bound-overflow", e.to_string()),
+        e @ SolveError::ReductionTooLarge { .. } => Failure::new("bound-overflow", e.to_string()),
+        e @ (SolveError::NotAParityGame | SolveError::Unavailable { .. }) => {
+            Failure::new("backend-unavailable", e.to_string())
+        }
+    }
+}
+
+/// Writes the result file and marks the job succeeded (fenced on the attempt); a result
+/// that cannot be stored is the job's failure.
+fn record_answer(
+    run: &Run<'_>,
+    game: &PreparsedGame,
+    solution: &Solution,
+    solve_seconds: f64,
+    device: &str,
+) -> Result<(), Failure> {
+    let (context, store, id) = (run.context, &run.context.store, run.job.id);
+    let options = &run.record.options;
+    let key = result_file::key(&run.record.arena_hash, options.format, options.backend);
     let write_start = Instant::now();
-    if let Err(e) = result_file::write(&store.result_path(&key), &solution) {
+    if let Err(e) = result_file::write(&store.result_path(&key), solution) {
         if storage::is_full(&e) {
             context
                 .metrics
                 .count_insufficient_storage(StorageStage::Result);
-            return fail(Failure::new(
+            return Err(Failure::new(
                 "insufficient-storage",
                 format!(
                     "the result could not be stored: the server's disk is full ({e}); submit the job again once the operator has freed space"
                 ),
             ));
         }
-        return fail(Failure::new(
+        return Err(Failure::new(
             "internal",
             format!("cannot store the result: {e}"),
         ));
     }
-    let summary = Summary::new(arena, &solution, initial);
+    let initial = game.game.initial.unwrap_or(0);
+    let summary = Summary::new(&game.game.arena, solution, initial);
     let write_seconds = write_start.elapsed().as_secs_f64();
     context
         .metrics
         .observe_phase("result_write", &solution.stats.backend, write_seconds);
-    tracing::info!(job = %job.id, solve = solve_seconds, result_write = write_seconds, "solved");
+    tracing::info!(job = %id, solve = solve_seconds, result_write = write_seconds, "solved");
 
     let success = Success {
         result_key: &key,
         summary: &summary,
         solve_ms: solve_seconds * 1e3,
-        device: &device,
+        device,
     };
     match retrying(context, "record the result", || {
-        store.succeed(job.id, attempt, worker, &success)
+        store.succeed(id, run.attempt, &context.worker_id, &success)
     }) {
         Ok(true) => context.metrics.count_completion(),
         // Cancelled meanwhile, or the fence refused a late result; the local result file
         // may still serve a reuse on this host.
         Ok(false) => context.metrics.count_refused_result(),
-        Err(e) => tracing::error!(job = %job.id, "cannot record success: {e}"),
+        Err(e) => tracing::error!(job = %id, "cannot record success: {e}"),
     }
+    Ok(())
 }
 
 /// What a parity answer's race needs of the worker: the GPUs, who holds them, and the
@@ -490,69 +529,6 @@ impl ParityRace<'_> {
     }
 }
 
-/// Vertex/edge counts and `M`, or the failure that stops the job.
-pub fn arena_stats(game: &Game, config: &ServeConfig) -> Result<ArenaStats, Failure> {
-    let arena = &game.arena;
-    let (vertices, edges) = (arena.vertex_count() as u64, arena.edge_count() as u64);
-    if vertices > config.max_vertices || edges > config.max_edges {
-        return Err(Failure::new(
-            "too-large",
-            format!(
-                "the arena has {vertices} vertices and {edges} edges; this server accepts at most \
-                 {} vertices and {} edges",
-                config.max_vertices, config.max_edges
-            ),
-        ));
-    }
-    let bound =
-        solve::energy::bound(arena).map_err(|e| Failure::new("bound-overflow", e.to_string()))?;
-    Ok(ArenaStats {
-        vertices,
-        edges,
-        bound,
-        parity: game.parity.is_some(),
-    })
-}
-
-/// How to read a stored arena of a job with input format `format`.
-pub fn read_options(format: InputFormat, config: &ServeConfig) -> ReadOptions {
-    let format = match format {
-        InputFormat::Auto => None,
-        InputFormat::Mpg => Some(Format::Mpg),
-        InputFormat::Gm => Some(Format::PgSolver),
-        InputFormat::Json => Some(Format::Json),
-    };
-    ReadOptions {
-        format,
-        max_bytes: Some(config.max_body_bytes),
-        ..ReadOptions::default()
-    }
-}
-
-/// A reader error as a job failure: bad input is `malformed-arena` (with its position),
-/// anything else (a stored file gone missing) is `internal`.
-pub fn malformed(e: FormatError) -> Failure {
-    let kind = if e.is_bad_input() {
-        "malformed-arena"
-    } else {
-        "internal"
-    };
-    let position = e.position();
-    Failure {
-        kind: kind.into(),
-        message: e.to_string(),
-        line: position.map(|p| p.line),
-        column: position.map(|p| p.column),
-    }
-}
-
-/// Bytes a solve of an arena with this many vertices and edges needs on a device, at the
-/// widest weights and values ([`admission::gpu_need`]; `store::claim`'s SQL computes the
-/// same figure from the job's row).
-pub fn memory_estimate(vertices: u64, edges: u64) -> u64 {
-    admission::gpu_need(vertices, edges)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -576,17 +552,5 @@ mod tests {
         assert_eq!(solves.running(), 0);
         assert_eq!(solves.start(3, 16).threads, 3, "a configured count wins");
         assert_eq!(share_of_cores(0, 2, 40), 1, "never fewer than one thread");
-    }
-
-    #[test]
-    fn the_queue_estimate_is_the_gpu_crates() {
-        // `store::claim`'s SQL writes the same formula.
-        for (n, m) in [(1u64, 1u64), (2_500_000, 10_000_000), (7, 1 << 33)] {
-            assert_eq!(memory_estimate(n, m), n * 37 + m * 24 + 72);
-        }
-        assert!(
-            crate::store::claim::MEMORY_SQL.contains("j.vertices * 37 + j.edges * 24 + 72"),
-            "the claim's SQL estimate follows memory_estimate"
-        );
     }
 }

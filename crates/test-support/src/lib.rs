@@ -4,7 +4,7 @@
 //! NVRTC, a Python package, a browser, a database server — listed as ignored with the
 //! reason instead of passing silently ([`needing`], [`run_trials`]); a throwaway PostgreSQL
 //! server ([`postgres`]); benchmark figures as JSON lines for `scripts/bench-report`
-//! ([`record`]).
+//! ([`record`]); a small seeded game ([`small_arena`]).
 //!
 //! Nothing here is part of the product; the crate is never published.
 
@@ -30,4 +30,26 @@ pub fn shared_files(sub: &str, suffix: &str) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// A small random-looking arena of `n` vertices (deterministic in `seed`).
+pub fn small_arena(n: u32, seed: u64) -> Vec<u8> {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as u32
+    };
+    let mut out = format!("{};\n", n - 1);
+    for v in 0..n {
+        let owner = if next() % 2 == 0 { "MAX" } else { "MIN" };
+        let edges: Vec<String> = (0..2)
+            .map(|_| format!("{}:{}", next() % n, (next() % 11) as i64 - 5))
+            .collect();
+        out += &format!("{v} {owner} {};\n", edges.join(","));
+    }
+    out.into_bytes()
 }

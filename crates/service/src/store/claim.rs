@@ -49,10 +49,6 @@ pub struct ClaimRequest {
 pub struct Candidate {
     /// The id.
     pub id: JobId,
-    /// FIFO key.
-    pub seq: i64,
-    /// Higher first.
-    pub priority: i64,
     /// Requested backend.
     pub backend: BackendChoice,
     /// Edge count when known, else an estimate from the arena size.
@@ -87,12 +83,9 @@ pub struct Claimed<T> {
     pub placement: Placement<T>,
 }
 
-/// Device memory a solve of this many vertices and edges needs, in SQL: the GPU crate's
-/// `layout::device_bytes` at the widest weights and values (`worker::memory_estimate`; a
-/// test compares the two); before parsing, estimated from the arena's size (about 8 bytes
-/// of text per edge, 32 per vertex).
-pub(crate) const MEMORY_SQL: &str = "COALESCE(j.vertices * 37 + j.edges * 24 + 72, \
-     (a.bytes / 32) * 37 + (a.bytes / 8) * 24 + 72)";
+/// Device memory the job's solve needs: admission's one estimate, stored with the job
+/// (`admission::gpu_need`, or `gpu_need_unparsed` before the parse).
+const MEMORY_SQL: &str = "j.gpu_memory";
 const EDGES_SQL: &str = "COALESCE(j.edges, a.bytes / 8)";
 /// `auto` on a parity game without credits: the parity solver's answer, on a CPU slot.
 const PARITY_ANSWER_SQL: &str =
@@ -141,7 +134,7 @@ impl Store {
             Dialect::Postgres => "FOR UPDATE OF j SKIP LOCKED",
         };
         let select = format!(
-            "SELECT j.id, j.seq, j.priority, j.backend, {EDGES_SQL} AS edges_estimate, \
+            "SELECT j.id, j.backend, {EDGES_SQL} AS edges_estimate, \
              {MEMORY_SQL} AS memory_estimate, {now} - j.queued_at AS waited, \
              CASE WHEN {PARITY_ANSWER_SQL} THEN CAST(1 AS BIGINT) ELSE CAST(0 AS BIGINT) END \
              AS parity_answer \
@@ -180,18 +173,16 @@ impl Store {
                 .await?;
             for row in rows {
                 let id: String = row.try_get(0)?;
-                let backend: String = row.try_get(3)?;
+                let backend: String = row.try_get(1)?;
                 let job = Candidate {
                     id: JobId::parse_str(&id)
                         .map_err(|_| StoreError::Corrupt("id".into()))?,
-                    seq: row.try_get(1)?,
-                    priority: row.try_get(2)?,
                     backend: BackendChoice::parse(&backend)
                         .ok_or_else(|| StoreError::Corrupt("backend".into()))?,
-                    edges_estimate: row.try_get::<i64, _>(4)?.max(0) as u64,
-                    memory_estimate: row.try_get::<i64, _>(5)?.max(0) as u64,
-                    waited_ms: row.try_get::<Option<i64>, _>(6)?.unwrap_or(0).max(0) as u64,
-                    parity_answer: row.try_get::<i64, _>(7)? == 1,
+                    edges_estimate: row.try_get::<i64, _>(2)?.max(0) as u64,
+                    memory_estimate: row.try_get::<i64, _>(3)?.max(0) as u64,
+                    waited_ms: row.try_get::<Option<i64>, _>(4)?.unwrap_or(0).max(0) as u64,
+                    parity_answer: row.try_get::<i64, _>(5)? == 1,
                 };
                 let Some(placement) = pick(&job) else { continue };
                 let attempt: Option<i64> = sqlx::query(sqlx::AssertSqlSafe(update.as_str()))

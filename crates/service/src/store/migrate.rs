@@ -92,7 +92,7 @@ impl Store {
             tx.commit().await?;
             copied.results += 1;
         }
-        let sql = format!("SELECT {JOB_COLUMNS} FROM jobs ORDER BY seq");
+        let sql = format!("SELECT {JOB_COLUMNS}, gpu_memory FROM jobs ORDER BY seq");
         let jobs = sqlx::query(sqlx::AssertSqlSafe(sql))
             .fetch_all(source)
             .await?;
@@ -115,9 +115,10 @@ impl Store {
                  format, return_kind, arena_hash, created_at, queued_at, started_at, finished_at, \
                  attempts, completions, backend_used, device, vertices, edges, bound, result_key, \
                  reused, error_type, error_message, error_line, error_column, upload_ms, \
-                 parse_ms, solve_ms, worker, credits) OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, \
-                 $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
-                 $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)",
+                 parse_ms, solve_ms, worker, credits, parity, gpu_memory) OVERRIDING SYSTEM VALUE \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15, \
+                 $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, \
+                 $32, $33)",
             )
             .bind(job.seq)
             .bind(job.id.to_string())
@@ -155,6 +156,8 @@ impl Store {
             .bind(job.solve_ms)
             .bind(&job.worker)
             .bind(i64::from(job.options.credits))
+            .bind(job.arena.map(|a| i64::from(a.parity)))
+            .bind(row.try_get::<Option<i64>, _>("gpu_memory")?)
             .execute(&mut *tx)
             .await?;
             copied.jobs += 1;

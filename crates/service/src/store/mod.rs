@@ -24,6 +24,8 @@ pub mod migrate;
 pub mod notify;
 mod results;
 mod schema;
+#[cfg(test)]
+mod tests;
 pub mod workers;
 
 use std::path::{Path, PathBuf};
@@ -328,18 +330,11 @@ impl Store {
         self.root.join("results").join(key)
     }
 
-    /// The decompressed size of a stored arena.
-    pub async fn arena_bytes(&self, hash: &str) -> Result<Option<u64>, StoreError> {
-        let row = with_pool!(self, pool => sqlx::query("SELECT bytes FROM arenas WHERE hash = $1")
-            .bind(hash)
-            .fetch_optional(pool)
-            .await?
-            .map(|r| r.try_get::<i64, _>(0))
-            .transpose()?);
-        Ok(row.map(|b| b as u64))
-    }
-
     /// Inserts a queued job; returns its sequence number.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the row's columns, each named at the one upload call"
+    )]
     pub async fn insert_job(
         &self,
         id: JobId,
@@ -348,14 +343,15 @@ impl Store {
         arena_hash: &str,
         upload_ms: f64,
         parsed: Option<(ArenaStats, f64)>,
+        gpu_memory: u64,
     ) -> Result<i64, StoreError> {
         let arena = parsed.map(|(a, _)| a);
         let now = now_ms();
         let seq: i64 = with_pool!(self, pool => sqlx::query(
             "INSERT INTO jobs (id, owner, state, priority, backend, time_limit_secs, format, \
              return_kind, arena_hash, created_at, queued_at, upload_ms, vertices, edges, bound, \
-             parse_ms, credits, parity) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, \
-             $9, $10, $11, $12, $13, $14, $15, $16) RETURNING seq",
+             parse_ms, credits, parity, gpu_memory) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, \
+             $8, $9, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING seq",
         )
         .bind(id.to_string())
         .bind(owner)
@@ -373,6 +369,7 @@ impl Store {
         .bind(parsed.map(|(_, ms)| ms))
         .bind(options.credits as i64)
         .bind(arena.map(|a| a.parity as i64))
+        .bind(gpu_memory.min(i64::MAX as u64) as i64)
         .fetch_one(pool)
         .await?
         .try_get(0)?);
@@ -458,18 +455,6 @@ impl Store {
             .collect())
     }
 
-    /// Every job in `state`, oldest first.
-    pub async fn jobs_in_state(&self, state: JobState) -> Result<Vec<JobRecord>, StoreError> {
-        let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE state = $1 ORDER BY seq");
-        with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(state.name())
-            .fetch_all(pool)
-            .await?
-            .iter()
-            .map(decode_job)
-            .collect())
-    }
-
     /// Queued + running jobs of `owner`.
     pub async fn active_count(&self, owner: &str) -> Result<u64, StoreError> {
         let n: i64 = with_pool!(self, pool => sqlx::query(
@@ -531,11 +516,12 @@ impl Store {
         &self,
         id: JobId,
         stats: ArenaStats,
+        gpu_memory: u64,
         parse_ms: f64,
     ) -> Result<(), StoreError> {
         with_pool!(self, pool => sqlx::query(
-            "UPDATE jobs SET vertices = $1, edges = $2, bound = $3, parse_ms = $4, parity = $6 \
-             WHERE id = $5",
+            "UPDATE jobs SET vertices = $1, edges = $2, bound = $3, parse_ms = $4, parity = $6, \
+             gpu_memory = $7 WHERE id = $5",
         )
         .bind(stats.vertices as i64)
         .bind(stats.edges as i64)
@@ -543,30 +529,11 @@ impl Store {
         .bind(parse_ms)
         .bind(id.to_string())
         .bind(stats.parity as i64)
+        .bind(gpu_memory.min(i64::MAX as u64) as i64)
         .execute(pool)
         .await?
         .rows_affected());
         Ok(())
-    }
-
-    /// `queued|running → failed` (whoever runs it).
-    pub async fn fail(&self, id: JobId, failure: &Failure) -> Result<bool, StoreError> {
-        let done = with_pool!(self, pool => sqlx::query(
-            "UPDATE jobs SET state = 'failed', finished_at = $1, error_type = $2, \
-             error_message = $3, error_line = $4, error_column = $5, lease_expires_at = NULL \
-             WHERE id = $6 AND state IN ('queued', 'running')",
-        )
-        .bind(now_ms())
-        .bind(&failure.kind)
-        .bind(&failure.message)
-        .bind(failure.line.map(|l| l as i64))
-        .bind(failure.column.map(|c| c as i64))
-        .bind(id.to_string())
-        .execute(pool)
-        .await?
-        .rows_affected());
-        self.announce(StoreEvent::Changed(id));
-        Ok(done == 1)
     }
 
     /// `queued|running → cancelled`; false if the job had already finished. The worker

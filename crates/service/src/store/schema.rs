@@ -35,6 +35,11 @@ pub(super) fn sqlite_migrator() -> Migrator {
             "parity",
             include_str!("../migrations/sqlite/0004_parity.sql"),
         ),
+        migration(
+            5,
+            "gpu_memory",
+            include_str!("../migrations/sqlite/0005_gpu_memory.sql"),
+        ),
     ])
 }
 
@@ -59,6 +64,11 @@ pub(super) fn postgres_migrator() -> Migrator {
             4,
             "parity",
             include_str!("../migrations/postgres/0004_parity.sql"),
+        ),
+        migration(
+            5,
+            "gpu_memory",
+            include_str!("../migrations/postgres/0005_gpu_memory.sql"),
         ),
     ])
 }

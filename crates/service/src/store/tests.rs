@@ -4,18 +4,30 @@
 //! so the job completes exactly once; a job that loses `max_attempts` leases ends
 //! `failed` (`worker-lost`).
 
-use crate::service_support;
-
 use std::time::Duration;
 
-use egsolve_service::job::{BackendChoice, InputFormat, JobId, JobOptions, JobState, ReturnKind};
-use egsolve_service::store::Store;
-use egsolve_service::store::claim::{Candidate, ClaimRequest, Placement};
-use service_support::*;
+use egsolve_test_support::postgres::PgServer;
+use egsolve_test_support::small_arena;
+
+use super::Store;
+use super::claim::{Candidate, ClaimRequest, Placement};
+use crate::job::{BackendChoice, InputFormat, JobId, JobOptions, JobState, ReturnKind};
+
+/// Which store a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Engine {
+    /// The embedded SQLite store in the test's directory.
+    Sqlite,
+    /// A fresh database on the test binary's throwaway PostgreSQL server.
+    Postgres,
+}
 
 async fn open(engine: Engine, dir: &std::path::Path) -> Store {
-    let mut config = egsolve_service::ServeConfig::for_tests(dir);
-    engine.configure(&mut config);
+    let mut config = crate::ServeConfig::for_tests(dir);
+    if engine == Engine::Postgres {
+        let server = PgServer::shared().expect("checked before the case");
+        config.database = Some(server.create_database());
+    }
     Store::open_configured(config.database.as_deref(), dir, false)
         .await
         .unwrap()
@@ -62,7 +74,15 @@ async fn queue(store: &Store, body: &[u8], priority: i64) -> (JobId, String) {
     };
     let id = JobId::now_v7();
     store
-        .insert_job(id, "alice", &options, &hash, 0.0, None)
+        .insert_job(
+            id,
+            "alice",
+            &options,
+            &hash,
+            0.0,
+            None,
+            crate::admission::gpu_need_unparsed(body.len() as u64),
+        )
         .await
         .unwrap();
     (id, hash)
@@ -121,10 +141,10 @@ async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
         &egsolve_core::solve::Control::new(),
     )
     .unwrap();
-    let key = egsolve_service::worker::result_key(&hash, InputFormat::Auto, BackendChoice::Auto);
-    egsolve_service::result_file::write(&store.result_path(&key), &solution).unwrap();
+    let key = crate::result_file::key(&hash, InputFormat::Auto, BackendChoice::Auto);
+    crate::result_file::write(&store.result_path(&key), &solution).unwrap();
     let summary = egsolve_core::output::Summary::new(&game.arena, &solution, 0);
-    let success = egsolve_service::store::claim::Success {
+    let success = super::claim::Success {
         result_key: &key,
         summary: &summary,
         solve_ms: 1.0,
@@ -176,7 +196,7 @@ async fn jobs_losing_every_attempt_fail_as_worker_lost(engine: Engine) {
 /// as such. The same game asking for credits (the reduction on the GPU) is a GPU candidate,
 /// and so is a job whose game is not parsed yet.
 async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
-    use egsolve_service::job::ArenaStats;
+    use crate::job::ArenaStats;
     let dir = tempfile::tempdir().unwrap();
     let store = open(engine, dir.path()).await;
     let stats = |parity| ArenaStats {
@@ -206,7 +226,15 @@ async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
         let id = JobId::now_v7();
         let parsed = parsed.map(|parity| (stats(parity), 1.0));
         store
-            .insert_job(id, "alice", &options, &hash, 0.0, parsed)
+            .insert_job(
+                id,
+                "alice",
+                &options,
+                &hash,
+                0.0,
+                parsed,
+                crate::admission::gpu_need(3, 3),
+            )
             .await
             .unwrap();
         ids.push(id);
@@ -244,105 +272,90 @@ async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
     store.close().await;
 }
 
+/// Each case on both stores: `sqlite::CASE` and `postgres::CASE` (skipped, with the reason
+/// printed, where no PostgreSQL server can start and `CI` is unset).
+macro_rules! on_both_stores {
+    ($($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    super::$case(super::Engine::Sqlite).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    if egsolve_test_support::postgres::PgServer::shared().is_none() {
+                        return;
+                    }
+                    super::$case(super::Engine::Postgres).await
+                }
+            )*
+        }
+    };
+}
+
+/// The claim compares the GPU estimate the job's row holds (admission's, written when it
+/// was queued) with the free devices: a `gpu` job goes to a GPU slot only where it fits,
+/// and to a CPU slot where it fits none of the host's GPUs.
+async fn the_claim_compares_the_stored_gpu_estimate(engine: Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(engine, dir.path()).await;
+    let body = small_arena(20, 4);
+    use sha2::Digest;
+    let hash = hex::encode(sha2::Sha256::digest(&body));
+    std::fs::write(store.arena_path(&hash), &body).unwrap();
+    store.insert_arena(&hash, body.len() as u64).await.unwrap();
+    let options = JobOptions {
+        backend: BackendChoice::Gpu,
+        priority: 0,
+        time_limit_secs: 60,
+        format: InputFormat::Auto,
+        return_kind: ReturnKind::Credits,
+        credits: false,
+    };
+    let id = JobId::now_v7();
+    store
+        .insert_job(id, "alice", &options, &hash, 0.0, None, 5000)
+        .await
+        .unwrap();
+    let on_gpu = |free_memory: u64| ClaimRequest {
+        free_gpus: 1,
+        largest_free_gpu_memory: free_memory,
+        free_cpus: 0,
+        largest_gpu_memory: Some(1 << 40),
+        ..request("gpu-host", 5000)
+    };
+    for (free_memory, offered) in [(4999, None), (5000, Some(5000))] {
+        let mut seen = None;
+        store
+            .claim(&on_gpu(free_memory), |candidate| {
+                seen = Some(candidate.memory_estimate);
+                None::<Placement<()>>
+            })
+            .await
+            .unwrap();
+        assert_eq!(seen, offered, "a GPU with {free_memory} bytes free");
+    }
+    let small_gpus = ClaimRequest {
+        largest_gpu_memory: Some(4999),
+        ..request("small-gpu-host", 5000)
+    };
+    let claimed = store.claim(&small_gpus, on_cpu()).await.unwrap();
+    assert_eq!(
+        claimed.len(),
+        1,
+        "too large for every GPU here: a CPU slot runs it"
+    );
+    store.close().await;
+}
+
 on_both_stores!(
+    the_claim_compares_the_stored_gpu_estimate,
     late_attempts_are_refused_by_the_fence,
     jobs_losing_every_attempt_fail_as_worker_lost,
     parity_answers_are_claimed_for_cpu_slots_only,
 );
-
-/// `egsolve migrate` copies a stopped SQLite server's store into an empty PostgreSQL
-/// database: a server on PostgreSQL then shows every job, serves the results, runs the job
-/// that was still queued, and continues the sequence; a second copy is refused.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sqlite_store_migrates_into_postgres() {
-    let Some(Engine::Postgres) = Engine::postgres() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    // Parsed by the worker, so a malformed arena becomes a failed job.
-    let sqlite = Server::start_in(dir.path(), |c| {
-        c.cpu_workers = 1;
-        c.inline_parse_bytes = 0;
-    })
-    .await;
-    let done = sqlite.submit_ok(small_arena(40, 1), "", None).await;
-    sqlite
-        .wait_finished(&done, None, Duration::from_secs(60))
-        .await;
-    let expected = sqlite
-        .get(&format!("/v1/jobs/{done}/result?format=text"), None)
-        .await
-        .text();
-    let failed = sqlite
-        .submit_ok(
-            b"1;\n0 MAX 1:1;\n1 MIN 0:1,\n".to_vec(),
-            "?format=mpg",
-            None,
-        )
-        .await;
-    sqlite
-        .wait_finished(&failed, None, Duration::from_secs(60))
-        .await;
-    sqlite.stop().await;
-    // A job queued while the server was down (inserted straight into its store).
-    let store = Store::open(dir.path(), true).await.unwrap();
-    let body = small_arena(30, 2);
-    let (queued, _) = queue(&store, &body, 0).await;
-    store.close().await;
-
-    let url = service_support::postgres::PgServer::shared()
-        .unwrap()
-        .create_database();
-    let migrate = |url: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_egsolve"))
-            .args(["migrate", "--data-dir"])
-            .arg(dir.path())
-            .args(["--database", url])
-            .output()
-            .unwrap()
-    };
-    let output = migrate(&url);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let printed = String::from_utf8_lossy(&output.stdout);
-    assert!(printed.contains("copied 3 jobs"), "{printed}");
-
-    let cache = tempfile::tempdir().unwrap();
-    let server = Server::start_in(cache.path(), |c| {
-        c.database = Some(url.clone());
-        c.cpu_workers = 1;
-    })
-    .await;
-    let listed = server.get("/v1/jobs", None).await.json();
-    assert_eq!(listed["jobs"].as_array().unwrap().len(), 3, "{listed}");
-    let text = server
-        .get(&format!("/v1/jobs/{done}/result?format=text"), None)
-        .await
-        .text();
-    assert_eq!(text, expected, "the result moved with its bytes");
-    let view = server.get(&format!("/v1/jobs/{failed}"), None).await.json();
-    assert_eq!(view["failure"]["type"], "malformed-arena");
-    let ran = server
-        .wait_finished(&queued.to_string(), None, Duration::from_secs(60))
-        .await;
-    assert_eq!(ran["state"], "succeeded", "{ran}");
-    let fresh = server.submit_ok(small_arena(20, 3), "", None).await;
-    let page = server.get("/v1/jobs?limit=1", None).await.json();
-    assert_eq!(
-        page["jobs"][0]["id"],
-        fresh.as_str(),
-        "the sequence continues"
-    );
-    server.stop().await;
-
-    let again = migrate(&url);
-    assert!(!again.status.success());
-    assert!(
-        String::from_utf8_lossy(&again.stderr).contains("already holds"),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
-}

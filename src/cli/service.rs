@@ -1,13 +1,13 @@
-//! The service's subcommands: `egsolve serve` (bind, then [`super::run`] until ctrl-c or
-//! SIGTERM), `egsolve worker` ([`super::run_worker`]: jobs from a shared store, no HTTP),
-//! `egsolve migrate` (a SQLite store into PostgreSQL) and
+//! The service's subcommands: `egsolve serve` (bind, then [`egsolve_service::run`] until
+//! ctrl-c or SIGTERM), `egsolve worker` ([`egsolve_service::run_worker`]: jobs from a shared
+//! store, no HTTP), `egsolve migrate` (a SQLite store into PostgreSQL) and
 //! `egsolve token add NAME [--admin] [--import]`.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 
-use super::ServeArgs;
+use super::serve::ServeArgs;
 
 /// `egsolve serve`.
 #[derive(Debug, Clone, clap::Args)]
@@ -25,7 +25,7 @@ impl ServeCommand {
             .with_context(|| format!("cannot listen on {}", config.bind))?;
         // One line on stdout, so scripts and tests learn the port of `--bind 127.0.0.1:0`.
         println!("listening on http://{}", listener.local_addr()?);
-        super::run(listener, config, super::shutdown_signal()).await?;
+        egsolve_service::run(listener, config, egsolve_service::shutdown_signal()).await?;
         Ok(0)
     }
 }
@@ -43,7 +43,7 @@ impl WorkerCommand {
     /// Works until a shutdown signal.
     pub async fn run(&self) -> anyhow::Result<i32> {
         let config = self.args.resolve_worker()?;
-        super::run_worker(config, super::shutdown_signal()).await?;
+        egsolve_service::run_worker(config, egsolve_service::shutdown_signal()).await?;
         Ok(0)
     }
 }
@@ -63,42 +63,10 @@ pub struct MigrateCommand {
 impl MigrateCommand {
     /// Copies the store; prints what moved.
     pub async fn run(&self) -> anyhow::Result<i32> {
-        if !super::store::is_postgres_url(&self.database) {
-            anyhow::bail!(
-                "--database must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB)"
-            );
-        }
-        if !self.data_dir.join("jobs.db").exists() {
-            anyhow::bail!(
-                "{} holds no jobs.db: pass the data directory of the SQLite server",
-                self.data_dir.display()
-            );
-        }
-        let source = super::store::Store::open(&self.data_dir, true).await?;
-        let cache = tempfile_dir()?;
-        let target = super::store::Store::open_postgres(&self.database, &cache).await?;
-        let copied = source.copy_into(&target).await;
-        source.close().await;
-        target.close().await;
-        let _ = std::fs::remove_dir_all(&cache);
-        let copied = copied?;
-        println!(
-            "copied {} jobs ({} were running and are queued again), {} arenas, {} results into {}",
-            copied.jobs,
-            copied.requeued,
-            copied.arenas,
-            copied.results,
-            super::config::redact(&self.database)
-        );
+        let report = egsolve_service::migrate(&self.data_dir, &self.database).await?;
+        println!("{report}");
         Ok(0)
     }
-}
-
-/// A scratch directory for the target store's (unused) cache.
-fn tempfile_dir() -> std::io::Result<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("egsolve-migrate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
 }
 
 /// `egsolve token …`.
@@ -131,7 +99,7 @@ impl TokenCommand {
                 import,
                 tokens_file,
             } => {
-                let token = super::auth::add_token_with(tokens_file, name, *admin, *import)?;
+                let token = egsolve_service::add_token_with(tokens_file, name, *admin, *import)?;
                 eprintln!("token for {name} (shown once; store it safely):");
                 println!("{token}");
                 Ok(0)
