@@ -105,8 +105,13 @@ fn the_cpu_mirror_restarts_less_than_the_papers_loop() {
     for (n, top, degree, seed) in GAMES {
         let game = random_parity(n, top, degree, seed).to_game();
         let ours = mirror(&game).stats.rounds;
-        let papers = reference(&game, ParityAlgorithm::FixpointIteration).stats.rounds;
-        assert!(ours <= papers, "random_parity({n}, {top}, {degree}, {seed}): {ours} > {papers}");
+        let papers = reference(&game, ParityAlgorithm::FixpointIteration)
+            .stats
+            .rounds;
+        assert!(
+            ours <= papers,
+            "random_parity({n}, {top}, {degree}, {seed}): {ours} > {papers}"
+        );
         fewer += usize::from(ours < papers);
     }
     assert!(fewer >= 1, "no game restarted less");
@@ -117,7 +122,9 @@ fn the_device_answers_as_the_cpu_mirror_where_a_gpu_is() {
         .iter()
         .map(|&(n, top, degree, seed)| random_parity(n, top, degree, seed).to_game())
         .collect();
-    games.push(random_parity(1 << 17, 200, 3, 9).to_game());
+    // Large but of few priorities: on random games of many, fixpoint iteration restarts
+    // for minutes (BENCHMARKS.md).
+    games.push(random_parity(1 << 17, 5, 3, 9).to_game());
     for (i, game) in games.iter().enumerate() {
         let priorities = game.parity.as_ref().unwrap().view().priorities;
         let answer = egsolve_gpu::parity::solve(&game.arena, priorities, None, &Control::new())

@@ -21,8 +21,8 @@ pub trait DeviceSolver: std::fmt::Debug + Send + Sync {
 
     /// Solves the parity game `arena` with compressed `priorities` natively on the device
     /// (any number of priorities; winners and both players' strategies, no credits):
-    /// [`super::ParityAlgorithm::GpuFixpoint`], and `auto`'s race where the energy
-    /// reduction does not fit. A device without a native parity solver says so.
+    /// [`super::ParityAlgorithm::GpuFixpoint`]. A device without a native parity solver
+    /// says so.
     fn solve_parity(
         &self,
         arena: &Arena,

@@ -10,16 +10,17 @@
 //! the race costs the loser's work until its next checkpoint (a round on the device, a few
 //! thousand units of the parity solver's work), never its whole run.
 //!
-//! Where the reduction does not fit in 64 bits, the device's side is its native parity
-//! solver instead ([`DeviceSolver::solve_parity`]: fixpoint iteration on the GPU).
-//!
-//! What races, and what does not ([`races`]): only `auto` without credits (and a CPU
-//! parity algorithm), on a parity game, with a device the caller linked and that answers
+//! What races, and what does not ([`races`]): only `auto` without credits, on a parity game
+//! whose reduction fits in 64 bits, with a device the caller linked and that answers
 //! [`DeviceSolver::available`], and of at least [`RACE_FROM_VERTICES`] vertices
 //! ([`FRESH_PROCESS_RACE_FROM`] in a fresh process). Smaller
 //! games stay on the CPU: the parity solver answers them in a few milliseconds, less than
 //! the GPU route's fixed costs (upload, launches, and in a fresh process the driver's
 //! start-up), so a race could only cost.
+//!
+//! The device's native parity solver (`gpu-fixpoint`) does not race where the reduction does
+//! not fit: on the random games of many priorities that have no other GPU route it never
+//! answered within 8 s where the CPU portfolio takes 0.1–1.7 s (BENCHMARKS.md §7).
 //!
 //! The answer is the parity solver's shape whoever wins: winners and strategies, no credits
 //! (`credits_computed: false`). The GPU's strategies are winning in the parity game: a
@@ -37,10 +38,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use super::{
-    Control, DeviceSolver, Interrupted, ParityAlgorithm, Solution, SolveError, SolveOptions, TOP,
-    parity,
-};
+use super::{Control, DeviceSolver, Interrupted, Solution, SolveError, SolveOptions, TOP, parity};
 use crate::arena::Arena;
 use crate::parity::ParityView;
 
@@ -68,19 +66,18 @@ pub enum Side {
 }
 
 /// The device `auto` races against on this game, if it races at all: `auto` without
-/// credits, with a CPU parity algorithm, on a parity game of at least
+/// credits, with a CPU parity algorithm, on a parity game whose reduction fits, of at least
 /// [`SolveOptions::race_from_vertices`] vertices, with an available device.
 pub fn races(
     arena: &Arena,
-    _view: ParityView<'_>,
+    view: ParityView<'_>,
     options: &SolveOptions,
 ) -> Option<&'static dyn DeviceSolver> {
-    // Every parity game has a device side (the reduction where it fits, the device's
-    // native solver elsewhere), so the priorities decide nothing here.
     let device = options.device?;
     let eligible = options.backend == super::Backend::Auto
         && !options.credits
-        && options.parity_algorithm != ParityAlgorithm::GpuFixpoint
+        && options.parity_algorithm != super::ParityAlgorithm::GpuFixpoint
+        && view.reduction_fits()
         && arena.vertex_count() >= options.race_from_vertices;
     (eligible && device.available()).then_some(device)
 }
@@ -100,7 +97,7 @@ pub fn solve(
     let race = Race::new(control);
     std::thread::scope(|scope| {
         let gpu = race.side(Side::Gpu, |control| {
-            device_side(device, arena, view, options, control)
+            device.solve(arena, &options.gpu, control)
         });
         let cpu = race.side(Side::Cpu, |control| {
             let algorithm = options.parity_algorithm;
@@ -112,22 +109,6 @@ pub fn solve(
         race.finish(control)
     })
     .inspect(|_| tracing::debug!("race: the loser stopped"))
-}
-
-/// The device's side of a race: the energy reduction where it fits, else the device's
-/// native parity solver ([`DeviceSolver::solve_parity`]).
-fn device_side(
-    device: &dyn DeviceSolver,
-    arena: &Arena,
-    view: ParityView<'_>,
-    options: &SolveOptions,
-    control: &Control,
-) -> Result<Solution, SolveError> {
-    if view.reduction_fits() {
-        device.solve(arena, &options.gpu, control)
-    } else {
-        device.solve_parity(arena, view.priorities, &options.gpu, control)
-    }
 }
 
 /// A game that a detached race's sides own a share of ([`solve_detached`]).
@@ -166,10 +147,7 @@ pub fn solve_detached<G: RacedGame>(
     let gpu = {
         let (game, options) = (game.clone(), options.clone());
         race.side(Side::Gpu, move |control| {
-            let view = game
-                .parity()
-                .expect("a detached race is run on a parity game");
-            device_side(device, game.arena(), view, &options, control)
+            device.solve(game.arena(), &options.gpu, control)
         })
     };
     let cpu = race.side(Side::Cpu, move |control| {

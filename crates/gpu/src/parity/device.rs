@@ -110,12 +110,14 @@ impl DeviceFixpoint {
         let targets = stream
             .clone_htod(&non_empty(arena.succ_targets()))
             .during(during)?;
-        let order = stream.clone_htod(&non_empty(&layout.order)).during(during)?;
-        let level_start = stream.clone_htod(&layout.level_start).during(during)?;
-        let status = stream.clone_htod(&non_empty(&layout.status)).during(during)?;
-        let strategy = stream
-            .clone_htod(&vec![NO_MOVE; n.max(1)])
+        let order = stream
+            .clone_htod(&non_empty(&layout.order))
             .during(during)?;
+        let level_start = stream.clone_htod(&layout.level_start).during(during)?;
+        let status = stream
+            .clone_htod(&non_empty(&layout.status))
+            .during(during)?;
+        let strategy = stream.clone_htod(&vec![NO_MOVE; n.max(1)]).during(during)?;
         let frozen = stream.alloc_zeros::<u32>(n.max(1)).during(during)?;
         let flags = stream.alloc_zeros::<u32>(FLAG_WORDS).during(during)?;
         let state = stream.alloc_zeros::<u32>(STATE_WORDS).during(during)?;

@@ -1,5 +1,5 @@
 //! A native parity game solver on the GPU for any number of priorities (`--parity-algorithm
-//! gpu-fixpoint`, and `auto`'s race where the energy reduction does not fit 64 bits):
+//! gpu-fixpoint`):
 //! fixpoint iteration with distractions and freezing (van Dijk, Rubbens, GandALF 2019, as
 //! the CPU's `egsolve_core::solve::parity::fixpoint` and Oink's `fpi`), its whole loop in
 //! one cooperative launch (`kernels/parity.cu`).
@@ -13,8 +13,13 @@
 //! and known: fixpoint iteration restarts the lower levels whenever a level gains
 //! distractions, and on random games that is millions of restarts unless winner-controlled
 //! winning cycles are removed first (Oink's `fpi` with `--no-wcwc` on a 1,000-vertex random
-//! game of 100 priorities: 6.4 M iterations, 4.4 s; with Oink's preprocessing, 892): see
-//! BENCHMARKS.md for what that means on the device.
+//! game of 100 priorities: 6.4 M iterations, 4.4 s; with Oink's preprocessing, 892). On
+//! the H200 this solver certifies every shared model-checking game in one to three restarts
+//! but answers no random game of 100 priorities (10^4–10^6 vertices) within 8 s, so `auto`
+//! does not race it (BENCHMARKS.md §7). What would: remove winner-controlled winning cycles
+//! first (an SCC search per priority, which the device's components kernel could run), or
+//! Zielonka on device attractors (Oink's `zlk` after that preprocessing solves the 10^6
+//! vertex game in 3 iterations, 13 ms).
 //!
 //! One refinement over the paper's loop: a level that gained distractions is evaluated
 //! again, with the lower levels as they are, until a pass changes nothing, before the lower
@@ -149,7 +154,15 @@ pub fn solve_on<M: FixpointMachine>(
     let progress = loop {
         control.checkpoint()?;
         let progress = machine.run()?;
-        control.progress().publish(progress.restarts, 0, progress.passes);
+        control
+            .progress()
+            .publish(progress.restarts, 0, progress.passes);
+        tracing::debug!(
+            restarts = progress.restarts,
+            passes = progress.passes,
+            seconds = start.elapsed().as_secs_f64(),
+            "gpu-fixpoint: launch"
+        );
         if progress.done {
             break progress;
         }
