@@ -45,7 +45,7 @@ pub struct SolveArgs {
         long,
         default_value = "auto",
         value_parser = clap::builder::PossibleValuesParser::new(
-            ParityAlgorithm::ALL.map(ParityAlgorithm::name)
+            ParityAlgorithm::SELECTABLE.map(ParityAlgorithm::name)
         )
         .map(|name| name.parse::<ParityAlgorithm>().expect("a possible value"))
     )]

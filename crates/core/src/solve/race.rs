@@ -20,7 +20,7 @@
 //!
 //! The device's native parity solver (`gpu-fixpoint`) does not race where the reduction does
 //! not fit: on the random games of many priorities that have no other GPU route it never
-//! answered within 8 s where the CPU portfolio takes 0.1–1.7 s (BENCHMARKS.md §7).
+//! answered within 8 s where the CPU portfolio takes 16 ms to 1.7 s (BENCHMARKS.md §7).
 //!
 //! The answer is the parity solver's shape whoever wins: winners and strategies, no credits
 //! (`credits_computed: false`). The GPU's strategies are winning in the parity game: a

@@ -84,8 +84,19 @@ pub enum ParityAlgorithm {
 }
 
 impl ParityAlgorithm {
-    /// Every algorithm, for help texts and tests.
-    pub const ALL: [ParityAlgorithm; 7] = [
+    /// Every algorithm this module runs (on the CPU), for tests and benches.
+    pub const ALL: [ParityAlgorithm; 6] = [
+        ParityAlgorithm::Auto,
+        ParityAlgorithm::Zielonka,
+        ParityAlgorithm::TangleLearning,
+        ParityAlgorithm::RecursiveTangleLearning,
+        ParityAlgorithm::PriorityPromotion,
+        ParityAlgorithm::FixpointIteration,
+    ];
+
+    /// Every algorithm a solve may ask for: [`ParityAlgorithm::ALL`] and the device's
+    /// [`ParityAlgorithm::GpuFixpoint`], for help texts and parsing.
+    pub const SELECTABLE: [ParityAlgorithm; 7] = [
         ParityAlgorithm::Auto,
         ParityAlgorithm::Zielonka,
         ParityAlgorithm::TangleLearning,
@@ -112,11 +123,14 @@ impl ParityAlgorithm {
 impl std::str::FromStr for ParityAlgorithm {
     type Err = String;
     fn from_str(s: &str) -> Result<ParityAlgorithm, String> {
-        ParityAlgorithm::ALL
+        ParityAlgorithm::SELECTABLE
             .into_iter()
             .find(|a| a.name() == s)
             .ok_or_else(|| {
-                let names: Vec<_> = ParityAlgorithm::ALL.iter().map(|a| a.name()).collect();
+                let names: Vec<_> = ParityAlgorithm::SELECTABLE
+                    .iter()
+                    .map(|a| a.name())
+                    .collect();
                 format!(
                     "unknown parity algorithm '{s}': expected one of {}",
                     names.join(", ")
