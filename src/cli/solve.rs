@@ -38,13 +38,14 @@ pub struct SolveArgs {
     /// learning time-sliced on one shared state, about the better of the two on every game;
     /// zielonka (Zielonka's recursive algorithm, parallel attractors: the reference,
     /// exponential on the lower-bound families); tangle-learning; recursive-tangle-learning;
-    /// priority-promotion; fixpoint-iteration (parallel rounds). The JSON summary's
+    /// priority-promotion; fixpoint-iteration (parallel rounds); gpu-fixpoint (fixpoint
+    /// iteration on the GPU, any number of priorities). The JSON summary's
     /// `algorithm` names the one that answered.
     #[arg(
         long,
         default_value = "auto",
         value_parser = clap::builder::PossibleValuesParser::new(
-            ParityAlgorithm::ALL.map(ParityAlgorithm::name)
+            ParityAlgorithm::SELECTABLE.map(ParityAlgorithm::name)
         )
         .map(|name| name.parse::<ParityAlgorithm>().expect("a possible value"))
     )]
@@ -151,6 +152,8 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     let input_bytes = std::fs::metadata(&args.file).map_or(0, |m| m.len());
     if args.backend == Backend::Gpu {
         egsolve_gpu::warm_up(args.device, input_bytes >= 2 << 20);
+    } else if args.parity_algorithm == ParityAlgorithm::GpuFixpoint {
+        egsolve_gpu::warm_up(args.device, false);
     } else if may_race(&args) && input_bytes >= race_warm_up_from(&args.file) {
         // Only the context and kernels: page-locking the staging buffers takes longer
         // than many a race, which the CPU may win.

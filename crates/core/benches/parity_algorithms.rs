@@ -214,6 +214,7 @@ fn short(algorithm: ParityAlgorithm) -> &'static str {
         ParityAlgorithm::RecursiveTangleLearning => "rtl",
         ParityAlgorithm::PriorityPromotion => "pp",
         ParityAlgorithm::FixpointIteration => "fpi",
+        ParityAlgorithm::GpuFixpoint => "gpu-fpi",
     }
 }
 

@@ -44,6 +44,11 @@ pub const ATTRACT_KERNEL: &str = "attract_top";
 /// Bellman–Ford's entry point (at the module's weight width).
 pub const CREDITS_KERNEL: &str = "credits_to_pinned";
 
+/// Fixpoint iteration for parity games (`kernels/parity.cu`, a module of its own).
+pub const PARITY_SOURCE: &str = include_str!("../../../kernels/parity.cu");
+/// Fixpoint iteration's entry point.
+pub const PARITY_KERNEL: &str = "fixpoint_iteration";
+
 /// Lanes per vertex that have a kernel.
 pub const LANES: [u32; 6] = [1, 2, 4, 8, 16, 32];
 /// Weight widths (bits) that have a kernel: the arena's storage widths.
@@ -99,8 +104,8 @@ pub fn lift_source(weight_bits: u32, value_bits: u32) -> String {
     )
 }
 
-/// Every kernel source (one per width pair), with a name and the entry points it must
-/// define.
+/// Every kernel source (one per width pair, and the parity module), with a name and the entry
+/// points it must define.
 pub fn sources() -> Vec<(String, String, Vec<String>)> {
     let mut all = Vec::new();
     for &v in &VALUE_BITS {
@@ -126,6 +131,11 @@ pub fn sources() -> Vec<(String, String, Vec<String>)> {
             all.push((format!("lift_w{w}_v{v}.cu"), lift_source(w, v), entries));
         }
     }
+    all.push((
+        "parity.cu".to_string(),
+        PARITY_SOURCE.to_string(),
+        vec![PARITY_KERNEL.to_string()],
+    ));
     all
 }
 

@@ -10,6 +10,8 @@
 //! - [`compile`]: the embedded kernels, NVRTC to CUBIN per device, loaded once per process.
 //! - [`cubin_cache`]: compiled CUBINs on disk, so NVRTC runs once per machine.
 //! - [`layout`]: the vertex order (player 0 first, or the input's) and the memory estimate.
+//! - [`parity`]: parity games natively, any number of priorities (fixpoint iteration, the
+//!   whole loop in one launch per 10 ms).
 //! - [`engine`]: upload once, lift from 0 or from any point below the fixpoint.
 //! - [`components`]: an evaluation's strongly connected components on the device (and the
 //!   largest one's greedy witness).
@@ -32,6 +34,7 @@ pub mod error;
 pub mod evaluation;
 pub mod layout;
 pub mod lift;
+pub mod parity;
 pub mod staging;
 pub mod transfer;
 
@@ -65,6 +68,16 @@ impl DeviceSolver for Cuda {
         control: &Control,
     ) -> Result<Solution, SolveError> {
         solve(arena, options, control)
+    }
+
+    fn solve_parity(
+        &self,
+        arena: &Arena,
+        priorities: &[u32],
+        options: &GpuOptions,
+        control: &Control,
+    ) -> Result<Solution, SolveError> {
+        parity::solve(arena, priorities, options.device, control)
     }
 
     fn available(&self) -> bool {

@@ -1,6 +1,7 @@
 //! What the solve knows of the GPU backend, which lives in the `egsolve-gpu` crate: its
 //! settings ([`GpuOptions`], [`VertexOrder`]), which the command line and the service set,
-//! and the [`DeviceSolver`] through which [`super::solve_with`] reaches it. This crate
+//! and the [`DeviceSolver`] through which [`super::solve_with`] (energy games) and
+//! [`super::solve_game`] (parity games natively, [`DeviceSolver::solve_parity`]) reach it. This crate
 //! depends on no GPU driver: a caller that links the GPU crate hands its solver in
 //! [`super::SolveOptions::device`]; without one, `--backend gpu` is unavailable.
 
@@ -17,6 +18,24 @@ pub trait DeviceSolver: std::fmt::Debug + Send + Sync {
         options: &GpuOptions,
         control: &Control,
     ) -> Result<Solution, SolveError>;
+
+    /// Solves the parity game `arena` with compressed `priorities` natively on the device
+    /// (any number of priorities; winners and both players' strategies, no credits):
+    /// [`super::ParityAlgorithm::GpuFixpoint`]. A device without a native parity solver
+    /// says so.
+    fn solve_parity(
+        &self,
+        arena: &Arena,
+        priorities: &[u32],
+        options: &GpuOptions,
+        control: &Control,
+    ) -> Result<Solution, SolveError> {
+        let _ = (arena, priorities, options, control);
+        Err(SolveError::Unavailable {
+            backend: "gpu-fixpoint",
+            reason: "this device solves energy games only".into(),
+        })
+    }
 
     /// Whether a device is there to solve on (a driver, a device, the kernels' compiler),
     /// found without starting a solve; `auto` races the device only when it answers yes.

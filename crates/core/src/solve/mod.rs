@@ -398,8 +398,9 @@ pub fn runs_parity_solver(parity: Option<ParityView<'_>>, backend: Backend, cred
 
 /// Solves a game as read: an energy game (`parity` is `None`) with `options.backend`, or a
 /// parity game — with `auto`, as a race of the GPU route and the parity solver where
-/// [`race::races`] says so; natively with [`parity`] when [`runs_parity_solver`] says so
-/// (`auto` without `options.credits`, or `parity`); else through its energy reduction (the
+/// [`race::races`] says so; natively with [`parity`] (or on the device, for
+/// [`ParityAlgorithm::GpuFixpoint`]) when [`runs_parity_solver`] says so (`auto` without
+/// `options.credits`, or `parity`); else through its energy reduction (the
 /// arena's weights) with an energy backend. An energy backend asked
 /// for a parity game whose reduction does not fit is [`SolveError::ReductionTooLarge`].
 pub fn solve_game(
@@ -414,13 +415,7 @@ pub fn solve_game(
     let mut solution = if let Some(device) = race::races(arena, view, options) {
         race::solve(arena, view, device, options, control)?
     } else if runs_parity_solver(parity, options.backend, options.credits) {
-        parity::solve(
-            arena,
-            view.priorities,
-            options.parity_algorithm,
-            &options.cpu,
-            control,
-        )?
+        solve_parity_natively(arena, view, options, control)?
     } else if view.reduction_fits() {
         solve_with(arena, options, control)?
     } else {
@@ -431,6 +426,27 @@ pub fn solve_game(
     };
     solution.parity = Some(view.summary);
     Ok(solution)
+}
+
+/// The native parity solver as `options.parity_algorithm` says: on the CPU ([`parity`]), or
+/// for [`ParityAlgorithm::GpuFixpoint`] on the device ([`DeviceSolver::solve_parity`]).
+fn solve_parity_natively(
+    arena: &Arena,
+    view: ParityView<'_>,
+    options: &SolveOptions,
+    control: &Control,
+) -> Result<Solution, SolveError> {
+    let algorithm = options.parity_algorithm;
+    if algorithm != ParityAlgorithm::GpuFixpoint {
+        return parity::solve(arena, view.priorities, algorithm, &options.cpu, control);
+    }
+    match options.device {
+        Some(device) => device.solve_parity(arena, view.priorities, &options.gpu, control),
+        None => Err(SolveError::Unavailable {
+            backend: "gpu-fixpoint",
+            reason: "this program was built without the GPU backend".into(),
+        }),
+    }
 }
 
 /// [`solve_game`] on a game shared by reference count: where `auto` races, the loser is

@@ -18,6 +18,10 @@
 //! the GPU route's fixed costs (upload, launches, and in a fresh process the driver's
 //! start-up), so a race could only cost.
 //!
+//! The device's native parity solver (`gpu-fixpoint`) does not race where the reduction does
+//! not fit: on the random games of many priorities that have no other GPU route it never
+//! answered within 8 s where the CPU portfolio takes 16 ms to 1.7 s (BENCHMARKS.md §7).
+//!
 //! The answer is the parity solver's shape whoever wins: winners and strategies, no credits
 //! (`credits_computed: false`). The GPU's strategies are winning in the parity game: a
 //! cycle's weight in the reduction has the sign of its top priority's parity, so a strategy
@@ -62,7 +66,7 @@ pub enum Side {
 }
 
 /// The device `auto` races against on this game, if it races at all: `auto` without
-/// credits on a parity game whose reduction fits, of at least
+/// credits, with a CPU parity algorithm, on a parity game whose reduction fits, of at least
 /// [`SolveOptions::race_from_vertices`] vertices, with an available device.
 pub fn races(
     arena: &Arena,
@@ -72,6 +76,7 @@ pub fn races(
     let device = options.device?;
     let eligible = options.backend == super::Backend::Auto
         && !options.credits
+        && options.parity_algorithm != super::ParityAlgorithm::GpuFixpoint
         && view.reduction_fits()
         && arena.vertex_count() >= options.race_from_vertices;
     (eligible && device.available()).then_some(device)

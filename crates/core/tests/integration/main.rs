@@ -26,5 +26,6 @@ mod improve;
 mod oracle;
 mod parity;
 mod parity_algorithms;
+mod parity_gpu_route;
 mod shared_data;
 mod shared_data_formats;

@@ -154,7 +154,7 @@ pub(super) fn sum_bound(
 
 /// The device to use: the requested one, or the one with the most free memory; an error if
 /// the game does not fit.
-pub(super) fn choose_device(requested: Option<usize>, needed: u64) -> Result<usize, GpuError> {
+pub(crate) fn choose_device(requested: Option<usize>, needed: u64) -> Result<usize, GpuError> {
     let count = crate::devices::driver_ready()?;
     let candidates: Vec<usize> = match requested {
         Some(d) if d >= count => {

@@ -7,10 +7,12 @@
 mod device_engine;
 mod gpu_backend;
 mod on_device;
+mod parity_device;
 
 fn main() {
     let mut trials = gpu_backend::trials();
     trials.extend(on_device::trials());
     trials.extend(device_engine::trials());
+    trials.extend(parity_device::trials());
     egsolve_test_support::run_trials(trials);
 }

@@ -19,6 +19,8 @@
 //! - [`promotion`]: priority promotion (Benerecetti, Dell'Erba, Mogavero, CAV 2016).
 //! - [`fixpoint`]: fixpoint iteration with distractions (van Dijk, Rubbens, GandALF 2019),
 //!   each priority's evaluation a parallel loop on large games.
+//! - `gpu-fixpoint`: the same on the GPU ([`crate::solve::DeviceSolver::solve_parity`]),
+//!   which [`crate::solve::solve_game`] hands to the device; this module cannot run it.
 //!
 //! [`pace`] is how each of them checks the solve's [`Control`] (at least once per
 //! decomposition, promotion search or round) and publishes progress.
@@ -77,10 +79,12 @@ pub enum ParityAlgorithm {
     PriorityPromotion,
     /// Fixpoint iteration with distractions, parallel rounds ([`fixpoint`]).
     FixpointIteration,
+    /// Fixpoint iteration on the GPU ([`crate::solve::DeviceSolver::solve_parity`]).
+    GpuFixpoint,
 }
 
 impl ParityAlgorithm {
-    /// Every algorithm, for help texts and tests.
+    /// Every algorithm this module runs (on the CPU), for tests and benches.
     pub const ALL: [ParityAlgorithm; 6] = [
         ParityAlgorithm::Auto,
         ParityAlgorithm::Zielonka,
@@ -88,6 +92,18 @@ impl ParityAlgorithm {
         ParityAlgorithm::RecursiveTangleLearning,
         ParityAlgorithm::PriorityPromotion,
         ParityAlgorithm::FixpointIteration,
+    ];
+
+    /// Every algorithm a solve may ask for: [`ParityAlgorithm::ALL`] and the device's
+    /// [`ParityAlgorithm::GpuFixpoint`], for help texts and parsing.
+    pub const SELECTABLE: [ParityAlgorithm; 7] = [
+        ParityAlgorithm::Auto,
+        ParityAlgorithm::Zielonka,
+        ParityAlgorithm::TangleLearning,
+        ParityAlgorithm::RecursiveTangleLearning,
+        ParityAlgorithm::PriorityPromotion,
+        ParityAlgorithm::FixpointIteration,
+        ParityAlgorithm::GpuFixpoint,
     ];
 
     /// The name on the command line and in the summary.
@@ -99,6 +115,7 @@ impl ParityAlgorithm {
             ParityAlgorithm::RecursiveTangleLearning => "recursive-tangle-learning",
             ParityAlgorithm::PriorityPromotion => "priority-promotion",
             ParityAlgorithm::FixpointIteration => "fixpoint-iteration",
+            ParityAlgorithm::GpuFixpoint => "gpu-fixpoint",
         }
     }
 }
@@ -106,11 +123,14 @@ impl ParityAlgorithm {
 impl std::str::FromStr for ParityAlgorithm {
     type Err = String;
     fn from_str(s: &str) -> Result<ParityAlgorithm, String> {
-        ParityAlgorithm::ALL
+        ParityAlgorithm::SELECTABLE
             .into_iter()
             .find(|a| a.name() == s)
             .ok_or_else(|| {
-                let names: Vec<_> = ParityAlgorithm::ALL.iter().map(|a| a.name()).collect();
+                let names: Vec<_> = ParityAlgorithm::SELECTABLE
+                    .iter()
+                    .map(|a| a.name())
+                    .collect();
                 format!(
                     "unknown parity algorithm '{s}': expected one of {}",
                     names.join(", ")
@@ -345,6 +365,12 @@ fn run_algorithm(
                 algorithm: name.into(),
                 rounds: solved.restarts,
             }
+        }
+        ParityAlgorithm::GpuFixpoint => {
+            return Err(SolveError::Unavailable {
+                backend: "parity",
+                reason: "gpu-fixpoint runs on a GPU (solve_game hands it to the device)".into(),
+            });
         }
     };
     // The last round's figures (the algorithms report only every so often).
