@@ -14,6 +14,7 @@
 //! - [`tangle`]: tangle learning (van Dijk, CAV 2018) and recursive tangle learning (van
 //!   Dijk, GandALF 2019).
 //! - [`portfolio`]: the two tangle learners as independent searches (`auto`, the default),
+//!   after the winner-controlled winning cycles ([`controlled`]),
 //!   racing on two threads when more than one is allowed, time-sliced on one otherwise:
 //!   about the better of the two on every game.
 //! - [`promotion`]: priority promotion (Benerecetti, Dell'Erba, Mogavero, CAV 2016).
@@ -36,6 +37,7 @@
 //! learner answers).
 
 mod attractor;
+mod controlled;
 pub mod fixpoint;
 pub mod graph;
 pub mod pace;

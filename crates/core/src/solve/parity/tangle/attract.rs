@@ -243,4 +243,28 @@ impl Search<'_> {
             };
         }
     }
+
+    /// Solves, with their attractor, dominions found before the search started: `seeds`
+    /// are vertices of `player` with their moves, all won by `player` (the portfolio's
+    /// winner-controlled cycles, `super::super::controlled`). Vertices solved already are
+    /// skipped.
+    pub fn solve_found(&mut self, seeds: &[(u32, u32)], player: u8) {
+        let mut seed = self.buffer();
+        for &(v, mv) in seeds {
+            if !self.shared.solved[v as usize] {
+                self.moves[v as usize] = mv;
+                seed.push(v);
+            }
+        }
+        if !seed.is_empty() {
+            let zone = self.fresh();
+            self.solve_dominion(&mut seed, zone, player);
+            // Decompositions start from the unsolved list, which otherwise is brought up to
+            // date only after one.
+            self.shared.dirty = false;
+            let solved = &self.shared.solved;
+            self.shared.unsolved.retain(|&v| !solved[v as usize]);
+        }
+        self.give_back(seed);
+    }
 }
