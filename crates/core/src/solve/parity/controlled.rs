@@ -110,7 +110,7 @@ impl Refinement<'_> {
                         .max()
                         .expect("a component has a vertex");
                     if top % 2 == u32::from(player) {
-                        won.push(component.to_vec());
+                        won.push((component.to_vec(), top));
                     } else {
                         let rest: Vec<VertexId> = component
                             .iter()
@@ -123,27 +123,27 @@ impl Refinement<'_> {
                     }
                 },
             );
-            for component in won {
-                self.moves_inside(&component, out);
+            for (component, top) in won {
+                self.moves_inside(&component, top, out);
             }
         }
     }
 
-    /// Each vertex of `component` (strongly connected, its top priority its owner's) with
-    /// a move one step closer to a top-priority vertex, and those vertices with a move
+    /// Each vertex of `component` (strongly connected, its top priority `top` its owner's)
+    /// with a move one step closer to a top-priority vertex, and those vertices with a move
     /// inside the component.
-    fn moves_inside(&mut self, component: &[VertexId], out: &mut Vec<(VertexId, VertexId)>) {
+    fn moves_inside(
+        &mut self,
+        component: &[VertexId],
+        top: u32,
+        out: &mut Vec<(VertexId, VertexId)>,
+    ) {
         let game = self.game;
         self.next_set += 1;
         let inside = self.next_set;
         for &v in component {
             self.set[v as usize] = inside;
         }
-        let top = component
-            .iter()
-            .map(|&v| game.priority[v as usize])
-            .max()
-            .expect("a component has a vertex");
         // Backward search from the top vertices inside the component; a vertex reached is
         // marked with a second fresh number.
         self.next_set += 1;
