@@ -27,6 +27,9 @@ for g in r6 r5 r5p2; do
     echo "$g default run $run: whole $t ms, solve $(solve_s "$w/$g.json")"
   done
   "$e" check "$w/$g.gm" "$w/$g.json" >/dev/null 2>&1 && echo "$g certified" || echo "$g NOT CERTIFIED"
+  # Where the solve's time goes: the first step's rounds and per-player phases.
+  EGSOLVE_LOG=egsolve_core::solve::parity=debug "$e" solve "$w/$g.gm" -o "$w/$g.debug.json" 2>&1 \
+    | grep -E 'winner-controlled|solved' | sed -e 's/\x1b\[[0-9;]*m//g' -e 's/^.*parity: //'
   if [ -x "$c/oink" ]; then
     for s in "--zlk -w 1" "--tl -w 1" "--zlk -w 16"; do
       st=$(date +%s%N); timeout 30 "$c/oink" $s "$w/$g.gm" > "$w/oink.log" 2>&1; t=$(ms "$st")

@@ -228,15 +228,17 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     out.flush()?;
     drop(out);
     tracing::info!(seconds = write_start.elapsed().as_secs_f64(), "written");
-    if solve::race::detached_loser_running() {
+    if solve::race::detached_loser_running() || egsolve_gpu::warm_up_running() {
         exit_leaving_the_loser();
     }
     Ok(())
 }
 
-/// Ends the process now, its answer written: a race's loser may still be inside the GPU
-/// driver (its start-up, a large copy), and the driver's exit handlers would wait for it
-/// (measured on the H200 host: +180 ms on Onebit, whose answer the CPU had in 82 ms).
+/// Ends the process now, its answer written: a race's loser, or the driver's warm-up, may
+/// still be inside the GPU driver (its start-up, a large copy), and the driver's exit
+/// handlers would wait for it (measured on the H200 host: +180 ms on Onebit, whose answer
+/// the CPU had in 82 ms) or crash beside it (a segmentation fault when a 0.1 s CPU solve of
+/// a 30 MB game ended while its warm-up was starting the driver).
 fn exit_leaving_the_loser() -> ! {
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();

@@ -38,6 +38,7 @@ pub mod parity;
 pub mod staging;
 pub mod transfer;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 pub use devices::{DeviceInfo, list_devices};
@@ -166,24 +167,36 @@ pub fn solve(
 /// GPU pays for the driver's start-up while it parses its input (a small game's upload
 /// would only wait behind the page-locking). Errors are left for the solve to report.
 pub fn warm_up(device: Option<usize>, large_input: bool) {
+    WARMING_UP.fetch_add(1, Ordering::SeqCst);
     let spawned = std::thread::Builder::new()
         .name("egsolve-gpu-warm-up".into())
         .spawn(move || {
-            if devices::driver_ready().is_err() || devices::nvrtc_ready().is_err() {
-                return;
-            }
-            if let Ok(k) = compile::kernels(device.unwrap_or(0)) {
-                // Parity games reduce to 16-bit weights with 32-bit energies.
-                k.lift_if_cached(16, 32);
-                if large_input {
-                    // Page-locked buffers for the upload (kept per device).
-                    drop(k.staging());
+            if devices::driver_ready().is_ok() && devices::nvrtc_ready().is_ok() {
+                if let Ok(k) = compile::kernels(device.unwrap_or(0)) {
+                    // Parity games reduce to 16-bit weights with 32-bit energies.
+                    k.lift_if_cached(16, 32);
+                    if large_input {
+                        // Page-locked buffers for the upload (kept per device).
+                        drop(k.staging());
+                    }
                 }
             }
+            WARMING_UP.fetch_sub(1, Ordering::SeqCst);
         });
     if let Err(e) = spawned {
+        WARMING_UP.fetch_sub(1, Ordering::SeqCst);
         tracing::debug!("no GPU warm-up thread: {e}");
     }
+}
+
+/// Warm-up threads still running.
+static WARMING_UP: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether a [`warm_up`] thread is still running: perhaps inside the driver's start-up, so
+/// a process that ends now must not run the driver's exit handlers beside it (they crash
+/// or wait; seen on the H200 host when a CPU solve of 0.1 s ended first).
+pub fn warm_up_running() -> bool {
+    WARMING_UP.load(Ordering::SeqCst) > 0
 }
 
 /// Host threads for the parts of a GPU solve that run on the CPU (strategies): every core,

@@ -490,7 +490,7 @@ fn a_racing_portfolio_stops_when_cancelled_or_out_of_time() {
 /// reports says so.
 #[test]
 fn the_race_is_won_by_the_faster_search_and_the_loser_stops() {
-    use egsolve_core::solve::parity::portfolio;
+    use egsolve_core::solve::parity::{Rounds, portfolio};
     let cases = [
         (Family::CounterOrtl, 3_000, "auto(tangle-learning)"),
         (Family::TwoCounters, 12, "auto(recursive-tangle-learning)"),
@@ -502,7 +502,8 @@ fn the_race_is_won_by_the_faster_search_and_the_loser_stops() {
         let control = Control::new();
         for race_after in [None, Some(Duration::ZERO)] {
             let mut pacer = Pacer::new(&control);
-            let (solved, spent) = portfolio::solve(graph, &mut pacer, race_after).unwrap();
+            let (solved, spent) =
+                portfolio::solve(graph, Rounds::SEQUENTIAL, &mut pacer, race_after).unwrap();
             let what = format!("{family} n={n}, race after {race_after:?}");
             assert_eq!(spent.raced, race_after.is_some(), "{what}");
             assert_eq!(spent.answered_by(), expected, "{what}: {spent:?}");

@@ -37,6 +37,12 @@ pub struct Rounds {
 }
 
 impl Rounds {
+    /// Every round on the caller's thread.
+    pub const SEQUENTIAL: Rounds = Rounds {
+        parallel: false,
+        parallel_from: usize::MAX,
+    };
+
     /// Runs `visit` on every vertex of `items` (each pushing what it claims into its
     /// output), in parallel chunks when there are enough of them, and appends the claims
     /// to `out`.

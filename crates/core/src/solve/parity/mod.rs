@@ -26,18 +26,22 @@
 //! [`pace`] is how each of them checks the solve's [`Control`] (at least once per
 //! decomposition, promotion search or round) and publishes progress.
 //!
-//! Zielonka's attractors and fixpoint iteration's rounds run in parallel on a per-solve
-//! rayon pool when the game has at least [`PARALLEL_FROM_VERTICES`] vertices and more than
-//! one thread is allowed, and then only for rounds of at least [`PARALLEL_ROUND_FROM`]
-//! vertices (smaller rounds, and smaller games, stay sequential: a pool and its
-//! synchronisation cost more than they save there). The portfolio uses a second thread for
-//! its race (after [`ParityOptions::race_after`]); the other algorithms are sequential.
+//! Zielonka's attractors, fixpoint iteration's rounds and the portfolio's first step (the
+//! two players' winner-controlled cycles side by side, then their attractors) run in
+//! parallel on a per-solve rayon pool when the game has at least [`PARALLEL_FROM_VERTICES`]
+//! vertices and more than one thread is allowed, and then only for rounds of at least
+//! [`PARALLEL_ROUND_FROM`] vertices (smaller rounds, and smaller games, stay sequential: a
+//! pool and its synchronisation cost more than they save there). The portfolio uses a
+//! second thread for its race (after [`ParityOptions::race_after`]); the other algorithms
+//! are sequential.
 //! The winners never depend on the thread count or the timing; strategies may (parallel
 //! claims choose among equally valid moves, and in the portfolio the timing decides which
 //! learner answers).
 
 mod attractor;
 mod controlled;
+mod induced;
+pub use attractor::Rounds;
 pub mod fixpoint;
 pub mod graph;
 pub mod pace;
@@ -52,7 +56,6 @@ use std::time::{Duration, Instant};
 use super::cpu::CpuOptions;
 use super::{Control, NO_MOVE, Solution, SolveError, SolveStats, TOP};
 use crate::arena::{Arena, VertexId};
-use attractor::Rounds;
 use graph::Graph;
 use pace::{Pacer, Stop};
 use zielonka::Zielonka;
@@ -245,7 +248,7 @@ pub fn solve_with(
     let algorithm = options.algorithm;
     let uses_threads = matches!(
         algorithm,
-        ParityAlgorithm::Zielonka | ParityAlgorithm::FixpointIteration
+        ParityAlgorithm::Zielonka | ParityAlgorithm::FixpointIteration | ParityAlgorithm::Auto
     );
     let threads = CpuOptions {
         threads: options.threads,
@@ -341,7 +344,8 @@ fn run_algorithm(
             }
         }
         ParityAlgorithm::Auto => {
-            let (solved, spent) = portfolio::solve(graph, &mut pacer, race_after).map_err(fail)?;
+            let (solved, spent) =
+                portfolio::solve(graph, rounds, &mut pacer, race_after).map_err(fail)?;
             Answer {
                 winner: solved.winner,
                 strategy: solved.strategy,

@@ -20,8 +20,8 @@
 //!   stack of contexts in its own working state) and resumes in its next slice.
 //!
 //! **First**, both searches take the winner-controlled winning cycles and their attractors
-//! as solved ([`super::controlled`]: one pass of component searches, as Oink does before
-//! every solver). On random games that is most of the game or all of it.
+//! as solved ([`super::controlled::presolve`], on the solve's pool; Oink does the same
+//! before every solver). On random games that is all of it, and no search starts.
 //!
 //! So on one thread the portfolio takes at most about twice the better learner's time. The
 //! balance is kept in wall-clock time, not in work units: the two touch memory differently
@@ -56,10 +56,11 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
+use super::attractor::Rounds;
 use super::controlled;
 use super::graph::Graph;
 use super::pace::{Pacer, Stop};
-use super::tangle::{Mode, Search, Solved};
+use super::tangle::{self, Mode, Search, Solved};
 
 /// The shortest time slice of a recursive decomposition.
 pub const MIN_SLICE: Duration = Duration::from_micros(20);
@@ -111,31 +112,29 @@ impl Spent {
 /// decompositions; each recursive slice, and each side of a race, gets a pacer of its own.
 pub fn solve(
     game: Graph<'_>,
+    rounds: Rounds,
     pacer: &mut Pacer<'_>,
     race_after: Option<Duration>,
 ) -> Result<(Solved, Spent), Stop> {
-    // Winner-controlled winning cycles first, for both searches (on random games they
-    // leave the searches little or nothing to do).
-    let found = controlled::find(game);
-    pacer.check()?;
-    let mut flat = Search::new(game);
-    let mut recursive = Search::new(game);
-    for search in [&mut flat, &mut recursive] {
-        for player in [0, 1] {
-            search.solve_found(found.of(player), player);
-        }
-    }
+    // Winner-controlled winning cycles and their attractors first, for both searches (on
+    // random games they leave the searches little or nothing to do).
+    let clock = Instant::now();
+    let presolved = controlled::presolve(game, rounds);
     tracing::debug!(
-        vertices = found.len(),
-        "parity: winner-controlled cycles solved first"
+        vertices = presolved.count,
+        ms = clock.elapsed().as_secs_f64() * 1e3,
+        "parity: winner-controlled cycles and their attractors solved first"
     );
-    if flat.is_solved() {
-        // Nothing left for either search (a decomposition of no vertices finds nothing).
-        let shared = flat.shared;
+    pacer.check()?;
+    if presolved.count == game.vertex_count() {
+        // Nothing left for either search.
         let solved = Solved {
-            winner: shared.winner,
-            strategy: shared.strategy,
-            stats: shared.stats,
+            winner: presolved.winner,
+            strategy: presolved.strategy,
+            stats: tangle::Stats {
+                dominions: presolved.dominions,
+                ..tangle::Stats::default()
+            },
         };
         let spent = Spent {
             cycles_solved_all: true,
@@ -143,6 +142,11 @@ pub fn solve(
         };
         return Ok((solved, spent));
     }
+    let mut flat = Search::new(game);
+    let mut recursive = Search::new(game);
+    flat.adopt(&presolved);
+    recursive.adopt(&presolved);
+    drop(presolved);
     let mut spent = Spent::default();
     let mut sides = Sides {
         flat: &mut flat,

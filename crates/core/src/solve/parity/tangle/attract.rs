@@ -7,6 +7,7 @@
 //! reaches zero; a tangle of the attracting player when every escape of it has joined and
 //! all its vertices may join (then they join with the tangle's moves).
 
+use super::super::controlled::Presolved;
 use super::store::Counter;
 use super::{Mode, Search, Universe};
 use crate::solve::NO_MOVE;
@@ -244,27 +245,17 @@ impl Search<'_> {
         }
     }
 
-    /// Solves, with their attractor, dominions found before the search started: `seeds`
-    /// are vertices of `player` with their moves, all won by `player` (the portfolio's
-    /// winner-controlled cycles, `super::super::controlled`). Vertices solved already are
-    /// skipped.
-    pub fn solve_found(&mut self, seeds: &[(u32, u32)], player: u8) {
-        let mut seed = self.buffer();
-        for &(v, mv) in seeds {
-            if !self.shared.solved[v as usize] {
-                self.moves[v as usize] = mv;
-                seed.push(v);
-            }
-        }
-        if !seed.is_empty() {
-            let zone = self.fresh();
-            self.solve_dominion(&mut seed, zone, player);
-            // Decompositions start from the unsolved list, which otherwise is brought up to
-            // date only after one.
-            self.shared.dirty = false;
-            let solved = &self.shared.solved;
-            self.shared.unsolved.retain(|&v| !solved[v as usize]);
-        }
-        self.give_back(seed);
+    /// Takes as solved what was solved before the search started (the portfolio's
+    /// winner-controlled cycles and their attractors, `super::super::controlled`): a set
+    /// closed under both players' attractors in the whole game, so nothing more is
+    /// attracted here. `dominions` is how many dominions that was, for the counts.
+    pub fn adopt(&mut self, presolved: &Presolved) {
+        self.shared.solved.clone_from(&presolved.solved);
+        self.shared.winner.clone_from(&presolved.winner);
+        self.shared.strategy.clone_from(&presolved.strategy);
+        self.shared.stats.dominions += presolved.dominions;
+        self.shared.dominions += presolved.dominions;
+        let solved = &self.shared.solved;
+        self.shared.unsolved.retain(|&v| !solved[v as usize]);
     }
 }
