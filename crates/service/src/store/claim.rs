@@ -94,6 +94,11 @@ const PARITY_ANSWER_SQL: &str =
 /// The running job's fence: its row, its attempt, its worker, still running.
 const FENCE: &str = "id = $1 AND attempts = $2 AND worker = $3 AND state = 'running'";
 
+/// A job that this attempt of this worker finished: its answer, or its own error (not a
+/// lease that ran out).
+const FINISHED_BY_THIS_ATTEMPT: &str = "SELECT 1 FROM jobs WHERE id = $1 AND attempts = $2 AND worker = $3 \
+     AND (state = 'succeeded' OR (state = 'failed' AND error_type <> 'worker-lost'))";
+
 /// Columns cleared whenever a job leaves `running`.
 const LEAVE_RUNNING: &str = "lease_expires_at = NULL, progress_round = NULL, progress_frontier = NULL, progress_lifts = NULL";
 
@@ -209,8 +214,11 @@ impl Store {
     }
 
     /// Renews the leases of `worker`'s running jobs (id, attempt, progress) and records
-    /// their progress. Returns the jobs that are no longer this worker's: cancelled, failed,
-    /// or re-queued after their lease expired. Their solves should stop.
+    /// their progress. Returns the jobs that are no longer this worker's: cancelled, failed
+    /// as `worker-lost`, or re-queued after their lease expired. Their solves should stop.
+    /// A job this worker finished itself (succeeded, or failed with its own error) after
+    /// the caller listed it is not lost: the heartbeat reads the held jobs, then renews,
+    /// and a solve may end in between.
     pub async fn renew(
         &self,
         worker: &str,
@@ -241,7 +249,15 @@ impl Store {
                     .execute(&mut *tx)
                     .await?;
                 if done.rows_affected() == 0 {
-                    lost.push(*id);
+                    let finished = sqlx::query(FINISHED_BY_THIS_ATTEMPT)
+                        .bind(id.to_string())
+                        .bind(*attempt)
+                        .bind(worker)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                    if finished.is_none() {
+                        lost.push(*id);
+                    }
                 }
             }
             tx.commit().await?;

@@ -1,8 +1,8 @@
 //! The store's claims, leases and fence on both engines, driven directly (no server): a job
 //! is claimed by one worker at a time; a lease that expires puts it back in the queue with
 //! the next attempt; a late worker's renewal reports the job lost and its result is refused,
-//! so the job completes exactly once; a job that loses `max_attempts` leases ends
-//! `failed` (`worker-lost`).
+//! so the job completes exactly once, and a renewal racing the job's own completion is no
+//! lost lease; a job that loses `max_attempts` leases ends `failed` (`worker-lost`).
 
 use std::time::Duration;
 
@@ -151,6 +151,23 @@ async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
         device: "cpu",
     };
     assert!(store.succeed(id, 2, "worker-b", &success).await.unwrap());
+    // worker-b's heartbeat listed the job before it finished and renews after: a job it
+    // finished itself is not a lost lease; worker-a's attempt still is.
+    assert!(
+        store
+            .renew("worker-b", 5000, &[(id, 2, progress)])
+            .await
+            .unwrap()
+            .is_empty(),
+        "a renewal racing the job's own completion loses nothing"
+    );
+    assert_eq!(
+        store
+            .renew("worker-a", 300, &[(id, 1, progress)])
+            .await
+            .unwrap(),
+        vec![id]
+    );
     assert!(!store.succeed(id, 1, "worker-a", &success).await.unwrap());
     assert!(!store.succeed(id, 2, "worker-a", &success).await.unwrap());
     let job = store.job(id).await.unwrap().unwrap();
@@ -183,6 +200,14 @@ async fn jobs_losing_every_attempt_fail_as_worker_lost(engine: Engine) {
     let failure = job.failure.unwrap();
     assert_eq!(failure.kind, "worker-lost");
     assert!(failure.message.contains("doomed"), "{}", failure.message);
+    assert_eq!(
+        store
+            .renew("doomed", 300, &[(high, 2, Default::default())])
+            .await
+            .unwrap(),
+        vec![high],
+        "a job failed as worker-lost is a lost lease, though its worker's name is on it"
+    );
     let next = store
         .claim(&request("healthy", 5000), on_cpu())
         .await
