@@ -42,26 +42,27 @@ fn submit_wait_writes_a_result_that_check_certifies() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start(&data.path().join("store"), &[]);
     let game = shared(GAME);
+    let game = game.to_str().unwrap();
     let out = data.path().join("answer.json");
+    let out = out.to_str().unwrap();
     let (code, _, stderr) = client(
         &server,
         &[
             "submit",
-            game.to_str().unwrap(),
+            game,
             "--return",
             "strategies",
             "--wait",
             "-o",
-            out.to_str().unwrap(),
+            out,
         ],
     );
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("succeeded"), "status line: {stderr}");
-    let answer = json(&std::fs::read_to_string(&out).unwrap());
+    let answer = json(&std::fs::read_to_string(out).unwrap());
     assert!(answer["job"].is_string(), "the job id is in the result");
     assert_eq!(answer["vertices"].as_array().unwrap().len(), 119);
-    let (status, report, stderr) =
-        run_egsolve(&["check", game.to_str().unwrap(), out.to_str().unwrap()]);
+    let (status, report, stderr) = run_egsolve(&["check", game, out]);
     assert!(status.success(), "egsolve check: {report}{stderr}");
 }
 
