@@ -14,6 +14,10 @@
 //! 3. Lease expiry to re-run: a worker is killed with SIGKILL while it solves; the time until
 //!    another worker runs the job (attempt 2 seen running), against the configured lease.
 
+#[path = "../tests/service_support/http.rs"]
+mod http;
+
+use egsolve_test_support::bench;
 use egsolve_test_support::postgres;
 use egsolve_test_support::record;
 
@@ -23,16 +27,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use egsolve_core::generate::{RandomParams, random};
-use egsolve_service::{self as service, ServeConfig};
+use egsolve_service::ServeConfig;
+use http::{InProcess, get_ok, ms, percentile, post_job, with_latencies};
 use postgres::PgServer;
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
@@ -50,15 +47,9 @@ fn slow_cycle(n: u32) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// 1,000 vertices, out-degrees 1..=4, weights −10..=10 (the default parameters).
 fn arena_1000(seed: u64) -> Vec<u8> {
-    let params = RandomParams {
-        vertices: 1000,
-        min_degree: 1,
-        max_degree: 4,
-        min_weight: -10,
-        max_weight: 10,
-        player1_percent: 50,
-    };
+    let params = RandomParams::default();
     let mut out = Vec::new();
     egsolve_core::format::write_mpg(&random(params, seed), &mut out).unwrap();
     out
@@ -145,14 +136,7 @@ async fn wait_workers(http: &reqwest::Client, base: &str, count: usize) {
 /// Submit → long-poll until finished → fetch the JSON result.
 async fn roundtrip(http: &reqwest::Client, base: &str, body: Vec<u8>, query: &str) -> Duration {
     let start = Instant::now();
-    let reply = http
-        .post(format!("{base}/v1/jobs{query}"))
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 202);
-    let job: serde_json::Value = reply.json().await.unwrap();
+    let job = post_job(http, base, query, body).await;
     let id = job["id"].as_str().unwrap().to_string();
     let mut state = job["state"].as_str().unwrap().to_string();
     while state == "queued" || state == "running" {
@@ -160,13 +144,7 @@ async fn roundtrip(http: &reqwest::Client, base: &str, body: Vec<u8>, query: &st
         state = view["state"].as_str().unwrap().to_string();
     }
     assert_eq!(state, "succeeded");
-    let result = http
-        .get(format!("{base}/v1/jobs/{id}/result"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(result.status(), 200);
-    result.bytes().await.unwrap();
+    get_ok(http, &format!("{base}/v1/jobs/{id}/result")).await;
     start.elapsed()
 }
 
@@ -180,13 +158,9 @@ async fn main() {
         }
     };
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "cluster benchmark: {cores} cores, load average {}, commit {}",
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" "),
+        bench::load_average(),
         std::env::var("GIT_COMMIT").unwrap_or_else(|_| "(set GIT_COMMIT)".into())
     );
     let only = std::env::var("ONLY").unwrap_or_default();
@@ -266,18 +240,14 @@ async fn throughput(pg: &PgServer, http: &reqwest::Client, dir: &std::path::Path
 async fn latency(pg: &PgServer, http: &reqwest::Client, dir: &std::path::Path) {
     let samples: u64 = env_or("SAMPLES", 200);
     for engine in ["sqlite", "postgres"] {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
         let data = dir.join(format!("latency-{engine}"));
         let config = ServeConfig {
             per_user_job_limit: 100_000,
             database: (engine == "postgres").then(|| pg.create_database()),
             ..ServeConfig::for_tests(&data)
         };
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(service::run(listener, config, async move {
-            let _ = stopped.await;
-        }));
+        let server = InProcess::start(config).await;
+        let base = server.base.clone();
         for seed in 0..20 {
             roundtrip(http, &base, arena_1000(1_000_000 + seed), "").await;
         }
@@ -288,22 +258,21 @@ async fn latency(pg: &PgServer, http: &reqwest::Client, dir: &std::path::Path) {
         latencies.sort();
         record::record(
             "cluster",
-            serde_json::json!({
-                "measurement": "idle_latency",
-                "engine": engine,
-                "jobs": samples,
-                "p50_ms": ms(percentile(&latencies, 0.5)),
-                "p99_ms": ms(percentile(&latencies, 0.99)),
-                "latencies_ms": latencies.iter().map(|d| ms(*d)).collect::<Vec<_>>(),
-            }),
+            with_latencies(
+                serde_json::json!({
+                    "measurement": "idle_latency",
+                    "engine": engine,
+                    "jobs": samples,
+                }),
+                &latencies,
+            ),
         );
         println!(
             "idle submit→result, 1,000-vertex arenas, {engine}, n={samples}: p50 {:.2} ms, p99 {:.2} ms (goal on postgres: p50 <= 15 ms)",
             ms(percentile(&latencies, 0.5)),
             ms(percentile(&latencies, 0.99))
         );
-        let _ = stop.send(());
-        server.await.unwrap().unwrap();
+        server.stop().await.unwrap();
     }
 }
 

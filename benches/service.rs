@@ -19,6 +19,8 @@
 
 #[path = "service/datapath.rs"]
 mod datapath;
+#[path = "../tests/service_support/http.rs"]
+mod http;
 
 use egsolve_test_support as data;
 use egsolve_test_support::record;
@@ -29,7 +31,8 @@ use std::time::{Duration, Instant};
 
 use egsolve_core::generate::{RandomParams, random};
 use egsolve_core::solve::{Backend, Control};
-use egsolve_service::{self as service, ServeConfig};
+use egsolve_service::ServeConfig;
+use http::{InProcess, get_json, get_ok, ms, percentile, post_job, with_latencies};
 
 const IEEE: &str = "energy/IEEE1394nparties=2_datasize=2_headersize=2_acksize=2_property4.mpg.gz";
 
@@ -43,14 +46,11 @@ fn easy_arena_text(seed: u64) -> Vec<u8> {
     arena_with_weights(seed, 0)
 }
 
+/// 1,000 vertices, out-degrees 1..=4, weights `min_weight..=10`.
 fn arena_with_weights(seed: u64, min_weight: i64) -> Vec<u8> {
     let params = RandomParams {
-        vertices: 1000,
-        min_degree: 1,
-        max_degree: 4,
         min_weight,
-        max_weight: 10,
-        player1_percent: 50,
+        ..RandomParams::default()
     };
     let mut out = Vec::new();
     egsolve_core::format::write_mpg(&random(params, seed), &mut out).unwrap();
@@ -60,49 +60,22 @@ fn arena_with_weights(seed: u64, min_weight: i64) -> Vec<u8> {
 /// Submit → long-poll → download; returns the latency and the job's own solve time.
 async fn job_roundtrip(http: &reqwest::Client, base: &str, body: Vec<u8>) -> (Duration, Duration) {
     let start = Instant::now();
-    let reply = http
-        .post(format!("{base}/v1/jobs"))
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 202);
-    let job: serde_json::Value = reply.json().await.unwrap();
+    let job = post_job(http, base, "", body).await;
     let submitted = start.elapsed();
     let id = job["id"].as_str().unwrap().to_string();
     let mut state = job["state"].as_str().unwrap().to_string();
     let mut solve_ms = 0.0;
     while state == "queued" || state == "running" {
-        let view: serde_json::Value = http
-            .get(format!("{base}/v1/jobs/{id}?wait=30"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let view = get_json(http, &format!("{base}/v1/jobs/{id}?wait=30")).await;
         state = view["state"].as_str().unwrap().to_string();
         solve_ms = view["durations_ms"]["solve"].as_f64().unwrap_or(0.0);
     }
     assert_eq!(state, "succeeded");
     let waited = start.elapsed();
-    let result = http
-        .get(format!("{base}/v1/jobs/{id}/result"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(result.status(), 200);
-    let bytes = result.bytes().await.unwrap();
+    let bytes = get_ok(http, &format!("{base}/v1/jobs/{id}/result")).await;
     assert!(bytes.len() > 1000);
     if std::env::var_os("BREAKDOWN").is_some() {
-        let view: serde_json::Value = http
-            .get(format!("{base}/v1/jobs/{id}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let view = get_json(http, &format!("{base}/v1/jobs/{id}")).await;
         eprintln!(
             "submitted {:.2} ms, finished {:.2} ms, result {:.2} ms; job {} {} {} {}",
             ms(submitted),
@@ -115,14 +88,6 @@ async fn job_roundtrip(http: &reqwest::Client, base: &str, body: Vec<u8>) -> (Du
         );
     }
     (start.elapsed(), Duration::from_secs_f64(solve_ms / 1e3))
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
 }
 
 fn gunzip(bytes: &[u8]) -> Vec<u8> {
@@ -164,17 +129,13 @@ async fn main() {
 async fn run(sync_commits: bool) {
     let data = data::shared_data();
     let dir = tempfile::tempdir().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
     let config = ServeConfig {
         per_user_job_limit: 100_000,
         sync_commits,
         ..ServeConfig::for_tests(dir.path())
     };
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(service::run(listener, config, async move {
-        let _ = stopped.await;
-    }));
+    let server = InProcess::start(config).await;
+    let base = server.base.clone();
     let http = reqwest::Client::new();
     let cores = std::thread::available_parallelism()
         .map(std::num::NonZero::get)
@@ -197,8 +158,7 @@ async fn run(sync_commits: bool) {
     // 3. Overhead on the largest shared file.
     overhead_on_the_largest_file(&http, &base, &data, sync_commits).await;
 
-    let _ = stop.send(());
-    server.await.unwrap().unwrap();
+    server.stop().await.unwrap();
 }
 
 async fn idle_latency_and_throughput(http: &reqwest::Client, base: &str, sync_commits: bool) {
@@ -214,16 +174,16 @@ async fn idle_latency_and_throughput(http: &reqwest::Client, base: &str, sync_co
     overheads.sort();
     record::record(
         "service",
-        serde_json::json!({
-            "measurement": "idle_latency",
-            "sync_commits": sync_commits,
-            "jobs": latencies.len(),
-            "p50_ms": ms(percentile(&latencies, 0.5)),
-            "p99_ms": ms(percentile(&latencies, 0.99)),
-            "outside_solver_p50_ms": ms(percentile(&overheads, 0.5)),
-            "outside_solver_p99_ms": ms(percentile(&overheads, 0.99)),
-            "latencies_ms": latencies.iter().map(|d| ms(*d)).collect::<Vec<_>>(),
-        }),
+        with_latencies(
+            serde_json::json!({
+                "measurement": "idle_latency",
+                "sync_commits": sync_commits,
+                "jobs": latencies.len(),
+                "outside_solver_p50_ms": ms(percentile(&overheads, 0.5)),
+                "outside_solver_p99_ms": ms(percentile(&overheads, 0.99)),
+            }),
+            &latencies,
+        ),
     );
     println!(
         "idle submit→result, 1,000-vertex arenas, n=300: p50 {:.2} ms, p99 {:.2} ms (goal p50 <= 10 ms)",
@@ -290,12 +250,7 @@ async fn overhead_on_the_largest_file(
     let mut served = Vec::new();
     for rep in 0..CLI_REPEATS {
         let out = dir.path().join("direct.json");
-        direct.push(run(&[
-            "solve",
-            path.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]));
+        direct.push(solve_to(&path, &[], &out));
         let mut body = plain.clone();
         body.extend_from_slice(format!("\n# CLI repetition {rep}\n").as_bytes());
         let file = dir.path().join(format!("ieee-{rep}.mpg.gz"));
@@ -378,16 +333,16 @@ async fn throughput(
     latencies.sort();
     record::record(
         "service",
-        serde_json::json!({
-            "measurement": "throughput",
-            "sync_commits": sync_commits,
-            "family": family,
-            "jobs": latencies.len(),
-            "jobs_per_s": 1000.0 / wall.as_secs_f64(),
-            "p50_ms": ms(percentile(&latencies, 0.5)),
-            "p99_ms": ms(percentile(&latencies, 0.99)),
-            "latencies_ms": latencies.iter().map(|d| ms(*d)).collect::<Vec<_>>(),
-        }),
+        with_latencies(
+            serde_json::json!({
+                "measurement": "throughput",
+                "sync_commits": sync_commits,
+                "family": family,
+                "jobs": latencies.len(),
+                "jobs_per_s": 1000.0 / wall.as_secs_f64(),
+            }),
+            &latencies,
+        ),
     );
     println!(
         "throughput, 1,000 jobs from 32 clients, {family}: {:.0} jobs/s ({:.2} s), latency p50 {:.1} ms, p99 {:.1} ms (goal >= 200 jobs/s)",
@@ -396,6 +351,14 @@ async fn throughput(
         ms(percentile(&latencies, 0.5)),
         ms(percentile(&latencies, 0.99))
     );
+}
+
+/// `egsolve solve FILE EXTRA… -o OUT` (see [`run_egsolve`]).
+fn solve_to(file: &Path, extra: &[&str], out: &Path) -> Duration {
+    let mut args = vec!["solve", file.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.extend(["-o", out.to_str().unwrap()]);
+    run_egsolve(&args)
 }
 
 /// Runs the `egsolve` binary with `args` (stderr discarded), asserting success; its wall time.

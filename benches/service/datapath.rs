@@ -13,10 +13,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use egsolve_service::{self as service, ServeConfig};
+use egsolve_service::ServeConfig;
+use egsolve_test_support::bench;
 use egsolve_test_support::record;
 
-use super::{ms, run_egsolve};
+use super::http::{InProcess, get_json, post_job, uncompressed_client};
+use super::{ms, run_egsolve, solve_to};
 
 /// Runs part 4 and prints its figures.
 pub async fn data_path() {
@@ -52,15 +54,11 @@ pub async fn data_path() {
         "-o",
         egb.to_str().unwrap(),
     ]);
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "data path, {vertices} vertices × 4 edges ({:.0} MB .mpg, {:.0} MB egb), {reps} interleaved runs; load {}",
         file_mb(&mpg),
         file_mb(&egb),
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        bench::load_average()
     );
     for (name, file) in [("mpg", &mpg), ("egb", &egb)] {
         let mut cli = Vec::new();
@@ -68,14 +66,7 @@ pub async fn data_path() {
         let mut phases: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         for _ in 0..reps {
             let out = dir.path().join("cli.bin");
-            cli.push(run(&[
-                "solve",
-                file.to_str().unwrap(),
-                "--output",
-                "binary",
-                "-o",
-                out.to_str().unwrap(),
-            ]));
+            cli.push(solve_to(file, &["--output", "binary"], &out));
             let (total, parts) = service_job(file, dir.path()).await;
             served.push(total);
             for (phase, seconds) in parts {
@@ -130,19 +121,10 @@ fn median(values: &mut [Duration]) -> Duration {
 /// One job on a fresh server: the whole time, and the phases (client's and server's).
 async fn service_job(file: &Path, scratch: &Path) -> (Duration, Vec<(String, f64)>) {
     let data = tempfile::tempdir().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let config = ServeConfig::for_tests(data.path());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(service::run(listener, config, async move {
-        let _ = stopped.await;
-    }));
+    let server = InProcess::start(ServeConfig::for_tests(data.path())).await;
+    let base = server.base.clone();
     // Uncompressed answers, as `curl` without `--compressed` (loopback gains nothing).
-    let http = reqwest::Client::builder()
-        .no_gzip()
-        .no_zstd()
-        .build()
-        .unwrap();
+    let http = uncompressed_client();
     while http.get(format!("{base}/healthz")).send().await.is_err() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -153,30 +135,17 @@ async fn service_job(file: &Path, scratch: &Path) -> (Duration, Vec<(String, f64
         tokio::fs::File::open(file).await.unwrap(),
         1 << 20,
     ));
-    let reply = http
-        .post(format!("{base}/v1/jobs?return=strategies"))
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 202);
-    let mut job: serde_json::Value = reply.json().await.unwrap();
+    let mut job = post_job(&http, &base, "?return=strategies", body).await;
     let posted = start.elapsed();
     let id = job["id"].as_str().unwrap().to_string();
     while matches!(job["state"].as_str(), Some("queued" | "running")) {
-        job = http
-            .get(format!("{base}/v1/jobs/{id}?wait=30"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        job = get_json(&http, &format!("{base}/v1/jobs/{id}?wait=30")).await;
     }
     assert_eq!(job["state"], "succeeded", "{job}");
     let waited = start.elapsed();
+    let result = format!("{base}/v1/jobs/{id}/result?format=binary");
     let bytes = http
-        .get(format!("{base}/v1/jobs/{id}/result?format=binary"))
+        .get(result)
         .send()
         .await
         .unwrap()
@@ -188,8 +157,7 @@ async fn service_job(file: &Path, scratch: &Path) -> (Duration, Vec<(String, f64
         .unwrap();
     let total = start.elapsed();
     let after = phase_sums(&http, &base).await;
-    let _ = stop.send(());
-    server.await.unwrap().unwrap();
+    server.stop().await.unwrap();
     let mut phases = vec![
         ("client post".to_string(), posted.as_secs_f64()),
         ("client wait".to_string(), (waited - posted).as_secs_f64()),

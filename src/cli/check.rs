@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CliError, EXIT_BAD_INPUT, EXIT_REJECTED};
+use super::{CliError, EXIT_BAD_INPUT, EXIT_REJECTED, read_game};
 use egsolve_core::check::{Claim, ParityClaim, Report, check, check_parity};
-use egsolve_core::format::{self, Format, ReadOptions};
+use egsolve_core::format::Format;
 use egsolve_core::output::read_json_answer;
 
 /// Arguments of `egsolve check`.
@@ -28,13 +28,7 @@ pub struct CheckArgs {
 /// Runs `egsolve check`: exit 0 and "ok" if every certificate holds, else exit 1 with the
 /// violations.
 pub fn run(args: CheckArgs) -> Result<(), CliError> {
-    let game = format::read_path(
-        &args.arena,
-        &ReadOptions {
-            format: args.format,
-            ..ReadOptions::default()
-        },
-    )?;
+    let game = read_game(&args.arena, args.format)?;
     let file = std::fs::File::open(&args.solution).map_err(|e| {
         CliError::new(
             super::EXIT_IO,

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{CliError, EXIT_BAD_INPUT, output_file};
-use egsolve_core::format::{self, Format, ReadOptions, Reduction};
+use super::{CliError, EXIT_BAD_INPUT, output_file, read_game};
+use egsolve_core::format::{self, Format, Reduction};
 
 /// Target formats of `convert` and `gen`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -38,13 +38,7 @@ pub struct ConvertArgs {
 
 /// Runs `egsolve convert`.
 pub fn run(args: ConvertArgs) -> Result<(), CliError> {
-    let game = format::read_path(
-        &args.file,
-        &ReadOptions {
-            format: args.format,
-            ..ReadOptions::default()
-        },
-    )?;
+    let game = read_game(&args.file, args.format)?;
     if let (WriteFormat::Mpg, Some(parity)) = (args.to, &game.parity) {
         if let Reduction::TooLarge(overflow) = &parity.reduction {
             return Err(CliError::new(

@@ -152,6 +152,18 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
+/// Reads the game in `path`, in `format` (`None`: detected).
+pub(crate) fn read_game(
+    path: &std::path::Path,
+    format: Option<egsolve_core::format::Format>,
+) -> Result<egsolve_core::format::Game, CliError> {
+    let options = egsolve_core::format::ReadOptions {
+        format,
+        ..Default::default()
+    };
+    Ok(egsolve_core::format::read_path(path, &options)?)
+}
+
 /// Opens `path` for writing, or stdout for `None` / `-`, buffered.
 pub(crate) fn output_file(path: Option<&PathBuf>) -> Result<Box<dyn std::io::Write>, CliError> {
     Ok(match path {

@@ -177,11 +177,13 @@ async fn a_full_disk_is_507_and_the_server_goes_on() {
         .assert_problem(507, "insufficient-storage");
     assert_eq!(refusals(&server, "admission").await, 1);
 
-    let id = server
-        .submit_ok(small_arena(100, 3), "?backend=cpu", None)
-        .await;
-    let done = server
-        .wait_finished(&id, None, Duration::from_secs(60))
+    goes_on_then_stops(server, 3).await;
+}
+
+/// After a refusal the server goes on: a small job succeeds. Then it stops.
+async fn goes_on_then_stops(server: Server, seed: u64) {
+    let (_, done) = server
+        .submit_finished(small_arena(100, seed), "?backend=cpu")
         .await;
     assert_eq!(done["state"], "succeeded", "{done}");
     server.stop().await;
@@ -202,25 +204,15 @@ async fn a_result_that_cannot_be_written_fails_its_job() {
     }
     let _unmount = Unmount(results.clone());
     let server = Server::start_in(tmp.path(), |_| {}).await;
-    let id = server
-        .submit_ok(self_loops(20_000), "?backend=cpu", None)
-        .await;
-    let done = server
-        .wait_finished(&id, None, Duration::from_secs(60))
+    let (_, done) = server
+        .submit_finished(self_loops(20_000), "?backend=cpu")
         .await;
     assert_eq!(done["state"], "failed", "{done}");
     assert_eq!(done["failure"]["type"], "insufficient-storage", "{done}");
     let message = done["failure"]["message"].as_str().unwrap();
     assert!(message.contains("disk is full"), "{message}");
     assert_eq!(refusals(&server, "result").await, 1);
-    let id = server
-        .submit_ok(small_arena(100, 6), "?backend=cpu", None)
-        .await;
-    let done = server
-        .wait_finished(&id, None, Duration::from_secs(60))
-        .await;
-    assert_eq!(done["state"], "succeeded", "{done}");
-    server.stop().await;
+    goes_on_then_stops(server, 6).await;
 }
 
 /// A Btrfs file system in a 300 MB loop file, unmounted when dropped.
@@ -278,12 +270,10 @@ async fn references_are_reflinked_where_the_file_system_can(disk: Btrfs) {
     .await;
     let body = serde_json::json!({ "path": path }).to_string().into_bytes();
     let reply = server
-        .call(
-            Method::POST,
-            "/v1/jobs?backend=cpu",
-            None,
-            &[("content-type", "application/vnd.egsolve.reference+json")],
-            Some(body),
+        .submit_with(
+            body,
+            "?backend=cpu",
+            ("content-type", "application/vnd.egsolve.reference+json"),
         )
         .await;
     assert_eq!(reply.status, 202, "{}", reply.text());

@@ -527,15 +527,20 @@ fn integration_tests_link_as_few_binaries() {
                 .map(move |target| format!("{name}: {}", target["name"].as_str().unwrap()))
         })
         .collect();
-    assert!(
-        tests.len() <= 8,
-        "{} integration-test binaries: {tests:#?}",
-        tests.len()
+    assert_at_most_and_seen(
+        &tests,
+        8,
+        "integration-test binaries",
+        ("egsolve: integration", "the root's tests are not found"),
     );
-    assert!(
-        tests.iter().any(|t| t == "egsolve: integration"),
-        "the root's tests are not found: {tests:?}"
-    );
+}
+
+/// Asserts that there are at most `limit` `items` (of the kind `what`), and that `seen.0`
+/// is among them (`seen.1` says what its absence means: a scanner that found nothing).
+fn assert_at_most_and_seen(items: &[String], limit: usize, what: &str, seen: (&str, &str)) {
+    assert!(items.len() <= limit, "{} {what}: {items:#?}", items.len());
+    let (expected, missing) = seen;
+    assert!(items.iter().any(|i| i == expected), "{missing}: {items:?}");
 }
 
 /// The items of a crate another crate can name, from its sources (`modules`):
@@ -655,13 +660,6 @@ fn the_service_exposes_a_narrow_facade() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let items = public_items(&modules(&root.join("crates/service/src")));
     eprintln!("egsolve-service: {} public items", items.len());
-    assert!(
-        items.len() <= 60,
-        "{} public items: {items:#?}",
-        items.len()
-    );
-    assert!(
-        items.iter().any(|i| i == ": fn run"),
-        "the scanner finds the facade: {items:?}"
-    );
+    let seen = (": fn run", "the scanner finds the facade");
+    assert_at_most_and_seen(&items, 60, "public items", seen);
 }

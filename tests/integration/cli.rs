@@ -2,6 +2,7 @@
 //! documented exit codes for bad input, rejected solutions and usage errors.
 
 use crate::common;
+use crate::service_support::vertex_numbers;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -11,6 +12,42 @@ fn egsolve(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run egsolve")
+}
+
+/// Asserts that `out` exited with `code` and that its standard error says `words`.
+fn assert_fails_with(out: &Output, code: i32, words: &str) {
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(out));
+    assert!(stderr(out).contains(words), "{}", stderr(out));
+}
+
+/// `egsolve gen parity` of `vertices` vertices of out-degree 3 and `priorities`
+/// priorities, seeded, written to `out`; asserted to succeed.
+fn gen_parity(vertices: u32, priorities: u32, seed: u64, out: &str) {
+    let [vertices, priorities, seed] = [vertices, priorities, seed as u32].map(|n| n.to_string());
+    let generated = egsolve(&[
+        "gen",
+        "parity",
+        "--vertices",
+        &vertices,
+        "--priorities",
+        &priorities,
+        "--degree",
+        "3",
+        "--seed",
+        &seed,
+        "-o",
+        out,
+    ]);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+}
+
+/// The (vertex, winner) pairs of the `paritysol` answer `out` printed.
+fn paritysol_winners(out: &Output) -> Vec<(u32, u8)> {
+    egsolve_core::format::read_paritysol(&out.stdout[..])
+        .unwrap()
+        .into_iter()
+        .map(|(v, w, _)| (v, w))
+        .collect()
 }
 
 fn stdout(o: &Output) -> String {
@@ -251,22 +288,12 @@ fn parity_algorithm_is_chosen_and_named() {
         assert_eq!(doc["summary"]["backend"], "parity");
         let check = egsolve(&["check", gm, json]);
         assert!(check.status.success(), "{name}: {}", stderr(&check));
-        let winners: Vec<u64> = doc["vertices"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["winner"].as_u64().unwrap())
-            .collect();
+        let winners = vertex_numbers(&doc, "winner");
         answers.push(winners);
     }
     assert!(answers.windows(2).all(|w| w[0] == w[1]));
     let out = egsolve(&["solve", gm, "--parity-algorithm", "fpi"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("recursive-tangle-learning"),
-        "{}",
-        stderr(&out)
-    );
+    assert_fails_with(&out, 2, "recursive-tangle-learning");
     let help = egsolve(&["solve", "--help"]);
     assert!(
         stdout(&help).contains("--parity-algorithm"),
@@ -293,14 +320,10 @@ fn egb_converts_solves_checks_and_reports_damage_by_offset() {
         let binary = egsolve(&["solve", &file, "--output", "paritysol"]);
         assert!(binary.status.success(), "{}", stderr(&binary));
         // The same winners (the strategies are certified ones of either solve).
-        let winners = |out: &std::process::Output| -> Vec<(u32, u8)> {
-            egsolve_core::format::read_paritysol(&out.stdout[..])
-                .unwrap()
-                .into_iter()
-                .map(|(v, w, _)| (v, w))
-                .collect()
-        };
-        assert!(winners(&binary) == winners(&text), "{file}: answers differ");
+        assert!(
+            paritysol_winners(&binary) == paritysol_winners(&text),
+            "{file}: answers differ"
+        );
     }
     let out = egsolve(&["solve", &p("h.egb"), "-o", &p("h.json")]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -316,21 +339,11 @@ fn egb_converts_solves_checks_and_reports_damage_by_offset() {
     bad[last] ^= 1;
     std::fs::write(p("bad.egb"), &bad).unwrap();
     let out = egsolve(&["solve", &p("bad.egb")]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     // The last byte is in the block table, which the header's checksum covers.
-    assert!(
-        stderr(&out).contains("byte 56: the header's checksum"),
-        "{}",
-        stderr(&out)
-    );
+    assert_fails_with(&out, 3, "byte 56: the header's checksum");
     std::fs::write(p("cut.egb"), &bytes[..100]).unwrap();
     let out = egsolve(&["solve", &p("cut.egb")]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("byte 100: the file ends"),
-        "{}",
-        stderr(&out)
-    );
+    assert_fails_with(&out, 3, "byte 100: the file ends");
 }
 
 #[test]
@@ -339,8 +352,7 @@ fn bad_input_exits_3_with_line_and_column() {
     let bad = dir.path().join("bad.mpg");
     std::fs::write(&bad, "arena 1;\n0 MAX 1:2;\n1 MAXI 0:1;\n").unwrap();
     let out = egsolve(&["solve", bad.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(stderr(&out).contains("line 3"), "{}", stderr(&out));
+    assert_fails_with(&out, 3, "line 3");
     let out = egsolve(&["solve", "does/not/exist.mpg"]);
     assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
     let out = egsolve(&["solve", "examples/small.mpg", "--output", "paritysol"]);
@@ -384,21 +396,7 @@ fn timeout_exits_4() {
 fn parity_games_beyond_the_reduction_end_to_end() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
-    let generated = egsolve(&[
-        "gen",
-        "parity",
-        "--vertices",
-        "3000",
-        "--priorities",
-        "99",
-        "--degree",
-        "3",
-        "--seed",
-        "9",
-        "-o",
-        &p("g.gm"),
-    ]);
-    assert!(generated.status.success(), "{}", stderr(&generated));
+    gen_parity(3000, 99, 9, &p("g.gm"));
     let out = egsolve(&["solve", &p("g.gm"), "-o", &p("s.json")]);
     assert!(out.status.success(), "{}", stderr(&out));
     let doc: serde_json::Value =
@@ -464,16 +462,9 @@ fn parity_games_beyond_the_reduction_end_to_end() {
     ]);
     // The same winners (strategies are certified ones and may differ between two solves:
     // the portfolio's first search to finish answers).
-    let winners = |out: &std::process::Output| -> Vec<(u32, u8)> {
-        egsolve_core::format::read_paritysol(&out.stdout[..])
-            .unwrap()
-            .into_iter()
-            .map(|(v, w, _)| (v, w))
-            .collect()
-    };
     assert_eq!(
-        winners(&again),
-        winners(&sol),
+        paritysol_winners(&again),
+        paritysol_winners(&sol),
         "the JSON copy has the same answer"
     );
 }
@@ -486,21 +477,7 @@ fn parity_games_beyond_the_reduction_end_to_end() {
 fn parity_games_get_winners_by_default_and_credits_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
-    let generated = egsolve(&[
-        "gen",
-        "parity",
-        "--vertices",
-        "500",
-        "--priorities",
-        "4",
-        "--degree",
-        "3",
-        "--seed",
-        "5",
-        "-o",
-        &p("g.gm"),
-    ]);
-    assert!(generated.status.success(), "{}", stderr(&generated));
+    gen_parity(500, 4, 5, &p("g.gm"));
     let summary_of = |args: &[&str]| {
         let out = egsolve(args);
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
@@ -513,19 +490,13 @@ fn parity_games_get_winners_by_default_and_credits_when_asked() {
     let credits = summary_of(&["solve", &p("g.gm"), "--credits"]);
     assert_eq!(credits["summary"]["credits_computed"], true);
     assert_eq!(credits["summary"]["backend"], "auto");
-    let winners = |doc: &serde_json::Value| -> Vec<u64> {
-        doc["vertices"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["winner"].as_u64().unwrap())
-            .collect()
-    };
-    assert_eq!(winners(&natural), winners(&credits));
+    assert_eq!(
+        vertex_numbers(&natural, "winner"),
+        vertex_numbers(&credits, "winner")
+    );
 
     let text = egsolve(&["solve", &p("g.gm"), "--output", "text"]);
-    assert_eq!(text.status.code(), Some(3), "{}", stderr(&text));
-    assert!(stderr(&text).contains("--credits"), "{}", stderr(&text));
+    assert_fails_with(&text, 3, "--credits");
     let text = egsolve(&["solve", &p("g.gm"), "--output", "text", "--credits"]);
     assert!(text.status.success(), "{}", stderr(&text));
     assert_eq!(stdout(&text).lines().count(), 500);

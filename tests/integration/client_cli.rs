@@ -6,31 +6,32 @@
 
 use crate::common;
 use crate::packaging_support;
+use crate::service_support::vertex_numbers;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use packaging_support::{Server, egsolve, run_egsolve};
+use packaging_support::{Server, egsolve, run_client as client, run_egsolve};
 
 fn shared(relative: &str) -> PathBuf {
     common::shared_data().join(relative)
 }
 
-const GAME: &str = "parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz";
-
-/// Runs the client with `server`'s URL; (exit code, stdout, stderr).
-fn client(server: &Server, args: &[&str]) -> (i32, String, String) {
-    let output = egsolve()
-        .args(args)
-        .env("EGSOLVE_SERVER", server.url())
-        .output()
-        .expect("run egsolve");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+/// Runs the client with `server`'s URL, asserting it exits 0; its standard output.
+fn client_ok(server: &Server, args: &[&str]) -> String {
+    let (code, stdout, stderr) = client(server, args);
+    assert_eq!(code, 0, "{stderr}");
+    stdout
 }
+
+/// Runs `egsolve ARGS`, asserting it succeeds; its standard output.
+fn egsolve_ok(args: &[&str]) -> String {
+    let (status, stdout, stderr) = run_egsolve(args);
+    assert!(status.success(), "{stderr}");
+    stdout
+}
+
+const GAME: &str = "parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz";
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
@@ -41,26 +42,27 @@ fn submit_wait_writes_a_result_that_check_certifies() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start(&data.path().join("store"), &[]);
     let game = shared(GAME);
+    let game = game.to_str().unwrap();
     let out = data.path().join("answer.json");
+    let out = out.to_str().unwrap();
     let (code, _, stderr) = client(
         &server,
         &[
             "submit",
-            game.to_str().unwrap(),
+            game,
             "--return",
             "strategies",
             "--wait",
             "-o",
-            out.to_str().unwrap(),
+            out,
         ],
     );
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("succeeded"), "status line: {stderr}");
-    let answer = json(&std::fs::read_to_string(&out).unwrap());
+    let answer = json(&std::fs::read_to_string(out).unwrap());
     assert!(answer["job"].is_string(), "the job id is in the result");
     assert_eq!(answer["vertices"].as_array().unwrap().len(), 119);
-    let (status, report, stderr) =
-        run_egsolve(&["check", game.to_str().unwrap(), out.to_str().unwrap()]);
+    let (status, report, stderr) = run_egsolve(&["check", game, out]);
     assert!(status.success(), "egsolve check: {report}{stderr}");
 }
 
@@ -70,15 +72,13 @@ fn submit_status_result_jobs_and_cancel() {
     let server = Server::start(&data.path().join("store"), &["--cpu-workers", "1"]);
     let game = shared(GAME);
     // A parity game: `--credits` asks for the reduction's credits (text results need them).
-    let (code, id, stderr) = client(&server, &["submit", game.to_str().unwrap(), "--credits"]);
-    assert_eq!(code, 0, "{stderr}");
+    let id = client_ok(&server, &["submit", game.to_str().unwrap(), "--credits"]);
     let id = id.trim().to_string();
     assert_eq!(id.len(), 36, "a job id on stdout: {id}");
 
     let started = Instant::now();
     let job = loop {
-        let (code, out, stderr) = client(&server, &["status", &id, "--wait", "5"]);
-        assert_eq!(code, 0, "{stderr}");
+        let out = client_ok(&server, &["status", &id, "--wait", "5"]);
         let job = json(&out);
         if job["state"] == "succeeded" {
             break job;
@@ -90,7 +90,7 @@ fn submit_status_result_jobs_and_cancel() {
     assert_eq!(job["id"], id.as_str());
 
     let text = data.path().join("answer.txt");
-    let (code, _, stderr) = client(
+    client_ok(
         &server,
         &[
             "result",
@@ -101,21 +101,14 @@ fn submit_status_result_jobs_and_cancel() {
             text.to_str().unwrap(),
         ],
     );
-    assert_eq!(code, 0, "{stderr}");
     assert_eq!(std::fs::read_to_string(&text).unwrap().lines().count(), 119);
-    let (code, some, stderr) = client(&server, &["result", &id, "--vertices", "0,17"]);
-    assert_eq!(code, 0, "{stderr}");
-    let ids: Vec<u64> = json(&some)["vertices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["id"].as_u64().unwrap())
-        .collect();
+    let some = client_ok(&server, &["result", &id, "--vertices", "0,17"]);
+    let ids = vertex_numbers(&json(&some), "id");
     assert_eq!(ids, [0, 17]);
 
     // The binary result is the bytes `egsolve solve --output binary` writes.
     let served = data.path().join("answer.bin");
-    let (code, _, stderr) = client(
+    client_ok(
         &server,
         &[
             "result",
@@ -126,9 +119,8 @@ fn submit_status_result_jobs_and_cancel() {
             served.to_str().unwrap(),
         ],
     );
-    assert_eq!(code, 0, "{stderr}");
     let local = data.path().join("local.bin");
-    let (status, _, stderr) = run_egsolve(&[
+    egsolve_ok(&[
         "solve",
         game.to_str().unwrap(),
         "--credits",
@@ -137,7 +129,6 @@ fn submit_status_result_jobs_and_cancel() {
         "-o",
         local.to_str().unwrap(),
     ]);
-    assert!(status.success(), "{stderr}");
     let bytes = std::fs::read(&served).unwrap();
     let local = std::fs::read(&local).unwrap();
     // Header and credits as the CLI writes them; the strategies are certified winning ones
@@ -149,7 +140,7 @@ fn submit_status_result_jobs_and_cancel() {
 
     // A long solve, cancelled while it runs.
     let climb = data.path().join("climb.mpg");
-    let (status, _, stderr) = run_egsolve(&[
+    egsolve_ok(&[
         "gen",
         "climb",
         "--length",
@@ -159,20 +150,16 @@ fn submit_status_result_jobs_and_cancel() {
         "-o",
         climb.to_str().unwrap(),
     ]);
-    assert!(status.success(), "{stderr}");
-    let (code, slow, stderr) = client(
+    let slow = client_ok(
         &server,
         &["submit", climb.to_str().unwrap(), "--backend", "reference"],
     );
-    assert_eq!(code, 0, "{stderr}");
     let slow = slow.trim().to_string();
-    let (code, cancelled, stderr) = client(&server, &["cancel", &slow]);
-    assert_eq!(code, 0, "{stderr}");
+    let cancelled = client_ok(&server, &["cancel", &slow]);
     assert_eq!(json(&cancelled)["state"], "cancelled");
 
     // One line per job, newest first: `ID STATE …`.
-    let (code, listed, stderr) = client(&server, &["jobs"]);
-    assert_eq!(code, 0, "{stderr}");
+    let listed = client_ok(&server, &["jobs"]);
     let rows: Vec<(&str, &str)> = listed
         .lines()
         .map(|l| {
@@ -194,18 +181,12 @@ fn submit_status_result_jobs_and_cancel() {
 fn tokens_come_from_the_environment_and_failures_are_clear() {
     let data = tempfile::tempdir().unwrap();
     let tokens = data.path().join("tokens");
-    let (status, token, stderr) = run_egsolve(&[
-        "token",
-        "add",
-        "alice",
-        "--tokens-file",
-        tokens.to_str().unwrap(),
-    ]);
-    assert!(status.success(), "{stderr}");
+    let tokens = tokens.to_str().unwrap();
+    let token = egsolve_ok(&["token", "add", "alice", "--tokens-file", tokens]);
     let token = token.trim().to_string();
     let server = Server::start(
         &data.path().join("store"),
-        &["--auth", "true", "--tokens-file", tokens.to_str().unwrap()],
+        &["--auth", "true", "--tokens-file", tokens],
     );
     let game = shared(GAME);
     let (code, _, stderr) = client(&server, &["submit", game.to_str().unwrap()]);

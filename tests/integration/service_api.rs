@@ -127,12 +127,7 @@ async fn result_formats_vertex_selection_and_gzip(engine: Engine) {
         .get(&format!("/v1/jobs/{id}/result?vertices=17,0"), None)
         .await
         .json();
-    let ids: Vec<u64> = some["vertices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["id"].as_u64().unwrap())
-        .collect();
+    let ids = vertex_numbers(&some, "id");
     assert_eq!(ids, [17, 0]);
     assert_eq!(some["vertices"][1], full["vertices"][0]);
     assert!(full["vertices"][0].get("strategy").is_some());
@@ -146,13 +141,7 @@ async fn result_formats_vertex_selection_and_gzip(engine: Engine) {
         .await;
     bad.assert_problem(400, "invalid-parameter");
     let zipped = server
-        .call(
-            Method::GET,
-            &format!("/v1/jobs/{id}/result?format=text"),
-            None,
-            &[("accept-encoding", "gzip")],
-            None,
-        )
+        .get_accepting(&format!("/v1/jobs/{id}/result?format=text"), "gzip")
         .await;
     assert_eq!(zipped.headers["content-encoding"], "gzip");
     let plain = server
@@ -169,11 +158,8 @@ async fn json_result_is_the_cli_document_and_certifies(engine: Engine) {
     let server = Server::start_on(engine, |_| {}).await;
     for (game, _) in &SHARED[..3] {
         let bytes = std::fs::read(data_file(game)).unwrap();
-        let id = server
-            .submit_ok(bytes.clone(), "?return=strategies&backend=reference", None)
-            .await;
-        let job = server
-            .wait_finished(&id, None, Duration::from_secs(60))
+        let (id, job) = server
+            .submit_finished(bytes.clone(), "?return=strategies&backend=reference")
             .await;
         assert_eq!(job["state"], "succeeded", "{game}: {job}");
         let served = server.get(&format!("/v1/jobs/{id}/result"), None).await;
@@ -248,11 +234,8 @@ async fn json_result_is_the_cli_document_and_certifies(engine: Engine) {
 
         // Without `return=strategies` (the default, `credits`) the same records stop at
         // `winner`: what the README and docs/json-format.md say.
-        let id = server
-            .submit_ok(bytes.clone(), "?backend=reference", None)
-            .await;
-        server
-            .wait_finished(&id, None, Duration::from_secs(60))
+        let (id, _) = server
+            .submit_finished(bytes.clone(), "?backend=reference")
             .await;
         let plain = server
             .get(&format!("/v1/jobs/{id}/result"), None)
@@ -306,36 +289,18 @@ async fn bad_bodies_get_the_right_problems(engine: Engine) {
 
     let game = slow_cycle(3);
     let reply = server
-        .call(
-            Method::POST,
-            "/v1/jobs",
-            None,
-            &[("content-encoding", "br")],
-            Some(game.clone()),
-        )
+        .submit_with(game.clone(), "", ("content-encoding", "br"))
         .await;
     reply.assert_problem(415, "unsupported-encoding");
     let reply = server
-        .call(
-            Method::POST,
-            "/v1/jobs",
-            None,
-            &[("content-type", "application/json")],
-            Some(game.clone()),
-        )
+        .submit_with(game.clone(), "", ("content-type", "application/json"))
         .await;
     reply.assert_problem(415, "wrong-content");
     let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
     let reply = server.submit(png, "", None).await;
     reply.assert_problem(415, "wrong-content");
     let reply = server
-        .call(
-            Method::POST,
-            "/v1/jobs",
-            None,
-            &[("content-encoding", "gzip")],
-            Some(game.clone()),
-        )
+        .submit_with(game.clone(), "", ("content-encoding", "gzip"))
         .await;
     reply.assert_problem(400, "bad-compression");
     let reply = server.submit(Vec::new(), "", None).await;
@@ -390,10 +355,7 @@ async fn arenas_parsed_while_uploading_with_and_without_memory_budget(engine: En
     let expected = expected(&data_file(answer));
     for budget in [0, 1 << 30] {
         let server = Server::start_on(engine, |c| c.preparsed_memory_bytes = budget).await;
-        let id = server.submit_ok(bytes.clone(), "?credits=true", None).await;
-        let job = server
-            .wait_finished(&id, None, Duration::from_secs(60))
-            .await;
+        let (id, job) = server.submit_finished(bytes.clone(), "?credits=true").await;
         assert_eq!(job["state"], "succeeded", "budget {budget}: {job}");
         assert!(job["durations_ms"]["parse"].as_f64().is_some(), "{job}");
         let text = server
@@ -433,13 +395,7 @@ async fn unknown_ids_and_routes_are_404(engine: Engine) {
         );
     }
     let reply = server
-        .call(
-            Method::DELETE,
-            "/v1/jobs/01a200f7-d182-7396-8152-480efd9f45f5",
-            None,
-            &[],
-            None,
-        )
+        .delete("/v1/jobs/01a200f7-d182-7396-8152-480efd9f45f5", None)
         .await;
     assert_eq!(reply.status, 404);
     let reply = server
@@ -454,10 +410,7 @@ async fn unknown_ids_and_routes_are_404(engine: Engine) {
 
 async fn cancel_a_queued_and_a_running_job(engine: Engine) {
     let server = Server::start_on(engine, |c| c.cpu_workers = 1).await;
-    let running = server
-        .submit_ok(slow_cycle(200_000), "?backend=reference", None)
-        .await;
-    server.wait_state(&running, "running", None).await;
+    let running = server.submit_blocker().await;
     let queued = server.submit_ok(slow_cycle(5), "", None).await;
     let job = server.get(&format!("/v1/jobs/{queued}"), None).await.json();
     assert_eq!(
@@ -470,29 +423,13 @@ async fn cancel_a_queued_and_a_running_job(engine: Engine) {
         .json();
     assert!(progress["progress"]["lifts"].is_u64(), "{progress}");
 
-    let reply = server
-        .call(
-            Method::DELETE,
-            &format!("/v1/jobs/{queued}"),
-            None,
-            &[],
-            None,
-        )
-        .await;
+    let reply = server.delete(&format!("/v1/jobs/{queued}"), None).await;
     assert_eq!(
         (reply.status, reply.json()["state"].as_str()),
         (200, Some("cancelled"))
     );
     let start = Instant::now();
-    let reply = server
-        .call(
-            Method::DELETE,
-            &format!("/v1/jobs/{running}"),
-            None,
-            &[],
-            None,
-        )
-        .await;
+    let reply = server.delete(&format!("/v1/jobs/{running}"), None).await;
     assert_eq!(reply.json()["state"], "cancelled");
     // The worker is free again within a second: a new job runs.
     let next = server.submit_ok(slow_cycle(4), "", None).await;
@@ -519,15 +456,7 @@ async fn cancel_a_queued_and_a_running_job(engine: Engine) {
         (job["attempts"].as_u64(), job["started_at"].is_null()),
         (Some(0), true)
     );
-    let reply = server
-        .call(
-            Method::DELETE,
-            &format!("/v1/jobs/{queued}"),
-            None,
-            &[],
-            None,
-        )
-        .await;
+    let reply = server.delete(&format!("/v1/jobs/{queued}"), None).await;
     reply.assert_problem(409, "job-finished");
     server.stop().await;
 }
@@ -567,15 +496,7 @@ async fn users_are_isolated_and_limited(engine: Engine) {
             .status,
         404
     );
-    let reply = server
-        .call(
-            Method::DELETE,
-            &format!("/v1/jobs/{a1}"),
-            Some(&bob),
-            &[],
-            None,
-        )
-        .await;
+    let reply = server.delete(&format!("/v1/jobs/{a1}"), Some(&bob)).await;
     assert_eq!(reply.status, 404);
     let listed = server.get("/v1/jobs", Some(&bob)).await.json();
     let ids: Vec<&str> = listed["jobs"]
@@ -601,15 +522,7 @@ async fn users_are_isolated_and_limited(engine: Engine) {
         .await
         .json();
     assert_eq!(queued_only["jobs"][0]["id"], a1.as_str());
-    let reply = server
-        .call(
-            Method::DELETE,
-            &format!("/v1/jobs/{a1}"),
-            Some(&root),
-            &[],
-            None,
-        )
-        .await;
+    let reply = server.delete(&format!("/v1/jobs/{a1}"), Some(&root)).await;
     assert_eq!(reply.status, 200, "{}", reply.text());
     server
         .wait_finished(&b1, Some(&bob), Duration::from_secs(30))
@@ -624,10 +537,7 @@ async fn two_hundred_concurrent_small_submissions_succeed(engine: Engine) {
     for i in 0..200u64 {
         let server = server.clone();
         tasks.push(tokio::spawn(async move {
-            let id = server.submit_ok(small_arena(50, i), "", None).await;
-            let job = server
-                .wait_finished(&id, None, Duration::from_secs(60))
-                .await;
+            let (id, job) = server.submit_finished(small_arena(50, i), "").await;
             assert_eq!(job["state"], "succeeded", "{job}");
             id
         }));
@@ -651,10 +561,7 @@ async fn two_hundred_concurrent_small_submissions_succeed(engine: Engine) {
 
 async fn long_polling_answers_when_the_state_changes(engine: Engine) {
     let server = Server::start_on(engine, |c| c.cpu_workers = 1).await;
-    let blocker = server
-        .submit_ok(slow_cycle(200_000), "?backend=reference", None)
-        .await;
-    server.wait_state(&blocker, "running", None).await;
+    let blocker = server.submit_blocker().await;
     let waiting = server.submit_ok(slow_cycle(5), "", None).await;
     let cancel = {
         let http = server.http.clone();
@@ -734,15 +641,7 @@ async fn workers_list_this_process_with_its_jobs(engine: Engine) {
     assert_eq!(me["jobs"][0]["id"], running.as_str(), "{listing}");
     assert_eq!(me["jobs"][0]["device"], "cpu");
     assert_eq!(job["worker"], me["id"], "{job}");
-    let reply = server
-        .call(
-            Method::DELETE,
-            &format!("/v1/jobs/{running}"),
-            None,
-            &[],
-            None,
-        )
-        .await;
+    let reply = server.delete(&format!("/v1/jobs/{running}"), None).await;
     assert_eq!(reply.status, 200);
     server.stop().await;
 }

@@ -15,7 +15,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use reqwest::Method;
 use service_support::*;
 
 const ENERGY: &str = "energy/clique_500_cp4.mpg.gz";
@@ -34,13 +33,7 @@ async fn submit_raw_reference(
     token: Option<&str>,
 ) -> Reply {
     server
-        .call(
-            Method::POST,
-            &format!("/v1/jobs{query}"),
-            token,
-            &[("content-type", MEDIA)],
-            Some(body),
-        )
+        .submit_with_headers(body, query, token, &[("content-type", MEDIA)])
         .await
 }
 
@@ -85,6 +78,7 @@ async fn every_bad_reference_has_its_own_answer(engine: Engine) {
     submit_reference(&server, &game, "", Some(&bob))
         .await
         .assert_problem(403, "import-forbidden");
+    let outside = |path: &Path| (json_path(path), 403, "outside-import-roots");
     let cases: Vec<(Vec<u8>, u16, &str)> = vec![
         (
             br#"{"path": "root/game.mpg"}"#.to_vec(),
@@ -98,22 +92,10 @@ async fn every_bad_reference_has_its_own_answer(engine: Engine) {
         ),
         (b"not json".to_vec(), 400, "invalid-reference"),
         (vec![b' '; 100_000], 400, "invalid-reference"),
-        (
-            json_path(&dir.path().join("secret.mpg")),
-            403,
-            "outside-import-roots",
-        ),
-        (
-            json_path(&root.join("out.mpg")),
-            403,
-            "outside-import-roots",
-        ),
-        (json_path(&root.join("zero")), 403, "outside-import-roots"),
-        (
-            json_path(Path::new("/etc/passwd")),
-            403,
-            "outside-import-roots",
-        ),
+        outside(&dir.path().join("secret.mpg")),
+        outside(&root.join("out.mpg")),
+        outside(&root.join("zero")),
+        outside(Path::new("/etc/passwd")),
         (
             json_path(&root.join("missing.mpg")),
             422,
@@ -322,7 +304,7 @@ on_both_stores!(
 /// result is; without roots the CLI says why.
 #[test]
 fn the_cli_submits_by_reference() {
-    use packaging_support::{Server as Binary, egsolve};
+    use packaging_support::{Server as Binary, run_client};
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     std::fs::create_dir(&root).unwrap();
@@ -333,15 +315,8 @@ fn the_cli_submits_by_reference() {
         &["--import-root", root.to_str().unwrap()],
     );
     let run = |args: &[&str]| {
-        let output = egsolve()
-            .args(args)
-            .env("EGSOLVE_SERVER", server.url())
-            .output()
-            .expect("run egsolve");
-        (
-            output.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
+        let (code, _, stderr) = run_client(&server, args);
+        (code, stderr)
     };
     let by_reference = dir.path().join("by-reference.bin");
     let uploaded = dir.path().join("uploaded.bin");

@@ -74,6 +74,14 @@ impl Cluster {
         }
     }
 
+    /// A cluster on a database of the shared PostgreSQL server (none where there is no
+    /// server), and a client.
+    fn shared(lease_ms: u64) -> Option<(Cluster, reqwest::Client)> {
+        let pg = PgServer::shared()?;
+        let cluster = Cluster::new(pg.create_database(), lease_ms);
+        Some((cluster, reqwest::Client::new()))
+    }
+
     /// A fresh data directory and log file for a process.
     fn place(&self) -> (PathBuf, PathBuf) {
         let n = self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -105,6 +113,25 @@ impl Cluster {
             .expect("egsolve serve starts");
         let base = listening_address(&mut child);
         (Proc { child, log }, base)
+    }
+
+    /// An API host and two registered workers, one of them running a [`SLOW`] job for the
+    /// reference solver.
+    async fn slow_job(&self, http: &reqwest::Client) -> SlowJob {
+        let (_api, base) = self.api();
+        let workers = [self.worker(), self.worker()];
+        wait_registered(http, &base, 3).await;
+        let body = slow_cycle(SLOW);
+        let id = submit(http, &base, body.clone(), "?backend=reference").await;
+        let running = wait_running(http, &base, &id).await;
+        SlowJob {
+            _api,
+            base,
+            workers,
+            body,
+            id,
+            running,
+        }
     }
 
     /// A worker host with one CPU slot of one thread.
@@ -259,34 +286,50 @@ fn holder<'a>(workers: &'a [Proc], worker: &str) -> &'a Proc {
 /// running, then killed or frozen, on a loaded 2-core machine.
 const SLOW: u32 = 16_000;
 
+/// What [`Cluster::slow_job`] starts: the API host (kept running) and its base URL, the
+/// workers, the job's arena and id, and its view once running.
+struct SlowJob {
+    _api: Proc,
+    base: String,
+    workers: [Proc; 2],
+    body: Vec<u8>,
+    id: String,
+    running: serde_json::Value,
+}
+
+impl SlowJob {
+    /// Long-polls until the job is finished (at most two minutes); its view.
+    async fn finished(&self, http: &reqwest::Client) -> serde_json::Value {
+        let limit = Duration::from_secs(120);
+        wait_for(http, &self.base, &self.id, limit, finished).await
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_worker_s_job_finishes_once_on_another() {
-    let Some(pg) = PgServer::shared() else { return };
-    let cluster = Cluster::new(pg.create_database(), 1500);
-    let http = reqwest::Client::new();
-    let (_api, base) = cluster.api();
-    let workers = [cluster.worker(), cluster.worker()];
-    wait_registered(&http, &base, 3).await;
-
-    let body = slow_cycle(SLOW);
-    let id = submit(&http, &base, body.clone(), "?backend=reference").await;
-    let running = wait_running(&http, &base, &id).await;
-    let victim = holder(&workers, running["worker"].as_str().unwrap());
+    let Some((cluster, http)) = Cluster::shared(1500) else {
+        return;
+    };
+    let job = cluster.slow_job(&http).await;
+    let victim = holder(&job.workers, job.running["worker"].as_str().unwrap());
     victim.signal("-KILL");
     let killed = Instant::now();
 
-    let done = wait_for(&http, &base, &id, Duration::from_secs(120), finished).await;
+    let done = job.finished(&http).await;
     let took = killed.elapsed();
     assert_eq!(done["state"], "succeeded", "{done}");
     assert_eq!(done["attempts"], 2, "{done}");
-    assert_ne!(done["worker"], running["worker"], "{done}");
+    assert_ne!(done["worker"], job.running["worker"], "{done}");
     // Within the lease plus one solve (the solve as measured by the second attempt, plus
     // slack for a loaded machine: the heartbeat period and the claim).
     let solve = Duration::from_secs_f64(done["durations_ms"]["solve"].as_f64().unwrap() / 1e3);
     let bound = Duration::from_millis(cluster.lease_ms) + solve * 2 + Duration::from_secs(5);
     assert!(took <= bound, "re-run took {took:?}, bound {bound:?}");
 
-    assert_eq!(result_text(&http, &base, &id).await, cli_answer(&body));
+    assert_eq!(
+        result_text(&http, &job.base, &job.id).await,
+        cli_answer(&job.body)
+    );
     let stored = records(&cluster.url).await;
     assert_eq!(stored.len(), 1);
     assert_eq!(
@@ -297,20 +340,14 @@ async fn a_killed_worker_s_job_finishes_once_on_another() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frozen_worker_past_its_lease_records_nothing() {
-    let Some(pg) = PgServer::shared() else { return };
-    let cluster = Cluster::new(pg.create_database(), 1000);
-    let http = reqwest::Client::new();
-    let (_api, base) = cluster.api();
-    let workers = [cluster.worker(), cluster.worker()];
-    wait_registered(&http, &base, 3).await;
-
-    let body = slow_cycle(SLOW);
-    let id = submit(&http, &base, body.clone(), "?backend=reference").await;
-    let running = wait_running(&http, &base, &id).await;
-    let frozen_id = running["worker"].as_str().unwrap().to_string();
-    let frozen = holder(&workers, &frozen_id);
+    let Some((cluster, http)) = Cluster::shared(1000) else {
+        return;
+    };
+    let job = cluster.slow_job(&http).await;
+    let frozen_id = job.running["worker"].as_str().unwrap().to_string();
+    let frozen = holder(&job.workers, &frozen_id);
     frozen.signal("-STOP");
-    let done = wait_for(&http, &base, &id, Duration::from_secs(120), finished).await;
+    let done = job.finished(&http).await;
     assert_eq!(done["state"], "succeeded", "{done}");
     assert_eq!(done["attempts"], 2, "{done}");
     frozen.signal("-CONT");
@@ -338,14 +375,17 @@ async fn a_frozen_worker_past_its_lease_records_nothing() {
         (JobState::Succeeded, 2, 1)
     );
     assert_ne!(stored[0].worker.as_deref(), Some(frozen_id.as_str()));
-    assert_eq!(result_text(&http, &base, &id).await, cli_answer(&body));
+    assert_eq!(
+        result_text(&http, &job.base, &job.id).await,
+        cli_answer(&job.body)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_on_an_api_host_stops_the_solve_on_its_worker_within_a_second() {
-    let Some(pg) = PgServer::shared() else { return };
-    let cluster = Cluster::new(pg.create_database(), 3000);
-    let http = reqwest::Client::new();
+    let Some((cluster, http)) = Cluster::shared(3000) else {
+        return;
+    };
     let (_api, base) = cluster.api();
     let _worker = cluster.worker();
     wait_registered(&http, &base, 2).await;
@@ -436,9 +476,9 @@ async fn every_job_succeeds_across_a_postgres_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_workers_and_two_apis_run_300_jobs_from_20_clients_once_each() {
-    let Some(pg) = PgServer::shared() else { return };
-    let cluster = Cluster::new(pg.create_database(), 5000);
-    let http = reqwest::Client::new();
+    let Some((cluster, http)) = Cluster::shared(5000) else {
+        return;
+    };
     let (_api1, base1) = cluster.api();
     let (_api2, base2) = cluster.api();
     let _workers = [cluster.worker(), cluster.worker(), cluster.worker()];

@@ -8,7 +8,6 @@ use crate::service_support;
 
 use std::time::Duration;
 
-use reqwest::Method;
 use service_support::*;
 
 const PARITY: &str = "parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz";
@@ -60,10 +59,7 @@ async fn binary_results_match_the_json_and_the_layout(engine: Engine) {
         (PARITY, "?return=strategies&backend=parity", false),
     ] {
         let bytes = std::fs::read(data_file(game)).unwrap();
-        let id = server.submit_ok(bytes, query, None).await;
-        let job = server
-            .wait_finished(&id, None, Duration::from_secs(60))
-            .await;
+        let (id, job) = server.submit_finished(bytes, query).await;
         assert_eq!(job["state"], "succeeded", "{game}: {job}");
         let reply = server
             .get(&format!("/v1/jobs/{id}/result?format=binary"), None)
@@ -98,13 +94,7 @@ async fn binary_results_match_the_json_and_the_layout(engine: Engine) {
             assert_eq!(binary.strategies[v], strategy, "{game}: strategy of {v}");
         }
         let zipped = server
-            .call(
-                Method::GET,
-                &format!("/v1/jobs/{id}/result?format=binary"),
-                None,
-                &[("accept-encoding", "zstd")],
-                None,
-            )
+            .get_accepting(&format!("/v1/jobs/{id}/result?format=binary"), "zstd")
             .await;
         assert_eq!(
             zstd::decode_all(&zipped.body[..]).unwrap(),
@@ -219,10 +209,7 @@ async fn games_too_large_for_the_host_are_refused(engine: Engine) {
         config.inline_parse_bytes = 0;
     })
     .await;
-    let id = server.submit_ok(game.clone(), "", None).await;
-    let job = server
-        .wait_finished(&id, None, Duration::from_secs(60))
-        .await;
+    let (_, job) = server.submit_finished(game.clone(), "").await;
     assert_eq!(job["state"], "failed", "{job}");
     assert_eq!(job["failure"]["type"], "exceeds-memory", "{job}");
     server.stop().await;
@@ -231,10 +218,7 @@ async fn games_too_large_for_the_host_are_refused(engine: Engine) {
         config.max_job_memory_bytes = needed;
     })
     .await;
-    let id = server.submit_ok(game, "", None).await;
-    let job = server
-        .wait_finished(&id, None, Duration::from_secs(60))
-        .await;
+    let (_, job) = server.submit_finished(game, "").await;
     assert_eq!(job["state"], "succeeded", "{job}");
     server.stop().await;
 }
@@ -253,12 +237,10 @@ async fn egb_uploads_and_zstd_results(engine: Engine) {
     egsolve_core::format::write_egb(&read, &mut egb).unwrap();
     let expected = expected(&data_file(answer));
     let reply = server
-        .call(
-            Method::POST,
-            "/v1/jobs?credits=true",
-            None,
-            &[("content-type", "application/vnd.egsolve.egb")],
-            Some(egb.clone()),
+        .submit_with(
+            egb.clone(),
+            "?credits=true",
+            ("content-type", "application/vnd.egsolve.egb"),
         )
         .await;
     assert_eq!(reply.status, 202, "{}", reply.text());
@@ -277,25 +259,17 @@ async fn egb_uploads_and_zstd_results(engine: Engine) {
     }
     // The same bytes compressed: stored once, the result reused.
     let reply = server
-        .call(
-            Method::POST,
-            "/v1/jobs",
-            None,
-            &[("content-encoding", "zstd")],
-            Some(zstd::encode_all(&egb[..], 3).unwrap()),
+        .submit_with(
+            zstd::encode_all(&egb[..], 3).unwrap(),
+            "",
+            ("content-encoding", "zstd"),
         )
         .await;
     assert_eq!(reply.status, 202, "{}", reply.text());
     assert_eq!(reply.json()["reused"], true);
 
     let zipped = server
-        .call(
-            Method::GET,
-            &format!("/v1/jobs/{id}/result?format=text"),
-            None,
-            &[("accept-encoding", "zstd, gzip")],
-            None,
-        )
+        .get_accepting(&format!("/v1/jobs/{id}/result?format=text"), "zstd, gzip")
         .await;
     assert_eq!(zipped.headers["content-encoding"], "zstd");
     assert_eq!(

@@ -6,18 +6,11 @@ use crate::service_support;
 
 use std::time::Duration;
 
-use reqwest::Method;
 use service_support::*;
 
 async fn submit_with_key(server: &Server, body: Vec<u8>, query: &str, key: &str) -> Reply {
     server
-        .call(
-            Method::POST,
-            &format!("/v1/jobs{query}"),
-            None,
-            &[("idempotency-key", key)],
-            Some(body),
-        )
+        .submit_with(body, query, ("idempotency-key", key))
         .await
 }
 
@@ -41,12 +34,11 @@ async fn a_retried_submission_gets_the_first_job() {
 
     // The same request again (compressed this time: the arena is what counts).
     let again = server
-        .call(
-            Method::POST,
-            "/v1/jobs",
+        .submit_with_headers(
+            gzip(&small_arena(40, 1)),
+            "",
             None,
             &[("idempotency-key", "key-1"), ("content-encoding", "gzip")],
-            Some(gzip(&small_arena(40, 1))),
         )
         .await;
     assert_eq!(again.status, 202, "{}", again.text());
@@ -82,14 +74,9 @@ async fn a_key_names_one_submission_and_one_user() {
     let post = |token: String, body: Vec<u8>, query: &'static str| {
         let server = &server;
         async move {
+            let key = ("idempotency-key", "shared-name");
             server
-                .call(
-                    Method::POST,
-                    &format!("/v1/jobs{query}"),
-                    Some(&token),
-                    &[("idempotency-key", "shared-name")],
-                    Some(body),
-                )
+                .submit_with_headers(body, query, Some(&token), &[key])
                 .await
         }
     };

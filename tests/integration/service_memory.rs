@@ -9,6 +9,7 @@ use crate::service_support;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use service_support::http::{get_json, post_job};
 use service_support::spawn_server_binary;
 
 /// `VmRSS` and `VmHWM` (resident now, and at its peak) of process `pid`, in kB.
@@ -43,27 +44,13 @@ async fn memory_goes_back_to_the_kernel_when_no_job_runs() {
     let (before, _) = resident_kb(pid);
 
     let http = reqwest::Client::new();
-    let reply = http
-        .post(format!("{base}/v1/jobs?backend=auto"))
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 202);
-    let id = reply.json::<serde_json::Value>().await.unwrap()["id"]
+    let id = post_job(&http, &base, "?backend=auto", body).await["id"]
         .as_str()
         .unwrap()
         .to_string();
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        let job: serde_json::Value = http
-            .get(format!("{base}/v1/jobs/{id}?wait=5"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let job = get_json(&http, &format!("{base}/v1/jobs/{id}?wait=5")).await;
         match job["state"].as_str() {
             Some("succeeded") => break,
             Some("failed" | "cancelled" | "expired") => panic!("the job ended: {job}"),

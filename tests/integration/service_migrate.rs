@@ -22,10 +22,7 @@ async fn a_sqlite_store_migrates_into_postgres() {
         c.inline_parse_bytes = 0;
     })
     .await;
-    let done = sqlite.submit_ok(small_arena(40, 1), "", None).await;
-    sqlite
-        .wait_finished(&done, None, Duration::from_secs(60))
-        .await;
+    let (done, _) = sqlite.submit_finished(small_arena(40, 1), "").await;
     let expected = sqlite
         .get(&format!("/v1/jobs/{done}/result?format=text"), None)
         .await
@@ -42,10 +39,7 @@ async fn a_sqlite_store_migrates_into_postgres() {
         .await;
     // A job still queued when the server stops: it waits behind one that runs (and goes
     // back to the queue at the stop).
-    let blocker = sqlite
-        .submit_ok(slow_cycle(200_000), "?backend=reference", None)
-        .await;
-    sqlite.wait_state(&blocker, "running", None).await;
+    sqlite.submit_blocker().await;
     let queued = sqlite
         .submit_ok(small_arena(30, 2), "?priority=5", None)
         .await;

@@ -8,8 +8,6 @@
 
 use crate::service_support;
 
-use std::time::Duration;
-
 use egsolve_core::check::{ParityClaim, check_parity};
 use egsolve_core::format::{ReadOptions, read, read_paritysol};
 use egsolve_core::generate::{ParityGame, random_parity, write_pgsolver};
@@ -48,11 +46,8 @@ async fn a_game_beyond_the_reduction_is_answered_by_the_parity_solver(engine: En
         "the test needs a game beyond the reduction"
     );
 
-    let id = server
-        .submit_ok(bytes.clone(), "?format=gm&return=strategies", None)
-        .await;
-    let job = server
-        .wait_finished(&id, None, Duration::from_secs(60))
+    let (id, job) = server
+        .submit_finished(bytes.clone(), "?format=gm&return=strategies")
         .await;
     assert_eq!(job["state"], "succeeded", "{job}");
     let summary = &job["summary"];
@@ -121,11 +116,8 @@ async fn a_game_beyond_the_reduction_is_answered_by_the_parity_solver(engine: En
     );
 
     // An energy backend cannot take it: the job fails and names the way out.
-    let id = server
-        .submit_ok(bytes.clone(), "?format=gm&backend=cpu", None)
-        .await;
-    let job = server
-        .wait_finished(&id, None, Duration::from_secs(60))
+    let (_, job) = server
+        .submit_finished(bytes.clone(), "?format=gm&backend=cpu")
         .await;
     assert_eq!(job["state"], "failed", "{job}");
     let message = job["failure"]["message"].as_str().unwrap_or_default();
@@ -137,11 +129,8 @@ async fn forced_parity_answers_never_serve_jobs_that_expect_credits(engine: Engi
     let server = Server::start_on(engine, |_| {}).await;
     // Few priorities: the reduction fits, so `auto` gives credits when asked.
     let bytes = gm_bytes(&random_parity(200, 5, 3, 3));
-    let forced = server
-        .submit_ok(bytes.clone(), "?format=gm&backend=parity", None)
-        .await;
-    let job = server
-        .wait_finished(&forced, None, Duration::from_secs(60))
+    let (_, job) = server
+        .submit_finished(bytes.clone(), "?format=gm&backend=parity")
         .await;
     assert_eq!(job["state"], "succeeded", "{job}");
     assert_eq!(job["summary"]["backend"], "parity", "{job}");
@@ -149,21 +138,15 @@ async fn forced_parity_answers_never_serve_jobs_that_expect_credits(engine: Engi
     assert_eq!(job["summary"]["parity"]["reduction_fits"], true, "{job}");
 
     // `auto` answers a parity game with the parity solver by default: no credits.
-    let auto = server.submit_ok(bytes.clone(), "?format=gm", None).await;
-    let job = server
-        .wait_finished(&auto, None, Duration::from_secs(60))
-        .await;
+    let (_, job) = server.submit_finished(bytes.clone(), "?format=gm").await;
     assert_eq!(job["state"], "succeeded", "{job}");
     assert_eq!(job["options"]["credits"], false, "{job}");
     assert_eq!(job["summary"]["backend"], "parity", "{job}");
     assert_eq!(job["summary"]["credits_computed"], false, "{job}");
 
     // With `credits=true` the reduction is solved: credits, and the same winners.
-    let auto = server
-        .submit_ok(bytes.clone(), "?format=gm&credits=true", None)
-        .await;
-    let job = server
-        .wait_finished(&auto, None, Duration::from_secs(60))
+    let (auto, job) = server
+        .submit_finished(bytes.clone(), "?format=gm&credits=true")
         .await;
     assert_eq!(job["state"], "succeeded", "{job}");
     assert_eq!(job["options"]["credits"], true, "{job}");
@@ -184,21 +167,15 @@ async fn forced_parity_answers_never_serve_jobs_that_expect_credits(engine: Engi
     );
 
     // The same forced job again reuses the forced answer.
-    let again = server
-        .submit_ok(bytes, "?format=gm&backend=parity", None)
-        .await;
-    let job = server
-        .wait_finished(&again, None, Duration::from_secs(60))
+    let (_, job) = server
+        .submit_finished(bytes, "?format=gm&backend=parity")
         .await;
     assert_eq!(job["reused"], true, "{job}");
     assert_eq!(job["summary"]["credits_computed"], false, "{job}");
 
     // backend=parity on an energy game: failed, naming the backends that solve it.
-    let id = server
-        .submit_ok(small_arena(20, 1), "?backend=parity", None)
-        .await;
-    let job = server
-        .wait_finished(&id, None, Duration::from_secs(60))
+    let (_, job) = server
+        .submit_finished(small_arena(20, 1), "?backend=parity")
         .await;
     assert_eq!(job["state"], "failed", "{job}");
     assert_eq!(job["failure"]["type"], "backend-unavailable", "{job}");

@@ -8,6 +8,7 @@ use crate::service_support;
 use std::process::{Child, Command};
 
 use egsolve_service::JobState;
+use service_support::http::{get_json, post_job};
 use service_support::*;
 
 fn sigterm(child: &mut Child) {
@@ -21,20 +22,12 @@ fn sigterm(child: &mut Child) {
 }
 
 async fn submit(http: &reqwest::Client, base: &str, body: Vec<u8>) -> String {
-    let reply = http
-        .post(format!("{base}/v1/jobs?backend=reference"))
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 202);
-    let job: serde_json::Value = reply.json().await.unwrap();
+    let job = post_job(http, base, "?backend=reference", body).await;
     job["id"].as_str().unwrap().to_string()
 }
 
 async fn job(http: &reqwest::Client, base: &str, id: &str, wait: u64) -> serde_json::Value {
-    let url = format!("{base}/v1/jobs/{id}?wait={wait}");
-    http.get(url).send().await.unwrap().json().await.unwrap()
+    get_json(http, &format!("{base}/v1/jobs/{id}?wait={wait}")).await
 }
 
 async fn wait_running(http: &reqwest::Client, base: &str, id: &str) {

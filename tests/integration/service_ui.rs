@@ -118,15 +118,7 @@ async fn whoami_and_usage_with_auth_on_and_off() {
     let series = usage["series"].as_array().unwrap();
     let last = series.last().expect("a live point after a second");
     assert!(last["cpu"].as_f64().unwrap() > 0.5, "{usage}");
-    server
-        .call(
-            reqwest::Method::DELETE,
-            &format!("/v1/jobs/{id}"),
-            Some(&alice),
-            &[],
-            None,
-        )
-        .await;
+    server.delete(&format!("/v1/jobs/{id}"), Some(&alice)).await;
     server.stop().await;
 }
 
@@ -137,11 +129,8 @@ async fn the_credit_histogram_counts_the_stored_result() {
     let expected = expected(&data_file(
         "parity/Lift_(Incorrect)_nlifts=2_nodeadlock.sol.gz",
     ));
-    let id = server
-        .submit_ok(std::fs::read(&path).unwrap(), "?credits=true", None)
-        .await;
-    let job = server
-        .wait_finished(&id, None, Duration::from_secs(60))
+    let (id, job) = server
+        .submit_finished(std::fs::read(&path).unwrap(), "?credits=true")
         .await;
     let text = server
         .get(&format!("/v1/jobs/{id}/result?format=text"), None)
@@ -189,25 +178,14 @@ async fn the_credit_histogram_counts_the_stored_result() {
         .get(&format!("/v1/jobs/{queued}/result/histogram"), None)
         .await
         .assert_problem(409, "no-result");
-    server
-        .call(
-            reqwest::Method::DELETE,
-            &format!("/v1/jobs/{queued}"),
-            None,
-            &[],
-            None,
-        )
-        .await;
+    server.delete(&format!("/v1/jobs/{queued}"), None).await;
     server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn job_listings_carry_live_progress_and_queue_positions() {
     let server = Server::start(|c| c.cpu_workers = 1).await;
-    let running = server
-        .submit_ok(slow_cycle(200_000), "?backend=reference", None)
-        .await;
-    server.wait_state(&running, "running", None).await;
+    let running = server.submit_blocker().await;
     let queued = server.submit_ok(slow_cycle(9), "", None).await;
     let mut progress = serde_json::Value::Null;
     for _ in 0..100 {
@@ -223,15 +201,7 @@ async fn job_listings_carry_live_progress_and_queue_positions() {
     }
     assert!(progress["lifts"].as_u64().unwrap() > 0, "{progress}");
     for id in [&running, &queued] {
-        server
-            .call(
-                reqwest::Method::DELETE,
-                &format!("/v1/jobs/{id}"),
-                None,
-                &[],
-                None,
-            )
-            .await;
+        server.delete(&format!("/v1/jobs/{id}"), None).await;
     }
     server.stop().await;
 }
@@ -259,10 +229,7 @@ async fn result_formats_name_the_renderings_each_answer_has(engine: Engine) {
         ),
     ];
     for (body, query, formats) in cases {
-        let id = server.submit_ok(body, query, None).await;
-        let job = server
-            .wait_finished(&id, None, Duration::from_secs(60))
-            .await;
+        let (id, job) = server.submit_finished(body, query).await;
         assert_eq!(job["state"], "succeeded", "{job}");
         assert_eq!(job["result_formats"], serde_json::json!(formats), "{query}");
         // The list says the same, without the summary.
@@ -293,15 +260,7 @@ async fn result_formats_name_the_renderings_each_answer_has(engine: Engine) {
         .await;
     let job = server.wait_state(&running, "running", None).await;
     assert!(job["result_formats"].is_null(), "{job}");
-    server
-        .call(
-            reqwest::Method::DELETE,
-            &format!("/v1/jobs/{running}"),
-            None,
-            &[],
-            None,
-        )
-        .await;
+    server.delete(&format!("/v1/jobs/{running}"), None).await;
     server.stop().await;
 }
 

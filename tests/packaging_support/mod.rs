@@ -96,6 +96,20 @@ pub fn run_egsolve(args: &[&str]) -> (ExitStatus, String, String) {
     )
 }
 
+/// Runs the client `egsolve ARGS` with `server`'s URL; (exit code, stdout, stderr).
+pub fn run_client(server: &Server, args: &[&str]) -> (i32, String, String) {
+    let output = egsolve()
+        .args(args)
+        .env("EGSOLVE_SERVER", server.url())
+        .output()
+        .expect("run egsolve");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// A loopback port nobody listens on (bound, then released).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")

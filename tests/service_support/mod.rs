@@ -6,6 +6,8 @@
 use egsolve_test_support as data;
 pub use egsolve_test_support::postgres;
 
+pub mod http;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -324,16 +326,37 @@ impl Server {
         self.call(Method::GET, path, token, &[], None).await
     }
 
+    pub async fn delete(&self, path: &str, token: Option<&str>) -> Reply {
+        self.call(Method::DELETE, path, token, &[], None).await
+    }
+
+    /// GET `path` accepting `encoding` (`accept-encoding`).
+    pub async fn get_accepting(&self, path: &str, encoding: &str) -> Reply {
+        let header = ("accept-encoding", encoding);
+        self.call(Method::GET, path, None, &[header], None).await
+    }
+
     /// POST /v1/jobs with `body`.
     pub async fn submit(&self, body: Vec<u8>, query: &str, token: Option<&str>) -> Reply {
-        self.call(
-            Method::POST,
-            &format!("/v1/jobs{query}"),
-            token,
-            &[],
-            Some(body),
-        )
-        .await
+        self.submit_with_headers(body, query, token, &[]).await
+    }
+
+    /// POST /v1/jobs with `body` and one request header.
+    pub async fn submit_with(&self, body: Vec<u8>, query: &str, header: (&str, &str)) -> Reply {
+        self.submit_with_headers(body, query, None, &[header]).await
+    }
+
+    /// POST /v1/jobs with `body` and request headers.
+    pub async fn submit_with_headers(
+        &self,
+        body: Vec<u8>,
+        query: &str,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let path = format!("/v1/jobs{query}");
+        self.call(Method::POST, &path, token, headers, Some(body))
+            .await
     }
 
     /// Submits and returns the job id, asserting 202.
@@ -369,6 +392,28 @@ impl Server {
         }
     }
 
+    /// Submits (asserting 202) and long-polls until the job is finished (at most a
+    /// minute): its id and its last view.
+    pub async fn submit_finished(&self, body: Vec<u8>, query: &str) -> (String, Value) {
+        let id = self.submit_ok(body, query, None).await;
+        let job = self.wait_finished(&id, None, Duration::from_secs(60)).await;
+        (id, job)
+    }
+
+    /// A job the reference solver takes long on (a weight −1 cycle of 200,000 vertices),
+    /// submitted and seen running; its id.
+    pub async fn submit_blocker(&self) -> String {
+        self.submit_running(slow_cycle(200_000), "?backend=reference")
+            .await
+    }
+
+    /// Submits (asserting 202) and polls until the job runs; its id.
+    pub async fn submit_running(&self, body: Vec<u8>, query: &str) -> String {
+        let id = self.submit_ok(body, query, None).await;
+        self.wait_state(&id, "running", None).await;
+        id
+    }
+
     /// Polls until the job reaches `state`.
     pub async fn wait_state(&self, id: &str, state: &str, token: Option<&str>) -> Value {
         for _ in 0..200 {
@@ -382,6 +427,16 @@ impl Server {
         }
         panic!("job {id} never reached {state}");
     }
+}
+
+/// Field `field` (a number) of every record in the answer document's `vertices`, in order.
+pub fn vertex_numbers(doc: &Value, field: &str) -> Vec<u64> {
+    doc["vertices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|record| record[field].as_u64().unwrap())
+        .collect()
 }
 
 /// Path of a shared data file (see `crates/test-support/src/data.rs`).

@@ -247,13 +247,7 @@ fn main() {
 fn random_weights(n: u32, seed: u64, low: i64, high: i64) -> Arena {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let owners = (0..n)
-        .map(|_| {
-            if rng.random_bool(0.5) {
-                Player::One
-            } else {
-                Player::Zero
-            }
-        })
+        .map(|_| Player::one_if(rng.random_bool(0.5)))
         .collect();
     let mut edges = EdgeList::default();
     for v in 0..n {

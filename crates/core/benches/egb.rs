@@ -20,8 +20,9 @@
 //! Options: `--vertices V`, `--threads 1,2` (default 1 and every core), `--runs N`
 //! (default 5), `--dir DIR` (where the files go; default a temporary directory).
 
+use egsolve_test_support::bench;
+
 use std::path::PathBuf;
-use std::time::Instant;
 
 use egsolve_core::format::egb::EgbWriter;
 use egsolve_core::format::{self, Game, ReadOptions};
@@ -42,40 +43,14 @@ fn options() -> Options {
         runs: 5,
         dir: None,
     };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| {
-            args.next()
-                .unwrap_or_else(|| panic!("{name} needs a value"))
-        };
-        match arg.as_str() {
-            "--vertices" => o.vertices = value("--vertices").parse().expect("--vertices V"),
-            "--threads" => {
-                o.threads = value("--threads")
-                    .split(',')
-                    .map(|t| t.parse().expect("--threads 1,2,16"))
-                    .collect();
-            }
-            "--runs" => o.runs = value("--runs").parse().expect("--runs N"),
-            "--dir" => o.dir = Some(PathBuf::from(value("--dir"))),
-            "--bench" => {}
-            other => panic!("unknown option {other}"),
-        }
-    }
+    bench::each_option(|arg, value| match arg {
+        "--vertices" => o.vertices = value("--vertices").parse().expect("--vertices V"),
+        "--threads" => o.threads = bench::thread_counts(&value("--threads")),
+        "--runs" => o.runs = value("--runs").parse().expect("--runs N"),
+        "--dir" => o.dir = Some(PathBuf::from(value("--dir"))),
+        other => panic!("unknown option {other}"),
+    });
     o
-}
-
-/// Median wall-clock seconds of `runs` calls of `f`.
-fn median_seconds<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
-    let mut times: Vec<f64> = (0..runs.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            std::hint::black_box(f());
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
 }
 
 fn pool(threads: usize) -> rayon::ThreadPool {
@@ -132,29 +107,29 @@ fn main() {
         threads: 1,
         ..ReadOptions::default()
     };
-    let base = median_seconds(o.runs, || format::read_bytes(&text, &one).expect("valid"));
+    let base = bench::median_seconds(o.runs, || format::read_bytes(&text, &one).expect("valid"));
     row("text parse 1", base, mb(&text), base);
     for &threads in &o.threads {
         let opts = ReadOptions {
             threads,
             ..ReadOptions::default()
         };
-        let t = median_seconds(o.runs, || format::read_bytes(&v1, &opts).expect("valid"));
+        let t = bench::median_seconds(o.runs, || format::read_bytes(&v1, &opts).expect("valid"));
         row(&format!("egb v1 load {threads}"), t, mb(&v1), base);
-        let t = median_seconds(o.runs, || {
+        let t = bench::median_seconds(o.runs, || {
             let game = format::read_path(&path, &opts).expect("valid");
             assert_eq!(game.arena.mapped_bytes(), game.arena.heap_bytes());
             game
         });
         row(&format!("egb v2 load {threads}"), t, mb(&v2), base);
-        let t = median_seconds(o.runs, || {
+        let t = bench::median_seconds(o.runs, || {
             pool(threads).install(|| format::egb::verify_checksums(&v2).expect("valid"));
         });
         row(&format!("  of which sums {threads}"), t, mb(&v2), base);
-        let t = median_seconds(o.runs, || format::read_bytes(&v2, &opts).expect("valid"));
+        let t = bench::median_seconds(o.runs, || format::read_bytes(&v2, &opts).expect("valid"));
         row(&format!("egb v2 bytes {threads}"), t, mb(&v2), base);
         let gen_path = dir.join("gen.egb");
-        let t = median_seconds(o.runs, || {
+        let t = bench::median_seconds(o.runs, || {
             pool(threads).install(|| {
                 let plan = RandomPlan::new(params, 3).expect("fits");
                 let mut out =

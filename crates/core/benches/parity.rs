@@ -17,6 +17,7 @@
 //! Wall-clock figures on a shared machine: note the load average printed first.
 
 use egsolve_test_support as common;
+use egsolve_test_support::bench;
 
 use std::time::Instant;
 
@@ -155,14 +156,10 @@ fn shared_games() {
 
 fn main() {
     let large = std::env::args().any(|a| a == "--large");
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "cores: {}, load average: {}",
         std::thread::available_parallelism().map_or(1, usize::from),
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        bench::load_average()
     );
     println!();
     random_games(if large {

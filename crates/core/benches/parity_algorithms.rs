@@ -26,6 +26,7 @@
 //! until one side answers — the race's length in one core's time, what its wall time is
 //! where each side has a core of its own.
 
+use egsolve_test_support::bench;
 use egsolve_test_support::record;
 
 use std::collections::HashMap;
@@ -137,14 +138,15 @@ struct Timing {
     solution: Solution,
 }
 
-/// Times `algorithm` on `threads` threads; `None` when a run passes `limit`.
+/// Times `algorithm` on the options' threads, as many runs as they ask; `None` when a run
+/// passes their limit.
 fn time(
     arena: &Arena,
     priorities: &[u32],
     algorithm: ParityAlgorithm,
-    (runs, threads): (usize, usize),
-    limit: Duration,
+    o: &Options,
 ) -> Option<Timing> {
+    let (runs, threads, limit) = (o.runs, o.threads, o.limit);
     let options = ParityOptions::of(algorithm, threads);
     let (mut cpus, mut walls, mut first) = (Vec::new(), Vec::new(), None);
     for _ in 0..runs {
@@ -259,13 +261,7 @@ fn families(options: &Options) -> AutoTimes {
                     print!(" - |");
                     continue;
                 }
-                let Some(timing) = time(
-                    &game.arena,
-                    priorities,
-                    algorithm,
-                    (options.runs, options.threads),
-                    options.limit,
-                ) else {
+                let Some(timing) = time(&game.arena, priorities, algorithm, options) else {
                     over.push(algorithm);
                     print!(" >{} |", options.limit.as_millis());
                     record::record(
@@ -402,13 +398,7 @@ fn syntcomp(dir: &Path, options: &Options) {
             .and_then(|f| read_paritysol(f).ok());
         for (i, &algorithm) in options.algorithms.iter().enumerate() {
             let priorities = &parity.compressed.priority;
-            let Some(timing) = time(
-                &game.arena,
-                priorities,
-                algorithm,
-                (options.runs, options.threads),
-                options.limit,
-            ) else {
+            let Some(timing) = time(&game.arena, priorities, algorithm, options) else {
                 over[i] += 1;
                 continue;
             };
@@ -465,14 +455,10 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "cores: {}, load average: {}",
         std::thread::available_parallelism().map_or(1, usize::from),
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        bench::load_average()
     );
     println!();
     let auto = if options.run_families {

@@ -27,11 +27,11 @@
 //! `EGSOLVE_DATA` points at the shared data when the default files are wanted elsewhere.
 
 use egsolve_test_support as data;
+use egsolve_test_support::bench;
 use egsolve_test_support::record;
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::time::Instant;
 
 use egsolve_core::format::{self, ReadOptions};
 use egsolve_core::generate::{RandomParams, random};
@@ -65,46 +65,20 @@ fn options() -> Options {
         defaults: true,
         write_vertices: 10_000_000,
     };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| {
-            args.next()
-                .unwrap_or_else(|| panic!("{name} needs a value"))
-        };
-        match arg.as_str() {
-            "--threads" => {
-                o.threads = value("--threads")
-                    .split(',')
-                    .map(|t| t.parse().expect("--threads 1,2,16"))
-                    .collect();
-            }
-            "--runs" => o.runs = value("--runs").parse().expect("--runs N"),
-            "--generate-mb" => o.generate_mb = value("--generate-mb").parse().expect("MB"),
-            "--no-default" => o.defaults = false,
-            "--write-vertices" => o.write_vertices = value("--write-vertices").parse().expect("N"),
-            "--bench" => {} // cargo bench passes it
-            other if other.starts_with("--") => panic!("unknown option {other}"),
-            file => o.files.push(PathBuf::from(file)),
-        }
-    }
+    bench::each_option(|arg, value| match arg {
+        "--threads" => o.threads = bench::thread_counts(&value("--threads")),
+        "--runs" => o.runs = value("--runs").parse().expect("--runs N"),
+        "--generate-mb" => o.generate_mb = value("--generate-mb").parse().expect("MB"),
+        "--no-default" => o.defaults = false,
+        "--write-vertices" => o.write_vertices = value("--write-vertices").parse().expect("N"),
+        other if other.starts_with("--") => panic!("unknown option {other}"),
+        file => o.files.push(PathBuf::from(file)),
+    });
     if o.defaults && o.files.is_empty() {
         let data = data::shared_data();
         o.files = DEFAULT_FILES.iter().map(|f| data.join(f)).collect();
     }
     o
-}
-
-/// Median wall-clock seconds of `runs` calls of `f`.
-fn median_seconds<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
-    let mut times: Vec<f64> = (0..runs.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            std::hint::black_box(f());
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
 }
 
 #[inline(never)]
@@ -173,7 +147,7 @@ fn measure(name: &str, raw: &[u8], text: &[u8], o: &Options) {
         game.arena.weight_width().bits()
     );
     if raw.len() != text.len() {
-        let t = median_seconds(o.runs, || {
+        let t = bench::median_seconds(o.runs, || {
             let mut out = Vec::with_capacity(text.len());
             let mut source = zstd_or_gzip(raw);
             source.read_to_end(&mut out).expect("decompress");
@@ -181,19 +155,19 @@ fn measure(name: &str, raw: &[u8], text: &[u8], o: &Options) {
         });
         row(name, "decompress", t, mb, None);
     }
-    let t = median_seconds(o.runs, || count_lines(text));
+    let t = bench::median_seconds(o.runs, || count_lines(text));
     row(name, "scan (newlines)", t, mb, None);
     let one_pass = ReadOptions {
         threads: 1,
         chunk_bytes: Some(usize::MAX),
         ..ReadOptions::default()
     };
-    let base_t = median_seconds(o.runs, || {
+    let base_t = bench::median_seconds(o.runs, || {
         format::read_bytes(text, &one_pass).expect("valid")
     });
     row(name, "sequential", base_t, mb, None);
     for &threads in &o.threads {
-        let t = median_seconds(o.runs, || {
+        let t = bench::median_seconds(o.runs, || {
             format::read_bytes(text, &opts(threads)).expect("valid")
         });
         row(
@@ -206,7 +180,8 @@ fn measure(name: &str, raw: &[u8], text: &[u8], o: &Options) {
     }
     if raw.len() != text.len() {
         for &threads in &o.threads {
-            let t = median_seconds(o.runs, || format::read(raw, &opts(threads)).expect("valid"));
+            let t =
+                bench::median_seconds(o.runs, || format::read(raw, &opts(threads)).expect("valid"));
             row(name, &format!("stream {threads}"), t, mb, None);
         }
     }
@@ -219,7 +194,7 @@ fn measure(name: &str, raw: &[u8], text: &[u8], o: &Options) {
     );
     let mut base = None;
     for &threads in &o.threads {
-        let t = median_seconds(o.runs, || {
+        let t = bench::median_seconds(o.runs, || {
             format::read_bytes(&egb, &opts(threads)).expect("valid")
         });
         let base_t = *base.get_or_insert(t);
@@ -261,7 +236,7 @@ fn measure_writers(n: usize, o: &Options) {
         parity: None,
     };
     let mut out = Vec::with_capacity(n * 16);
-    let base_t = median_seconds(o.runs, || {
+    let base_t = bench::median_seconds(o.runs, || {
         out.clear();
         let mut buffer = RecordBuffer::default();
         for v in 0..n {
@@ -284,7 +259,7 @@ fn measure_writers(n: usize, o: &Options) {
             .num_threads(threads)
             .build()
             .expect("a pool");
-        let t = median_seconds(o.runs, || {
+        let t = bench::median_seconds(o.runs, || {
             out.clear();
             pool.install(|| output::write_text(&mut out, &solution, None))
                 .expect("memory");
@@ -303,16 +278,12 @@ fn measure_writers(n: usize, o: &Options) {
 
 fn main() {
     let o = options();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "parse benchmark: {} cores, threads {:?}, median of {} runs (wall clock), load average {}",
         std::thread::available_parallelism().map_or(1, usize::from),
         o.threads,
         o.runs,
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        bench::load_average()
     );
     for file in &o.files {
         let raw = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));

@@ -92,6 +92,34 @@ pub fn listed_job_view(
     view
 }
 
+/// Each GPU slot of `slots`: its device's ordinal, name and memory (where known) and
+/// whether it is busy, with the fields of `more` (an object) of the slot.
+pub(crate) fn gpu_slot_views(
+    gpus: &[GpuDevice],
+    slots: &[SlotView],
+    more: impl Fn(&SlotView) -> Value,
+) -> Vec<Value> {
+    let view = |gpu: &GpuDevice, s: &SlotView| {
+        let mut view = json!({
+            "ordinal": gpu.ordinal,
+            "name": gpu.name,
+            "memory_bytes": (gpu.memory_bytes != u64::MAX).then_some(gpu.memory_bytes),
+            "busy": s.job.is_some(),
+        });
+        if let (Some(fields), Value::Object(more)) = (view.as_object_mut(), more(s)) {
+            fields.extend(more);
+        }
+        view
+    };
+    slots
+        .iter()
+        .filter_map(|s| match s.kind {
+            SlotKind::Gpu(i) => Some(view(&gpus[i], s)),
+            SlotKind::Cpu(_) => None,
+        })
+        .collect()
+}
+
 /// The devices listing.
 pub fn devices_view(
     gpus: &[GpuDevice],
@@ -99,20 +127,11 @@ pub fn devices_view(
     queue_depth: usize,
     cpu_threads: usize,
 ) -> Value {
-    let gpu_views: Vec<Value> = slots
-        .iter()
-        .filter_map(|s| match s.kind {
-            SlotKind::Gpu(i) => Some(json!({
-                "ordinal": gpus[i].ordinal,
-                "name": gpus[i].name,
-                "memory_bytes": (gpus[i].memory_bytes != u64::MAX).then_some(gpus[i].memory_bytes),
-                "busy": s.job.is_some(),
-                "job": s.job.map(|j| j.to_string()),
-                "busy_seconds": s.busy_seconds,
-            })),
-            SlotKind::Cpu(_) => None,
-        })
-        .collect();
+    let gpu_views = gpu_slot_views(
+        gpus,
+        slots,
+        |s| json!({"job": s.job.map(|j| j.to_string()), "busy_seconds": s.busy_seconds}),
+    );
     let cpu_slots: Vec<&SlotView> = slots
         .iter()
         .filter(|s| matches!(s.kind, SlotKind::Cpu(_)))

@@ -4,10 +4,12 @@
 //! NVRTC, a Python package, a browser, a database server — listed as ignored with the
 //! reason instead of passing silently ([`needing`], [`run_trials`]); a throwaway PostgreSQL
 //! server ([`postgres`]); benchmark figures as JSON lines for `scripts/bench-report`
-//! ([`record`]); a small seeded game ([`small_arena`]).
+//! ([`record`]) and the benchmark programs' options and timings ([`bench`]); a small seeded
+//! game ([`small_arena`]).
 //!
 //! Nothing here is part of the product; the crate is never published.
 
+pub mod bench;
 mod data;
 mod needs;
 pub mod postgres;

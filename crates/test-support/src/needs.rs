@@ -25,18 +25,12 @@ pub fn needing(
     check: impl FnOnce() + Send + 'static,
 ) -> Trial {
     match missing {
-        None => Trial::test(name, move || {
-            check();
-            Ok(())
-        }),
         Some(why) if under_ci() => {
             Trial::test(name, move || {
                 Err(format!("{why}, and under CI every check must run (`bash .ci/run` installs what it needs)").into())
             })
         }
-        Some(why) => Trial::test(name, || Ok(()))
-            .with_kind(format!("needs {why}"))
-            .with_ignored_flag(true),
+        missing => needing_hardware(name, missing, check),
     }
 }
 

@@ -86,37 +86,33 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// The server `started`, or `None` when it could not start and `CI` is unset (the reason
+/// is printed); panics under `CI`.
+fn started_or_skipped<T>(started: Result<T, impl std::fmt::Display>) -> Option<T> {
+    match started {
+        Ok(server) => Some(server),
+        Err(reason) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "PostgreSQL must run in CI but cannot start: {reason}"
+            );
+            eprintln!("skipped: PostgreSQL cannot start here ({reason})");
+            None
+        }
+    }
+}
+
 impl PgServer {
     /// The server shared by a whole test binary (started on first use), or `None` when it
     /// cannot start and `CI` is unset (the reason is printed). Panics under `CI`.
     pub fn shared() -> Option<&'static PgServer> {
         static SHARED: OnceLock<Result<PgServer, String>> = OnceLock::new();
-        match SHARED.get_or_init(|| PgServer::start(false)) {
-            Ok(server) => Some(server),
-            Err(reason) => {
-                assert!(
-                    std::env::var_os("CI").is_none(),
-                    "PostgreSQL must run in CI but cannot start: {reason}"
-                );
-                eprintln!("skipped: PostgreSQL cannot start here ({reason})");
-                None
-            }
-        }
+        started_or_skipped(SHARED.get_or_init(|| PgServer::start(false)).as_ref())
     }
 
     /// A dedicated server (for tests that restart it), or `None` as [`PgServer::shared`].
     pub fn dedicated() -> Option<PgServer> {
-        match PgServer::start(false) {
-            Ok(server) => Some(server),
-            Err(reason) => {
-                assert!(
-                    std::env::var_os("CI").is_none(),
-                    "PostgreSQL must run in CI but cannot start: {reason}"
-                );
-                eprintln!("skipped: PostgreSQL cannot start here ({reason})");
-                None
-            }
-        }
+        started_or_skipped(PgServer::start(false))
     }
 
     /// Starts a server; `durable` keeps fsync on (benchmarks), else it is off (tests).

@@ -101,15 +101,7 @@ pub fn skewed(seed: u64, n: u32, max_degree: u32, w: i64) -> Arena {
 pub fn bipartite(seed: u64, half: u32, avg: u32, w: i64) -> Arena {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = 2 * half;
-    let owners: Vec<Player> = (0..n)
-        .map(|v| {
-            if v % 2 == 0 {
-                Player::Zero
-            } else {
-                Player::One
-            }
-        })
-        .collect();
+    let owners: Vec<Player> = (0..n).map(|v| Player::one_if(v % 2 == 1)).collect();
     let mut edges = EdgeList::default();
     for v in 0..n {
         let d = rng.random_range(1..=2 * avg - 1);

@@ -184,22 +184,26 @@ fn random_cases(seed: u64) -> Vec<Case> {
             games::random(seed + i as u64, n, avg, lo, hi, false),
         );
     }
-    add(
-        "random sorted-owners n=3000".into(),
-        games::random(seed + 10, 3000, 3, -6, 5, true),
-    );
-    add(
-        "random nonneg n=2000".into(),
-        games::random(seed + 11, 2000, 3, 0, 9, false),
-    );
-    add(
-        "random mostly-positive n=4000 d=4".into(),
-        games::random(seed + 12, 4000, 4, -3, 12, false),
-    );
-    add(
-        "random nonneg n=300000 d=4".into(),
-        games::random(seed + 13, 300_000, 4, 0, 20, false),
-    );
+    // (name, seed offset, vertices, average degree, weights, owners sorted)
+    let shaped = [
+        ("random sorted-owners n=3000", 10, 3000, 3, (-6, 5), true),
+        ("random nonneg n=2000", 11, 2000, 3, (0, 9), false),
+        (
+            "random mostly-positive n=4000 d=4",
+            12,
+            4000,
+            4,
+            (-3, 12),
+            false,
+        ),
+        ("random nonneg n=300000 d=4", 13, 300_000, 4, (0, 20), false),
+    ];
+    for (name, offset, n, avg, (lo, hi), sorted) in shaped {
+        add(
+            name.into(),
+            games::random(seed + offset, n, avg, lo, hi, sorted),
+        );
+    }
     add(
         "skewed hubs n=5000 w=2".into(),
         games::skewed(seed + 20, 5000, 3000, 2),

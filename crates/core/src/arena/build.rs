@@ -95,24 +95,7 @@ impl Arena {
         names: Option<Vec<Option<Box<str>>>>,
     ) -> Result<Arena, ArenaError> {
         let n = owners.len();
-        let m = edges.len();
-        if n == 0 {
-            return Err(ArenaError::Empty);
-        }
-        if n >= u32::MAX as usize {
-            return Err(ArenaError::TooManyVertices(n));
-        }
-        if m >= u32::MAX as usize {
-            return Err(ArenaError::TooManyEdges(m));
-        }
-        if let Some(names) = &names {
-            if names.len() != n {
-                return Err(ArenaError::NameCount {
-                    names: names.len(),
-                    n,
-                });
-            }
-        }
+        check_counts(n, edges.len(), names.as_deref())?;
         for (&s, &t) in edges.sources.iter().zip(&edges.targets) {
             if s as usize >= n || t as usize >= n {
                 let bad = if s as usize >= n { s } else { t };
@@ -140,9 +123,7 @@ impl Arena {
             return Err(ArenaError::NoSuccessor(v as VertexId));
         }
         let width = Width::of(&succ_weights);
-        let names = names
-            .filter(|names| names.iter().any(Option::is_some))
-            .map(Vec::into_boxed_slice);
+        let names = kept_names(names);
         Ok(Arena {
             owner: owners.into(),
             succ_offsets: succ_offsets.into(),
@@ -158,6 +139,38 @@ impl Arena {
 
 /// Offsets, values and weights grouped by key.
 type Grouped = (Box<[u32]>, Box<[VertexId]>, Box<[i64]>);
+
+/// At least one vertex, vertex and edge counts (`n`, `m`) that fit `u32`, and one name
+/// per vertex where there are names.
+pub(super) fn check_counts(
+    n: usize,
+    m: usize,
+    names: Option<&[Option<Box<str>>]>,
+) -> Result<(), ArenaError> {
+    if n == 0 {
+        return Err(ArenaError::Empty);
+    }
+    if n >= u32::MAX as usize {
+        return Err(ArenaError::TooManyVertices(n));
+    }
+    if m >= u32::MAX as usize {
+        return Err(ArenaError::TooManyEdges(m));
+    }
+    match names {
+        Some(names) if names.len() != n => Err(ArenaError::NameCount {
+            names: names.len(),
+            n,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The names an arena keeps: none where no vertex has one.
+pub(super) fn kept_names(names: Option<Vec<Option<Box<str>>>>) -> Option<Box<[Option<Box<str>>]>> {
+    names
+        .filter(|names| names.iter().any(Option::is_some))
+        .map(Vec::into_boxed_slice)
+}
 
 /// Counting sort of `(key, value, weight)` triples by `key` (stable): returns offsets
 /// (`n + 1` entries), values and weights grouped by key. Already-sorted input (the common

@@ -8,7 +8,7 @@
 
 use rayon::prelude::*;
 
-use super::build::ArenaError;
+use super::build::{ArenaError, check_counts, kept_names};
 use super::storage::Array;
 use super::transpose::transpose;
 use super::weights::{Weights, Width};
@@ -72,23 +72,7 @@ impl Arena {
         } = successors;
         let n = owners.len();
         let m = targets.len();
-        if n == 0 {
-            return Err(ArenaError::Empty);
-        }
-        if n >= u32::MAX as usize {
-            return Err(ArenaError::TooManyVertices(n));
-        }
-        if m >= u32::MAX as usize {
-            return Err(ArenaError::TooManyEdges(m));
-        }
-        if let Some(names) = &names {
-            if names.len() != n {
-                return Err(ArenaError::NameCount {
-                    names: names.len(),
-                    n,
-                });
-            }
-        }
+        check_counts(n, m, names.as_deref())?;
         let started = std::time::Instant::now();
         check_offsets(&offsets, n, m, weights.len())?;
         check_targets(&offsets, &targets, n)?;
@@ -106,9 +90,7 @@ impl Arena {
             transpose_ms = (started.elapsed() - checked).as_secs_f64() * 1e3,
             "arena from successors"
         );
-        let names = names
-            .filter(|names| names.iter().any(Option::is_some))
-            .map(Vec::into_boxed_slice);
+        let names = kept_names(names);
         Ok(Arena {
             owner: owners.into(),
             succ_offsets: offsets.into(),

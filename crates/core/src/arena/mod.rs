@@ -39,7 +39,7 @@ mod weights;
 pub use build::{ArenaError, EdgeList};
 pub(crate) use csr::first_index;
 pub use csr::{EdgeWeights, Successors};
-pub(crate) use parts::{Part, Parts};
+pub(crate) use parts::{Part, Parts, check_successor_offsets};
 pub(crate) use scatter::transpose_into;
 pub use storage::{AlignedBytes, Array, SharedBytes, StableBytes};
 pub(crate) use weights::Weights;
@@ -75,6 +75,30 @@ impl Player {
     pub fn index(self) -> u8 {
         self as u8
     }
+
+    /// [`Player::One`] if `one`, else [`Player::Zero`].
+    pub fn one_if(one: bool) -> Player {
+        if one { Player::One } else { Player::Zero }
+    }
+}
+
+/// The edge-index range of vertex `v` in a CSR side with these `offsets`.
+#[inline]
+fn range_of(offsets: &[u32], v: VertexId) -> std::ops::Range<usize> {
+    offsets[v as usize] as usize..offsets[v as usize + 1] as usize
+}
+
+/// `(other end, weight)` pairs of the edges in `range` of one side.
+#[inline]
+fn edges_in<'a>(
+    ends: &'a [VertexId],
+    weights: &'a Weights,
+    range: std::ops::Range<usize>,
+) -> impl ExactSizeIterator<Item = (VertexId, i64)> + 'a {
+    ends[range.clone()]
+        .iter()
+        .copied()
+        .zip(weights.view().slice(range).iter())
 }
 
 /// An immutable, validated game graph. See the module docs for its invariants.
@@ -115,33 +139,25 @@ impl Arena {
     /// Edge-index range of `v`'s successors in [`Arena::succ_targets`] / [`Arena::succ_weights`].
     #[inline]
     pub fn succ_range(&self, v: VertexId) -> std::ops::Range<usize> {
-        self.succ_offsets[v as usize] as usize..self.succ_offsets[v as usize + 1] as usize
+        range_of(&self.succ_offsets, v)
     }
 
     /// Edge-index range of `v`'s predecessors in [`Arena::pred_sources`] / [`Arena::pred_weights`].
     #[inline]
     pub fn pred_range(&self, v: VertexId) -> std::ops::Range<usize> {
-        self.pred_offsets[v as usize] as usize..self.pred_offsets[v as usize + 1] as usize
+        range_of(&self.pred_offsets, v)
     }
 
     /// `(successor, weight)` pairs of `v`, in input order.
     #[inline]
     pub fn successors(&self, v: VertexId) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
-        let r = self.succ_range(v);
-        self.succ_targets[r.clone()]
-            .iter()
-            .copied()
-            .zip(self.succ_weights.view().slice(r).iter())
+        edges_in(&self.succ_targets, &self.succ_weights, self.succ_range(v))
     }
 
     /// `(predecessor, weight of the edge predecessor → v)` pairs of `v`.
     #[inline]
     pub fn predecessors(&self, v: VertexId) -> impl ExactSizeIterator<Item = (VertexId, i64)> + '_ {
-        let r = self.pred_range(v);
-        self.pred_sources[r.clone()]
-            .iter()
-            .copied()
-            .zip(self.pred_weights.view().slice(r).iter())
+        edges_in(&self.pred_sources, &self.pred_weights, self.pred_range(v))
     }
 
     /// CSR offsets (`n + 1` entries).
@@ -240,10 +256,15 @@ impl Arena {
             .iter()
             .map(|&source| succ[self.succ_offsets[source as usize] as usize])
             .collect();
-        let succ = succ.into_boxed_slice();
+        self.reweighted(self.owner.clone(), succ.into_boxed_slice(), pred)
+    }
+
+    /// The same arena with these owners and weights (both directions at the wider width
+    /// of the two).
+    fn reweighted(&self, owner: Array<Player>, succ: Box<[i64]>, pred: Box<[i64]>) -> Arena {
         let width = Width::of(&succ).max(Width::of(&pred));
         Arena {
-            owner: self.owner.clone(),
+            owner,
             succ_offsets: self.succ_offsets.clone(),
             succ_targets: self.succ_targets.clone(),
             succ_weights: Weights::at_width(succ, width),
@@ -263,21 +284,7 @@ impl Arena {
     ) -> Arena {
         let succ: Box<[i64]> = self.succ_weights().iter().map(&mut weight).collect();
         let pred: Box<[i64]> = self.pred_weights().iter().map(&mut weight).collect();
-        let width = Width::of(&succ).max(Width::of(&pred));
-        Arena {
-            owner: self
-                .owner
-                .iter()
-                .map(|&p| owner(p))
-                .collect::<Vec<_>>()
-                .into(),
-            succ_offsets: self.succ_offsets.clone(),
-            succ_targets: self.succ_targets.clone(),
-            succ_weights: Weights::at_width(succ, width),
-            pred_offsets: self.pred_offsets.clone(),
-            pred_sources: self.pred_sources.clone(),
-            pred_weights: Weights::at_width(pred, width),
-            names: self.names.clone(),
-        }
+        let owners: Vec<Player> = self.owner.iter().map(|&p| owner(p)).collect();
+        self.reweighted(owners.into(), succ, pred)
     }
 }

@@ -194,7 +194,7 @@ impl Arena {
 }
 
 /// CSR offsets from 0 to `m`, strictly increasing (every vertex has a successor).
-fn check_successor_offsets(offsets: &[u32], m: usize) -> Result<(), Invalid> {
+pub(crate) fn check_successor_offsets(offsets: &[u32], m: usize) -> Result<(), Invalid> {
     let n = offsets.len() - 1;
     if offsets[0] != 0 {
         return invalid(
@@ -218,12 +218,18 @@ fn check_successor_offsets(offsets: &[u32], m: usize) -> Result<(), Invalid> {
         };
         return invalid(Part::SuccOffsets, v + 1, problem);
     }
+    check_last_offset(Part::SuccOffsets, "successor", offsets, m)
+}
+
+/// The last of `offsets` (of the `side` named) is the edge count `m`.
+fn check_last_offset(part: Part, side: &str, offsets: &[u32], m: usize) -> Result<(), Invalid> {
+    let n = offsets.len() - 1;
     if offsets[n] as usize != m {
         return invalid(
-            Part::SuccOffsets,
+            part,
             n,
             format!(
-                "the last successor offset is {}, expected the edge count {m}",
+                "the last {side} offset is {}, expected the edge count {m}",
                 offsets[n]
             ),
         );
@@ -253,17 +259,7 @@ fn check_predecessor_offsets(offsets: &[u32], m: usize) -> Result<(), Invalid> {
             ),
         );
     }
-    if offsets[n] as usize != m {
-        return invalid(
-            Part::PredOffsets,
-            n,
-            format!(
-                "the last predecessor offset is {}, expected the edge count {m}",
-                offsets[n]
-            ),
-        );
-    }
-    Ok(())
+    check_last_offset(Part::PredOffsets, "predecessor", offsets, m)
 }
 
 /// Sources `< n`, ascending within each vertex's list (offsets already checked).

@@ -187,18 +187,7 @@ impl<'t> Cursor<'t> {
     #[inline(always)]
     pub(crate) fn unsigned(&mut self, what: &'static str, max: u64) -> Result<u64, FormatError> {
         let rest = &self.text[self.pos..];
-        let mut value = 0u64;
-        let mut len = 0;
-        // At most 18 digits cannot overflow (10^18 < u64::MAX); longer runs take the slow path.
-        while len < 19 {
-            let Some(&b) = rest.get(len) else { break };
-            let digit = b.wrapping_sub(b'0');
-            if digit > 9 {
-                break;
-            }
-            value = value * 10 + u64::from(digit);
-            len += 1;
-        }
+        let (value, len) = leading_digits(rest);
         if len > 0 && len < 19 && len < rest.len() && value <= max {
             self.pos += len;
             return Ok(value);
@@ -236,17 +225,7 @@ impl<'t> Cursor<'t> {
     pub(crate) fn signed(&mut self, what: &'static str) -> Result<i64, FormatError> {
         let negative = self.text.get(self.pos) == Some(&b'-');
         let rest = &self.text[self.pos + usize::from(negative)..];
-        let mut magnitude = 0u64;
-        let mut len = 0;
-        while len < 19 {
-            let Some(&b) = rest.get(len) else { break };
-            let digit = b.wrapping_sub(b'0');
-            if digit > 9 {
-                break;
-            }
-            magnitude = magnitude * 10 + u64::from(digit);
-            len += 1;
-        }
+        let (magnitude, len) = leading_digits(rest);
         if len > 0 && len < 19 && len < rest.len() {
             // At most 18 digits: fits in i64 either way.
             self.pos += len + usize::from(negative);
@@ -540,6 +519,25 @@ pub(crate) fn shift_lines(error: FormatError, first_line: u64) -> FormatError {
         },
         other => other,
     }
+}
+
+/// The value and count of the decimal digits `rest` starts with, counting at most 19: at
+/// most 18 digits cannot overflow (10^18 < u64::MAX); a count of 19 sends the caller to
+/// its slow path.
+#[inline(always)]
+fn leading_digits(rest: &[u8]) -> (u64, usize) {
+    let mut value = 0u64;
+    let mut len = 0;
+    while len < 19 {
+        let Some(&b) = rest.get(len) else { break };
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        value = value * 10 + u64::from(digit);
+        len += 1;
+    }
+    (value, len)
 }
 
 #[cfg(test)]

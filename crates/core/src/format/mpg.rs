@@ -21,7 +21,7 @@ use super::assemble::{self, Placement};
 use super::cursor::Cursor;
 use super::error::{FormatError, Position};
 use super::fast;
-use super::records::{Grammar, Parsed, Records};
+use super::records::{Grammar, Parsed, Records, another_edge, successors_follow};
 use super::{Game, MAX_VERTEX_ID};
 
 /// What the header says.
@@ -76,17 +76,7 @@ pub(crate) fn parse_record(
     s.skip_blank();
     let owner = owner(s)?;
     s.skip_blank();
-    if !matches!(s.peek(), Some(b'0'..=b'9')) {
-        let at = s.position();
-        if s.peek().is_none() {
-            return Err(s.unexpected(at, "the successors `SUCC:WEIGHT,...` of the vertex"));
-        }
-        return Err(FormatError::NoSuccessors {
-            at,
-            id: u64::from(id),
-            found: s.describe_here(),
-        });
-    }
+    successors_follow(s, id, "the successors `SUCC:WEIGHT,...` of the vertex")?;
     loop {
         let succ_at = s.position();
         let succ = s.unsigned("successor id", u64::MAX)?;
@@ -104,28 +94,12 @@ pub(crate) fn parse_record(
         r.targets.push(succ as u32);
         r.weights.push(weight);
         s.skip_blank();
-        match s.peek() {
-            Some(b',') => {
-                s.bump();
-                s.skip_blank();
-            }
-            Some(b';') => {
-                s.bump();
-                break;
-            }
-            Some(b'0'..=b'9' | b'-') => {
-                let at = s.position();
-                return Err(s.unexpected(at, "`,` between edges, a name or `;`"));
-            }
-            Some(_) => {
-                let name = s.name_ending("vertex")?;
-                r.names.push((r.len() as u32, name));
-                break;
-            }
-            None => {
-                let at = s.position();
-                return Err(s.unexpected(at, "`,` and another edge, a name or `;`"));
-            }
+        if let Some(b'0'..=b'9' | b'-') = s.peek() {
+            let at = s.position();
+            return Err(s.unexpected(at, "`,` between edges, a name or `;`"));
+        }
+        if !another_edge(s, r, "vertex", "`,` and another edge, a name or `;`")? {
+            break;
         }
     }
     r.finish_record(id, owner, at);

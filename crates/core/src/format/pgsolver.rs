@@ -25,7 +25,7 @@ use super::cursor::{Cursor, shift_position};
 use super::error::{FormatError, Position};
 use super::fast;
 use super::parity::ParityPlan;
-use super::records::{Parsed, Records};
+use super::records::{Parsed, Records, another_edge, successors_follow};
 use super::{Game, MAX_VERTEX_ID};
 
 /// What the header lines say.
@@ -84,17 +84,7 @@ pub(crate) fn parse_record(
     s.skip_blank();
     let owner = owner(s)?;
     s.skip_blank();
-    if !matches!(s.peek(), Some(b'0'..=b'9')) {
-        let at = s.position();
-        if s.peek().is_none() {
-            return Err(s.unexpected(at, "the successors `SUCC, ...` of the vertex"));
-        }
-        return Err(FormatError::NoSuccessors {
-            at,
-            id: u64::from(id),
-            found: s.describe_here(),
-        });
-    }
+    successors_follow(s, id, "the successors `SUCC, ...` of the vertex")?;
     let mut max_target: Option<(u32, Position)> = None;
     loop {
         let succ_at = s.position();
@@ -104,24 +94,8 @@ pub(crate) fn parse_record(
         }
         r.targets.push(succ);
         s.skip_blank();
-        match s.peek() {
-            Some(b',') => {
-                s.bump();
-                s.skip_blank();
-            }
-            Some(b';') => {
-                s.bump();
-                break;
-            }
-            Some(_) => {
-                let name = s.name_ending("node")?;
-                r.names.push((r.len() as u32, name));
-                break;
-            }
-            None => {
-                let at = s.position();
-                return Err(s.unexpected(at, "`,` and another successor, a name or `;`"));
-            }
+        if !another_edge(s, r, "node", "`,` and another successor, a name or `;`")? {
+            break;
         }
     }
     if let Some((succ, succ_at)) = max_target {

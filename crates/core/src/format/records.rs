@@ -11,8 +11,8 @@
 
 use crate::arena::Player;
 
-use super::cursor::shift_position;
-use super::error::Position;
+use super::cursor::{Cursor, shift_position};
+use super::error::{FormatError, Position};
 
 /// The record grammar of a text format, with what the header said.
 #[derive(Debug, Clone, Copy)]
@@ -282,6 +282,58 @@ impl Parsed {
     pub fn free(self) {
         use rayon::prelude::*;
         self.chunks.into_par_iter().for_each(drop);
+    }
+}
+
+/// Fails unless a successor (a digit) is next on vertex `id`'s line: at the end of the
+/// text `expected` (the successors' syntax) was, elsewhere the vertex has no successors.
+pub(crate) fn successors_follow(
+    s: &mut Cursor<'_>,
+    id: u32,
+    expected: &str,
+) -> Result<(), FormatError> {
+    if matches!(s.peek(), Some(b'0'..=b'9')) {
+        return Ok(());
+    }
+    let at = s.position();
+    if s.peek().is_none() {
+        return Err(s.unexpected(at, expected));
+    }
+    Err(FormatError::NoSuccessors {
+        at,
+        id: u64::from(id),
+        found: s.describe_here(),
+    })
+}
+
+/// What follows an edge of a `line` (`vertex`, `node`): `,` and another edge (true), `;` or
+/// a name ending the line (false, the name kept in `r`); at the end of the text, an error
+/// that `expected` was.
+pub(crate) fn another_edge(
+    s: &mut Cursor<'_>,
+    r: &mut Records,
+    line: &str,
+    expected: &str,
+) -> Result<bool, FormatError> {
+    match s.peek() {
+        Some(b',') => {
+            s.bump();
+            s.skip_blank();
+            Ok(true)
+        }
+        Some(b';') => {
+            s.bump();
+            Ok(false)
+        }
+        Some(_) => {
+            let name = s.name_ending(line)?;
+            r.names.push((r.len() as u32, name));
+            Ok(false)
+        }
+        None => {
+            let at = s.position();
+            Err(s.unexpected(at, expected))
+        }
     }
 }
 

@@ -66,13 +66,7 @@ pub fn random_parity(n: u32, max_degree: u32, priorities: u32, seed: u64) -> Opt
     assert!(n >= 1 && max_degree >= 1 && priorities >= 1);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let owners: Vec<Player> = (0..n)
-        .map(|_| {
-            if rng.random_bool(0.5) {
-                Player::One
-            } else {
-                Player::Zero
-            }
-        })
+        .map(|_| Player::one_if(rng.random_bool(0.5)))
         .collect();
     let priority: Vec<u64> = (0..n)
         .map(|_| rng.random_range(0..priorities as u64))

@@ -95,27 +95,20 @@ impl RandomPlan {
     /// Writes the game into `out`'s sections (sized by [`RandomPlan::vertices`],
     /// [`RandomPlan::edges`] and [`RandomPlan::width`]), on the current rayon pool.
     pub fn fill(&self, out: Sections<'_>) {
-        let Sections {
-            owners,
-            succ_offsets,
-            succ_targets,
-            succ_weights,
-            pred_offsets,
-            pred_sources,
-            pred_weights,
-        } = out;
-        match (succ_weights, pred_weights) {
+        let (owners, offsets, targets) = (out.owners, out.succ_offsets, out.succ_targets);
+        let (pred_offsets, sources) = (out.pred_offsets, out.pred_sources);
+        match (out.succ_weights, out.pred_weights) {
             (WeightsMut::I16(s), WeightsMut::I16(p)) => {
-                self.fill_typed(owners, succ_offsets, succ_targets, s, |w| w as i16);
-                transpose_into(succ_offsets, succ_targets, s, pred_offsets, pred_sources, p);
+                self.fill_typed(owners, offsets, targets, s, |w| w as i16);
+                transpose_into(offsets, targets, s, pred_offsets, sources, p);
             }
             (WeightsMut::I32(s), WeightsMut::I32(p)) => {
-                self.fill_typed(owners, succ_offsets, succ_targets, s, |w| w as i32);
-                transpose_into(succ_offsets, succ_targets, s, pred_offsets, pred_sources, p);
+                self.fill_typed(owners, offsets, targets, s, |w| w as i32);
+                transpose_into(offsets, targets, s, pred_offsets, sources, p);
             }
             (WeightsMut::I64(s), WeightsMut::I64(p)) => {
-                self.fill_typed(owners, succ_offsets, succ_targets, s, |w| w);
-                transpose_into(succ_offsets, succ_targets, s, pred_offsets, pred_sources, p);
+                self.fill_typed(owners, offsets, targets, s, |w| w);
+                transpose_into(offsets, targets, s, pred_offsets, sources, p);
             }
             _ => unreachable!("both directions have the file's width"),
         }

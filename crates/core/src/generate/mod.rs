@@ -146,15 +146,7 @@ pub fn layered(width: u32, layers: u32, degree: u32, seed: u64) -> Arena {
 pub fn clique(n: u32, seed: u64) -> Arena {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = n.max(1);
-    let owners = (0..n)
-        .map(|v| {
-            if v % 2 == 0 {
-                Player::Zero
-            } else {
-                Player::One
-            }
-        })
-        .collect();
+    let owners = (0..n).map(|v| Player::one_if(v % 2 == 1)).collect();
     let mut edges = EdgeList::with_capacity((n as usize) * (n as usize));
     for v in 0..n {
         for u in (0..n).filter(|&u| u != v || n == 1) {

@@ -95,6 +95,15 @@ impl RecordBuffer {
             .extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
     }
 
+    /// `key`, then `value`, or `null` where there is none.
+    fn number_or_null(&mut self, key: &[u8], value: Option<impl itoa::Integer>) {
+        self.raw(key);
+        match value {
+            Some(value) => self.int(value),
+            None => self.raw(b"null"),
+        }
+    }
+
     /// `{"id": V, "credit": C|null, "winner": W[, "strategy": S|null]}`, comma-separated,
     /// one per line.
     pub fn json_vertex(&mut self, v: VertexId, credit: u64, strategy: u32, field: StrategyField) {
@@ -117,12 +126,7 @@ impl RecordBuffer {
         self.raw(b"{\"id\": ");
         self.int(v);
         if credits == CreditField::Included {
-            self.raw(b", \"credit\": ");
-            if credit == TOP {
-                self.raw(b"null");
-            } else {
-                self.int(credit);
-            }
+            self.number_or_null(b", \"credit\": ", (credit != TOP).then_some(credit));
         }
         self.raw(if credit == TOP {
             b", \"winner\": 1"
@@ -130,12 +134,8 @@ impl RecordBuffer {
             b", \"winner\": 0"
         });
         if field == StrategyField::Included {
-            self.raw(b", \"strategy\": ");
-            if strategy == NO_MOVE {
-                self.raw(b"null");
-            } else {
-                self.int(strategy);
-            }
+            let strategy = (strategy != NO_MOVE).then_some(strategy);
+            self.number_or_null(b", \"strategy\": ", strategy);
         }
         self.raw(b"}");
     }

@@ -166,6 +166,24 @@ pub struct SolveStats {
     pub phases: Phases,
 }
 
+impl SolveStats {
+    /// The figures of a solve that only lifted, for `seconds`, to a bound of `bound` in
+    /// `lifts` lifts and `rounds` rounds.
+    pub(crate) fn lifting(bound: u64, lifts: u64, rounds: u64, seconds: f64) -> SolveStats {
+        SolveStats {
+            bound,
+            lifts,
+            rounds,
+            solve_seconds: seconds,
+            phases: Phases {
+                lifting: seconds,
+                ..Phases::default()
+            },
+            ..SolveStats::default()
+        }
+    }
+}
+
 /// The answer: per vertex, the least credit (or ⊤) and the winner's strategy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Solution {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::strategy::{Seed, Topping};
 use super::worklist::{self, Primal};
-use super::{Control, Phases, Solution, SolveError, SolveStats, Threads, energy};
+use super::{Control, Solution, SolveError, SolveStats, Threads, energy};
 use crate::arena::Arena;
 
 /// Solves `arena` with the sequential worklist and derives both strategies.
@@ -24,15 +24,7 @@ pub fn solve(arena: &Arena, control: &Control) -> Result<Solution, SolveError> {
     let stats = SolveStats {
         backend: "reference".into(),
         algorithm: "worklist".into(),
-        bound,
-        lifts: lifted.lifts,
-        rounds: 0,
-        solve_seconds: seconds,
-        phases: Phases {
-            lifting: seconds,
-            ..Phases::default()
-        },
-        ..SolveStats::default()
+        ..SolveStats::lifting(bound, lifted.lifts, 0, seconds)
     };
     // Player 1's strategy from the lifts' record where it passes its check.
     let seed = Seed {

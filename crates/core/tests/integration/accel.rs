@@ -14,12 +14,15 @@ use egsolve_core::solve::{Control, SolveError, TOP, reference};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Number of random games per test: `default`, or `ACCEL_SEEDS` for longer local runs.
-fn seed_count(default: u64) -> u64 {
-    std::env::var("ACCEL_SEEDS")
+/// The seeds of a test's random games: `0..default` (`0..ACCEL_SEEDS` for longer local
+/// runs), then a fresh one.
+fn seeds(default: u64) -> impl Iterator<Item = u64> {
+    let count = std::env::var("ACCEL_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
+        .unwrap_or(default);
+    let fresh: u64 = rand::rng().random();
+    (0..count).chain([fresh])
 }
 
 fn describe(arena: &Arena) -> String {
@@ -181,8 +184,7 @@ fn assert_same(arena: &Arena, context: &str) {
 
 #[test]
 fn tiny_random_games_match_reference() {
-    let fresh: u64 = rand::rng().random();
-    for seed in (0..seed_count(3000)).chain([fresh]) {
+    for seed in seeds(3000) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = rng.random_range(1..=6);
         let arena = random_game(&mut rng, n, 3, -4..=4);
@@ -192,8 +194,7 @@ fn tiny_random_games_match_reference() {
 
 #[test]
 fn small_random_games_match_reference() {
-    let fresh: u64 = rand::rng().random();
-    for seed in (0..seed_count(400)).chain([fresh]) {
+    for seed in seeds(400) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = rng.random_range(5..=60);
         let weights = match seed % 3 {
@@ -268,8 +269,7 @@ fn climbing_families_match_reference() {
         &families::circle_then_escape(3, 5000),
         "circle_then_escape(3, 5000)",
     );
-    let fresh: u64 = rand::rng().random();
-    for seed in (0..seed_count(60)).chain([fresh]) {
+    for seed in seeds(60) {
         for priorities in [3, 5, 7] {
             let arena = families::random_parity(40, 3, priorities, seed).expect("fits");
             assert_same(
@@ -322,8 +322,7 @@ fn shared_data_matches_independent_answers() {
 
 #[test]
 fn medium_games_match_reference() {
-    let fresh: u64 = rand::rng().random();
-    for seed in (0..seed_count(6)).chain([fresh]) {
+    for seed in seeds(6) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let arena = random_game(&mut rng, 400, 4, -6..=5);
         assert_same(&arena, &format!("random 400, seed {seed}"));
@@ -334,9 +333,8 @@ fn medium_games_match_reference() {
 
 #[test]
 fn tiny_games_match_the_brute_force_oracle() {
-    let fresh: u64 = rand::rng().random();
     let mut compared = 0;
-    for seed in (0..seed_count(1500)).chain([fresh]) {
+    for seed in seeds(1500) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = rng.random_range(1..=6);
         let weights = if seed % 2 == 0 {

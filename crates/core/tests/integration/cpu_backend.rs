@@ -32,13 +32,7 @@ fn random_game(shape: Shape, seed: u64) -> Arena {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = shape.vertices;
     let owners: Vec<Player> = (0..n)
-        .map(|_| {
-            if rng.random_bool(shape.player1) {
-                Player::One
-            } else {
-                Player::Zero
-            }
-        })
+        .map(|_| Player::one_if(rng.random_bool(shape.player1)))
         .collect();
     let mut edges = EdgeList::default();
     for v in 0..n {

@@ -5,9 +5,10 @@
 //! rngame_n1000_p10_d2-5 (M ≈ 3.3·10^17) are too slow for plain lifting in CI; the CPU
 //! benchmark (`benches/cpu.rs`) runs them.
 
+use crate::shared_data::expected_credits;
+
 use egsolve_test_support as common;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use egsolve_core::format::{ReadOptions, read_paritysol, read_path};
@@ -48,32 +49,6 @@ fn credits(path: &Path, options: &CpuOptions) -> Vec<u64> {
     )
     .unwrap();
     lifted.values
-}
-
-/// `ID CREDIT` lines (`T` for ⊤) from a gzipped credits file.
-fn expected_credits(path: &Path) -> Vec<u64> {
-    let reader = BufReader::new(flate2::read::MultiGzDecoder::new(
-        std::fs::File::open(path).unwrap(),
-    ));
-    reader
-        .lines()
-        .enumerate()
-        .map(|(i, line)| {
-            let line = line.unwrap();
-            let (id, credit) = line.split_once(' ').unwrap();
-            assert_eq!(
-                id.parse::<usize>().unwrap(),
-                i,
-                "{}: ids in order",
-                path.display()
-            );
-            if credit == "T" {
-                TOP
-            } else {
-                credit.parse().unwrap()
-            }
-        })
-        .collect()
 }
 
 #[test]

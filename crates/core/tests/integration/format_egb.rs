@@ -9,8 +9,13 @@
 
 use egsolve_test_support as common;
 
-use egsolve_core::arena::{Arena, EdgeList, Player};
-use egsolve_core::format::{self, FormatError, Game, ReadOptions};
+use crate::format_support::{
+    Damage, arena_of, assert_random_damage_never_panics, assert_refused, damage, egb2,
+    header_damage, load, parity_sample, put_u32, sample, u32_damage,
+};
+
+use egsolve_core::arena::Arena;
+use egsolve_core::format::{self, Game, ReadOptions};
 use proptest::prelude::*;
 
 fn arena_strategy() -> impl Strategy<Value = Arena> {
@@ -26,19 +31,8 @@ fn arena_strategy() -> impl Strategy<Value = Arena> {
             prop::collection::vec((0..n as u32, weight), 1..4),
             prop::option::of("[a-zA-Z0-9 _é-]{0,6}"),
         );
-        (prop::collection::vec(vertex, n), any::<bool>()).prop_map(|(vertices, named)| {
-            let mut edges = EdgeList::default();
-            let mut owners = Vec::new();
-            let mut names = Vec::new();
-            for (v, (owner, succ, name)) in vertices.into_iter().enumerate() {
-                owners.push(if owner { Player::One } else { Player::Zero });
-                for (t, w) in succ {
-                    edges.push(v as u32, t, w);
-                }
-                names.push(name.map(Into::into));
-            }
-            Arena::from_edges(owners, edges, named.then_some(names)).expect("valid")
-        })
+        (prop::collection::vec(vertex, n), any::<bool>())
+            .prop_map(|(vertices, named)| arena_of(vertices, named))
     })
 }
 
@@ -48,17 +42,6 @@ fn egb(game: &Game) -> Vec<u8> {
     let mut bytes = Vec::new();
     format::write_egb_v1(game, &mut bytes).unwrap();
     bytes
-}
-
-/// `game` as `egb` version 2.
-fn egb2(game: &Game) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    format::write_egb(game, &mut bytes).unwrap();
-    bytes
-}
-
-fn load(bytes: &[u8]) -> Result<Game, FormatError> {
-    format::read_bytes(bytes, &ReadOptions::default())
 }
 
 #[test]
@@ -108,31 +91,6 @@ fn every_shared_game_round_trips_and_converts_back_alike() {
     }
 }
 
-/// A small game with names, an initial vertex and 64-bit weights, as `egb`.
-fn sample() -> (Game, Vec<u8>) {
-    let text = "3 6;\n0 MAX 1:5,2:-3 \"start\";\n1 MIN 0:-7;\n2 MAX 3:0, 2:1;\n\
-                3 MIN 0:9223372036854775807, 1:-9;\n";
-    let mut game = format::read_bytes(text.as_bytes(), &ReadOptions::default()).unwrap();
-    game.initial = Some(2);
-    let bytes = egb(&game);
-    (game, bytes)
-}
-
-/// A parity game with names, as `egb`.
-fn parity_sample() -> Vec<u8> {
-    let text = "parity 3;\nstart 0;\n0 2 0 1, 2 \"s0\";\n1 5 1 0;\n2 0 0 3, 2;\n3 1 1 0;\n";
-    egb(&format::read_bytes(text.as_bytes(), &ReadOptions::default()).unwrap())
-}
-
-/// The offset and problem of a `Binary` error (any other error fails the test).
-fn damage(bytes: &[u8]) -> (u64, String) {
-    match load(bytes) {
-        Err(FormatError::Binary { offset, problem }) => (offset, problem),
-        Err(other) => panic!("expected an egb error, got: {other}"),
-        Ok(_) => panic!("a damaged egb file was accepted"),
-    }
-}
-
 /// Writes the checksum that matches the bytes (so that the validation behind it is reached).
 fn reseal(bytes: &mut [u8]) {
     let mut h = crc32fast::Hasher::new();
@@ -142,17 +100,9 @@ fn reseal(bytes: &mut [u8]) {
     bytes[56..60].copy_from_slice(&crc.to_le_bytes());
 }
 
-fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
-    bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
-}
-
-fn put_u64(bytes: &mut [u8], at: usize, value: u64) {
-    bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
-}
-
 #[test]
 fn truncation_anywhere_is_a_clear_error_at_the_end() {
-    for bytes in [sample().1, parity_sample()] {
+    for bytes in [sample(egb).1, parity_sample(egb)] {
         for len in 0..bytes.len() {
             let cut = &bytes[..len];
             if len < 8 {
@@ -174,7 +124,7 @@ fn truncation_anywhere_is_a_clear_error_at_the_end() {
 
 #[test]
 fn a_flipped_byte_anywhere_is_refused_by_the_checksum_or_the_header() {
-    let (_, bytes) = sample();
+    let (_, bytes) = sample(egb);
     for at in 8..bytes.len() {
         let mut bad = bytes.clone();
         bad[at] ^= 0x41;
@@ -192,102 +142,52 @@ fn a_flipped_byte_anywhere_is_refused_by_the_checksum_or_the_header() {
 
 #[test]
 fn resealed_damage_names_the_offending_byte() {
-    let (game, bytes) = sample();
+    let (game, bytes) = sample(egb);
     let n = game.arena.vertex_count();
     let m = game.arena.edge_count();
     let owners = 64;
     let offsets = owners + n.div_ceil(8) * 8;
     let targets = offsets + ((n + 1) * 4).div_ceil(8) * 8;
-    // A damage to the file's bytes, the offset the error must name, and what it names.
-    type Damage<'a> = (Box<dyn Fn(&mut Vec<u8>) + 'a>, u64, &'a str);
-    let cases: Vec<Damage> = vec![
+    let mut cases: Vec<Damage> = vec![
         (
             Box::new(|b| b[owners + 2] = 2),
-            (owners + 2) as u64,
+            owners + 2,
             "owner 2 of vertex 2",
         ),
         (
             // offsets 0 2 9 5 7: the first that falls (vertex 3's) is named
             Box::new(move |b| put_u32(b, offsets + 8, 9)),
-            (offsets + 12) as u64,
+            offsets + 12,
             "below vertex 2's 9",
         ),
-        (
-            Box::new(move |b| put_u32(b, offsets + 4 * n, 99)),
-            (offsets + 4 * n) as u64,
+        u32_damage(
+            offsets + 4 * n,
+            99,
+            offsets + 4 * n,
             "expected the edge count",
         ),
-        (
-            Box::new(move |b| put_u32(b, offsets + 4, 0)),
-            (offsets + 4) as u64,
-            "no successor",
-        ),
-        (
-            Box::new(move |b| put_u32(b, targets + 4 * (m - 1), 4)),
-            (targets + 4 * (m - 1)) as u64,
+        u32_damage(offsets + 4, 0, offsets + 4, "no successor"),
+        u32_damage(
+            targets + 4 * (m - 1),
+            4,
+            targets + 4 * (m - 1),
             "leads to vertex 4",
         ),
-        (Box::new(|b| put_u32(b, 8, 3)), 8, "version 3"),
-        (Box::new(|b| put_u32(b, 12, 64)), 12, "unknown flags"),
-        (Box::new(|b| put_u32(b, 16, 3)), 16, "bytes per weight"),
-        (Box::new(|b| put_u64(b, 24, 0)), 24, "0 vertices"),
-        (Box::new(|b| put_u64(b, 24, u64::MAX)), 24, "vertices"),
-        (Box::new(|b| put_u64(b, 32, u64::MAX / 2)), 32, "edges"),
-        (Box::new(|b| put_u64(b, 40, 4)), 40, "initial vertex 4"),
-        // Counts in range whose sections do not fit the file: truncated, nothing allocated.
-        (
-            Box::new(|b| put_u64(b, 24, u64::from(u32::MAX) - 2)),
-            0,
-            "truncated",
-        ),
-        (
-            Box::new(|b| put_u64(b, 32, u64::from(u32::MAX) - 2)),
-            0,
-            "truncated",
-        ),
-        (Box::new(|b| put_u64(b, 48, u64::MAX - 3)), 48, "overflow"),
     ];
-    for (change, offset, fragment) in cases {
-        let mut bad = bytes.clone();
-        change(&mut bad);
-        reseal(&mut bad);
-        let (at, problem) = damage(&bad);
-        if offset != 0 {
-            assert_eq!(at, offset, "{problem}");
-        } else {
-            assert_eq!(at, bad.len() as u64, "{problem}");
-        }
-        assert!(problem.contains(fragment), "{problem:?} lacks {fragment:?}");
-        let message = load(&bad).unwrap_err().to_string();
-        assert!(message.starts_with(&format!("byte {at}: ")), "{message}");
-        assert!(message.contains("egsolve convert"), "{message}");
-    }
+    cases.extend(header_damage());
+    assert_refused(&bytes, cases, |bad| reseal(bad));
 }
 
 #[test]
 fn resealed_random_damage_never_panics() {
-    let files = [sample().1, parity_sample()];
-    common::proptest_seeded(
-        500,
-        &[7, 8],
-        (
-            0..2usize,
-            prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
-        ),
-        |(which, changes)| {
-            let mut bad = files[which].clone();
-            for (at, value) in changes {
-                let at = 8 + at.index(bad.len() - 8);
-                if !(56..60).contains(&at) {
-                    bad[at] = value;
-                }
+    let files = [sample(egb).1, parity_sample(egb)];
+    assert_random_damage_never_panics(files, |bad, changes| {
+        for (at, value) in changes {
+            let at = 8 + at.index(bad.len() - 8);
+            if !(56..60).contains(&at) {
+                bad[at] = value;
             }
-            reseal(&mut bad);
-            if let Err(e) = load(&bad) {
-                let expected = matches!(e, FormatError::Binary { .. } | FormatError::Reduction(_));
-                prop_assert!(expected, "unexpected error: {}", e);
-            }
-            Ok(())
-        },
-    );
+        }
+        reseal(bad);
+    });
 }

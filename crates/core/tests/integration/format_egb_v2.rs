@@ -9,34 +9,17 @@
 
 use std::ops::Range;
 
-use egsolve_test_support as common;
+use crate::format_support::{
+    Damage, assert_random_damage_never_panics, assert_refused, damage, egb2, header_damage, load,
+    parity_sample, put_u32, put_u64, sample, u32_damage,
+};
 
 use egsolve_core::arena::{Arena, Player};
 use egsolve_core::format::egb::EgbWriter;
-use egsolve_core::format::{self, FormatError, Game, ReadOptions};
+use egsolve_core::format::{self, Game, ReadOptions};
 use egsolve_core::generate::{self, RandomParams, RandomPlan};
 use egsolve_core::solve::{self, Backend, Control};
-use proptest::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
-
-fn egb2(game: &Game) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    format::write_egb(game, &mut bytes).unwrap();
-    bytes
-}
-
-fn load(bytes: &[u8]) -> Result<Game, FormatError> {
-    format::read_bytes(bytes, &ReadOptions::default())
-}
-
-/// The offset and problem of a `Binary` error (any other error fails the test).
-fn damage(bytes: &[u8]) -> (u64, String) {
-    match load(bytes) {
-        Err(FormatError::Binary { offset, problem }) => (offset, problem),
-        Err(other) => panic!("expected an egb error, got: {other}"),
-        Ok(_) => panic!("a damaged egb file was accepted"),
-    }
-}
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
@@ -44,14 +27,6 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
-}
-
-fn put_u32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
-}
-
-fn put_u64(b: &mut [u8], at: usize, v: u64) {
-    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
 }
 
 /// The sections of a version 2 file, computed from its header as the specification says
@@ -118,32 +93,14 @@ fn reseal(b: &mut [u8], l: &Layout) {
     b[56..64].copy_from_slice(&sum.to_le_bytes());
 }
 
-/// A game with names, an initial vertex and 64-bit weights: vertex 0 → 1 (5), 2 (−3);
-/// 1 → 0 (−7); 2 → 3 (0), 2 (1); 3 → 0 (MAX), 1 (−9). Predecessors: 0 ← 1, 3; 1 ← 0, 3;
-/// 2 ← 0, 2; 3 ← 2.
-fn sample() -> (Game, Vec<u8>) {
-    let text = "3 6;\n0 MAX 1:5,2:-3 \"start\";\n1 MIN 0:-7;\n2 MAX 3:0, 2:1;\n\
-                3 MIN 0:9223372036854775807, 1:-9;\n";
-    let mut game = format::read_bytes(text.as_bytes(), &ReadOptions::default()).unwrap();
-    game.initial = Some(2);
-    let bytes = egb2(&game);
-    (game, bytes)
-}
-
-/// A parity game with names, as `egb` version 2.
-fn parity_sample() -> Vec<u8> {
-    let text = "parity 3;\nstart 0;\n0 2 0 1, 2 \"s0\";\n1 5 1 0;\n2 0 0 3, 2;\n3 1 1 0;\n";
-    egb2(&format::read_bytes(text.as_bytes(), &ReadOptions::default()).unwrap())
-}
-
 #[test]
 fn both_samples_round_trip_and_the_layout_is_the_specifications() {
-    let (game, bytes) = sample();
+    let (game, bytes) = sample(egb2);
     assert_eq!(load(&bytes).unwrap(), game);
     let l = layout(&bytes);
     assert_eq!(l.table.end, bytes.len());
     assert_eq!(u32_at(&bytes, 8), 2);
-    let parity = parity_sample();
+    let parity = parity_sample(egb2);
     assert_eq!(layout(&parity).table.end, parity.len());
     let back = load(&parity).unwrap();
     assert!(back.parity.is_some());
@@ -154,7 +111,7 @@ fn both_samples_round_trip_and_the_layout_is_the_specifications() {
 
 #[test]
 fn every_class_of_damage_names_its_byte() {
-    let (_, bytes) = sample();
+    let (_, bytes) = sample(egb2);
     let l = layout(&bytes);
     let s = &l.sections;
     let [owners, so, st, po, ps, pw] = [0, 1, 2, 4, 5, 6].map(|i| s[i].clone());
@@ -162,48 +119,19 @@ fn every_class_of_damage_names_its_byte() {
     let owners = owners.start;
     let n = 4;
     let m = 7;
-    type Change = Box<dyn Fn(&mut Vec<u8>)>;
-    let cases: Vec<(Change, usize, &str)> = vec![
+    let mut cases: Vec<Damage> = vec![
         (
             Box::new(move |b| b[owners + 2] = 2),
             owners + 2,
             "owner 2 of vertex 2",
         ),
-        (
-            Box::new(move |b| put_u32(b, so + 8, 9)),
-            so + 12,
-            "below vertex 2's 9",
-        ),
-        (
-            Box::new(move |b| put_u32(b, so + 4 * n, 99)),
-            so + 4 * n,
-            "expected the edge count",
-        ),
-        (
-            Box::new(move |b| put_u32(b, so + 4, 0)),
-            so + 4,
-            "no successor",
-        ),
-        (
-            Box::new(move |b| put_u32(b, st + 4 * (m - 1), 4)),
-            st + 4 * (m - 1),
-            "leads to vertex 4",
-        ),
-        (
-            Box::new(move |b| put_u32(b, po + 8, 1)),
-            po + 8,
-            "below vertex 1's 2",
-        ),
-        (
-            Box::new(move |b| put_u32(b, po + 4 * n, 6)),
-            po + 4 * n,
-            "expected the edge count 7",
-        ),
-        (
-            Box::new(move |b| put_u32(b, ps, 4)),
-            ps,
-            "predecessor 0 is vertex 4",
-        ),
+        u32_damage(so + 8, 9, so + 12, "below vertex 2's 9"),
+        u32_damage(so + 4 * n, 99, so + 4 * n, "expected the edge count"),
+        u32_damage(so + 4, 0, so + 4, "no successor"),
+        u32_damage(st + 4 * (m - 1), 4, st + 4 * (m - 1), "leads to vertex 4"),
+        u32_damage(po + 8, 1, po + 8, "below vertex 1's 2"),
+        u32_damage(po + 4 * n, 6, po + 4 * n, "expected the edge count 7"),
+        u32_damage(ps, 4, ps, "predecessor 0 is vertex 4"),
         (
             Box::new(move |b| {
                 put_u32(b, ps, 3);
@@ -214,58 +142,21 @@ fn every_class_of_damage_names_its_byte() {
         ),
         (Box::new(move |b| put_u64(b, pw + 8, 0)), pw + 8, "weighs 0"),
         // Sorted and in range, but not the transpose: 0 ← 1, 2 instead of 1, 3.
-        (
-            Box::new(move |b| put_u32(b, ps + 4, 2)),
-            po + 4,
-            "lack edge 5 (3 -> 0",
-        ),
+        u32_damage(ps + 4, 2, po + 4, "lack edge 5 (3 -> 0"),
         (
             Box::new(move |b| b[owners + n + 2] = 1),
             owners + n + 2,
             "padding",
         ),
-        (Box::new(|b| put_u32(b, 8, 3)), 8, "version 3"),
-        (Box::new(|b| put_u32(b, 12, 64)), 12, "unknown flags"),
-        (Box::new(|b| put_u32(b, 16, 3)), 16, "bytes per weight"),
         (Box::new(|b| put_u32(b, 20, 40)), 20, "checksum blocks"),
-        (Box::new(|b| put_u64(b, 24, 0)), 24, "0 vertices"),
-        (Box::new(|b| put_u64(b, 24, u64::MAX)), 24, "vertices"),
-        (Box::new(|b| put_u64(b, 32, u64::MAX / 2)), 32, "edges"),
-        (Box::new(|b| put_u64(b, 40, 4)), 40, "initial vertex 4"),
-        (Box::new(|b| put_u64(b, 48, u64::MAX - 3)), 48, "overflow"),
-        // Counts in range whose sections do not fit the file: truncated, nothing allocated.
-        (
-            Box::new(|b| put_u64(b, 24, u64::from(u32::MAX) - 2)),
-            usize::MAX,
-            "truncated",
-        ),
-        (
-            Box::new(|b| put_u64(b, 32, u64::from(u32::MAX) - 2)),
-            usize::MAX,
-            "truncated",
-        ),
     ];
-    for (change, offset, fragment) in cases {
-        let mut bad = bytes.clone();
-        change(&mut bad);
-        reseal(&mut bad, &l);
-        let (at, problem) = damage(&bad);
-        let offset = if offset == usize::MAX {
-            bad.len()
-        } else {
-            offset
-        };
-        assert_eq!(at, offset as u64, "{problem}");
-        assert!(problem.contains(fragment), "{problem:?} lacks {fragment:?}");
-        let message = load(&bad).unwrap_err().to_string();
-        assert!(message.starts_with(&format!("byte {at}: ")), "{message}");
-        assert!(message.contains("egsolve convert"), "{message}");
-    }
+    cases.extend(header_damage());
+    assert_refused(&bytes, cases, |bad| reseal(bad, &l));
 }
 
 #[test]
 fn a_flipped_byte_is_refused_at_its_block_gap_or_header() {
-    for bytes in [sample().1, parity_sample()] {
+    for bytes in [sample(egb2).1, parity_sample(egb2)] {
         let l = layout(&bytes);
         for at in 8..bytes.len() {
             let mut bad = bytes.clone();
@@ -287,7 +178,7 @@ fn a_flipped_byte_is_refused_at_its_block_gap_or_header() {
 
 #[test]
 fn truncation_anywhere_is_refused_at_the_end() {
-    for bytes in [sample().1, parity_sample()] {
+    for bytes in [sample(egb2).1, parity_sample(egb2)] {
         for len in 8..bytes.len() {
             let (offset, problem) = damage(&bytes[..len]);
             assert_eq!(offset, len as u64, "cut at {len}: {problem}");
@@ -298,29 +189,15 @@ fn truncation_anywhere_is_refused_at_the_end() {
 
 #[test]
 fn resealed_random_damage_never_panics() {
-    let files = [sample().1, parity_sample()];
-    common::proptest_seeded(
-        500,
-        &[7, 8],
-        (
-            0..2usize,
-            prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
-        ),
-        |(which, changes)| {
-            let mut bad = files[which].clone();
-            let l = layout(&bad);
-            for (at, value) in changes {
-                let at = 64 + at.index(l.table.start - 64);
-                bad[at] = value;
-            }
-            reseal(&mut bad, &l);
-            if let Err(e) = load(&bad) {
-                let expected = matches!(e, FormatError::Binary { .. } | FormatError::Reduction(_));
-                prop_assert!(expected, "unexpected error: {}", e);
-            }
-            Ok(())
-        },
-    );
+    let files = [sample(egb2).1, parity_sample(egb2)];
+    assert_random_damage_never_panics(files, |bad, changes| {
+        let l = layout(bad);
+        for (at, value) in changes {
+            let at = 64 + at.index(l.table.start - 64);
+            bad[at] = value;
+        }
+        reseal(bad, &l);
+    });
 }
 
 fn game(arena: Arena) -> Game {

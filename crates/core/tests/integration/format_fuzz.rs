@@ -6,7 +6,7 @@
 
 use egsolve_test_support as common;
 
-use std::io::Write;
+use crate::format_support::{bzip2, gzip};
 
 use egsolve_core::format::{self, Format, ReadOptions};
 use proptest::prelude::*;
@@ -96,18 +96,6 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
             bytes.drain(i..(i + len).min(bytes.len()));
         }
     }
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(bytes).unwrap();
-    e.finish().unwrap()
-}
-
-fn bzip2(bytes: &[u8]) -> Vec<u8> {
-    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
-    e.write_all(bytes).unwrap();
-    e.finish().unwrap()
 }
 
 /// Every reader on `bytes`: detected format, each forced format, and paritysol. Only

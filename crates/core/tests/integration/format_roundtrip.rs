@@ -4,11 +4,12 @@
 
 use egsolve_test_support as common;
 
-use std::io::Write;
+use crate::format_support::{arena_of, bzip2, gzip};
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use egsolve_core::arena::{Arena, EdgeList, Player};
+use egsolve_core::arena::{Arena, Player};
 use egsolve_core::format::{self, Compression, FormatError, Game, ReadOptions};
 use proptest::prelude::*;
 
@@ -20,19 +21,7 @@ fn arena_strategy() -> impl Strategy<Value = Arena> {
             prop::collection::vec((0..n as u32, any::<i64>()), 1..4),
             prop::option::of("[a-zA-Z0-9 _;:,#%/\"\\\\é-]{0,6}"),
         );
-        prop::collection::vec(vertex, n).prop_map(|vertices| {
-            let mut edges = EdgeList::default();
-            let mut owners = Vec::new();
-            let mut names = Vec::new();
-            for (v, (owner, succ, name)) in vertices.into_iter().enumerate() {
-                owners.push(if owner { Player::One } else { Player::Zero });
-                for (t, w) in succ {
-                    edges.push(v as u32, t, w);
-                }
-                names.push(name.map(Into::into));
-            }
-            Arena::from_edges(owners, edges, Some(names)).expect("valid by construction")
-        })
+        prop::collection::vec(vertex, n).prop_map(|vertices| arena_of(vertices, true))
     })
 }
 
@@ -97,10 +86,7 @@ fn parity_games_reduce_exactly_and_round_trip_through_json() {
         let expected = naive_weights(&naive_compression(&priorities));
         for (v, (_, owner, succ)) in nodes.iter().enumerate() {
             let v = v as u32;
-            prop_assert_eq!(
-                game.arena.owner(v),
-                if *owner { Player::One } else { Player::Zero }
-            );
+            prop_assert_eq!(game.arena.owner(v), Player::one_if(*owner));
             let got: Vec<(u32, i64)> = game.arena.successors(v).collect();
             let want: Vec<(u32, i64)> = succ.iter().map(|&t| (t, expected[v as usize])).collect();
             prop_assert_eq!(got, want);
@@ -177,18 +163,6 @@ fn sample_text() -> Vec<u8> {
         );
     }
     text.into_bytes()
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(bytes).unwrap();
-    e.finish().unwrap()
-}
-
-fn bzip2(bytes: &[u8]) -> Vec<u8> {
-    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
-    e.write_all(bytes).unwrap();
-    e.finish().unwrap()
 }
 
 fn zstd(bytes: &[u8]) -> Vec<u8> {

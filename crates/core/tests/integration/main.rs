@@ -5,6 +5,7 @@
 
 #[path = "../accel_support/mod.rs"]
 mod accel_support;
+mod format_support;
 #[path = "../oink_support/mod.rs"]
 mod oink_support;
 mod parity_support;

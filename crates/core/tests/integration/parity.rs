@@ -16,7 +16,7 @@ use egsolve_core::generate::parity::clustered_parity;
 use egsolve_core::generate::{ParityGame, random_parity};
 use egsolve_core::solve::parity::{ParityAlgorithm, ParityOptions, solve_with};
 use egsolve_core::solve::{Backend, Control, Solution, SolveOptions, solve_game};
-use oink_support::oink_winners;
+use oink_support::{oink_winners, shared_parity_games};
 use proptest::prelude::*;
 
 /// How the native solver is run.
@@ -85,14 +85,7 @@ fn certify(game: &Game, solution: &Solution, what: &str) {
 
 #[test]
 fn every_shared_parity_game_matches_oink_on_every_path() {
-    let mut games = common::shared_files("parity", ".gm.gz");
-    games.extend(common::shared_files("parity", ".gm.zst"));
-    assert_eq!(games.len(), 15, "the README lists 15 parity games");
-    for path in games {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let game = read_path(&path, &ReadOptions::default()).unwrap();
-        let sol = path.with_file_name(name.replace(".gm.", ".sol."));
-        let expected = oink_winners(&sol, game.arena.vertex_count());
+    for (name, game, expected) in shared_parity_games() {
         let parity = game.parity.as_ref().unwrap();
         assert!(
             parity.reduction_fits(),
@@ -322,13 +315,7 @@ fn the_parity_certificate_rejects_wrong_answers() {
 /// (winners and strategies, no credits), with Oink's winners, certified.
 #[test]
 fn auto_answers_parity_games_with_the_parity_solver_unless_credits_are_asked_for() {
-    let mut games = common::shared_files("parity", ".gm.gz");
-    games.extend(common::shared_files("parity", ".gm.zst"));
-    for path in games {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let game = read_path(&path, &ReadOptions::default()).unwrap();
-        let sol = path.with_file_name(name.replace(".gm.", ".sol."));
-        let expected = oink_winners(&sol, game.arena.vertex_count());
+    for (name, game, expected) in shared_parity_games() {
         let view = game.parity.as_ref().map(|p| p.view());
         let natural = solve_game(&game.arena, view, &SolveOptions::default(), &Control::new())
             .expect("solves");
@@ -443,14 +430,8 @@ fn auto_races_the_device_on_large_parity_games_and_answers_right_whoever_wins() 
     use egsolve_core::solve::race::RACE_FROM_VERTICES;
     use race_devices::{Behaviour, Device};
     use std::sync::atomic::Ordering;
-    let mut games = common::shared_files("parity", ".gm.gz");
-    games.extend(common::shared_files("parity", ".gm.zst"));
     let (mut raced, mut not_raced) = (0, 0);
-    for path in games {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let game = read_path(&path, &ReadOptions::default()).unwrap();
-        let sol = path.with_file_name(name.replace(".gm.", ".sol."));
-        let expected = oink_winners(&sol, game.arena.vertex_count());
+    for (name, game, expected) in shared_parity_games() {
         let device = Device::leak(Behaviour::Solves);
         let view = game.parity.as_ref().map(|p| p.view());
         let answer =

@@ -10,8 +10,6 @@
 use crate::oink_support;
 use crate::parity_support::{certify_parity, winners};
 
-use egsolve_test_support as common;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -24,7 +22,7 @@ use egsolve_core::solve::parity::pace::Pacer;
 use egsolve_core::solve::parity::tangle::{Mode, Search};
 use egsolve_core::solve::parity::{ParityAlgorithm, ParityOptions, solve_with};
 use egsolve_core::solve::{Control, Interrupted, Solution, SolveError};
-use oink_support::oink_winners;
+use oink_support::{oink_winners, shared_parity_games};
 
 /// How the threads are set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,14 +285,7 @@ fn every_algorithm_matches_oinks_bundled_family_solutions() {
 
 #[test]
 fn every_algorithm_matches_oink_on_the_shared_parity_games() {
-    let mut games = common::shared_files("parity", ".gm.gz");
-    games.extend(common::shared_files("parity", ".gm.zst"));
-    assert_eq!(games.len(), 15, "the README lists 15 parity games");
-    for path in games {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let game = read_path(&path, &ReadOptions::default()).unwrap();
-        let sol = path.with_file_name(name.replace(".gm.", ".sol."));
-        let expected = oink_winners(&sol, game.arena.vertex_count());
+    for (name, game, expected) in shared_parity_games() {
         for (algorithm, threads) in runs() {
             let answer = solve(&game, algorithm, threads);
             let what = format!("{name}: {algorithm} ({threads:?})");

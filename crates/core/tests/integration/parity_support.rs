@@ -1,5 +1,5 @@
-//! What the parity tests share: a solution's winners, and the parity certificate checked on
-//! the priorities as read.
+//! What the parity tests share (`egsolve-gpu`'s too): a solution's winners, and the parity
+//! certificate checked on the priorities as read.
 
 use egsolve_core::check::{ParityClaim, check_parity};
 use egsolve_core::format::Game;

@@ -6,7 +6,7 @@
 use egsolve_test_support as common;
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use egsolve_core::check::{Claim, check};
 use egsolve_core::format::{ReadOptions, read_paritysol, read_path};
@@ -39,7 +39,7 @@ fn solve_and_check(path: &Path) -> (egsolve_core::format::Game, Solution) {
 }
 
 /// `ID CREDIT` lines (`T` for ⊤) from a gzipped credits file.
-fn expected_credits(path: &Path) -> Vec<u64> {
+pub(crate) fn expected_credits(path: &Path) -> Vec<u64> {
     let file = std::fs::File::open(path).unwrap();
     let reader = BufReader::new(flate2::read::MultiGzDecoder::new(file));
     let mut credits = Vec::new();
@@ -61,16 +61,24 @@ fn expected_credits(path: &Path) -> Vec<u64> {
     credits
 }
 
+/// The shared files in `sub` whose names end in `suffix`: each one's path, name, and name
+/// without the suffix.
+fn named_files(sub: &str, suffix: &str) -> Vec<(PathBuf, String, String)> {
+    common::shared_files(sub, suffix)
+        .into_iter()
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let stem = name.strip_suffix(suffix).unwrap().to_string();
+            (path, name, stem)
+        })
+        .collect()
+}
+
 #[test]
 fn energy_games_match_the_shared_credits() {
     let dir = common::shared_data().join("energy");
     let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let Some(stem) = name.strip_suffix(".mpg.gz") else {
-            continue;
-        };
+    for (path, name, stem) in named_files("energy", ".mpg.gz") {
         let (_, solution) = solve_and_check(&path);
         let expected = expected_credits(&dir.join(format!("{stem}.credits.gz")));
         assert_eq!(solution.credit.len(), expected.len(), "{name}");
@@ -88,13 +96,8 @@ fn energy_games_match_the_shared_credits() {
 fn parity_games_match_oinks_winners() {
     let dir = common::shared_data().join("parity");
     let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let Some(stem) = name.strip_suffix(".gm.gz") else {
-            continue;
-        };
-        if TOO_SLOW_FOR_PLAIN_LIFTING.contains(&stem) {
+    for (path, name, stem) in named_files("parity", ".gm.gz") {
+        if TOO_SLOW_FOR_PLAIN_LIFTING.contains(&stem.as_str()) {
             continue;
         }
         let (game, solution) = solve_and_check(&path);

@@ -4,6 +4,9 @@
 //! results equal the host's. A check whose GPU or NVRTC is missing is listed as ignored with
 //! the reason (NVRTC is required where `EGSOLVE_NVRTC_LIB` is set, as in CI).
 
+#[path = "../../../core/tests/integration/parity_support.rs"]
+mod parity_support;
+
 mod device_engine;
 mod gpu_backend;
 mod on_device;

@@ -4,7 +4,8 @@
 //! priorities; and, where a GPU is, the device's answers equal to the mirror's winners and
 //! certified (listed as ignored, with the reason, elsewhere).
 
-use egsolve_core::check::{ParityClaim, check_parity};
+use crate::parity_support::{certify_parity, winners};
+
 use egsolve_core::format::Game;
 use egsolve_core::generate::random_parity;
 use egsolve_core::solve::parity::{ParityAlgorithm, ParityOptions, solve_with};
@@ -47,22 +48,6 @@ const GAMES: [(u32, u64, u32, u64); 8] = [
     (2000, 6, 5, 8),
 ];
 
-fn winners(solution: &Solution) -> Vec<u8> {
-    (0..solution.credit.len() as u32)
-        .map(|v| solution.winner(v).index())
-        .collect()
-}
-
-fn certify(game: &Game, solution: &Solution, what: &str) {
-    let parity = game.parity.as_ref().expect("a parity game");
-    let claim = ParityClaim {
-        winner: &winners(solution),
-        strategy: &solution.strategy,
-    };
-    let report = check_parity(&game.arena, &parity.priorities, claim).unwrap();
-    assert!(report.passed(), "{what}: {:?}", report.violations);
-}
-
 fn reference(game: &Game, algorithm: ParityAlgorithm) -> Solution {
     let priorities = &game.parity.as_ref().unwrap().view().priorities.to_vec();
     solve_with(
@@ -93,7 +78,7 @@ fn the_kernels_cpu_mirror_answers_as_zielonka_with_certified_strategies() {
         );
         assert_eq!(answer.stats.algorithm, "gpu-fixpoint");
         assert!(!answer.credits_computed);
-        certify(&game, &answer, &what);
+        certify_parity(&game, &answer, &what);
     }
 }
 
@@ -135,6 +120,6 @@ fn the_device_answers_as_the_cpu_mirror_where_a_gpu_is() {
             winners(&reference(game, ParityAlgorithm::Zielonka)),
             "game {i}"
         );
-        certify(game, &answer, &format!("game {i} on the device"));
+        certify_parity(game, &answer, &format!("game {i} on the device"));
     }
 }

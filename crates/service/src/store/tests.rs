@@ -59,30 +59,34 @@ fn on_cpu() -> impl FnMut(&Candidate) -> Option<Placement<()>> {
 }
 
 /// Stores `body` as an arena and queues a job on it.
-async fn queue(store: &Store, body: &[u8], priority: i64) -> (JobId, String) {
+/// Stores the arena `body` (its file and its row); its hash.
+async fn stored_arena(store: &Store, body: &[u8]) -> String {
     use sha2::Digest;
     let hash = hex::encode(sha2::Sha256::digest(body));
     std::fs::write(store.arena_path(&hash), body).unwrap();
     store.insert_arena(&hash, body.len() as u64).await.unwrap();
-    let options = JobOptions {
-        backend: BackendChoice::Reference,
+    hash
+}
+
+/// A job's options: `backend`, `priority` and `credits`, a minute's limit, credits returned.
+fn job_options(backend: BackendChoice, priority: i64, credits: bool) -> JobOptions {
+    JobOptions {
+        backend,
         priority,
         time_limit_secs: 60,
         format: InputFormat::Auto,
         return_kind: ReturnKind::Credits,
-        credits: false,
-    };
+        credits,
+    }
+}
+
+async fn queue(store: &Store, body: &[u8], priority: i64) -> (JobId, String) {
+    let hash = stored_arena(store, body).await;
+    let options = job_options(BackendChoice::Reference, priority, false);
     let id = JobId::now_v7();
+    let need = crate::admission::gpu_need_unparsed(body.len() as u64);
     store
-        .insert_job(
-            id,
-            "alice",
-            &options,
-            &hash,
-            0.0,
-            None,
-            crate::admission::gpu_need_unparsed(body.len() as u64),
-        )
+        .insert_job(id, "alice", &options, &hash, 0.0, None, need)
         .await
         .unwrap();
     (id, hash)
@@ -236,30 +240,13 @@ async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
         .enumerate()
     {
         let body = format!("parity 2;\n0 1 0 1;\n1 2 1 2;\n2 {k} 0 0;\n");
-        use sha2::Digest;
-        let hash = hex::encode(sha2::Sha256::digest(body.as_bytes()));
-        std::fs::write(store.arena_path(&hash), &body).unwrap();
-        store.insert_arena(&hash, body.len() as u64).await.unwrap();
-        let options = JobOptions {
-            backend: BackendChoice::Auto,
-            priority: 0,
-            time_limit_secs: 60,
-            format: InputFormat::Auto,
-            return_kind: ReturnKind::Credits,
-            credits,
-        };
+        let hash = stored_arena(&store, body.as_bytes()).await;
+        let options = job_options(BackendChoice::Auto, 0, credits);
         let id = JobId::now_v7();
         let parsed = parsed.map(|parity| (stats(parity), 1.0));
+        let need = crate::admission::gpu_need(3, 3);
         store
-            .insert_job(
-                id,
-                "alice",
-                &options,
-                &hash,
-                0.0,
-                parsed,
-                crate::admission::gpu_need(3, 3),
-            )
+            .insert_job(id, "alice", &options, &hash, 0.0, parsed, need)
             .await
             .unwrap();
         ids.push(id);
@@ -330,18 +317,8 @@ async fn the_claim_compares_the_stored_gpu_estimate(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let store = open(engine, dir.path()).await;
     let body = small_arena(20, 4);
-    use sha2::Digest;
-    let hash = hex::encode(sha2::Sha256::digest(&body));
-    std::fs::write(store.arena_path(&hash), &body).unwrap();
-    store.insert_arena(&hash, body.len() as u64).await.unwrap();
-    let options = JobOptions {
-        backend: BackendChoice::Gpu,
-        priority: 0,
-        time_limit_secs: 60,
-        format: InputFormat::Auto,
-        return_kind: ReturnKind::Credits,
-        credits: false,
-    };
+    let hash = stored_arena(&store, &body).await;
+    let options = job_options(BackendChoice::Gpu, 0, false);
     let id = JobId::now_v7();
     store
         .insert_job(id, "alice", &options, &hash, 0.0, None, 5000)

@@ -20,7 +20,7 @@ use crate::error::ApiError;
 use crate::scheduler::{SchedulerHandle, SlotView};
 use crate::slots::{GpuDevice, SlotKind};
 use crate::store::now_ms;
-use crate::views::rfc3339;
+use crate::views::{gpu_slot_views, rfc3339};
 
 /// Time between samples (one point of the plot).
 pub const STEP: Duration = Duration::from_secs(60);
@@ -107,18 +107,7 @@ pub async fn usage(State(state): State<AppState>) -> Result<Response, ApiError> 
 /// The view: the current slots (the last sample is the live one) and one point per interval
 /// between consecutive samples with each GPU's busy fraction and the CPU pool's.
 pub fn usage_view(gpus: &[GpuDevice], live: &[SlotView], samples: &[Sample]) -> Value {
-    let gpu_views: Vec<Value> = live
-        .iter()
-        .filter_map(|s| match s.kind {
-            SlotKind::Gpu(i) => Some(json!({
-                "ordinal": gpus[i].ordinal,
-                "name": gpus[i].name,
-                "memory_bytes": (gpus[i].memory_bytes != u64::MAX).then_some(gpus[i].memory_bytes),
-                "busy": s.job.is_some(),
-            })),
-            SlotKind::Cpu(_) => None,
-        })
-        .collect();
+    let gpu_views = gpu_slot_views(gpus, live, |_| json!({}));
     let cpu = live.iter().filter(|s| matches!(s.kind, SlotKind::Cpu(_)));
     let workers = cpu.clone().count();
     let busy = cpu.filter(|s| s.job.is_some()).count();

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::header::{Counts, counts, flags_and_width, u32_at, u64_at};
 use super::layout::{BLOCK_LOG2_RANGE, CHECKSUM_AT, HEADER, Layout, Shape, block_sums, header_sum};
 use super::read::{check_offsets, names_of, numbers, vertex_weights};
-use super::{Le, damaged};
+use super::{Le, check_length, damaged, finished_game};
 use crate::arena::{Arena, Array, EdgeWeights, Part, Parts, SharedBytes, Weights};
 use crate::format::Game;
 use crate::format::error::FormatError;
@@ -54,26 +54,7 @@ pub(super) fn checked_layout(bytes: &[u8]) -> Result<(Shape, Layout), FormatErro
     let (shape, stored) = parse_header(bytes)?;
     let layout = Layout::of(&shape)
         .ok_or_else(|| damaged(48, "the section sizes the header gives overflow 64 bits"))?;
-    let len = bytes.len() as u64;
-    if len < layout.total {
-        return Err(damaged(
-            bytes.len(),
-            format!(
-                "the file ends after {len} bytes, but its header describes {} bytes: it is truncated",
-                layout.total
-            ),
-        ));
-    }
-    if len > layout.total {
-        return Err(damaged(
-            layout.total as usize,
-            format!(
-                "{} bytes follow the {} bytes its header describes",
-                len - layout.total,
-                layout.total
-            ),
-        ));
-    }
+    check_length(bytes.len(), layout.total)?;
     let table = &bytes[layout.table.clone()];
     let computed = header_sum(&bytes[..HEADER], table);
     if computed != stored {
@@ -147,8 +128,6 @@ pub(crate) fn load_shared(bytes: &SharedBytes) -> Result<Game, FormatError> {
         Err(None) => unreachable!("the layout lies inside the checked length"),
     };
     let succ_offsets: Array<u32> = array(bytes, layout.succ_offsets.clone());
-    let succ_targets: Array<u32> = array(bytes, layout.succ_targets.clone());
-    let pred_offsets: Array<u32> = array(bytes, layout.pred_offsets.clone());
     let pred_sources: Array<u32> = array(bytes, layout.pred_sources.clone());
     let (succ_weights, pred_weights, plan) = if shape.parity() {
         // The weights come from the priorities: computed here (owned), per edge from its
@@ -183,9 +162,9 @@ pub(crate) fn load_shared(bytes: &SharedBytes) -> Result<Game, FormatError> {
     let parts = Parts {
         owners,
         succ_offsets,
-        succ_targets,
+        succ_targets: array(bytes, layout.succ_targets.clone()),
         succ_weights,
-        pred_offsets,
+        pred_offsets: array(bytes, layout.pred_offsets.clone()),
         pred_sources,
         pred_weights,
         names,
@@ -204,18 +183,8 @@ pub(crate) fn load_shared(bytes: &SharedBytes) -> Result<Game, FormatError> {
         };
         damaged(at, e.problem)
     })?;
-    let (arena, parity) = match plan {
-        Some(plan) => {
-            let (arena, parity) = plan.finish(arena);
-            (arena, Some(parity))
-        }
-        None => (arena, None),
-    };
-    Ok(Game {
-        arena,
-        parity,
-        initial: shape.has_initial().then_some(shape.initial as u32),
-    })
+    let initial = shape.has_initial().then_some(shape.initial as u32);
+    Ok(finished_game(arena, plan, initial))
 }
 
 /// Owned weights of the arena from the loader's weights.

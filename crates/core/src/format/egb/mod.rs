@@ -33,7 +33,8 @@ use std::sync::Arc;
 
 use super::Game;
 use super::error::FormatError;
-use crate::arena::{AlignedBytes, SharedBytes};
+use super::parity::ParityPlan;
+use crate::arena::{AlignedBytes, Arena, SharedBytes};
 
 pub use save::{EgbWriter, Sections, WeightsMut, write_egb};
 pub use write::write_egb_v1;
@@ -55,6 +56,63 @@ const FLAG_PRIORITIES: u32 = 2;
 const FLAG_INITIAL: u32 = 4;
 /// Where the version 1 checksum is (the 4 bytes it covers around).
 const CHECKSUM_AT: usize = 56;
+
+/// The header flags of `game` written with names (`named`) or without.
+fn flags_of(game: &Game, named: bool) -> u32 {
+    let mut flags = 0;
+    if named {
+        flags |= FLAG_NAMES;
+    }
+    if game.parity.is_some() {
+        flags |= FLAG_PRIORITIES;
+    }
+    if game.initial.is_some() {
+        flags |= FLAG_INITIAL;
+    }
+    flags
+}
+
+/// The error for a file of `len` bytes whose header describes `total`: truncated, or
+/// with bytes after the end.
+fn check_length(len: usize, total: u64) -> Result<(), FormatError> {
+    let bytes = len as u64;
+    if bytes < total {
+        return Err(damaged(
+            len,
+            format!(
+                "the file ends after {bytes} bytes, but its header describes {total} bytes: it \
+                 is truncated"
+            ),
+        ));
+    }
+    if bytes > total {
+        return Err(damaged(
+            total as usize,
+            format!(
+                "{} bytes follow the {total} bytes its header describes",
+                bytes - total
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The game of a read `arena`: a parity game's (with the priorities) where a parity `plan`
+/// gave its weights.
+fn finished_game(arena: Arena, plan: Option<ParityPlan>, initial: Option<u32>) -> Game {
+    let (arena, parity) = match plan {
+        Some(plan) => {
+            let (arena, parity) = plan.finish(arena);
+            (arena, Some(parity))
+        }
+        None => (arena, None),
+    };
+    Game {
+        arena,
+        parity,
+        initial,
+    }
+}
 
 /// Whether `bytes` start with the `egb` magic.
 pub fn is_egb(bytes: &[u8]) -> bool {

@@ -8,9 +8,12 @@ use rayon::prelude::*;
 
 use super::header::{Counts, counts, flags_and_width, u32_at};
 use super::{
-    CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, VERSION_1, damaged,
+    CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, VERSION_1,
+    check_length, damaged, finished_game,
 };
-use crate::arena::{Arena, ArenaError, EdgeWeights, Player, Successors, first_index};
+use crate::arena::{
+    Arena, ArenaError, EdgeWeights, Player, Successors, check_successor_offsets, first_index,
+};
 use crate::format::Game;
 use crate::format::error::FormatError;
 use crate::format::parity::ParityPlan;
@@ -109,27 +112,7 @@ pub(super) fn load_v1(bytes: &[u8]) -> Result<Game, FormatError> {
         names,
     )
     .ok_or_else(|| damaged(48, "the section sizes the header gives overflow 64 bits"))?;
-    let len = bytes.len() as u64;
-    if len < layout.total {
-        return Err(damaged(
-            bytes.len(),
-            format!(
-                "the file ends after {len} bytes, but its header describes {} bytes: it is \
-                 truncated",
-                layout.total
-            ),
-        ));
-    }
-    if len > layout.total {
-        return Err(damaged(
-            layout.total as usize,
-            format!(
-                "{} bytes follow the {} bytes its header describes",
-                len - layout.total,
-                layout.total
-            ),
-        ));
-    }
+    check_length(bytes.len(), layout.total)?;
     let computed = checksum(bytes);
     if computed != header.checksum {
         return Err(damaged(
@@ -192,18 +175,8 @@ pub(super) fn load_v1(bytes: &[u8]) -> Result<Game, FormatError> {
         }
         other => damaged(HEADER, other.to_string()),
     })?;
-    let (arena, parity) = match plan {
-        Some(plan) => {
-            let (arena, parity) = plan.finish(arena);
-            (arena, Some(parity))
-        }
-        None => (arena, None),
-    };
-    Ok(Game {
-        arena,
-        parity,
-        initial: (header.flags & FLAG_INITIAL != 0).then_some(header.initial as u32),
-    })
+    let initial = (header.flags & FLAG_INITIAL != 0).then_some(header.initial as u32);
+    Ok(finished_game(arena, plan, initial))
 }
 
 /// Owner bytes as players (each 0 or 1).
@@ -228,40 +201,11 @@ fn owners(bytes: &[u8], start: usize) -> Result<Vec<Player>, FormatError> {
     Ok(owners)
 }
 
-/// Offsets from 0 to `m`, each vertex with at least one successor.
+/// Offsets from 0 to `m`, each vertex with at least one successor (the offsets start at
+/// byte `start`).
 pub(super) fn check_offsets(offsets: &[u32], m: u64, start: usize) -> Result<(), FormatError> {
-    let n = offsets.len() - 1;
-    if offsets[0] != 0 {
-        return Err(damaged(
-            start,
-            format!("the first successor offset is {}, expected 0", offsets[0]),
-        ));
-    }
-    if let Some(v) = first_index(n, |v| offsets[v] >= offsets[v + 1]) {
-        let (a, b) = (offsets[v], offsets[v + 1]);
-        let problem = if a == b {
-            format!(
-                "vertex {v} has no successor (its offsets are both {a}): every vertex needs an \
-                 outgoing edge"
-            )
-        } else {
-            format!(
-                "the successor offset of vertex {} is {b}, below vertex {v}'s {a}",
-                v + 1
-            )
-        };
-        return Err(damaged(start + 4 * (v + 1), problem));
-    }
-    if u64::from(offsets[n]) != m {
-        return Err(damaged(
-            start + 4 * n,
-            format!(
-                "the last successor offset is {}, expected the edge count {m}",
-                offsets[n]
-            ),
-        ));
-    }
-    Ok(())
+    let m = usize::try_from(m).unwrap_or(usize::MAX);
+    check_successor_offsets(offsets, m).map_err(|e| damaged(start + 4 * e.index, e.problem))
 }
 
 /// Each edge's weight from its source's priority, per the parity game's reduction

@@ -17,9 +17,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
+use super::flags_of;
 use super::layout::{BLOCK_LOG2, HEADER, Layout, Shape, block_sums, header_sum, table_bytes};
 use super::write::{le_bytes, name_sections};
-use super::{FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES};
 use crate::arena::{AlignedBytes, SharedBytes, WeightSlice, Width};
 use crate::format::Game;
 use crate::format::error::FormatError;
@@ -38,16 +38,7 @@ pub fn write_egb(game: &Game, mut out: impl Write) -> io::Result<()> {
         }
     }
     let names = arena.has_names().then(|| name_sections(arena));
-    let mut flags = 0;
-    if names.is_some() {
-        flags |= FLAG_NAMES;
-    }
-    if game.parity.is_some() {
-        flags |= FLAG_PRIORITIES;
-    }
-    if game.initial.is_some() {
-        flags |= FLAG_INITIAL;
-    }
+    let flags = flags_of(game, names.is_some());
     let shape = Shape {
         flags,
         weight_bytes: match game.parity {
@@ -242,21 +233,15 @@ impl EgbWriter {
             at = range.end;
             section
         };
-        let owners = take(l.owners.clone());
-        let succ_offsets = numbers_mut(take(l.succ_offsets.clone()));
-        let succ_targets = numbers_mut(take(l.succ_targets.clone()));
-        let succ_weights = weights_mut(take(l.succ_weights.clone()), width);
-        let pred_offsets = numbers_mut(take(l.pred_offsets.clone()));
-        let pred_sources = numbers_mut(take(l.pred_sources.clone()));
-        let pred_weights = weights_mut(take(l.pred_weights.clone()), width);
+        // Field initialisers run in the order written: file order.
         Sections {
-            owners,
-            succ_offsets,
-            succ_targets,
-            succ_weights,
-            pred_offsets,
-            pred_sources,
-            pred_weights,
+            owners: take(l.owners.clone()),
+            succ_offsets: numbers_mut(take(l.succ_offsets.clone())),
+            succ_targets: numbers_mut(take(l.succ_targets.clone())),
+            succ_weights: weights_mut(take(l.succ_weights.clone()), width),
+            pred_offsets: numbers_mut(take(l.pred_offsets.clone())),
+            pred_sources: numbers_mut(take(l.pred_sources.clone())),
+            pred_weights: weights_mut(take(l.pred_weights.clone()), width),
         }
     }
 

@@ -9,9 +9,7 @@ use std::io::{self, Write};
 
 use rayon::prelude::*;
 
-use super::{
-    CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, MAGIC, VERSION_1,
-};
+use super::{CHECKSUM_AT, HEADER, Layout, Le, MAGIC, VERSION_1, flags_of};
 use crate::arena::{Arena, WeightSlice};
 use crate::format::Game;
 
@@ -85,16 +83,7 @@ pub fn write_egb_v1(game: &Game, mut out: impl Write) -> io::Result<()> {
     )
     .expect("an arena's sizes fit");
 
-    let mut flags = 0;
-    if names.is_some() {
-        flags |= FLAG_NAMES;
-    }
-    if game.parity.is_some() {
-        flags |= FLAG_PRIORITIES;
-    }
-    if game.initial.is_some() {
-        flags |= FLAG_INITIAL;
-    }
+    let flags = flags_of(game, names.is_some());
     let mut header = [0u8; HEADER];
     header[..8].copy_from_slice(&MAGIC);
     header[8..12].copy_from_slice(&VERSION_1.to_le_bytes());

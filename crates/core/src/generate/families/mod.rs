@@ -231,6 +231,23 @@ impl Builder {
     }
 }
 
+/// Asserts `g`'s priorities, the successors of the vertices listed and the owners listed.
+#[cfg(test)]
+fn assert_game(
+    g: &ParityGame,
+    priorities: &[u64],
+    successors: &[(usize, &[VertexId])],
+    owners: &[(usize, Player)],
+) {
+    assert_eq!(g.priorities, priorities);
+    for &(v, expected) in successors {
+        assert_eq!(g.successors[v], expected, "the successors of vertex {v}");
+    }
+    for &(v, expected) in owners {
+        assert_eq!(g.owners[v], expected, "the owner of vertex {v}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -86,17 +86,20 @@ pub(super) fn counter_qpt_named(n: u32) -> NamedGame {
 
 #[cfg(test)]
 mod tests {
+    use super::super::assert_game;
     use super::*;
+    use crate::arena::VertexId;
 
     #[test]
     fn counter_m_at_two_has_three_blocks() {
         let g = counter_m(2);
-        assert_eq!(g.priorities, [2, 1, 1, 3, 0, 0, 4, 1, 1]);
-        assert_eq!(g.successors[3], [4, 6]);
-        assert_eq!(g.successors[5], [4, 2]);
-        assert_eq!(g.successors[8], [7, 5]);
-        assert_eq!(g.owners[3], Player::One);
-        assert_eq!(g.owners[5], Player::Zero);
+        let successors: &[(usize, &[VertexId])] = &[(3, &[4, 6]), (5, &[4, 2]), (8, &[7, 5])];
+        assert_game(
+            &g,
+            &[2, 1, 1, 3, 0, 0, 4, 1, 1],
+            successors,
+            &[(3, Player::One), (5, Player::Zero)],
+        );
     }
 
     #[test]

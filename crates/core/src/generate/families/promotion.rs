@@ -81,25 +81,26 @@ pub fn counter_dp(n: u32) -> ParityGame {
 
 #[cfg(test)]
 mod tests {
+    use super::super::assert_game;
     use super::*;
-    use crate::arena::Player;
+    use crate::arena::{Player, VertexId};
 
     #[test]
     fn counter_rr_at_two_is_the_ring_of_four_pairs() {
         let g = counter_rr(2);
-        assert_eq!(g.priorities, [1, 1, 3, 3, 0, 0, 4, 4]);
-        assert_eq!(g.successors[6], [7, 0]);
-        assert_eq!(g.successors[7], [6, 1]);
-        assert_eq!(g.owners[0], Player::Zero);
-        assert_eq!(g.owners[4], Player::One);
+        let successors: &[(usize, &[VertexId])] = &[(6, &[7, 0]), (7, &[6, 1])];
+        assert_game(
+            &g,
+            &[1, 1, 3, 3, 0, 0, 4, 4],
+            successors,
+            &[(0, Player::Zero), (4, Player::One)],
+        );
     }
 
     #[test]
     fn counter_dp_chains_its_blocks_through_the_fourth_vertex() {
         let g = counter_dp(2);
-        assert_eq!(g.priorities, [0, 0, 0, 3, 1, 1, 1, 4, 2, 2, 2, 5]);
-        assert_eq!(g.successors[1], [0, 2, 7]);
-        assert_eq!(g.successors[10], [9, 7]);
-        assert_eq!(g.successors[9], [8, 10]);
+        let successors: &[(usize, &[VertexId])] = &[(1, &[0, 2, 7]), (10, &[9, 7]), (9, &[8, 10])];
+        assert_game(&g, &[0, 0, 0, 3, 1, 1, 1, 4, 2, 2, 2, 5], successors, &[]);
     }
 }

@@ -97,28 +97,37 @@ pub fn counter_rob(n: u32) -> ParityGame {
 
 #[cfg(test)]
 mod tests {
+    use super::super::assert_game;
     use super::*;
-    use crate::arena::Player;
+    use crate::arena::{Player, VertexId};
 
     #[test]
     fn counter_core_at_two_has_five_blocks() {
         let g = counter_core(2);
-        assert_eq!(g.priorities, [5, 0, 0, 6, 1, 1, 7, 2, 2, 8, 3, 3, 9, 4, 4]);
-        assert_eq!(g.successors[4], [5, 0]);
-        assert_eq!(g.successors[5], [4, 5, 6]);
-        assert_eq!(g.successors[14], [13, 14]);
-        assert_eq!(g.owners[2], Player::One);
-        assert_eq!(g.owners[3], Player::One);
+        let successors: &[(usize, &[VertexId])] = &[(4, &[5, 0]), (5, &[4, 5, 6]), (14, &[13, 14])];
+        assert_game(
+            &g,
+            &[5, 0, 0, 6, 1, 1, 7, 2, 2, 8, 3, 3, 9, 4, 4],
+            successors,
+            &[(2, Player::One), (3, Player::One)],
+        );
     }
 
     #[test]
     fn counter_rob_at_one_is_oinks() {
         let g = counter_rob(1);
-        assert_eq!(g.priorities, [3, 0, 0, 4, 1, 1, 5, 2, 2, 0, 0, 0, 0, 0]);
-        assert_eq!(g.successors[2], [1, 2, 3, 9, 11]);
-        assert_eq!(g.successors[5], [4, 5, 6, 10, 12]);
-        assert_eq!(g.successors[8], [7, 8, 11, 13]);
-        assert_eq!(g.successors[10], [9, 5]);
+        let successors: &[(usize, &[VertexId])] = &[
+            (2, &[1, 2, 3, 9, 11]),
+            (5, &[4, 5, 6, 10, 12]),
+            (8, &[7, 8, 11, 13]),
+            (10, &[9, 5]),
+        ];
+        assert_game(
+            &g,
+            &[3, 0, 0, 4, 1, 1, 5, 2, 2, 0, 0, 0, 0, 0],
+            successors,
+            &[],
+        );
         assert_eq!(
             g.owners[9..],
             [

@@ -28,7 +28,7 @@ use std::time::Instant;
 use super::control::Budget;
 use super::engine::LiftCall;
 use super::strategy::{Seed, Topping};
-use super::{Control, Interrupted, Phases, Solution, SolveError, SolveStats, Threads, energy};
+use super::{Control, Interrupted, Solution, SolveError, SolveStats, Threads, energy};
 use crate::arena::{Arena, Weight, Width};
 use state::LiftState;
 use values::{Narrow, Value, Wide};
@@ -283,15 +283,7 @@ pub fn solve(
             CpuAlgorithm::Sweep => "sweep-lifting",
         }
         .into(),
-        bound,
-        lifts: lifted.lifts,
-        rounds: lifted.rounds,
-        solve_seconds: seconds,
-        phases: Phases {
-            lifting: seconds,
-            ..Phases::default()
-        },
-        ..SolveStats::default()
+        ..SolveStats::lifting(bound, lifted.lifts, lifted.rounds, seconds)
     };
     let seed = Seed {
         topping: topping.as_ref(),

@@ -11,6 +11,17 @@ use crate::solve::energy;
 use crate::solve::engine::WorklistEngine;
 use crate::solve::worklist::{self, Primal};
 
+/// Strategy improvement of `arena` from all zeros, at most `limit` lifts, never
+/// interrupted: the values and the outcome.
+fn improve_from_zero(arena: &Arena, limit: u64) -> (Vec<u64>, Improved) {
+    let bound = energy::bound(arena).expect("fits");
+    let mut values = vec![0; arena.vertex_count()];
+    let control = Control::new();
+    let improved = improve(arena, &mut values, bound, &mut Vec::new(), limit, &control)
+        .expect("not interrupted");
+    (values, improved)
+}
+
 /// The least fixpoint by the reference worklist, and `lifts` lifts of it from 0.
 fn lifted(arena: &Arena, lifts: u64) -> (Vec<u64>, Vec<u64>) {
     let bound = energy::bound(arena).expect("fits");
@@ -104,17 +115,7 @@ fn tiny_games_match_the_oracle() {
         let Some(expected) = crate::oracle::credits(&arena, 100_000) else {
             continue;
         };
-        let bound = energy::bound(&arena).expect("fits");
-        let mut values = vec![0; arena.vertex_count()];
-        let improved = improve(
-            &arena,
-            &mut values,
-            bound,
-            &mut Vec::new(),
-            u64::MAX,
-            &Control::new(),
-        )
-        .expect("not interrupted");
+        let (values, improved) = improve_from_zero(&arena, u64::MAX);
         assert!(improved.solved);
         assert_eq!(values, expected, "seed {seed}");
         compared += 1;
@@ -128,19 +129,9 @@ fn a_spent_share_keeps_sound_values() {
     for seed in 0..400u64 {
         let arena = game(seed);
         let n = arena.vertex_count();
-        let bound = energy::bound(&arena).expect("fits");
         let (exact, _) = lifted(&arena, 0);
         for limit in [1, 2 * n as u64, 10 * n as u64] {
-            let mut values = vec![0; n];
-            let improved = improve(
-                &arena,
-                &mut values,
-                bound,
-                &mut Vec::new(),
-                limit,
-                &Control::new(),
-            )
-            .expect("not interrupted");
+            let (values, improved) = improve_from_zero(&arena, limit);
             stopped += !improved.solved as usize;
             for v in 0..n {
                 assert!(
@@ -163,22 +154,12 @@ fn climbing_families_are_solved_in_few_rounds() {
             climbing::circle_then_escape(5, big),
             climbing::player1_cycle(7, big),
         ] {
-            let bound = energy::bound(&arena).expect("fits");
             let (exact, _) = if big <= 1_000 {
                 lifted(&arena, 0)
             } else {
                 (Vec::new(), Vec::new())
             };
-            let mut values = vec![0; arena.vertex_count()];
-            let improved = improve(
-                &arena,
-                &mut values,
-                bound,
-                &mut Vec::new(),
-                u64::MAX,
-                &Control::new(),
-            )
-            .expect("not interrupted");
+            let (values, improved) = improve_from_zero(&arena, u64::MAX);
             assert!(improved.solved && improved.rounds <= 4, "{improved:?}");
             if !exact.is_empty() {
                 assert_eq!(values, exact, "big {big}");
@@ -187,17 +168,7 @@ fn climbing_families_are_solved_in_few_rounds() {
     }
     // circle_then_escape's known answer: `big` at each `v`, `big + 1` at each `x`.
     let arena = climbing::circle_then_escape(3, 1_000_000_000_000);
-    let bound = energy::bound(&arena).expect("fits");
-    let mut values = vec![0; arena.vertex_count()];
-    improve(
-        &arena,
-        &mut values,
-        bound,
-        &mut Vec::new(),
-        u64::MAX,
-        &Control::new(),
-    )
-    .expect("not interrupted");
+    let (values, _) = improve_from_zero(&arena, u64::MAX);
     let mut finite: Vec<u64> = values.iter().copied().filter(|&c| c != 0).collect();
     finite.sort();
     finite.dedup();
