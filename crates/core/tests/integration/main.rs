@@ -17,6 +17,7 @@ mod accel_topping;
 mod check;
 mod cpu_backend;
 mod cpu_shared_data;
+mod families;
 mod format_egb;
 mod format_egb_v2;
 mod format_fuzz;
