@@ -62,7 +62,7 @@ fn compare(family: Family, n: u32, file: &FileGame) -> Match {
         (Family::TwoCounters, Match::SameNames(_)) => true,
         (Family::CounterOrtl, Match::Isomorphic(_)) => n >= 4,
         (Family::CounterOrtl, Match::Identical) => n < 4,
-        (Family::TwoCounters, _) | (Family::CounterOrtl, _) => false,
+        (Family::TwoCounters | Family::CounterOrtl, _) => false,
         (_, found) => *found == Match::Identical,
     };
     assert!(expected, "{family} n={n}: matched as {found:?}");
