@@ -6,6 +6,7 @@
 //!   lease plus one solve, once, with the CLI's answer;
 //! - a worker frozen with SIGSTOP past its lease, then resumed: its attempt is taken over
 //!   and it records nothing (it stops, or the fence refuses its result);
+//! - a solve many leases long keeps its claim (first attempt, no lease lost);
 //! - a job cancelled on an API host stops on the worker that runs it (its slot takes the
 //!   next job at once);
 //! - PostgreSQL restarted while jobs run: workers and API reconnect, every job succeeds;
@@ -335,6 +336,36 @@ async fn a_killed_worker_s_job_finishes_once_on_another() {
     assert_eq!(
         (stored[0].state, stored[0].completions),
         (JobState::Succeeded, 1)
+    );
+}
+
+/// A solve many leases long keeps its claim: the heartbeat renews it all along, so the job
+/// succeeds on its first attempt and its worker never hears it lost one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_solve_many_leases_long_keeps_its_claim() {
+    let Some((cluster, http)) = Cluster::shared(300) else {
+        return;
+    };
+    let job = cluster.slow_job(&http).await;
+    let done = job.finished(&http).await;
+    assert_eq!(done["state"], "succeeded", "{done}");
+    assert_eq!(done["attempts"], 1, "{done}");
+    let solve_ms = done["durations_ms"]["solve"].as_f64().unwrap();
+    assert!(
+        solve_ms >= 3.0 * cluster.lease_ms as f64,
+        "the solve ({solve_ms} ms) outlasts several leases"
+    );
+    for worker in &job.workers {
+        assert!(
+            !worker.log().contains("no longer this worker's"),
+            "{}",
+            worker.log()
+        );
+    }
+    let stored = records(&cluster.url).await;
+    assert_eq!(
+        (stored[0].state, stored[0].attempts, stored[0].completions),
+        (JobState::Succeeded, 1, 1)
     );
 }
 
