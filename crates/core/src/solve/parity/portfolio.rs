@@ -164,6 +164,11 @@ pub fn solve(
             ))?,
         },
     };
+    tracing::debug!(
+        ?spent,
+        ms = start.elapsed().as_secs_f64() * 1e3,
+        "parity: the portfolio's searches ended"
+    );
     // Only the side that finished answers (the other's dominions are its own business).
     let shared = match winner {
         Side::Flat => {
