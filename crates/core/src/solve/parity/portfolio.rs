@@ -37,8 +37,11 @@
 //! [`crate::solve::Control`] (cancel, deadline) still stops both. The small games that
 //! most inputs are (SYNTCOMP's answer in a tenth of a millisecond) so never pay for a
 //! thread, and a long solve costs about the better learner's time plus the slicing of its
-//! start. An error of either side (a cancel, a broken invariant) ends the race too, and
-//! is the answer.
+//! start. Games of [`RACE_AT_ONCE_FROM`] vertices or more race at once, with no slicing:
+//! there a single flat decomposition outlasts [`RACE_AFTER`], and each search is set up
+//! on its own thread (on counter-core 5,000 the slicing and the set-up on one thread came
+//! to 4 ms of a 13 ms solve). An error of either side (a cancel, a broken invariant) ends
+//! the race too, and is the answer.
 //!
 //! The winners never depend on the timing or the thread count; the strategies may (which
 //! side finishes first can vary). [`Spent`] says what each side ran, whether they raced,
@@ -57,7 +60,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use super::attractor::Rounds;
-use super::controlled;
+use super::controlled::{self, Presolved};
 use super::graph::Graph;
 use super::pace::{Pacer, Stop};
 use super::tangle::{self, Mode, Search, Solved};
@@ -69,6 +72,13 @@ pub const MIN_SLICE: Duration = Duration::from_micros(20);
 /// one thread is allowed): long enough that games solved in well under a millisecond
 /// start no thread, short enough that slicing costs a game of 10 ms at most a few percent.
 pub const RACE_AFTER: Duration = Duration::from_millis(1);
+
+/// Games of this many vertices or more race at once (when more than one thread is
+/// allowed), with no time slicing first: there one flat decomposition alone takes about a
+/// millisecond or more, so slicing would run it whole before the race and set the
+/// recursive search up on the solve's thread. Racing at once, the recursive search is set
+/// up on its own thread, side by side with the flat search's first decomposition.
+pub const RACE_AT_ONCE_FROM: usize = 1 << 13;
 
 /// What the portfolio spent, and which side answered.
 #[derive(Debug, Clone, Copy, Default)]
@@ -108,24 +118,29 @@ impl Spent {
 
 /// Solves `game` with the portfolio: time-sliced on the caller's thread, and, if
 /// `race_after` is given, raced on two threads once that long has passed without an
-/// answer. `pacer` checks the solve's control between slices and inside the flat
-/// decompositions; each recursive slice, and each side of a race, gets a pacer of its own.
+/// answer (at once on games of [`RACE_AT_ONCE_FROM`] vertices or more). `pacer` checks the
+/// solve's control between slices and inside the flat decompositions; each recursive
+/// slice, and each side of a race, gets a pacer of its own.
 pub fn solve(
     game: Graph<'_>,
     rounds: Rounds,
     pacer: &mut Pacer<'_>,
     race_after: Option<Duration>,
 ) -> Result<(Solved, Spent), Stop> {
-    // Winner-controlled winning cycles and their attractors first, for both searches (on
-    // random games they leave the searches little or nothing to do).
     let clock = Instant::now();
+    let at_once = race_after.is_some() && game.vertex_count() >= RACE_AT_ONCE_FROM;
+    // Winner-controlled winning cycles and their attractors first, for both searches (on
+    // random games they leave the searches little or nothing to do). Measured and
+    // dropped: racing at once from before them, the recursive search on the whole game
+    // (no wait for the cycles where they find nothing: 10 % of counter-core and
+    // counter-dp); on random games of 30,000 vertices that they solve whole, the second
+    // search's set-up beside them and the wait for it to stop took 10 → 14 ms.
     let presolved = controlled::presolve(game, rounds);
     tracing::debug!(
         vertices = presolved.count,
         ms = clock.elapsed().as_secs_f64() * 1e3,
         "parity: winner-controlled cycles and their attractors solved first"
     );
-    pacer.check()?;
     if presolved.count == game.vertex_count() {
         // Nothing left for either search.
         let solved = Solved {
@@ -142,43 +157,58 @@ pub fn solve(
         };
         return Ok((solved, spent));
     }
-    let mut flat = Search::new(game);
-    let mut recursive = Search::new(game);
-    flat.adopt(&presolved);
-    recursive.adopt(&presolved);
-    drop(presolved);
+    pacer.check()?;
     let mut spent = Spent::default();
     let mut sides = Sides {
-        flat: &mut flat,
-        recursive: &mut recursive,
+        game,
+        presolved: &presolved,
+        flat: None,
+        recursive: None,
         spent: &mut spent,
     };
     let start = Instant::now();
-    let winner = match sides.time_sliced(pacer, race_after.map(|after| start + after))? {
-        Some(side) => side,
-        None => match sides.race(pacer)? {
-            Some(side) => side,
-            // No thread could be started: on with one.
-            None => sides.time_sliced(pacer, None)?.ok_or(Stop::Broken(
-                "time slicing without a race ends with an answer",
-            ))?,
-        },
+    let sliced_first = if at_once {
+        None
+    } else {
+        sides.time_sliced(pacer, race_after.map(|after| start + after))?
     };
+    let winner = match sliced_first {
+        Some(side) => side,
+        None => {
+            tracing::debug!(
+                flat_runs = sides.spent.flat_runs,
+                recursive_runs = sides.spent.recursive_runs,
+                ms = start.elapsed().as_secs_f64() * 1e3,
+                "parity: the portfolio's searches race from here"
+            );
+            match sides.race(pacer)? {
+                Some(side) => side,
+                // No thread could be started: on with one.
+                None => sides.time_sliced(pacer, None)?.ok_or(Stop::Broken(
+                    "time slicing without a race ends with an answer",
+                ))?,
+            }
+        }
+    };
+    let Sides {
+        flat, recursive, ..
+    } = sides;
     tracing::debug!(
         ?spent,
-        ms = start.elapsed().as_secs_f64() * 1e3,
+        ms = clock.elapsed().as_secs_f64() * 1e3,
         "parity: the portfolio's searches ended"
     );
     // Only the side that finished answers (the other's dominions are its own business).
-    let shared = match winner {
-        Side::Flat => {
+    let shared = match (winner, flat, recursive) {
+        (Side::Flat, Some(flat), _) => {
             spent.flat_dominions = flat.shared.stats.dominions;
             flat.shared
         }
-        Side::Recursive => {
+        (Side::Recursive, _, Some(recursive)) => {
             spent.recursive_dominions = recursive.shared.stats.dominions;
             recursive.shared
         }
+        _ => return Err(Stop::Broken("the side that answered exists")),
     };
     Ok((
         Solved {
@@ -197,14 +227,32 @@ enum Side {
     Recursive,
 }
 
-/// The two searches and what they spent.
+/// The two searches and what they spent. Each is set up when it first runs: when the
+/// race comes first, the recursive one on the race's thread, the flat one after that
+/// thread has started. Both take the winner-controlled cycles (`presolved`) as solved.
 struct Sides<'s, 'g> {
-    flat: &'s mut Search<'g>,
-    recursive: &'s mut Search<'g>,
+    game: Graph<'g>,
+    presolved: &'s Presolved,
+    flat: Option<Search<'g>>,
+    recursive: Option<Search<'g>>,
     spent: &'s mut Spent,
 }
 
-impl Sides<'_, '_> {
+/// A search in `game` that takes `presolved` as solved.
+fn search_after<'g>(game: Graph<'g>, presolved: &Presolved) -> Search<'g> {
+    let mut search = Search::new(game);
+    search.adopt(presolved);
+    search
+}
+
+impl<'g> Sides<'_, 'g> {
+    /// The flat search, set up where it has not run.
+    fn flat(&mut self) -> &mut Search<'g> {
+        let (game, presolved) = (self.game, self.presolved);
+        self.flat
+            .get_or_insert_with(|| search_after(game, presolved))
+    }
+
     /// Time-slices the two searches until one solves the game (`Some`), or `race_from` has
     /// passed (`None`: the caller starts the race).
     fn time_sliced(
@@ -219,7 +267,7 @@ impl Sides<'_, '_> {
                 return Ok(None);
             }
             if flat_time <= recursive_time {
-                self.flat.iterate(Mode::Flat, pacer)?;
+                self.flat().iterate(Mode::Flat, pacer)?;
                 self.spent.flat_runs += 1;
                 flat_time += start.elapsed();
             } else {
@@ -233,7 +281,11 @@ impl Sides<'_, '_> {
                     end = end.min(at.max(start + MIN_SLICE));
                 }
                 let mut slice = Pacer::slice(pacer.control(), end);
-                let result = self.recursive.iterate(Mode::Recursive, &mut slice);
+                let (game, presolved) = (self.game, self.presolved);
+                let recursive = self
+                    .recursive
+                    .get_or_insert_with(|| search_after(game, presolved));
+                let result = recursive.iterate(Mode::Recursive, &mut slice);
                 self.spent.recursive_runs += 1;
                 match result {
                     Ok(()) => {}
@@ -242,18 +294,22 @@ impl Sides<'_, '_> {
                 }
                 recursive_time += start.elapsed();
             }
-            let (flat, recursive) = (&self.flat.shared, &self.recursive.shared);
+            let (Some(flat), recursive) = (
+                self.flat.as_ref().map(|search| &search.shared),
+                self.recursive.as_ref().map(|search| &search.shared),
+            ) else {
+                return Err(Stop::Broken("time slicing starts with the flat search"));
+            };
             let (done, unsolved, work) = if flat.is_solved() {
                 (Some(Side::Flat), 0, flat.stats.work)
-            } else if recursive.is_solved() {
+            } else if let Some(recursive) = recursive.filter(|shared| shared.is_solved()) {
                 (Some(Side::Recursive), 0, recursive.stats.work)
             } else {
-                let unsolved = flat.unsolved.len().min(recursive.unsolved.len());
-                (
-                    None,
-                    unsolved as u64,
-                    flat.stats.work + recursive.stats.work,
-                )
+                let unsolved = recursive.map_or(flat.unsolved.len(), |shared| {
+                    flat.unsolved.len().min(shared.unsolved.len())
+                });
+                let work = flat.stats.work + recursive.map_or(0, |shared| shared.stats.work);
+                (None, unsolved as u64, work)
             };
             let runs = self.spent.flat_runs + self.spent.recursive_runs;
             pacer.round(runs, unsolved, work)?;
@@ -264,35 +320,28 @@ impl Sides<'_, '_> {
     }
 
     /// Races the two searches: the recursive one on a new thread, the flat one on this
-    /// one, until either answers or fails. `Ok(None)` when no thread could be started
-    /// (nothing was run then).
+    /// one, until either answers or fails. `Ok(None)` when no
+    /// thread could be started (nothing was run then).
     fn race(&mut self, pacer: &mut Pacer<'_>) -> Result<Option<Side>, Stop> {
         let control = pacer.control();
-        let finished = AtomicBool::new(false);
-        // Which side ended the race: `NOBODY`, or a `Side` as `side_code` writes it.
-        let first = AtomicU8::new(NOBODY);
-        let end_race = |side: Side, result: &Result<(), Stop>| {
-            if *result != Err(Stop::Overtaken) {
-                let _ = first.compare_exchange(
-                    NOBODY,
-                    side_code(side),
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                );
-                finished.store(true, Ordering::Release);
-            }
-        };
-        let (flat, recursive) = (&mut *self.flat, &mut *self.recursive);
+        let finish = Finish::default();
+        let (game, presolved) = (self.game, self.presolved);
+        let flat_slot = &mut self.flat;
+        // The recursive search: suspended by the time slicing, or set up on the race's
+        // thread (side by side with the flat search's set-up).
+        let suspended = self.recursive.take();
         // Runs count on from the time slicing (the flat side's are what the progress shows).
         let (mut flat_runs, mut recursive_runs) = (self.spent.flat_runs, self.spent.recursive_runs);
         let results = std::thread::scope(|scope| {
+            let (finish, recursive_runs) = (&finish, &mut recursive_runs);
             let rival = std::thread::Builder::new()
                 .name("egsolve-portfolio".into())
-                .spawn_scoped(scope, || {
-                    let mut pacer = Pacer::racing(control, &finished, false);
-                    let result = run(recursive, Mode::Recursive, &mut pacer, &mut recursive_runs);
-                    end_race(Side::Recursive, &result);
-                    result
+                .spawn_scoped(scope, move || {
+                    let mut pacer = Pacer::racing(control, &finish.finished, false);
+                    let mut search = suspended.unwrap_or_else(|| search_after(game, presolved));
+                    let result = run(&mut search, Mode::Recursive, &mut pacer, recursive_runs);
+                    finish.end(Side::Recursive, &result);
+                    (result, search)
                 });
             let rival = match rival {
                 Ok(rival) => rival,
@@ -301,25 +350,23 @@ impl Sides<'_, '_> {
                     return None;
                 }
             };
-            let mut racing = Pacer::racing(control, &finished, true);
+            let mut racing = Pacer::racing(control, &finish.finished, true);
+            let flat = flat_slot.get_or_insert_with(|| search_after(game, presolved));
             let flat_result = run(flat, Mode::Flat, &mut racing, &mut flat_runs);
-            end_race(Side::Flat, &flat_result);
-            let recursive_result = rival
+            finish.end(Side::Flat, &flat_result);
+            let (recursive_result, search) = rival
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            Some((flat_result, recursive_result))
+            Some((flat_result, recursive_result, search))
         });
-        let Some((flat_result, recursive_result)) = results else {
+        let Some((flat_result, recursive_result, search)) = results else {
             return Ok(None);
         };
+        self.recursive = Some(search);
         self.spent.raced = true;
         self.spent.flat_runs = flat_runs;
         self.spent.recursive_runs = recursive_runs;
-        let side = match first.load(Ordering::Acquire) {
-            FLAT => Side::Flat,
-            RECURSIVE => Side::Recursive,
-            _ => return Err(Stop::Broken("a race ends with one side first")),
-        };
+        let side = finish.first()?;
         let result = match side {
             Side::Flat => flat_result,
             Side::Recursive => recursive_result,
@@ -328,7 +375,40 @@ impl Sides<'_, '_> {
     }
 }
 
-/// Which side ended a race, as [`Sides::race`] records it.
+/// How a race ends: the flag both sides' pacers read, and which side set it first.
+#[derive(Default)]
+struct Finish {
+    finished: AtomicBool,
+    /// `NOBODY`, or a [`Side`] as `side_code` writes it.
+    first: AtomicU8,
+}
+
+impl Finish {
+    /// `side` ended with `result`: unless it was overtaken, it ends the race (an answer
+    /// or an error, whichever comes first).
+    fn end(&self, side: Side, result: &Result<(), Stop>) {
+        if *result != Err(Stop::Overtaken) {
+            let _ = self.first.compare_exchange(
+                NOBODY,
+                side_code(side),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+            self.finished.store(true, Ordering::Release);
+        }
+    }
+
+    /// The side that ended the race.
+    fn first(&self) -> Result<Side, Stop> {
+        match self.first.load(Ordering::Acquire) {
+            FLAT => Ok(Side::Flat),
+            RECURSIVE => Ok(Side::Recursive),
+            _ => Err(Stop::Broken("a race ends with one side first")),
+        }
+    }
+}
+
+/// Which side ended a race, as [`Finish`] records it.
 const NOBODY: u8 = 0;
 const FLAT: u8 = 1;
 const RECURSIVE: u8 = 2;
