@@ -167,7 +167,9 @@ impl Client {
             .await
     }
 
-    /// Streams a job's result into `out`; returns the bytes written.
+    /// Streams a job's result into `out`; returns the bytes written. A download the
+    /// server can resume (it sent an `ETag`: binary results) that breaks off is resumed
+    /// where it stopped, with `Range` and `If-Range`, up to [`RESUMES`] times.
     pub async fn result(
         &self,
         id: &str,
@@ -182,16 +184,59 @@ impl Client {
         if let Some(v) = vertices {
             query.push(("vertices", v));
         }
-        let request = self
-            .request(reqwest::Method::GET, &format!("/v1/jobs/{id}/result"))
-            .query(&query);
-        let response = checked(request.send().await?).await?;
-        let mut stream = response.bytes_stream();
+        let path = format!("/v1/jobs/{id}/result");
         let mut written = 0u64;
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk?;
-            out.write_all(&chunk).await?;
-            written += chunk.len() as u64;
+        let mut tag: Option<header::HeaderValue> = None;
+        let mut resumes = 0;
+        loop {
+            let mut request = self.request(reqwest::Method::GET, &path).query(&query);
+            if let (Some(tag), true) = (&tag, written > 0) {
+                request = request
+                    .header(header::RANGE, format!("bytes={written}-"))
+                    .header(header::IF_RANGE, tag.clone());
+            }
+            let response = match request.send().await {
+                Ok(response) => checked(response).await?,
+                Err(e) if written > 0 && resumes < RESUMES => {
+                    resumes += 1;
+                    tokio::time::sleep(resume_delay(resumes)).await;
+                    tracing::debug!("resuming the result at byte {written}: {e}");
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if written == 0 {
+                tag = response.headers().get(header::ETAG).cloned();
+            } else if !resumes_at(&response, written) {
+                return Err(ClientError::Problem {
+                    status: response.status().as_u16(),
+                    kind: "result-changed".into(),
+                    detail: format!(
+                        "resuming the result of job {id} at byte {written}, the server did not \
+                         answer with those bytes; download it again"
+                    ),
+                });
+            }
+            let mut stream = response.bytes_stream();
+            let broke = loop {
+                match stream.next().await {
+                    Some(Ok(chunk)) => {
+                        out.write_all(&chunk).await?;
+                        written += chunk.len() as u64;
+                    }
+                    Some(Err(e)) => break Some(e),
+                    None => break None,
+                }
+            };
+            match broke {
+                None => break,
+                Some(e) if tag.is_some() && resumes < RESUMES => {
+                    resumes += 1;
+                    tracing::debug!("the result broke off at byte {written}: {e}; resuming");
+                    tokio::time::sleep(resume_delay(resumes)).await;
+                }
+                Some(e) => return Err(e.into()),
+            }
         }
         out.flush().await?;
         Ok(written)
@@ -205,6 +250,27 @@ impl Client {
             .timeout(Duration::from_secs(5));
         matches!(request.send().await, Ok(r) if r.status().is_success())
     }
+}
+
+/// How often [`Client::result`] resumes a broken-off download.
+pub const RESUMES: u32 = 5;
+
+/// The pause before the `attempt`th resume: 0.2 s, doubling, at most 3.2 s.
+fn resume_delay(attempt: u32) -> Duration {
+    Duration::from_millis(200 << attempt.saturating_sub(1).min(4))
+}
+
+/// Whether `response` is the rest of a result from byte `at` (`206` whose
+/// `Content-Range` starts there).
+fn resumes_at(response: &reqwest::Response, at: u64) -> bool {
+    response.status() == reqwest::StatusCode::PARTIAL_CONTENT
+        && response
+            .headers()
+            .get(header::CONTENT_RANGE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("bytes "))
+            .and_then(|v| v.split_once('-'))
+            .is_some_and(|(first, _)| first.parse() == Ok(at))
 }
 
 /// The query parameters of a submission.

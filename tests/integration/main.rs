@@ -16,6 +16,7 @@ mod architecture;
 mod cli;
 mod client_cli;
 mod deploy;
+mod result_resume;
 mod service_api;
 mod service_by_reference;
 mod service_cluster;

@@ -93,6 +93,7 @@ async fn binary_results_match_the_json_and_the_layout(engine: Engine) {
             let strategy = record["strategy"].as_u64().map_or(u32::MAX, |s| s as u32);
             assert_eq!(binary.strategies[v], strategy, "{game}: strategy of {v}");
         }
+        ranges_of_the_binary_result(&server, &id, &reply.body, &reply.headers).await;
         let zipped = server
             .get_accepting(&format!("/v1/jobs/{id}/result?format=binary"), "zstd")
             .await;
@@ -109,6 +110,65 @@ async fn binary_results_match_the_json_and_the_layout(engine: Engine) {
         refused.assert_problem(400, "invalid-parameter");
     }
     server.stop().await;
+}
+
+/// Byte ranges of a binary result (`whole`, answered with `headers`): one array, the last
+/// bytes, a resume under `If-Range` (and the whole body when the tag differs), a list
+/// (served whole) and a start past the end (`416`).
+async fn ranges_of_the_binary_result(
+    server: &Server,
+    id: &str,
+    whole: &[u8],
+    headers: &reqwest::header::HeaderMap,
+) {
+    let path = format!("/v1/jobs/{id}/result?format=binary");
+    assert_eq!(headers["accept-ranges"], "bytes");
+    let tag = headers["etag"].to_str().unwrap().to_string();
+    assert!(tag.starts_with('"') && tag.ends_with('"'), "{tag}");
+    let length = whole.len();
+    let n = (length - 32) / 12;
+    let ranged = |range: String, if_range: Option<&'static str>| {
+        let path = path.clone();
+        let tag = if_range.map_or(tag.clone(), str::to_string);
+        async move {
+            let mut headers = vec![("range", range.as_str())];
+            if if_range.is_some() || range.starts_with("bytes=100") {
+                headers.push(("if-range", tag.as_str()));
+            }
+            server
+                .call(reqwest::Method::GET, &path, None, &headers, None)
+                .await
+        }
+    };
+    let credits_end = 32 + 8 * n - 1;
+    let credits = ranged(format!("bytes=32-{credits_end}"), None).await;
+    assert_eq!(credits.status, 206);
+    assert_eq!(
+        credits.headers["content-range"],
+        format!("bytes 32-{credits_end}/{length}").as_str()
+    );
+    assert_eq!(credits.body[..], whole[32..32 + 8 * n]);
+    let tail = ranged("bytes=-4".into(), None).await;
+    assert_eq!(tail.status, 206);
+    assert_eq!(tail.body[..], whole[length - 4..]);
+    let resumed = ranged("bytes=100-".into(), None).await;
+    assert_eq!(resumed.status, 206);
+    assert_eq!(resumed.body[..], whole[100..]);
+    let changed = ranged("bytes=100-".into(), Some("\"another\"")).await;
+    assert_eq!(
+        changed.status, 200,
+        "If-Range with another tag: the whole body"
+    );
+    assert_eq!(changed.body[..], whole[..]);
+    let list = ranged("bytes=0-9,20-29".into(), None).await;
+    assert_eq!(list.status, 200);
+    assert_eq!(list.body.len(), length);
+    let past = ranged(format!("bytes={length}-"), None).await;
+    assert_eq!(past.status, 416);
+    assert_eq!(
+        past.headers["content-range"],
+        format!("bytes */{length}").as_str()
+    );
 }
 
 /// Plain, gzip, zstd and `egb` uploads of one game are parsed before the `202` (the job

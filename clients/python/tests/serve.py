@@ -92,10 +92,17 @@ class Server:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+# Where :class:`FlakyProxy` cuts a binary result: this many bytes into the body (compressed,
+# a client may have decoded nothing of the first few kilobytes, and then starts over).
+CUT_AFTER = 1 << 20
+
+
 class FlakyProxy:
     """A TCP proxy to ``port`` that can cut connections: all at once (:meth:`drop_all`), or
     each connection whose request starts with ``POST`` just as its answer arrives
-    (:attr:`drop_post_answers` times), so the server did the work and the client never hears.
+    (:attr:`drop_post_answers` times), so the server did the work and the client never hears;
+    or a binary result's answer 1 MiB into its body (:attr:`cut_binary_answers` times,
+    requests without ``Range``). :attr:`ranged` counts the requests with ``Range``.
     """
 
     def __init__(self, port: int) -> None:
@@ -106,6 +113,8 @@ class FlakyProxy:
         self.pairs: List[Tuple[socket.socket, socket.socket]] = []
         self.drop_post_answers = 0
         self.dropped = 0
+        self.cut_binary_answers = 0
+        self.ranged = 0
         self.closed = False
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -116,7 +125,7 @@ class FlakyProxy:
             except OSError:
                 return
             upstream = socket.create_connection(self.target)
-            state = {"post": False}
+            state = {"post": False, "cut_after_head": None}
             with self.lock:
                 self.pairs.append((client, upstream))
             threading.Thread(target=self._pump, args=(client, upstream, state, True), daemon=True).start()
@@ -130,6 +139,23 @@ class FlakyProxy:
                     break
                 if to_server and data.startswith(b"POST "):
                     state["post"] = True
+                if to_server and data.startswith(b"GET "):
+                    head = data.lower()
+                    with self.lock:
+                        if b"\r\nrange:" in head:
+                            self.ranged += 1
+                        elif b"format=binary" in head and self.cut_binary_answers > 0:
+                            self.cut_binary_answers -= 1
+                            state["cut_after_head"] = b""
+                if not to_server and state["cut_after_head"] is not None:
+                    seen = state["cut_after_head"] + data
+                    end = seen.find(b"\r\n\r\n")
+                    if end >= 0 and len(seen) >= end + 4 + CUT_AFTER:
+                        sink.sendall(data[: end + 4 + CUT_AFTER - len(state["cut_after_head"])])
+                        with self.lock:
+                            self.dropped += 1
+                        break
+                    state["cut_after_head"] = seen
                 if not to_server and state["post"]:
                     state["post"] = False
                     with self.lock:

@@ -113,3 +113,20 @@ def test_an_idempotency_key_names_one_submission(open_server) -> None:
         assert raised.value.status == 422 and key in raised.value.detail
         with pytest.raises(IdempotencyConflict):
             client.submit(small_arena(40, seed=77), idempotency_key=key, priority=9)
+
+
+def test_a_binary_result_cut_off_mid_download_resumes(open_server, tmp_path) -> None:
+    proxy = FlakyProxy(open_server.port)
+    try:
+        with Client(open_server.url, token="") as direct:
+            # 4.8 MB of results that compress little: the cut falls inside the body.
+            job = direct.submit(small_arena(400_000, seed=77))
+            whole = job.download(tmp_path / "direct.bin", format="binary").read_bytes()
+        with Client(proxy.url, token="", retries=3, backoff=0.05) as client:
+            proxy.cut_binary_answers = 1
+            resumed = client.job(job.id).download(tmp_path / "resumed.bin", format="binary")
+            assert proxy.dropped == 1, "the first download was cut"
+            assert proxy.ranged == 1, "and resumed with a Range"
+            assert resumed.read_bytes() == whole and len(whole) == 32 + 12 * 400_000
+    finally:
+        proxy.close()

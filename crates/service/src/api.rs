@@ -18,6 +18,7 @@ use serde_json::json;
 use tower_http::compression::CompressionLayer;
 
 use super::AppState;
+use super::byte_range;
 use super::cluster;
 use super::error::ApiError;
 use super::job::JobState;
@@ -292,12 +293,14 @@ async fn get_result(
         .map_err(|e| ApiError::Internal(e.to_string()))?
         .map_err(|e| ApiError::Internal(format!("cannot read the result of job {id}: {e}")))?;
         if let Some(bytes) = mapped {
-            let mut response = Body::from(bytes).into_response();
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(format.content_type()),
-            );
-            return Ok(response);
+            // Ranges (resumed downloads, one array); the tag is the content key.
+            let tag = format!("\"{key}\"");
+            return Ok(byte_range::respond(
+                bytes,
+                &headers,
+                &tag,
+                format.content_type(),
+            ));
         }
     }
     let mut chunks = result_file::render(path, request);

@@ -34,7 +34,8 @@
 //!   did not), its route chosen, solved, and its result recorded.
 //! - [`cluster`]: a process as a member of the cluster: heartbeat (leases, progress,
 //!   expiry, registry) and store notifications.
-//! - [`result_file`]: stored results and their JSON/text/paritysol renderings.
+//! - [`result_file`]: stored results and their JSON/text/paritysol renderings; [`byte_range`]:
+//!   `Range` requests of a binary result (resumed downloads, one array).
 //! - [`events`], [`metrics`]: long-poll wake-ups and Prometheus figures.
 //! - [`idempotency`]: `Idempotency-Key` of submissions (a retried request gets its job).
 //! - [`ui`]: the web page (embedded assets) and the read-only endpoints it adds.
@@ -52,6 +53,7 @@
 mod admission;
 mod api;
 mod auth;
+mod byte_range;
 mod cluster;
 mod config;
 mod error;

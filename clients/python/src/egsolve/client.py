@@ -549,25 +549,46 @@ class Job:
     def download(
         self, path: Union[str, "os.PathLike[str]"], format: ResultFormat = "json", timeout: Optional[float] = None
     ) -> Path:
-        """Streams the solution to ``path`` (any size) and returns the path."""
+        """Streams the solution to ``path`` (any size) and returns the path.
+
+        A binary result (the server sends an ``ETag`` for it) whose download breaks off is
+        resumed where it stopped, with ``Range`` and ``If-Range``; other formats start over.
+        """
         self._finished_successfully(timeout)
         target = Path(path)
-        for attempt in range(self.client.retries + 1):
-            try:
-                with self.client._http.stream(
-                    "GET", f"/v1/jobs/{self.id}/result", params={"format": format}
-                ) as response:
-                    if response.status_code >= 400:
-                        response.read()
-                        raise _error(response)
-                    with open(target, "wb") as out:
+        written = 0
+        tag: Optional[str] = None
+        with open(target, "wb") as out:
+            for attempt in range(self.client.retries + 1):
+                headers = {}
+                if written and tag is not None:
+                    headers = {"Range": f"bytes={written}-", "If-Range": tag}
+                elif written:
+                    out.seek(0)
+                    out.truncate()
+                    written = 0
+                try:
+                    with self.client._http.stream(
+                        "GET", f"/v1/jobs/{self.id}/result", params={"format": format}, headers=headers
+                    ) as response:
+                        if response.status_code >= 400:
+                            response.read()
+                            raise _error(response)
+                        if headers and not _resumes_at(response, written):
+                            raise ConnectionFailed(
+                                f"resuming the result of job {self.id} at byte {written}, the server "
+                                "did not answer with those bytes; download it again"
+                            )
+                        if not written:
+                            tag = response.headers.get("etag")
                         for chunk in response.iter_bytes():
                             out.write(chunk)
-                return target
-            except httpx.TransportError as e:
-                if attempt == self.client.retries:
-                    raise ConnectionFailed(f"cannot reach {self.client.url}: {e!r}") from e
-                time.sleep(self.client._delay(attempt + 1))
+                            written += len(chunk)
+                    return target
+                except httpx.TransportError as e:
+                    if attempt == self.client.retries:
+                        raise ConnectionFailed(f"cannot reach {self.client.url}: {e!r}") from e
+                    time.sleep(self.client._delay(attempt + 1))
         raise AssertionError("unreachable")
 
     def histogram(self, bins: int = 20) -> Histogram:
@@ -589,3 +610,13 @@ class Job:
             if self.state != "cancelled":
                 raise
         return self
+
+
+def _resumes_at(response: httpx.Response, at: int) -> bool:
+    """Whether ``response`` is the rest of a result from byte ``at`` (``206`` whose
+    ``Content-Range`` starts there)."""
+    if response.status_code != 206:
+        return False
+    value = response.headers.get("content-range", "")
+    first = value.removeprefix("bytes ").split("-", 1)[0]
+    return first.isdigit() and int(first) == at
