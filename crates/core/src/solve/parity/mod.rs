@@ -32,8 +32,8 @@
 //! vertices and more than one thread is allowed, and then only for rounds of at least
 //! [`PARALLEL_ROUND_FROM`] vertices (smaller rounds, and smaller games, stay sequential: a
 //! pool and its synchronisation cost more than they save there). The portfolio uses a
-//! second thread for its race (after [`ParityOptions::race_after`]); the other algorithms
-//! are sequential.
+//! second thread for its race (after [`ParityOptions::race_after`], at once on large
+//! games); the other algorithms are sequential.
 //! The winners never depend on the thread count or the timing; strategies may (parallel
 //! claims choose among equally valid moves, and in the portfolio the timing decides which
 //! learner answers).
