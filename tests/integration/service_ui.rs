@@ -76,9 +76,15 @@ async fn whoami_and_usage_with_auth_on_and_off() {
     let me = open.get("/v1/whoami", None).await.json();
     assert_eq!(
         me,
-        serde_json::json!({"user": "local", "role": "admin", "auth": false})
+        serde_json::json!({"user": "local", "role": "admin", "auth": false, "by_reference": false})
     );
     open.stop().await;
+    // With an import root, a caller who may import (everyone, auth off) is told so.
+    let roots = tempfile::tempdir().unwrap();
+    let importing = Server::start(|c| c.import_roots = vec![roots.path().to_owned()]).await;
+    let me = importing.get("/v1/whoami", None).await.json();
+    assert_eq!(me["by_reference"], true, "{me}");
+    importing.stop().await;
 
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
@@ -92,7 +98,7 @@ async fn whoami_and_usage_with_auth_on_and_off() {
     let nobody = server.get("/v1/whoami", None).await.json();
     assert_eq!(
         nobody,
-        serde_json::json!({"user": null, "role": null, "auth": true})
+        serde_json::json!({"user": null, "role": null, "auth": true, "by_reference": false})
     );
     server
         .get("/v1/whoami", Some("egs_wrong"))
@@ -103,6 +109,7 @@ async fn whoami_and_usage_with_auth_on_and_off() {
         (me["user"].as_str(), me["role"].as_str()),
         (Some("alice"), Some("user"))
     );
+    assert_eq!(me["by_reference"], false, "no import roots here: {me}");
 
     // Usage needs no token and names no job; the live point shows a busy slot.
     let id = server

@@ -259,6 +259,37 @@ def test_the_submit_form_creates_a_job(browser, auth_server, tmp_path: Path) -> 
     assert console_errors(browser) == []
 
 
+def test_the_submit_form_names_a_file_on_the_server(browser, auth_server, tmp_path: Path) -> None:
+    """Where the caller may submit by reference (the server has an import root; auth off
+    here), the form offers a path on the server and submits the file by reference; where
+    not (no import roots), it offers only the upload."""
+    visit(browser, auth_server.url + "/", token=auth_server.tokens["alice"])
+    wait(browser).until(seen.visibility_of_element_located((By.ID, "submit-form")))
+    assert not browser.find_element(By.ID, "path-choice").is_displayed()
+    root = tmp_path / "imports"
+    root.mkdir()
+    game = root / "lift.gm.gz"
+    shutil.copy(shared_data() / "parity" / "Lift_(Incorrect)_nlifts=2_nodeadlock.gm.gz", game)
+    server = Server(args=["--import-root", str(root)])
+    try:
+        visit(browser, server.url + "/")
+        path = wait(browser).until(seen.visibility_of_element_located((By.ID, "path")))
+        path.send_keys(str(game))
+        browser.find_element(By.CSS_SELECTOR, "#submit-form button").click()
+        link = wait(browser).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#submit-status a"))[0]
+        job_id = link.get_attribute("href").rsplit("/", 1)[1]
+        with Client(server.url, token="") as client:
+            job = client.job(job_id)
+            assert job.wait(60).state == "succeeded"
+            uploaded = client.submit(game.read_bytes())
+            assert uploaded.wait(60).state == "succeeded"
+            assert job.result().winners == uploaded.result().winners
+            assert job.info.arena.sha256 == uploaded.info.arena.sha256
+        assert console_errors(browser) == []
+    finally:
+        server.stop()
+
+
 def test_a_wrong_token_shows_an_error(browser, auth_server) -> None:
     visit(browser, auth_server.url + "/")
     rendered(browser)

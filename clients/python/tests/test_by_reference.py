@@ -32,6 +32,7 @@ def import_client(import_root: Path) -> Iterator[Client]:
 
 
 def test_a_job_by_reference_answers_like_its_upload(import_client: Client, import_root: Path) -> None:
+    assert import_client.whoami().by_reference, "an import root, auth off: everyone may"
     path = import_root / "abp.gm.gz"
     shutil.copy(shared_data() / GAME, path)
     job = import_client.submit_by_reference(path, returns="strategies", credits=True)
@@ -59,6 +60,7 @@ def test_refusals_say_why(import_client: Client, import_root: Path, open_server:
     with pytest.raises(ValueError):
         import_client.submit_by_reference("relative/missing.gm")
     with Client(open_server.url, token="") as plain:
+        assert not plain.whoami().by_reference, "no import roots"
         with pytest.raises(ReferenceRefused) as refused:
             plain.submit_by_reference(outside)
         assert refused.value.kind == "import-disabled"

@@ -312,7 +312,9 @@ class Client:
     def whoami(self) -> Caller:
         """Who the token belongs to (``user`` is None when no token is given and auth is on)."""
         data = self._json("GET", "/v1/whoami")
-        return Caller(user=data["user"], role=data["role"], auth=data["auth"])
+        return Caller(
+            user=data["user"], role=data["role"], auth=data["auth"], by_reference=data.get("by_reference", False)
+        )
 
     def submit_many(
         self,

@@ -271,6 +271,9 @@ class Caller:
     user: Optional[str]
     role: Optional[str]
     auth: bool
+    #: Whether this caller may submit jobs by reference here (``submit_by_reference``): the
+    #: server has import roots and the token the ``import`` permission.
+    by_reference: bool = False
 
 
 @dataclass(frozen=True)

@@ -33,12 +33,23 @@ pub async fn whoami(
 ) -> Result<Response, ApiError> {
     let auth = !matches!(state.auth, Authenticator::Off);
     if auth && !headers.contains_key(header::AUTHORIZATION) {
-        return Ok(axum::Json(json!({"user": null, "role": null, "auth": true})).into_response());
+        return Ok(axum::Json(
+            json!({"user": null, "role": null, "auth": true, "by_reference": false}),
+        )
+        .into_response());
     }
     let caller = caller(&state, &headers)?;
     let role = match caller.role {
         Role::Admin => "admin",
         Role::User => "user",
     };
-    Ok(axum::Json(json!({"user": caller.user, "role": role, "auth": auth})).into_response())
+    // Whether this caller may name a file on the server (the page then offers a path).
+    let by_reference = caller.may_import && !state.import_roots.is_empty();
+    Ok(axum::Json(json!({
+        "user": caller.user,
+        "role": role,
+        "auth": auth,
+        "by_reference": by_reference,
+    }))
+    .into_response())
 }

@@ -139,7 +139,7 @@
   }
 
   // ---- sign-in ---------------------------------------------------------------------------
-  // Resolves to the caller ({user, role, auth}), or null while a token is needed.
+  // Resolves to the caller ({user, role, auth, by_reference}), or null while a token is needed.
   async function whoami(candidate) {
     const me = await api('v1/whoami', { token: candidate });
     return me.user === null ? null : me;
@@ -328,17 +328,29 @@
     $('submit-form').onsubmit = async (event) => {
       event.preventDefault();
       const file = $('file').files[0];
-      if (!file) return;
+      const path = $('path-choice').hidden ? '' : $('path').value.trim();
       const status = $('submit-status');
+      if (!file && !path) {
+        status.textContent = me.by_reference ? 'choose a file, or name a path on the server' : 'choose a file';
+        return;
+      }
       const params = new URLSearchParams({ backend: $('backend').value, priority: $('priority').value || '0', return: $('return').value });
       if ($('time-limit').value) params.set('time_limit', $('time-limit').value);
       if ($('credits').checked && !$('credits').disabled) params.set('credits', 'true');
       try {
-        status.textContent = 'uploading ' + bytes(file.size) + '…';
-        const { body, encoding } = await compressed(file);
-        const headers = { 'Content-Type': 'application/octet-stream', 'Idempotency-Key': newKey() };
-        if (encoding) headers['Content-Encoding'] = encoding;
-        const job = await api('v1/jobs?' + params, { method: 'POST', headers, body });
+        let job;
+        if (path && !file) {
+          // By reference: the server reads the file itself (openapi.yaml, postJob).
+          status.textContent = 'submitting ' + path + '…';
+          const headers = { 'Content-Type': 'application/vnd.egsolve.reference+json', 'Idempotency-Key': newKey() };
+          job = await api('v1/jobs?' + params, { method: 'POST', headers, body: JSON.stringify({ path }) });
+        } else {
+          status.textContent = 'uploading ' + bytes(file.size) + '…';
+          const { body, encoding } = await compressed(file);
+          const headers = { 'Content-Type': 'application/octet-stream', 'Idempotency-Key': newKey() };
+          if (encoding) headers['Content-Encoding'] = encoding;
+          job = await api('v1/jobs?' + params, { method: 'POST', headers, body });
+        }
         status.textContent = '';
         status.append('submitted ', jobLink(job.id), ' (' + job.state + ')');
         showError(null);
@@ -383,6 +395,8 @@
       me = who;
       $('jobs-section').hidden = !me;
       $('submit-section').hidden = !me;
+      // A path on the server is offered where this caller may submit by reference.
+      $('path-choice').hidden = !(me && me.by_reference);
       extra = [];
       if (!me) clear($('jobs').tBodies[0]);
     }).then(tick);
