@@ -28,11 +28,18 @@ impl ServerArgs {
     }
 }
 
-/// `egsolve submit FILE`.
+/// `egsolve submit FILE…`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SubmitArgs {
-    /// Arena file (any supported format, plain or compressed).
-    pub file: PathBuf,
+    /// Arena files (any supported format, plain or compressed). Several are submitted side
+    /// by side over reused connections (`--in-flight`); with `--wait`, each result goes to
+    /// the directory `-o DIR` as `FILE_NAME.json` (`.txt`, `.sol`, `.bin` by format), and
+    /// one line per file says `ID STATE FILE`.
+    #[arg(required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
+    /// Several files: how many are submitted (and waited for) at once.
+    #[arg(long, default_value_t = 16)]
+    pub in_flight: usize,
     /// Do not upload FILE: name it, and the server copies it from its file system (FILE must
     /// lie under one of the server's --import-root directories, at the same path there, and
     /// the token needs the import permission).
@@ -62,7 +69,8 @@ pub struct SubmitArgs {
     /// Wait for the job to finish (live status line), then fetch the result.
     #[arg(long)]
     pub wait: bool,
-    /// Where to write the result (with --wait); standard output if absent.
+    /// Where to write the result (with --wait); standard output if absent. With several
+    /// files, a directory (made if missing) for one result per file.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Result format: json, text, paritysol or binary (with --wait; binary: the arrays of
@@ -183,12 +191,16 @@ impl SubmitArgs {
             returns: self.returns.clone(),
             credits: self.credits,
         };
+        if let [_, _, ..] = self.files.as_slice() {
+            return self.run_many(&client, &options).await;
+        }
+        let file = &self.files[0];
         let mut job = if self.by_reference {
             client
-                .submit_by_reference(&reference_path(&self.file)?, &options)
+                .submit_by_reference(&reference_path(file)?, &options)
                 .await?
         } else {
-            self.upload(&client, &options).await?
+            self.upload(&client, file, &options).await?
         };
         let id = job["id"]
             .as_str()
@@ -226,10 +238,15 @@ impl SubmitArgs {
 }
 
 impl SubmitArgs {
-    /// Uploads the file with a progress bar; the job.
-    async fn upload(&self, client: &Client, options: &SubmitOptions) -> anyhow::Result<Value> {
-        let length = std::fs::metadata(&self.file)
-            .with_context(|| format!("cannot read {}", self.file.display()))?
+    /// Uploads `file` with a progress bar; the job.
+    async fn upload(
+        &self,
+        client: &Client,
+        file: &std::path::Path,
+        options: &SubmitOptions,
+    ) -> anyhow::Result<Value> {
+        let length = std::fs::metadata(file)
+            .with_context(|| format!("cannot read {}", file.display()))?
             .len();
         let bar = ProgressBar::new(length).with_style(
             ProgressStyle::with_template(
@@ -239,7 +256,7 @@ impl SubmitArgs {
         );
         let progress = bar.clone();
         let job = client
-            .submit(&self.file, options, move |sent| progress.set_position(sent))
+            .submit(file, options, move |sent| progress.set_position(sent))
             .await;
         bar.finish_and_clear();
         Ok(job?)
@@ -248,7 +265,7 @@ impl SubmitArgs {
 
 /// The path a job by reference names: the file resolved here (links followed) when it
 /// exists here, else as given, which must then be absolute (the server's view of it).
-fn reference_path(file: &std::path::Path) -> anyhow::Result<PathBuf> {
+pub(super) fn reference_path(file: &std::path::Path) -> anyhow::Result<PathBuf> {
     match std::fs::canonicalize(file) {
         Ok(path) => Ok(path),
         Err(_) if file.is_absolute() => Ok(file.to_owned()),
@@ -259,7 +276,7 @@ fn reference_path(file: &std::path::Path) -> anyhow::Result<PathBuf> {
     }
 }
 
-async fn write_result(
+pub(super) async fn write_result(
     client: &Client,
     id: &str,
     format: &str,

@@ -4,6 +4,7 @@
 //! server's `type` and detail. The command-line front end is [`cli`].
 
 pub mod cli;
+mod many;
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,8 +1,9 @@
 //! The client commands end to end, as processes against a real `egsolve serve`:
 //! `submit --wait -o` writes a result that `egsolve check` certifies; `submit` then
 //! `status --wait`, `result` (its binary form is the bytes of `solve --output binary`), `jobs`
-//! (one line per job); `cancel` of a long job; a bearer token from the
-//! environment; clear failures for an unknown job and for no server.
+//! (one line per job); `cancel` of a long job; `submit` of several files (a result each);
+//! a bearer token from the environment; clear failures for an unknown job and for no
+//! server.
 
 use crate::common;
 use crate::packaging_support;
@@ -175,6 +176,88 @@ fn submit_status_result_jobs_and_cancel() {
     let (code, only, _) = client(&server, &["jobs", "--state", "cancelled"]);
     assert_eq!(code, 0);
     assert_eq!(only.lines().count(), 1, "{only}");
+}
+
+#[test]
+fn submit_many_files_waits_for_each_and_writes_each_result() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(&data.path().join("store"), &["--cpu-workers", "2"]);
+    let mut files = vec![shared(GAME)];
+    for seed in 1..=4 {
+        let file = data.path().join(format!("random-{seed}.mpg"));
+        egsolve_ok(&[
+            "gen",
+            "random",
+            "--vertices",
+            "300",
+            "--degree",
+            "3",
+            "--seed",
+            &seed.to_string(),
+            "-o",
+            file.to_str().unwrap(),
+        ]);
+        files.push(file);
+    }
+    let names: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
+    let results = data.path().join("results");
+    let mut args = vec![
+        "submit",
+        "--wait",
+        "--in-flight",
+        "3",
+        "-o",
+        results.to_str().unwrap(),
+    ];
+    args.extend(&names);
+    let out = client_ok(&server, &args);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), files.len(), "{out}");
+    for (line, file) in lines.iter().zip(&files) {
+        let words: Vec<&str> = line.splitn(3, ' ').collect();
+        assert_eq!(words[0].len(), 36, "a job id first: {line}");
+        assert_eq!(words[1], "succeeded", "{line}");
+        assert_eq!(words[2], file.to_str().unwrap());
+        // Each result under its file's name, the answer to that file's game.
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let result = json(&std::fs::read_to_string(results.join(format!("{name}.json"))).unwrap());
+        assert_eq!(result["job"], words[0]);
+        let vertices = result["vertices"].as_array().unwrap().len();
+        assert_eq!(
+            vertices,
+            if name.ends_with(".mpg") { 300 } else { 119 },
+            "{name}"
+        );
+    }
+    // Without --wait: one id per file, nothing waited for.
+    let (code, out, _) = client(&server, &["submit", names[1], names[2]]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    // Two files of one name would write one result: refused before anything is sent.
+    let twin = data.path().join("twin");
+    std::fs::create_dir(&twin).unwrap();
+    let same = twin.join("random-1.mpg");
+    std::fs::copy(&files[1], &same).unwrap();
+    let (code, _, stderr) = client(
+        &server,
+        &[
+            "submit",
+            "--wait",
+            "-o",
+            results.to_str().unwrap(),
+            names[1],
+            same.to_str().unwrap(),
+        ],
+    );
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("two files are named random-1.mpg"),
+        "{stderr}"
+    );
+    // --wait with several files needs a directory.
+    let (code, _, stderr) = client(&server, &["submit", "--wait", names[1], names[2]]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("-o DIR"), "{stderr}");
 }
 
 #[test]
