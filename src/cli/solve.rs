@@ -34,8 +34,9 @@ pub struct SolveArgs {
     #[arg(long)]
     pub credits: bool,
     /// Parity games answered by the parity solver (--backend parity, or auto without
-    /// --credits): the algorithm. auto (default): tangle learning and recursive tangle
-    /// learning time-sliced on one shared state, about the better of the two on every game;
+    /// --credits): the algorithm. auto (default): the winner-controlled cycles solved
+    /// first, then tangle learning and recursive tangle learning raced on two threads
+    /// (time-sliced on one), about the better of the two on every game;
     /// zielonka (Zielonka's recursive algorithm, parallel attractors: the reference,
     /// exponential on the lower-bound families); tangle-learning; recursive-tangle-learning;
     /// priority-promotion; fixpoint-iteration (parallel rounds); gpu-fixpoint (fixpoint

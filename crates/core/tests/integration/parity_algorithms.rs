@@ -331,7 +331,8 @@ fn syntcomp_games_match_oink_where_present() {
 
 /// Tangle searches cut after every few work units must still end with the right answer: a
 /// cut decomposition keeps a consistent state and resumes; two searches taking turns on
-/// one shared state (as the portfolio does) too, whichever solves a dominion.
+/// one shared state (`Search::swap_shared`; the portfolio now gives each search its own)
+/// too, whichever solves a dominion.
 #[test]
 fn tangle_searches_survive_cuts() {
     let control = Control::new();
