@@ -230,7 +230,7 @@ impl SubmitArgs {
             &id,
             &self.result_format,
             None,
-            self.output.as_ref(),
+            self.output.as_deref(),
         )
         .await?;
         Ok(0)
@@ -281,7 +281,7 @@ pub(super) async fn write_result(
     id: &str,
     format: &str,
     vertices: Option<&str>,
-    output: Option<&PathBuf>,
+    output: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     match output {
         Some(path) => {
@@ -319,7 +319,7 @@ impl ResultArgs {
             &self.id,
             &self.format,
             self.vertices.as_deref(),
-            self.output.as_ref(),
+            self.output.as_deref(),
         )
         .await?;
         Ok(0)

@@ -121,14 +121,7 @@ impl SubmitArgs {
             job = client.job(&id, Some(30)).await?;
         }
         if job["state"] == "succeeded" {
-            write_result(
-                client,
-                &id,
-                &self.result_format,
-                None,
-                Some(&result.to_owned()),
-            )
-            .await?;
+            write_result(client, &id, &self.result_format, None, Some(result)).await?;
         } else {
             eprintln!("{}: {}", file.display(), super::cli::status_line(&job));
         }

@@ -43,44 +43,34 @@ pub(crate) fn wanted(value: &str, length: u64) -> Wanted {
     let Some((first, last)) = spec.trim().split_once('-') else {
         return Wanted::Whole;
     };
-    let number = |s: &str| -> Option<u64> {
+    // Each side: empty (`None`), a number, or malformed (then the header is ignored).
+    let side = |s: &str| -> Result<Option<u64>, ()> {
         let s = s.trim();
-        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| s.parse().ok())
-            .flatten()
-    };
-    match (first.trim().is_empty(), number(first), number(last)) {
-        // `-N`: the last N bytes.
-        (true, _, Some(suffix)) => match (suffix, length) {
-            (0, _) | (_, 0) => Wanted::Unsatisfiable,
-            _ => Wanted::Part {
-                first: length.saturating_sub(suffix),
-                last: length - 1,
-            },
-        },
-        (false, Some(first), last) if last.is_some() || last_is_open(spec) => {
-            if first >= length {
-                return Wanted::Unsatisfiable;
-            }
-            match last {
-                Some(last) if last < first => Wanted::Whole,
-                Some(last) => Wanted::Part {
-                    first,
-                    last: last.min(length - 1),
-                },
-                None => Wanted::Part {
-                    first,
-                    last: length - 1,
-                },
-            }
+        match s.is_empty() {
+            true => Ok(None),
+            false if s.bytes().all(|b| b.is_ascii_digit()) => s.parse().map(Some).map_err(|_| ()),
+            false => Err(()),
         }
-        _ => Wanted::Whole,
+    };
+    let (Ok(first), Ok(last)) = (side(first), side(last)) else {
+        return Wanted::Whole;
+    };
+    match (first, last) {
+        // `-N`: the last N bytes.
+        (None, Some(suffix)) if suffix == 0 || length == 0 => Wanted::Unsatisfiable,
+        (None, Some(suffix)) => Wanted::Part {
+            first: length.saturating_sub(suffix),
+            last: length - 1,
+        },
+        (Some(first), _) if first >= length => Wanted::Unsatisfiable,
+        (Some(first), Some(last)) if last < first => Wanted::Whole,
+        // `A-B`, or `A-` to the end.
+        (Some(first), last) => Wanted::Part {
+            first,
+            last: last.map_or(length - 1, |last| last.min(length - 1)),
+        },
+        (None, None) => Wanted::Whole,
     }
-}
-
-/// Whether a `first-last` spec has nothing after its dash (`A-`).
-fn last_is_open(spec: &str) -> bool {
-    spec.trim().ends_with('-')
 }
 
 /// The answer to a `GET` of `body` (a stored result) under `request`'s `Range` and
