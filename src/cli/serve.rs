@@ -68,6 +68,9 @@ pub struct ServeArgs {
     /// Most queued + running jobs per user [default: 1000].
     #[arg(long, env = "EGSOLVE_PER_USER_JOB_LIMIT")]
     pub per_user_job_limit: Option<u64>,
+    /// Most arenas one batch (`POST /v1/batches`) may carry [default: 1000].
+    #[arg(long, env = "EGSOLVE_MAX_BATCH_JOBS")]
+    pub max_batch_jobs: Option<u64>,
     /// Jobs the CPU pool runs at once [default: one per core].
     #[arg(long, env = "EGSOLVE_CPU_WORKERS")]
     pub cpu_workers: Option<usize>,
@@ -144,6 +147,7 @@ impl ServeArgs {
             max_time_limit_secs,
             result_ttl_secs,
             per_user_job_limit,
+            max_batch_jobs,
             cpu_workers,
             cpu_threads,
             gpu_devices,

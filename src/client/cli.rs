@@ -45,6 +45,11 @@ pub struct SubmitArgs {
     /// the token needs the import permission).
     #[arg(long)]
     pub by_reference: bool,
+    /// Several files: submit each on its own instead of as one batch (files of up to 64 MiB
+    /// in all go as one request, `POST /v1/batches`, and their results come back in one
+    /// stream).
+    #[arg(long)]
+    pub no_batch: bool,
     #[command(flatten)]
     pub server: ServerArgs,
     /// Backend: auto, gpu, cpu, reference or parity (the parity solver, for parity games).

@@ -1,26 +1,31 @@
-//! `egsolve submit FILE…` with several files: each is submitted (uploaded, or by
-//! reference) and, with `--wait`, waited for and its result written into the directory
-//! `-o DIR`, `--in-flight` of them at a time over the one client's reused connections. One
-//! line per file, in the order given: `ID STATE FILE`. The exit code is 1 when any file
-//! was refused or, with `--wait`, any job did not succeed.
+//! `egsolve submit FILE…` with several files. Files of up to [`BATCH_BYTES`] in all go as
+//! one batch (one request, see [`super::batch`]) and, with `--wait`, their results come
+//! back in one stream, each written into the directory `-o DIR` as it arrives. Otherwise
+//! (or with `--no-batch`, or `--by-reference`) each file is submitted on its own and, with
+//! `--wait`, waited for, `--in-flight` of them at a time over the one client's reused
+//! connections. Either way one line per file, in the order given: `ID STATE FILE`. The
+//! exit code is 1 when any file was refused or, with `--wait`, any job did not succeed.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use futures::StreamExt;
 
+use super::batch::{BatchEntry, extension};
 use super::cli::{SubmitArgs, reference_path, write_result};
 use super::{Client, SubmitOptions};
 
-/// The file name a result of `format` gets: json, txt, sol or bin.
-fn extension(format: &str) -> &'static str {
-    match format {
-        "text" => "txt",
-        "paritysol" => "sol",
-        "binary" => "bin",
-        _ => "json",
-    }
+/// Files of up to this many bytes in all are sent as one batch.
+pub const BATCH_BYTES: u64 = 64 << 20;
+
+/// The files' sizes added up (`u64::MAX` when one cannot be read: the one-by-one path
+/// reports it).
+fn total_bytes(files: &[PathBuf]) -> u64 {
+    files
+        .iter()
+        .map(|f| std::fs::metadata(f).map_or(u64::MAX, |m| m.len()))
+        .fold(0u64, u64::saturating_add)
 }
 
 /// Where each file's result goes in `dir`: `FILE_NAME.EXT`; two files of one name are
@@ -65,6 +70,9 @@ impl SubmitArgs {
             ),
             (_, false) => None,
         };
+        if !self.by_reference && !self.no_batch && total_bytes(&self.files) <= BATCH_BYTES {
+            return self.run_batch(client, options, results.is_some()).await;
+        }
         let outcomes: Vec<anyhow::Result<(String, String)>> =
             futures::stream::iter(self.files.iter().enumerate())
                 .map(|(i, file)| {
@@ -126,5 +134,92 @@ impl SubmitArgs {
             eprintln!("{}: {}", file.display(), super::cli::status_line(&job));
         }
         Ok((id, state(&job)))
+    }
+
+    /// Sends every file as one batch; with `--wait`, writes each result into `-o DIR` as
+    /// the results stream delivers it. The exit code.
+    async fn run_batch(
+        &self,
+        client: &Client,
+        options: &SubmitOptions,
+        wait: bool,
+    ) -> anyhow::Result<i32> {
+        let names: Vec<String> = self
+            .files
+            .iter()
+            .map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect::<Option<_>>()
+            .context("a file argument names no file")?;
+        let members = names
+            .iter()
+            .cloned()
+            .zip(self.files.iter().cloned())
+            .collect();
+        let answer = client.submit_batch(members, options).await?;
+        let jobs = answer["jobs"].as_array().cloned().unwrap_or_default();
+        anyhow::ensure!(
+            jobs.len() == self.files.len(),
+            "the server answered for {} of the {} files",
+            jobs.len(),
+            self.files.len()
+        );
+        let mut states: HashMap<String, String> = jobs
+            .iter()
+            .filter_map(|job| {
+                Some((
+                    job["name"].as_str()?.to_string(),
+                    job["state"].as_str()?.to_string(),
+                ))
+            })
+            .collect();
+        if let (true, Some(id), Some(dir)) = (wait, answer["id"].as_str(), &self.output) {
+            let (dir, suffix) = (dir.clone(), extension(&self.result_format));
+            let (tx, rx) = std::sync::mpsc::channel();
+            client
+                .batch_results(id, &self.result_format, move |entry| {
+                    let (name, state) = match entry {
+                        BatchEntry::Result { name, data } => {
+                            std::fs::write(dir.join(format!("{name}.{suffix}")), data)?;
+                            (name, "succeeded".to_string())
+                        }
+                        BatchEntry::Failed { name, state, error } => {
+                            let line = match (error["line"].as_u64(), error["column"].as_u64()) {
+                                (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
+                                _ => String::new(),
+                            };
+                            eprintln!(
+                                "{name}: {state}: {}{line}",
+                                error["message"].as_str().unwrap_or("")
+                            );
+                            (name, state)
+                        }
+                    };
+                    let _ = tx.send((name, state));
+                    Ok(())
+                })
+                .await?;
+            states.extend(rx.try_iter());
+        }
+        let mut failed = false;
+        for (file, job) in self.files.iter().zip(&jobs) {
+            match job["id"].as_str() {
+                Some(id) => {
+                    let state = states
+                        .get(job["name"].as_str().unwrap_or(""))
+                        .map_or("?", String::as_str);
+                    println!("{id} {state} {}", file.display());
+                    failed |= wait && state != "succeeded";
+                }
+                None => {
+                    eprintln!(
+                        "{}: {}",
+                        file.display(),
+                        job["error"]["detail"].as_str().unwrap_or("refused")
+                    );
+                    failed = true;
+                }
+            }
+        }
+        Ok(i32::from(failed))
     }
 }

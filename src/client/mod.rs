@@ -3,6 +3,7 @@
 //! jobs, health checks. Problem+json answers become [`ClientError::Problem`] with the
 //! server's `type` and detail. The command-line front end is [`cli`].
 
+mod batch;
 pub mod cli;
 mod many;
 

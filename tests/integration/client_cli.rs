@@ -201,19 +201,52 @@ fn submit_many_files_waits_for_each_and_writes_each_result() {
     }
     let names: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
     let results = data.path().join("results");
-    let mut args = vec![
-        "submit",
-        "--wait",
-        "--in-flight",
-        "3",
-        "-o",
-        results.to_str().unwrap(),
-    ];
-    args.extend(&names);
-    let out = client_ok(&server, &args);
+    // As one batch (the default: one request, one results stream), and one request each.
+    for way in [None, Some("--no-batch")] {
+        let mut args = vec![
+            "submit",
+            "--wait",
+            "--in-flight",
+            "3",
+            "-o",
+            results.to_str().unwrap(),
+        ];
+        args.extend(way);
+        args.extend(&names);
+        let out = client_ok(&server, &args);
+        check_each_result(&out, &files, &results);
+    }
+    // A malformed file in a batch: refused with its line, the others written, exit 1.
+    let bad = data.path().join("bad.mpg");
+    std::fs::write(&bad, "2;\n0 MAX 1:-1;\n1 MIN 0:x;\n").unwrap();
+    let (code, out, stderr) = client(
+        &server,
+        &[
+            "submit",
+            "--wait",
+            "-o",
+            results.to_str().unwrap(),
+            names[1],
+            bad.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 1, "{out}{stderr}");
+    assert!(
+        stderr.contains("bad.mpg") && stderr.contains("line 3"),
+        "{stderr}"
+    );
+    assert!(
+        out.contains(" succeeded ") && out.lines().count() == 1,
+        "{out}"
+    );
+    check_more_files(&server, &names, &files, &results, data.path());
+}
+
+/// One line per file, `ID succeeded FILE`, and each result under its file's name.
+fn check_each_result(out: &str, files: &[PathBuf], results: &std::path::Path) {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), files.len(), "{out}");
-    for (line, file) in lines.iter().zip(&files) {
+    for (line, file) in lines.iter().zip(files) {
         let words: Vec<&str> = line.splitn(3, ' ').collect();
         assert_eq!(words[0].len(), 36, "a job id first: {line}");
         assert_eq!(words[1], "succeeded", "{line}");
@@ -229,17 +262,28 @@ fn submit_many_files_waits_for_each_and_writes_each_result() {
             "{name}"
         );
     }
+}
+
+/// Several files without --wait, two files of one name, --wait without a directory.
+fn check_more_files(
+    server: &Server,
+    names: &[&str],
+    files: &[PathBuf],
+    results: &std::path::Path,
+    data: &std::path::Path,
+) {
+    let server = &server;
     // Without --wait: one id per file, nothing waited for.
-    let (code, out, _) = client(&server, &["submit", names[1], names[2]]);
+    let (code, out, _) = client(server, &["submit", names[1], names[2]]);
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), 2, "{out}");
     // Two files of one name would write one result: refused before anything is sent.
-    let twin = data.path().join("twin");
+    let twin = data.join("twin");
     std::fs::create_dir(&twin).unwrap();
     let same = twin.join("random-1.mpg");
     std::fs::copy(&files[1], &same).unwrap();
     let (code, _, stderr) = client(
-        &server,
+        server,
         &[
             "submit",
             "--wait",
@@ -255,7 +299,7 @@ fn submit_many_files_waits_for_each_and_writes_each_result() {
         "{stderr}"
     );
     // --wait with several files needs a directory.
-    let (code, _, stderr) = client(&server, &["submit", "--wait", names[1], names[2]]);
+    let (code, _, stderr) = client(server, &["submit", "--wait", names[1], names[2]]);
     assert_ne!(code, 0);
     assert!(stderr.contains("-o DIR"), "{stderr}");
 }

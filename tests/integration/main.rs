@@ -18,6 +18,7 @@ mod client_cli;
 mod deploy;
 mod result_resume;
 mod service_api;
+mod service_batch;
 mod service_by_reference;
 mod service_cluster;
 mod service_data_path;

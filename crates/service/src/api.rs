@@ -18,6 +18,7 @@ use serde_json::json;
 use tower_http::compression::CompressionLayer;
 
 use super::AppState;
+use super::batch;
 use super::byte_range;
 use super::cluster;
 use super::error::ApiError;
@@ -47,6 +48,9 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/"),
     ("get", "/jobs/{id}"),
     ("get", "/ui/{asset}"),
+    ("post", "/v1/batches"),
+    ("get", "/v1/batches/{id}"),
+    ("get", "/v1/batches/{id}/results"),
 ];
 
 /// Longest `?wait=` honoured, seconds.
@@ -85,6 +89,9 @@ fn handler(method: &str, path: &str) -> MethodRouter<AppState> {
         ("get", "/") => get(ui::assets::front_page).layer(CompressionLayer::new()),
         ("get", "/jobs/{id}") => get(ui::assets::job_page).layer(CompressionLayer::new()),
         ("get", "/ui/{asset}") => get(ui::assets::asset).layer(CompressionLayer::new()),
+        ("post", "/v1/batches") => post(batch::submit_batch),
+        ("get", "/v1/batches/{id}") => get(batch::get_batch),
+        ("get", "/v1/batches/{id}/results") => get(batch::results::batch_results),
         _ => unreachable!("every entry of ROUTES has a handler"),
     }
 }

@@ -49,6 +49,8 @@ pub struct ServeConfig {
     pub result_ttl_secs: u64,
     /// Most queued + running jobs one user may have at once.
     pub per_user_job_limit: u64,
+    /// Most arenas one batch (`POST /v1/batches`) may carry.
+    pub max_batch_jobs: u64,
     /// Jobs the CPU pool runs at once (0: one per core).
     pub cpu_workers: usize,
     /// Threads of each CPU solve: the parallel CPU backend and `auto`'s lifting on large
@@ -107,6 +109,7 @@ impl Default for ServeConfig {
             max_time_limit_secs: 24 * 3600,
             result_ttl_secs: 7 * 24 * 3600,
             per_user_job_limit: 1000,
+            max_batch_jobs: 1000,
             cpu_workers: 0,
             cpu_threads: 0,
             gpu_devices: Vec::new(),
@@ -210,9 +213,9 @@ impl ServeConfig {
         if !self.auth && !self.bind.ip().is_loopback() {
             return Err(ConfigError::AuthOffOffLoopback(self.bind));
         }
-        if self.max_body_bytes == 0 || self.per_user_job_limit == 0 {
+        if self.max_body_bytes == 0 || self.per_user_job_limit == 0 || self.max_batch_jobs == 0 {
             return Err(ConfigError::Invalid(
-                "max_body_bytes and per_user_job_limit must be positive".into(),
+                "max_body_bytes, per_user_job_limit and max_batch_jobs must be positive".into(),
             ));
         }
         for root in &self.import_roots {

@@ -78,6 +78,15 @@ pub enum ApiError {
         "idempotency key '{0}' was used for a different submission (arena or options): use a new key for a new job"
     )]
     IdempotencyKeyReused(String),
+    /// No such batch (or not the caller's).
+    #[error("no batch with id {0}")]
+    BatchNotFound(String),
+    /// The batch body is not a usable archive.
+    #[error("malformed batch: {0}")]
+    MalformedBatch(String),
+    /// No arena of the batch was accepted: each member's problem.
+    #[error("no arena of the batch was accepted ({} refused; see members)", .0.len())]
+    BatchRefused(Vec<serde_json::Value>),
     /// The job already finished.
     #[error("job {0} already finished and cannot be cancelled")]
     AlreadyFinished(String),
@@ -223,6 +232,9 @@ impl ApiError {
                 "idempotency-key-reused",
                 "Idempotency key reused",
             ),
+            ApiError::BatchNotFound(_) => (S::NOT_FOUND, "batch-not-found", "Batch not found"),
+            ApiError::MalformedBatch(_) => (S::BAD_REQUEST, "malformed-batch", "Malformed batch"),
+            ApiError::BatchRefused(_) => (S::BAD_REQUEST, "batch-refused", "Batch refused"),
             ApiError::AlreadyFinished(_) => (S::CONFLICT, "job-finished", "Job already finished"),
             ApiError::NoResult { .. } => (S::CONFLICT, "no-result", "No result"),
             ApiError::NotReady(_) => (S::SERVICE_UNAVAILABLE, "not-ready", "Not ready"),
@@ -239,19 +251,17 @@ impl ApiError {
 /// Seconds a client is told to wait after a 429.
 pub const RETRY_AFTER_SECS: u64 = 5;
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// The problem document (RFC 9457) the answer carries; also a batch member's `error`.
+    pub fn problem(&self) -> serde_json::Value {
         let (status, _, title) = self.kind();
-        if status.is_server_error() {
-            tracing::error!("{self}");
-        }
         let mut body = serde_json::json!({
             "type": self.type_uri(),
             "title": title,
             "status": status.as_u16(),
             "detail": self.to_string(),
         });
-        match &self {
+        match self {
             ApiError::Malformed { line, column, .. } => {
                 if let (Some(line), Some(column)) = (line, column) {
                     body["line"] = (*line).into();
@@ -276,8 +286,22 @@ impl IntoResponse for ApiError {
                 body["limit"] = e.available.into();
                 body["setting"] = HOST_SETTING.into();
             }
+            ApiError::BatchRefused(members) => {
+                body["members"] = members.clone().into();
+            }
             _ => {}
         }
+        body
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.kind().0;
+        if status.is_server_error() {
+            tracing::error!("{self}");
+        }
+        let body = self.problem();
         let mut response = (status, body.to_string()).into_response();
         let headers = response.headers_mut();
         headers.insert(

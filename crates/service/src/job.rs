@@ -297,4 +297,15 @@ pub struct JobRecord {
     pub solve_ms: Option<f64>,
     /// Counters from its worker's last heartbeat, while running.
     pub progress: Option<egsolve_core::solve::ProgressSnapshot>,
+    /// The batch it came in, and its name there (`POST /v1/batches`).
+    pub batch: Option<BatchMember>,
+}
+
+/// A job's place in the batch that made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchMember {
+    /// The batch's id.
+    pub batch: JobId,
+    /// The arena's name in the archive.
+    pub name: String,
 }

@@ -53,6 +53,7 @@
 mod admission;
 mod api;
 mod auth;
+mod batch;
 mod byte_range;
 mod cluster;
 mod config;

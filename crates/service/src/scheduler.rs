@@ -576,6 +576,12 @@ impl Scheduler {
                 return;
             }
         };
+        tracing::debug!(
+            free = free.len(),
+            claimed = claimed.len(),
+            ms = now.elapsed().as_secs_f64() * 1e3,
+            "claim round"
+        );
         let used: Vec<SlotKind> = claimed.iter().map(|c| c.placement.slot).collect();
         give_back_unused(&used);
         for claim in claimed {

@@ -27,13 +27,14 @@ use super::admission::{self, Refused};
 use super::error::ApiError;
 use super::idempotency::{self, Claim, ClaimGuard, Fingerprint};
 use super::import::{self, ImportError, ReferenceError};
-use super::job::{BackendChoice, Failure, JobId, JobOptions};
+use super::job::{ArenaStats, BackendChoice, Failure, JobId, JobOptions, ResultSummary};
 use super::metrics::StorageStage;
 use super::preparse::{ParseRequest, PreparsedGame, malformed, read_options};
 use super::request::{caller, full_view, job_options};
 use super::result_file;
 use super::slots::QueuedJob;
 use super::storage::{self, NoRoom};
+use super::store::{NewJob, Reuse};
 use super::upload::{self, Encoding, StoredArena, UploadError, UploadTarget};
 use egsolve_core::format::FormatError;
 
@@ -210,71 +211,21 @@ async fn commit(
         }
     };
 
-    let key = result_file::key(&stored.hash, options.format, options.backend);
-    // An answer without credits (the parity solver's) serves only jobs that ask for the
-    // parity solver or leave the choice to the server without asking for credits: an
-    // energy backend asked for by name, or `credits=true`, runs (and says why it cannot
-    // where the reduction does not fit).
-    let reusable = state.store.reusable_result(&key).await?.filter(|summary| {
-        summary.credits_computed
-            || options.backend == BackendChoice::Parity
-            || (options.backend == BackendChoice::Auto && !options.credits)
-    });
-    if let Some(summary) = reusable {
-        state
-            .store
-            .insert_reused_job(id, &owner, &options, &stored.hash, &key, &summary)
-            .await?;
+    if let Some((key, summary)) = reusable_result(&state, &stored.hash, &options).await? {
+        let job = new_job(id, &owner, &options, &stored, None, None);
+        let reuse = Reuse {
+            key: &key,
+            summary: &summary,
+        };
+        state.store.insert_reused_job(&job, reuse).await?;
         complete(guard, &stored.hash);
         return answer(&state, id, false).await;
     }
 
-    let mut stats_seconds = 0.0;
-    let (preparsed, stats) = match stored.parsed.take() {
-        Some((game, parse_seconds)) => {
-            // The bound is a pass over every edge: off the runtime, like the parse.
-            let config = state.config.clone();
-            let stats_start = Instant::now();
-            let (game, admitted) = tokio::task::spawn_blocking(move || {
-                admission::admit(&game, &config)
-                    .map(|admitted| (game, admitted))
-                    .map_err(|refused| match refused {
-                        Refused::Memory(e) => ApiError::ExceedsMemory(e),
-                        Refused::Other(failure) => refusal(failure),
-                    })
-            })
-            .await
-            .map_err(|e| ApiError::Internal(e.to_string()))??;
-            state.metrics.observe_phase("parse", "any", parse_seconds);
-            stats_seconds = stats_start.elapsed().as_secs_f64();
-            state.metrics.observe_phase("stats", "any", stats_seconds);
-            // Kept for the worker only while the budget allows; else it parses again.
-            let preparsed = state
-                .preparse_budget
-                .try_reserve(game.arena.heap_bytes() as u64)
-                .map(|r| Arc::new(PreparsedGame::reserved(game, r)));
-            (preparsed, Some((admitted, parse_seconds * 1e3)))
-        }
-        None => (None, None),
-    };
-    // The one GPU estimate (admission's): the queue's claims compare it with the devices.
-    let gpu_memory = match &stats {
-        Some((admitted, _)) => admitted.gpu_memory,
-        None => admission::gpu_need_unparsed(stored.bytes),
-    };
-    let parsed = stats.map(|(admitted, ms)| (admitted.stats, ms));
-    state
-        .store
-        .insert_job(
-            id,
-            &owner,
-            &options,
-            &stored.hash,
-            stored.seconds * 1e3,
-            parsed,
-            gpu_memory,
-        )
-        .await?;
+    let admitted = admit(&state, &mut stored).await?;
+    let stats_seconds = admitted.stats_seconds;
+    let job = new_job(id, &owner, &options, &stored, Some(&admitted), None);
+    state.store.insert_job(&job).await?;
     complete(guard, &stored.hash);
     let store_seconds = stored_arena + commit_start.elapsed().as_secs_f64() - stats_seconds;
     state.metrics.observe_phase("store", "any", store_seconds);
@@ -291,19 +242,121 @@ async fn commit(
         store = store_seconds,
         "accepted"
     );
-    let stats = parsed.map(|(s, _)| s);
-    // About 8 bytes of text per edge in both formats.
-    let edges_estimate = stats.map_or(stored.bytes / 8, |s| s.edges);
-    state.scheduler.enqueue(QueuedJob {
-        id,
-        backend: options.backend,
-        edges_estimate,
-        memory_estimate: gpu_memory,
-        enqueued: Instant::now(),
-        preparsed,
-        parity_answer: stats.is_some_and(|s| s.parity) && !options.credits,
-    });
+    state
+        .scheduler
+        .enqueue(admitted.queued(id, &options, stored.bytes));
     answer(&state, id, false).await
+}
+
+/// A finished identical job's result that a job with `options` may take instead of
+/// running: its key and summary. An answer without credits (the parity solver's) serves
+/// only jobs that ask for the parity solver or leave the choice to the server without
+/// asking for credits: an energy backend asked for by name, or `credits=true`, runs (and
+/// says why it cannot where the reduction does not fit).
+pub(super) async fn reusable_result(
+    state: &AppState,
+    arena_hash: &str,
+    options: &JobOptions,
+) -> Result<Option<(String, ResultSummary)>, ApiError> {
+    let key = result_file::key(arena_hash, options.format, options.backend);
+    let reusable = state.store.reusable_result(&key).await?.filter(|summary| {
+        summary.credits_computed
+            || options.backend == BackendChoice::Parity
+            || (options.backend == BackendChoice::Auto && !options.credits)
+    });
+    Ok(reusable.map(|summary| (key, summary)))
+}
+
+/// An upload admitted to the queue: what its job row and queue entry record.
+pub(super) struct Admitted {
+    /// The parsed game, kept for the worker while the pre-parse budget allows.
+    preparsed: Option<Arc<PreparsedGame>>,
+    /// The arena's figures and the parse's milliseconds (when the upload parsed it).
+    parsed: Option<(ArenaStats, f64)>,
+    /// Admission's one GPU estimate: the queue's claims compare it with the devices.
+    gpu_memory: u64,
+    /// The admission checks' seconds.
+    pub(super) stats_seconds: f64,
+}
+
+/// Runs admission on the upload's parsed game (off the runtime: the bound is a pass over
+/// every edge), or estimates from its size when it was left to the worker to parse.
+pub(super) async fn admit(
+    state: &AppState,
+    stored: &mut StoredArena,
+) -> Result<Admitted, ApiError> {
+    let Some((game, parse_seconds)) = stored.parsed.take() else {
+        return Ok(Admitted {
+            preparsed: None,
+            parsed: None,
+            gpu_memory: admission::gpu_need_unparsed(stored.bytes),
+            stats_seconds: 0.0,
+        });
+    };
+    let config = state.config.clone();
+    let stats_start = Instant::now();
+    let (game, admitted) = tokio::task::spawn_blocking(move || {
+        admission::admit(&game, &config)
+            .map(|admitted| (game, admitted))
+            .map_err(|refused| match refused {
+                Refused::Memory(e) => ApiError::ExceedsMemory(e),
+                Refused::Other(failure) => refusal(failure),
+            })
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))??;
+    state.metrics.observe_phase("parse", "any", parse_seconds);
+    let stats_seconds = stats_start.elapsed().as_secs_f64();
+    state.metrics.observe_phase("stats", "any", stats_seconds);
+    // Kept for the worker only while the budget allows; else it parses again.
+    let preparsed = state
+        .preparse_budget
+        .try_reserve(game.arena.heap_bytes() as u64)
+        .map(|r| Arc::new(PreparsedGame::reserved(game, r)));
+    Ok(Admitted {
+        preparsed,
+        parsed: Some((admitted.stats, parse_seconds * 1e3)),
+        gpu_memory: admitted.gpu_memory,
+        stats_seconds,
+    })
+}
+
+impl Admitted {
+    /// The scheduler's queue entry of job `id` (`bytes`: the stored arena's size).
+    pub(super) fn queued(self, id: JobId, options: &JobOptions, bytes: u64) -> QueuedJob {
+        let stats = self.parsed.map(|(s, _)| s);
+        QueuedJob {
+            id,
+            backend: options.backend,
+            // About 8 bytes of text per edge in both formats.
+            edges_estimate: stats.map_or(bytes / 8, |s| s.edges),
+            memory_estimate: self.gpu_memory,
+            enqueued: Instant::now(),
+            preparsed: self.preparsed,
+            parity_answer: stats.is_some_and(|s| s.parity) && !options.credits,
+        }
+    }
+}
+
+/// The row of job `id` for `stored` (`admitted`: none for a job that reuses a result).
+pub(super) fn new_job<'a>(
+    id: JobId,
+    owner: &'a str,
+    options: &'a JobOptions,
+    stored: &'a StoredArena,
+    admitted: Option<&Admitted>,
+    member: Option<(JobId, &'a str)>,
+) -> NewJob<'a> {
+    NewJob {
+        id,
+        owner,
+        options,
+        arena_hash: &stored.hash,
+        upload_ms: stored.seconds * 1e3,
+        parsed: admitted.and_then(|a| a.parsed),
+        gpu_memory: admitted.map_or(0, |a| a.gpu_memory),
+        member,
+    }
 }
 
 /// Copies the file a by-reference body names into the store (see [`super::import`]).
@@ -342,7 +395,7 @@ async fn by_reference_arena(
 }
 
 /// An upload's failure as the answer, counting those for want of disk space.
-fn storage_refusal(state: &AppState, e: UploadError) -> ApiError {
+pub(super) fn storage_refusal(state: &AppState, e: UploadError) -> ApiError {
     match e {
         UploadError::Parse(e) => format_refusal(e),
         UploadError::InsufficientStorage(no_room) => {

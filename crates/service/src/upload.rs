@@ -66,7 +66,8 @@ impl Encoding {
         }
     }
 
-    fn sniff(prefix: &[u8]) -> Encoding {
+    /// The encoding whose magic bytes `prefix` starts with (`Identity` for none).
+    pub fn sniff(prefix: &[u8]) -> Encoding {
         if prefix.starts_with(&[0x1f, 0x8b]) {
             Encoding::Gzip
         } else if prefix.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
@@ -464,12 +465,7 @@ fn decode(
     counter: &mut Counter,
     keep_text: u64,
 ) -> Result<Option<Vec<u8>>, UploadError> {
-    let mut decoded: Box<dyn Read + '_> = match encoding {
-        Encoding::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
-        Encoding::Zstd => Box::new(zstd::stream::read::Decoder::new(raw)?),
-        Encoding::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
-        Encoding::Identity | Encoding::Sniff => Box::new(raw),
-    };
+    let mut decoded = decoder(encoding, raw)?;
     let mut blocks: Option<Vec<Bytes>> = (keep_text > 0).then(Vec::new);
     loop {
         let mut block = BytesMut::zeroed(BLOCK);
@@ -488,6 +484,16 @@ fn decode(
         }
     }
     Ok(blocks.map(|blocks| concatenate(&blocks, counter.total as usize)))
+}
+
+/// `raw` decompressed as `encoding` says (`Sniff` reads it as it is: the caller sniffs).
+pub fn decoder<'a>(encoding: Encoding, raw: impl Read + 'a) -> std::io::Result<Box<dyn Read + 'a>> {
+    Ok(match encoding {
+        Encoding::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
+        Encoding::Zstd => Box::new(zstd::stream::read::Decoder::new(raw)?),
+        Encoding::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
+        Encoding::Identity | Encoding::Sniff => Box::new(raw),
+    })
 }
 
 /// Reads until `block` is full or the stream ends; the bytes read.
@@ -536,7 +542,7 @@ impl Read for RawCopy<'_> {
 
 /// Game files are text or `egb` (by its magic): NUL bytes or invalid UTF-8 at the start of
 /// anything else mean something else was sent.
-fn check_text(head: &[u8]) -> Result<(), UploadError> {
+pub(crate) fn check_text(head: &[u8]) -> Result<(), UploadError> {
     let magic = &egsolve_core::format::egb::MAGIC;
     if head.starts_with(magic) || magic.starts_with(head) {
         return Ok(());

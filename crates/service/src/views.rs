@@ -71,6 +71,7 @@ pub fn job_view(job: &JobRecord, live: LiveStatus, summary: Option<&ResultSummar
             "solve": job.solve_ms,
         },
         "reused": job.reused,
+        "batch": job.batch.as_ref().map(|b| json!({"id": b.batch.to_string(), "name": b.name})),
         "failure": job.failure.as_ref().map(|f| serde_json::to_value(f).expect("json")),
         "summary": summary.map(|s| serde_json::to_value(s).expect("json")),
         "result": (job.state == JobState::Succeeded).then(|| format!("/v1/jobs/{id}/result")),

@@ -201,6 +201,7 @@ fn run_job(
         control,
     } = assignment;
     let backend = slot.kind.backend_for(job.backend);
+    let started = Instant::now();
     context.events.publish(job.id);
     let record = match retrying(context, "read the job", || context.store.job(job.id)) {
         Ok(Some(record)) => record,
@@ -243,9 +244,17 @@ fn run_job(
         .metrics
         .observe_phase("solve", &solution.stats.backend, solve_seconds);
     let device = device.device_name(slot.gpus);
+    let recording = Instant::now();
     if let Err(failure) = record_answer(&run, &game, &solution, solve_seconds, &device) {
         run.fail(failure);
     }
+    tracing::debug!(
+        job = %job.id,
+        before_solve_ms = (solve_start - started).as_secs_f64() * 1e3,
+        solve_ms = solve_seconds * 1e3,
+        record_ms = recording.elapsed().as_secs_f64() * 1e3,
+        "job phases"
+    );
 }
 
 /// A job being run: what its steps share.

@@ -6,7 +6,10 @@
 >>> result = job.result()          # waits (long poll), then fetches the JSON solution
 >>> result.winners[0], result.credits[0], result.summary.w0
 
-Batches: ``client.submit_many(paths, max_in_flight=16)`` returns the finished jobs in order.
+Many small games: ``client.submit_batch(paths)`` sends them in one request (a tar archive)
+and returns a :class:`Batch` whose ``results()`` streams each answer as its job finishes;
+``client.submit_many(paths)`` returns the finished jobs in input order (as batches when the
+sources are small, else one request each).
 Files the server can read itself (under its ``--import-root`` directories):
 ``client.submit_by_reference("/data/games/big.egb")`` sends the path, not the bytes.
 Large games: ``client.submit(path, convert=True)`` sends the binary ``egb`` form (converted
@@ -16,6 +19,7 @@ Errors are :class:`ApiError` subclasses carrying the server's problem document
 without a result.
 """
 
+from .batch import Batch, BatchInfo, BatchResult
 from .binary import NO_MOVE, TOP, BinaryResult, MissingNumpy, parse_binary, read_binary
 from .client import DEFAULT_SERVER, Client, Job
 from .errors import (
@@ -23,6 +27,7 @@ from .errors import (
     ArenaRefused,
     BackendUnavailable,
     BatchError,
+    BatchRefused,
     ConnectionFailed,
     EgsolveError,
     IdempotencyConflict,
@@ -31,6 +36,7 @@ from .errors import (
     JobFailed,
     JobFinished,
     MalformedArena,
+    MalformedBatch,
     NoResult,
     NotFound,
     ReferenceRefused,
@@ -62,7 +68,11 @@ __all__ = [
     "Arena",
     "ArenaRefused",
     "BackendUnavailable",
+    "Batch",
     "BatchError",
+    "BatchInfo",
+    "BatchRefused",
+    "BatchResult",
     "BinaryResult",
     "Caller",
     "Client",
@@ -83,6 +93,7 @@ __all__ = [
     "JobInfo",
     "JobOptions",
     "MalformedArena",
+    "MalformedBatch",
     "MissingNumpy",
     "NO_MOVE",
     "NoResult",

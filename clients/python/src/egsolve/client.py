@@ -4,6 +4,8 @@ Retries: every request that is safe to repeat is retried on a dropped connection
 timeout or a 502/503/504, with exponential backoff (``retries`` times in a row). That
 includes submissions: each carries an ``Idempotency-Key`` header, so a submission whose
 answer was lost and is sent again gets the job the first attempt made, never a second one.
+A batch (``POST /v1/batches``) carries no such key, so it is sent again only when no
+connection could be made (see :mod:`egsolve.batch`).
 Long polls (``GET /v1/jobs/{id}?wait=``) are plain reads and simply start again.
 """
 
@@ -33,11 +35,14 @@ from typing import (
 
 import httpx
 
+from . import batch as batches
 from . import upload
+from .batch import Batch
 from .errors import (
     ApiError,
     BatchError,
     ConnectionFailed,
+    EgsolveError,
     JobFailed,
     JobFinished,
     TooManyJobs,
@@ -123,8 +128,10 @@ class Client:
         body: Optional[upload.Body] = None,
         headers: Optional[Dict[str, str]] = None,
         read_timeout: Optional[float] = None,
-        retry: bool = True,
+        retry: Union[bool, Literal["connect"]] = True,
     ) -> httpx.Response:
+        """``retry="connect"``: sent again only when no connection could be made (a request
+        that must not be repeated once the server may have seen it)."""
         timeout = httpx.Timeout(self.timeout, read=read_timeout or self.timeout)
         failures = 0
         while True:
@@ -139,7 +146,8 @@ class Client:
                 )
             except httpx.TransportError as e:
                 failures += 1
-                if not retry or failures > self.retries:
+                unsent = isinstance(e, (httpx.ConnectError, httpx.ConnectTimeout))
+                if not retry or failures > self.retries or (retry == "connect" and not unsent):
                     raise ConnectionFailed(f"cannot reach {self.url}: {e!r}") from e
                 time.sleep(self._delay(failures))
                 continue
@@ -147,7 +155,7 @@ class Client:
                 return response
             error = _error(response)
             again = response.status_code in RETRY_STATUSES or error.kind == "idempotency-key-in-use"
-            if retry and again and failures < self.retries:
+            if retry is True and again and failures < self.retries:
                 failures += 1
                 time.sleep(error.retry_after if error.retry_after else self._delay(failures))
                 continue
@@ -242,6 +250,50 @@ class Client:
         )
         return Job(self, JobInfo.from_json(response.json()), source=str(local))
 
+    def submit_batch(
+        self,
+        sources: Iterable[upload.Source],
+        *,
+        names: Optional[Sequence[str]] = None,
+        backend: Optional[str] = None,
+        priority: Optional[int] = None,
+        time_limit: Optional[int] = None,
+        format: Optional[str] = None,
+        returns: Optional[str] = None,
+        credits: Optional[bool] = None,
+        compress: Optional[str] = "auto",
+    ) -> Batch:
+        """Submits many arenas in one request (``POST /v1/batches``) and returns the
+        :class:`~egsolve.Batch`: the way to send many small games.
+
+        ``sources`` are what :meth:`submit` takes (paths, bytes, binary file objects; each
+        may be compressed), sent as the members of one tar archive, named by ``names`` (by
+        default a path's or file's base name, ``arena-INDEX`` for bytes; a ``ValueError``,
+        before anything is sent, when two are the same). The options are those of
+        :meth:`submit` and apply to every member; ``compress`` is the archive's (``"auto"``:
+        compressed from 256 KiB on). Members the server refuses (malformed, too large, …) are
+        in ``batch.refused`` and the others are queued as ``batch.jobs``. Raises
+        :class:`~egsolve.BatchRefused` when every member is refused (its ``errors`` says why
+        for each), :class:`~egsolve.MalformedBatch` when the archive is refused as a whole
+        (too many members for the server), :class:`~egsolve.TooManyJobs` when the members do
+        not fit the per-user limit (nothing is made), and the other
+        :class:`~egsolve.ApiError` kinds. A batch whose answer is lost is not sent again
+        (:class:`~egsolve.ConnectionFailed`): the server takes no idempotency key for it.
+        """
+        items = list(sources)
+        if not items:
+            raise ValueError("a batch needs at least one arena")
+        chosen = batches.member_names(items, names)
+        body = batches.archive_body(batches.archive(items, chosen), compress)
+        params = _submit_params(backend, priority, time_limit, format, returns, credits)
+        response = self._request("POST", "/v1/batches", params=params, body=body, retry="connect")
+        return batches.submitted(self, response.json())
+
+    def batch(self, batch_id: str) -> Batch:
+        """The batch with this id (raises :class:`~egsolve.NotFound` for other users'
+        batches); its ``refused`` is empty: the server keeps only the accepted members."""
+        return Batch(self, batches.BatchInfo.from_json(self._json("GET", f"/v1/batches/{batch_id}")))
+
     def _submit(
         self,
         source: upload.Source,
@@ -327,31 +379,66 @@ class Client:
     ) -> List["Job"]:
         """Submits every source and waits for all; returns the finished jobs in input order.
 
-        At most ``max_in_flight`` jobs are queued or running at once (a ``429`` from the
-        per-user limit is waited out). ``options`` are those of :meth:`submit`;
-        ``on_finished`` is called (from a worker thread) as each job finishes. If some
-        submissions fail, :class:`~egsolve.BatchError` carries the jobs that did run and the
-        errors of the others.
+        Two or more sources of at most 64 MiB together (paths, bytes or seekable files) go
+        as batches (:meth:`submit_batch`, 1,000 arenas a request at most) and are waited for
+        by reading their batches. Otherwise, and where the server does not take a batch as a
+        whole (a server without batches; a batch over the per-user limit or the server's
+        ``--max-batch-jobs``), each source is a submission of its own: at most ``max_in_flight`` of those are queued or
+        running at once (a ``429`` from the per-user limit is waited out). ``options`` are
+        those of :meth:`submit` (``convert`` or ``idempotency_key`` make every source a
+        submission of its own); ``on_finished`` is called (from a worker thread) as each job
+        is seen finished. If some submissions fail, :class:`~egsolve.BatchError` carries the
+        jobs that did run and the errors of the others (a member a batch refused gets the
+        error a submission of its own would have raised, e.g. :class:`~egsolve.MalformedArena`).
         """
         items = list(sources)
         deadline = None if timeout is None else time.monotonic() + timeout
         jobs: List[Optional[Job]] = [None] * len(items)
         errors: Dict[int, BaseException] = {}
         lock = threading.Lock()
+        made: List[Batch] = []
+        rest = list(range(len(items)))
+        index_of: Dict[str, int] = {}
+        if batches.suits_batches(items, options):
+            made, rest, index_of = batches.submit_in_batches(self, items, options, jobs, errors)
+
+        def remaining() -> Optional[float]:
+            return None if deadline is None else max(0.0, deadline - time.monotonic())
 
         def run(index: int) -> None:
             try:
                 job = self._submit_patiently(items[index], deadline, options)
                 jobs[index] = job
-                job.wait(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+                job.wait(timeout=remaining())
                 if on_finished:
                     on_finished(job)
             except BaseException as e:  # noqa: BLE001 - reported through BatchError
                 with lock:
                     errors[index] = e
 
-        with ThreadPoolExecutor(max_workers=max(1, max_in_flight)) as pool:
-            list(pool.map(run, range(len(items))))
+        def finished(job: Job) -> None:
+            try:
+                if on_finished:
+                    on_finished(job)
+            except BaseException as e:  # noqa: BLE001 - reported through BatchError
+                with lock:
+                    errors[index_of[job.id]] = e
+
+        def wait_for_batches() -> None:
+            try:
+                batches.wait_all(made, remaining(), finished)
+            except EgsolveError as e:
+                with lock:
+                    for batch in made:
+                        for job in batch.members.values():
+                            if not job.finished:
+                                errors.setdefault(index_of[job.id], e)
+
+        with ThreadPoolExecutor(max_workers=max(1, max_in_flight) + (1 if made else 0)) as pool:
+            waiting = pool.submit(wait_for_batches) if made else None
+            list(pool.map(run, rest))
+            if waiting is not None:
+                waiting.result()
         if errors:
             raise BatchError(jobs, errors)
         return [j for j in jobs if j is not None]

@@ -57,11 +57,34 @@ class Unauthorized(ApiError):
 
 
 class NotFound(ApiError):
-    """No such job (or not the caller's) or no such endpoint (404)."""
+    """No such job or batch (or not the caller's: ``job-not-found``, ``batch-not-found``) or
+    no such endpoint (``not-found``) (404)."""
 
 
 class InvalidParameter(ApiError):
     """A submission option or query parameter was refused (400)."""
+
+
+class MalformedBatch(InvalidParameter):
+    """A batch (``POST /v1/batches``) was refused as a whole (400): its body is not a tar
+    archive, has no regular-file member, or has more members than the server takes
+    (``egsolve serve --max-batch-jobs``). Nothing was made."""
+
+
+class BatchRefused(ApiError):
+    """Every member of a batch was refused (400, ``batch-refused``); nothing was made.
+
+    ``members`` is the problem's list of ``{"name": ..., "error": {problem}}``; ``errors``
+    maps each member's name to its error as an :class:`ApiError` (e.g.
+    :class:`MalformedArena` with ``line`` and ``column``).
+    """
+
+    def __init__(self, status: int, problem: Dict[str, Any], retry_after: Optional[float] = None):
+        super().__init__(status, problem, retry_after)
+        self.members: List[Dict[str, Any]] = list(problem.get("members") or [])
+        self.errors: Dict[str, ApiError] = {
+            str(m.get("name")): member_error(m.get("error") or {}) for m in self.members
+        }
 
 
 class MalformedArena(ApiError):
@@ -113,6 +136,9 @@ class IdempotencyConflict(ApiError):
 _KINDS: Dict[str, Type[ApiError]] = {
     "unauthorized": Unauthorized,
     "job-not-found": NotFound,
+    "batch-not-found": NotFound,
+    "malformed-batch": MalformedBatch,
+    "batch-refused": BatchRefused,
     "not-found": NotFound,
     "invalid-parameter": InvalidParameter,
     "malformed-arena": MalformedArena,
@@ -143,6 +169,12 @@ def api_error(status: int, problem: Dict[str, Any], retry_after: Optional[float]
     return cls(status, problem, retry_after)
 
 
+def member_error(problem: Dict[str, Any]) -> ApiError:
+    """The :class:`ApiError` of one refused batch member (its problem's ``status``, else 400)."""
+    status = problem.get("status")
+    return api_error(status if isinstance(status, int) else 400, problem)
+
+
 class JobFailed(EgsolveError):
     """A job ended without a result: ``state`` is ``failed`` or ``cancelled``.
 
@@ -167,7 +199,8 @@ class BatchError(EgsolveError):
     """Some submissions of :meth:`Client.submit_many` failed.
 
     ``jobs`` lists every source's job in input order (``None`` where submitting failed);
-    ``errors`` maps those indexes to their exceptions.
+    ``errors`` maps those indexes to their exceptions (a member the batch endpoint refused
+    gets the same :class:`ApiError` a submission of its own would have raised).
     """
 
     def __init__(self, jobs: List[Any], errors: Dict[int, BaseException]):

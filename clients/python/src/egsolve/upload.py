@@ -37,6 +37,11 @@ MAGIC = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd", b"BZh")
 EGB_MAGIC = b"\x89EGB\r\n\x1a\n"
 
 
+def preferred_encoding() -> str:
+    """What ``compress="auto"`` uses: zstd when ``zstandard`` is installed, else gzip."""
+    return "zstd" if zstandard is not None else "gzip"
+
+
 def is_compressed(head: bytes) -> bool:
     """Whether ``head`` starts with gzip, zstd or bzip2 magic bytes."""
     return any(head.startswith(m) for m in MAGIC)
@@ -151,7 +156,7 @@ def prepare(source: Source, compress: Optional[str] = "auto") -> Body:
             pass  # egb goes as it is: the server maps it instead of decompressing it
         elif compress == "auto":
             if size >= COMPRESS_FROM:
-                encoding = "zstd" if zstandard is not None else "gzip"
+                encoding = preferred_encoding()
         else:
             encoding = compress
     if encoding:

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::chunks::{ChunkWriter, Table, fetch_to_file};
+use super::submissions::INSERT_ARENA;
 use super::{Pool, Store, StoreError, now_ms, with_pool};
 use crate::job::ResultSummary;
 
@@ -22,10 +23,7 @@ impl Store {
         let begin = self.dialect().begin_relaxed();
         with_pool!(self, pool => {
             let mut tx = pool.begin_with(begin).await?;
-            sqlx::query(
-                "INSERT INTO arenas (hash, bytes, created_at) VALUES ($1, $2, $3) \
-                 ON CONFLICT (hash) DO UPDATE SET created_at = excluded.created_at",
-            )
+            sqlx::query(INSERT_ARENA)
             .bind(hash)
             .bind(bytes as i64)
             .bind(now_ms())

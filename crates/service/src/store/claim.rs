@@ -18,6 +18,7 @@
 use sqlx::Row;
 
 use super::chunks::{ChunkWriter, Table};
+use super::group_commit::SuccessRow;
 use super::{Dialect, Store, StoreError, StoreEvent, now_ms, with_pool};
 use crate::job::{BackendChoice, Failure, JobId, ResultSummary};
 use egsolve_core::solve::ProgressSnapshot;
@@ -379,9 +380,12 @@ impl Store {
 
     /// This worker's running attempt → `succeeded`, with the result's summary (and, on
     /// PostgreSQL, its bytes from the local result file, unless that result is stored
-    /// already), in one transaction fenced on (id, attempt, worker): false, and nothing
-    /// written, when the attempt is no longer this worker's. The local result file must be
-    /// synced.
+    /// already), fenced on (id, attempt, worker): false, and nothing written, when the
+    /// attempt is no longer this worker's. The local result file must be synced.
+    ///
+    /// Successes are committed in groups (`group_commit`): the many small jobs of a
+    /// batch finish on every core at once, and one commit (one log flush) for all that are
+    /// waiting, instead of one each, keeps the store from being their bottleneck.
     pub async fn succeed(
         &self,
         id: JobId,
@@ -389,57 +393,20 @@ impl Store {
         worker: &str,
         success: &Success<'_>,
     ) -> Result<bool, StoreError> {
-        let &Success {
-            result_key,
-            summary,
-            solve_ms,
-            device,
-        } = success;
-        let summary_json = serde_json::to_string(summary).expect("summary serializes");
-        // The backend and device where the answer was computed (the claim recorded the
-        // slot's; a race, or a GPU job the device could not take, may have answered
-        // elsewhere).
-        let fenced = format!(
-            "UPDATE jobs SET state = 'succeeded', finished_at = $4, completions = completions + 1, \
-             result_key = $5, solve_ms = $6, backend_used = $7, device = $8, {LEAVE_RUNNING} \
-             WHERE {FENCE}"
-        );
-        let path = self.result_path(result_key);
-        let begin = self.dialect().begin();
-        let done = with_pool!(self, pool => {
-            let mut tx = pool.begin_with(begin).await?;
-            // The result row first: the job row references it.
-            sqlx::query(
-                "INSERT INTO results (key, summary, created_at) VALUES ($1, $2, $3) \
-                 ON CONFLICT (key) DO UPDATE SET summary = excluded.summary",
-            )
-            .bind(result_key)
-            .bind(&summary_json)
-            .bind(now_ms())
-            .execute(&mut *tx)
+        let row = SuccessRow {
+            id,
+            attempt,
+            worker: worker.to_string(),
+            result_key: success.result_key.to_string(),
+            summary_json: serde_json::to_string(success.summary).expect("summary serializes"),
+            backend: success.summary.backend.clone(),
+            solve_ms: success.solve_ms,
+            device: success.device.to_string(),
+        };
+        let done = self
+            .successes
+            .submit(row, |rows| async move { self.succeed_group(&rows).await })
             .await?;
-            let done = sqlx::query(sqlx::AssertSqlSafe(fenced))
-                .bind(id.to_string())
-                .bind(attempt)
-                .bind(worker)
-                .bind(now_ms())
-                .bind(result_key)
-                .bind(solve_ms)
-                .bind(&summary.backend)
-                .bind(device)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            if done != 1 {
-                tx.rollback().await?;
-                false
-            } else {
-                tx.store_chunks_if_absent(Table::Results, result_key, &path)
-                    .await?;
-                tx.commit().await?;
-                true
-            }
-        });
         if done {
             self.announce(StoreEvent::Changed(id));
         } else {
@@ -450,5 +417,61 @@ impl Store {
             );
         }
         Ok(done)
+    }
+
+    /// Records `rows` in one transaction, each under its own savepoint: a row whose fence
+    /// fails is rolled back alone. Each row's outcome, in order. (Successes are committed
+    /// in groups: see [`super::group_commit`].)
+    async fn succeed_group(&self, rows: &[SuccessRow]) -> Result<Vec<bool>, StoreError> {
+        // The backend and device where the answer was computed (the claim recorded the
+        // slot's; a race, or a GPU job the device could not take, may have answered
+        // elsewhere).
+        let fenced = format!(
+            "UPDATE jobs SET state = 'succeeded', finished_at = $4, completions = completions + 1, \
+             result_key = $5, solve_ms = $6, backend_used = $7, device = $8, {LEAVE_RUNNING} \
+             WHERE {FENCE}"
+        );
+        let begin = self.dialect().begin();
+        let mut outcomes = Vec::with_capacity(rows.len());
+        with_pool!(self, pool => {
+            let mut tx = pool.begin_with(begin).await?;
+            for row in rows {
+                sqlx::query("SAVEPOINT one_success").execute(&mut *tx).await?;
+                // The result row first: the job row references it.
+                sqlx::query(
+                    "INSERT INTO results (key, summary, created_at) VALUES ($1, $2, $3) \
+                     ON CONFLICT (key) DO UPDATE SET summary = excluded.summary",
+                )
+                .bind(&row.result_key)
+                .bind(&row.summary_json)
+                .bind(now_ms())
+                .execute(&mut *tx)
+                .await?;
+                let done = sqlx::query(sqlx::AssertSqlSafe(fenced.as_str()))
+                    .bind(row.id.to_string())
+                    .bind(row.attempt)
+                    .bind(&row.worker)
+                    .bind(now_ms())
+                    .bind(&row.result_key)
+                    .bind(row.solve_ms)
+                    .bind(&row.backend)
+                    .bind(&row.device)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if done == 1 {
+                    let path = self.result_path(&row.result_key);
+                    tx.store_chunks_if_absent(Table::Results, &row.result_key, &path)
+                        .await?;
+                    sqlx::query("RELEASE SAVEPOINT one_success").execute(&mut *tx).await?;
+                } else {
+                    sqlx::query("ROLLBACK TO SAVEPOINT one_success").execute(&mut *tx).await?;
+                    sqlx::query("RELEASE SAVEPOINT one_success").execute(&mut *tx).await?;
+                }
+                outcomes.push(done == 1);
+            }
+            tx.commit().await?;
+        });
+        Ok(outcomes)
     }
 }

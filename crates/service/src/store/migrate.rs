@@ -115,10 +115,11 @@ impl Store {
                  format, return_kind, arena_hash, created_at, queued_at, started_at, finished_at, \
                  attempts, completions, backend_used, device, vertices, edges, bound, result_key, \
                  reused, error_type, error_message, error_line, error_column, upload_ms, \
-                 parse_ms, solve_ms, worker, credits, parity, gpu_memory) OVERRIDING SYSTEM VALUE \
+                 parse_ms, solve_ms, worker, credits, parity, gpu_memory, batch, member) \
+                 OVERRIDING SYSTEM VALUE \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15, \
                  $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, \
-                 $32, $33)",
+                 $32, $33, $34, $35)",
             )
             .bind(job.seq)
             .bind(job.id.to_string())
@@ -158,6 +159,8 @@ impl Store {
             .bind(i64::from(job.options.credits))
             .bind(job.arena.map(|a| i64::from(a.parity)))
             .bind(row.try_get::<Option<i64>, _>("gpu_memory")?)
+            .bind(job.batch.as_ref().map(|b| b.batch.to_string()))
+            .bind(job.batch.as_ref().map(|b| b.name.clone()))
             .execute(&mut *tx)
             .await?;
             copied.jobs += 1;

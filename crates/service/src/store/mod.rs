@@ -20,16 +20,19 @@
 pub mod blobs;
 mod chunks;
 pub mod claim;
+mod group_commit;
 pub mod migrate;
 pub mod notify;
 mod results;
 mod schema;
+mod submissions;
 #[cfg(test)]
 mod tests;
 pub mod workers;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
@@ -40,10 +43,11 @@ use sqlx::{ColumnIndex, Decode, Row, Type};
 use tokio::sync::broadcast;
 
 use super::job::{
-    ArenaStats, BackendChoice, Failure, InputFormat, JobId, JobOptions, JobRecord, JobState,
-    ResultSummary, ReturnKind,
+    ArenaStats, BackendChoice, BatchMember, Failure, InputFormat, JobId, JobOptions, JobRecord,
+    JobState, ResultSummary, ReturnKind,
 };
 pub use notify::StoreEvent;
+pub use submissions::{NewJob, Reuse};
 
 /// Store failures (all are server-side problems).
 #[derive(Debug, thiserror::Error)]
@@ -161,6 +165,8 @@ pub struct Store {
     root: PathBuf,
     /// State changes: written by this store (SQLite) or heard from the database (Postgres).
     events: broadcast::Sender<StoreEvent>,
+    /// Successes waiting for their group's commit ([`Store::succeed`]).
+    successes: Arc<group_commit::GroupCommit<group_commit::SuccessRow>>,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -176,7 +182,7 @@ const JOB_COLUMNS: &str = "seq, id, owner, state, priority, backend, time_limit_
      return_kind, arena_hash, created_at, started_at, finished_at, attempts, completions, \
      backend_used, device, vertices, edges, bound, result_key, reused, error_type, \
      error_message, error_line, error_column, upload_ms, parse_ms, solve_ms, worker, \
-     progress_round, progress_frontier, progress_lifts, credits, parity";
+     progress_round, progress_frontier, progress_lifts, credits, parity, batch, member";
 
 /// Creates the local directories and empties `tmp/`.
 fn prepare_dirs(root: &Path) -> Result<(), StoreError> {
@@ -218,6 +224,7 @@ impl Store {
             pool: Pool::Sqlite(pool),
             root: root.to_owned(),
             events: broadcast::channel(1024).0,
+            successes: Arc::default(),
         })
     }
 
@@ -253,6 +260,7 @@ impl Store {
             pool: Pool::Postgres(pool),
             root: cache.to_owned(),
             events,
+            successes: Arc::default(),
         })
     }
 
@@ -328,94 +336,6 @@ impl Store {
     /// Local path of the result with key `key` (see [`Store::local_result`]).
     pub fn result_path(&self, key: &str) -> PathBuf {
         self.root.join("results").join(key)
-    }
-
-    /// Inserts a queued job; returns its sequence number.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the row's columns, each named at the one upload call"
-    )]
-    pub async fn insert_job(
-        &self,
-        id: JobId,
-        owner: &str,
-        options: &JobOptions,
-        arena_hash: &str,
-        upload_ms: f64,
-        parsed: Option<(ArenaStats, f64)>,
-        gpu_memory: u64,
-    ) -> Result<i64, StoreError> {
-        let arena = parsed.map(|(a, _)| a);
-        let now = now_ms();
-        let seq: i64 = with_pool!(self, pool => sqlx::query(
-            "INSERT INTO jobs (id, owner, state, priority, backend, time_limit_secs, format, \
-             return_kind, arena_hash, created_at, queued_at, upload_ms, vertices, edges, bound, \
-             parse_ms, credits, parity, gpu_memory) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, \
-             $8, $9, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING seq",
-        )
-        .bind(id.to_string())
-        .bind(owner)
-        .bind(options.priority)
-        .bind(options.backend.name())
-        .bind(options.time_limit_secs as i64)
-        .bind(options.format.name())
-        .bind(options.return_kind.name())
-        .bind(arena_hash)
-        .bind(now)
-        .bind(upload_ms)
-        .bind(arena.map(|a| a.vertices as i64))
-        .bind(arena.map(|a| a.edges as i64))
-        .bind(arena.map(|a| a.bound.to_string()))
-        .bind(parsed.map(|(_, ms)| ms))
-        .bind(options.credits as i64)
-        .bind(arena.map(|a| a.parity as i64))
-        .bind(gpu_memory.min(i64::MAX as u64) as i64)
-        .fetch_one(pool)
-        .await?
-        .try_get(0)?);
-        // No announcement here: the submitting process hands the job to its own scheduler
-        // (with the game it parsed); other hosts hear the database's notification.
-        Ok(seq)
-    }
-
-    /// Inserts a job already succeeded with an earlier identical job's result.
-    pub async fn insert_reused_job(
-        &self,
-        id: JobId,
-        owner: &str,
-        options: &JobOptions,
-        arena_hash: &str,
-        result_key: &str,
-        summary: &ResultSummary,
-    ) -> Result<(), StoreError> {
-        let now = now_ms();
-        with_pool!(self, pool => sqlx::query(
-            "INSERT INTO jobs (id, owner, state, priority, backend, time_limit_secs, format, \
-             return_kind, arena_hash, created_at, queued_at, started_at, finished_at, \
-             completions, backend_used, device, vertices, edges, bound, result_key, reused, \
-             credits) VALUES ($1, $2, 'succeeded', $3, $4, $5, $6, $7, $8, $9, $9, $9, $9, 1, \
-             $10, 'cache', $11, $12, $13, $14, 1, $15)",
-        )
-        .bind(id.to_string())
-        .bind(owner)
-        .bind(options.priority)
-        .bind(options.backend.name())
-        .bind(options.time_limit_secs as i64)
-        .bind(options.format.name())
-        .bind(options.return_kind.name())
-        .bind(arena_hash)
-        .bind(now)
-        .bind(&summary.backend)
-        .bind(summary.vertices as i64)
-        .bind(summary.edges as i64)
-        .bind(summary.bound.to_string())
-        .bind(result_key)
-        .bind(options.credits as i64)
-        .execute(pool)
-        .await?
-        .rows_affected());
-        self.announce(StoreEvent::Changed(id));
-        Ok(())
     }
 
     /// One job.
@@ -709,5 +629,15 @@ where
         parse_ms: row.try_get("parse_ms")?,
         solve_ms: row.try_get("solve_ms")?,
         progress,
+        batch: match (
+            row.try_get::<Option<String>, _>("batch")?,
+            row.try_get("member")?,
+        ) {
+            (Some(batch), Some(name)) => Some(BatchMember {
+                batch: JobId::parse_str(&batch).map_err(|_| corrupt("batch"))?,
+                name,
+            }),
+            _ => None,
+        },
     })
 }

@@ -40,6 +40,11 @@ pub(super) fn sqlite_migrator() -> Migrator {
             "gpu_memory",
             include_str!("../migrations/sqlite/0005_gpu_memory.sql"),
         ),
+        migration(
+            6,
+            "batches",
+            include_str!("../migrations/sqlite/0006_batches.sql"),
+        ),
     ])
 }
 
@@ -69,6 +74,11 @@ pub(super) fn postgres_migrator() -> Migrator {
             5,
             "gpu_memory",
             include_str!("../migrations/postgres/0005_gpu_memory.sql"),
+        ),
+        migration(
+            6,
+            "batches",
+            include_str!("../migrations/postgres/0006_batches.sql"),
         ),
     ])
 }

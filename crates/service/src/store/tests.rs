@@ -9,8 +9,8 @@ use std::time::Duration;
 use egsolve_test_support::postgres::PgServer;
 use egsolve_test_support::small_arena;
 
-use super::Store;
 use super::claim::{Candidate, ClaimRequest, Placement};
+use super::{NewJob, Store};
 use crate::job::{BackendChoice, InputFormat, JobId, JobOptions, JobState, ReturnKind};
 
 /// Which store a test runs on.
@@ -86,7 +86,16 @@ async fn queue(store: &Store, body: &[u8], priority: i64) -> (JobId, String) {
     let id = JobId::now_v7();
     let need = crate::admission::gpu_need_unparsed(body.len() as u64);
     store
-        .insert_job(id, "alice", &options, &hash, 0.0, None, need)
+        .insert_job(&NewJob {
+            id,
+            owner: "alice",
+            options: &options,
+            arena_hash: &hash,
+            upload_ms: 0.0,
+            parsed: None,
+            gpu_memory: need,
+            member: None,
+        })
         .await
         .unwrap();
     (id, hash)
@@ -246,7 +255,16 @@ async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
         let parsed = parsed.map(|parity| (stats(parity), 1.0));
         let need = crate::admission::gpu_need(3, 3);
         store
-            .insert_job(id, "alice", &options, &hash, 0.0, parsed, need)
+            .insert_job(&NewJob {
+                id,
+                owner: "alice",
+                options: &options,
+                arena_hash: &hash,
+                upload_ms: 0.0,
+                parsed,
+                gpu_memory: need,
+                member: None,
+            })
             .await
             .unwrap();
         ids.push(id);
@@ -321,7 +339,16 @@ async fn the_claim_compares_the_stored_gpu_estimate(engine: Engine) {
     let options = job_options(BackendChoice::Gpu, 0, false);
     let id = JobId::now_v7();
     store
-        .insert_job(id, "alice", &options, &hash, 0.0, None, 5000)
+        .insert_job(&NewJob {
+            id,
+            owner: "alice",
+            options: &options,
+            arena_hash: &hash,
+            upload_ms: 0.0,
+            parsed: None,
+            gpu_memory: 5000,
+            member: None,
+        })
         .await
         .unwrap();
     let on_gpu = |free_memory: u64| ClaimRequest {

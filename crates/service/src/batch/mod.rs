@@ -1,0 +1,312 @@
+//! Batches: many small arenas in one request (`POST /v1/batches`), for pipelines that send
+//! hundreds of games at once. The body is a tar archive, one arena per regular file; every
+//! member goes through the single upload's path (stored content-addressed, parsed, admitted,
+//! reused when an identical job finished before) and all the jobs are recorded in **one**
+//! transaction, so a batch of hundreds costs one durable commit instead of hundreds, and one
+//! HTTP exchange instead of three per game. A member that is refused (malformed, too large)
+//! gets its problem in the answer; the others run. Every job keeps its batch and its name
+//! there, so that `GET /v1/batches/{id}` lists them and `GET /v1/batches/{id}/results`
+//! streams their results as they finish, as one tar archive ([`results`]).
+
+pub(super) mod archive;
+mod member;
+pub(super) mod results;
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::auth::Caller;
+use super::error::ApiError;
+use super::job::{JobId, JobOptions, JobRecord, JobState};
+use super::preparse::{ParseRequest, read_options};
+use super::request::{caller, full_view, job_options};
+use super::storage;
+use super::store::{NewJob, Reuse};
+use super::submit::{self, Admitted};
+use super::upload::{self, Encoding, StoredArena, UploadError, UploadTarget};
+
+/// The media type of a batch body (and of its results).
+pub const MEDIA_TYPE: &str = "application/x-tar";
+
+/// One member's outcome before the jobs are recorded.
+enum Outcome {
+    /// Queued (with what admission found) or answered from an identical finished job.
+    Accepted {
+        stored: StoredArena,
+        admitted: Option<Admitted>,
+        reuse: Option<(String, super::job::ResultSummary)>,
+    },
+    /// Refused: its problem.
+    Refused(ApiError),
+}
+
+pub(super) async fn submit_batch(
+    State(state): State<AppState>,
+    Query(params): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let caller = caller(&state, &headers)?;
+    let options = job_options(&params, &state)?;
+    if let Some(kind) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    {
+        let media = kind.split(';').next().unwrap_or("").trim();
+        if !media.eq_ignore_ascii_case(MEDIA_TYPE)
+            && !media.eq_ignore_ascii_case("application/octet-stream")
+        {
+            return Err(ApiError::MalformedBatch(format!(
+                "the body is declared as '{kind}': send a tar archive of arena files as \
+                 {MEDIA_TYPE} (e.g. `tar -cf - *.pg | curl --data-binary @- -H \
+                 'Content-Type: {MEDIA_TYPE}' …`)"
+            )));
+        }
+    }
+    let encoding_header = headers
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok());
+    let encoding = Encoding::from_header(encoding_header)
+        .ok_or_else(|| ApiError::UnsupportedEncoding(encoding_header.unwrap_or("").to_string()))?;
+    let config = &state.config;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Err(e) = storage::check_room(
+        &state.store.tmp_dir(),
+        declared.unwrap_or(0),
+        config.storage_reserve_bytes,
+    ) {
+        upload::drain(body).await;
+        return Err(submit::storage_refusal(
+            &state,
+            UploadError::InsufficientStorage(e),
+        ));
+    }
+    let limit = config.max_body_bytes;
+    let start = Instant::now();
+    let raw = axum::body::to_bytes(body, usize::try_from(limit).unwrap_or(usize::MAX))
+        .await
+        .map_err(|_| UploadError::TooLarge { limit })?;
+    let (max_members, max_bytes) = (config.max_batch_jobs, config.max_body_bytes);
+    let members = tokio::task::spawn_blocking(move || {
+        archive::members(&raw, encoding, max_members, max_bytes)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))??;
+    let unpacked = start.elapsed();
+    let active = state.store.active_count(&caller.user).await?;
+    if active + members.len() as u64 > config.per_user_job_limit {
+        return Err(ApiError::TooManyJobs {
+            limit: config.per_user_job_limit,
+        });
+    }
+    let outcomes = store_members(&state, &options, members).await;
+    let stored = start.elapsed();
+    let answer = record(&state, &caller, &options, outcomes).await;
+    tracing::info!(
+        receive_and_unpack_ms = unpacked.as_secs_f64() * 1e3,
+        store_ms = (stored - unpacked).as_secs_f64() * 1e3,
+        record_ms = (start.elapsed() - stored).as_secs_f64() * 1e3,
+        "batch submitted"
+    );
+    answer
+}
+
+/// Stores, parses and admits every member: those in memory together ([`member`]), `egb`
+/// ones through the single upload's path.
+async fn store_members(
+    state: &AppState,
+    options: &JobOptions,
+    members: Vec<(String, Vec<u8>)>,
+) -> Vec<(String, Outcome)> {
+    let config = &state.config;
+    let target = UploadTarget {
+        encoding: Encoding::Sniff,
+        max_bytes: config.max_body_bytes,
+        tmp_dir: state.store.tmp_dir(),
+        arenas_dir: state.store.arenas_dir(),
+        parse: (config.inline_parse_bytes > 0).then(|| ParseRequest {
+            options: read_options(options.format, config),
+            limit: config.inline_parse_bytes,
+        }),
+        written: None,
+    };
+    let (names, bodies): (Vec<String>, Vec<Vec<u8>>) = members.into_iter().unzip();
+    let stored = tokio::task::spawn_blocking({
+        let target = target.clone();
+        move || (member::store_all(&bodies, &target), bodies)
+    })
+    .await;
+    let (stored, bodies) = match stored {
+        Ok(done) => done,
+        Err(e) => {
+            let failed = |name| (name, Outcome::Refused(ApiError::Internal(e.to_string())));
+            return names.into_iter().map(failed).collect();
+        }
+    };
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    futures::stream::iter(names.into_iter().zip(stored).zip(bodies))
+        .map(|((name, stored), body)| {
+            let target = target.clone();
+            async move {
+                let stored = match stored {
+                    Some(stored) => stored,
+                    None => upload::receive(Body::from(body), target).await,
+                };
+                let outcome = match admit_member(state, options, stored).await {
+                    Ok(outcome) => outcome,
+                    Err(e) => Outcome::Refused(e),
+                };
+                (name, outcome)
+            }
+        })
+        .buffered(cores)
+        .collect()
+        .await
+}
+
+/// A stored member's job: answered from an identical finished job, or admitted to the
+/// queue.
+async fn admit_member(
+    state: &AppState,
+    options: &JobOptions,
+    stored: Result<StoredArena, UploadError>,
+) -> Result<Outcome, ApiError> {
+    let mut stored = stored.map_err(|e| submit::storage_refusal(state, e))?;
+    if let Some(reuse) = submit::reusable_result(state, &stored.hash, options).await? {
+        return Ok(Outcome::Accepted {
+            stored,
+            admitted: None,
+            reuse: Some(reuse),
+        });
+    }
+    let admitted = submit::admit(state, &mut stored).await?;
+    Ok(Outcome::Accepted {
+        stored,
+        admitted: Some(admitted),
+        reuse: None,
+    })
+}
+
+/// Records the accepted members' jobs in one transaction, queues them and answers `202`
+/// (or `400` when no member was accepted).
+async fn record(
+    state: &AppState,
+    caller: &Caller,
+    options: &JobOptions,
+    outcomes: Vec<(String, Outcome)>,
+) -> Result<Response, ApiError> {
+    let batch = JobId::now_v7();
+    let ids: Vec<JobId> = outcomes.iter().map(|_| JobId::now_v7()).collect();
+    let mut arenas = Vec::new();
+    let mut rows = Vec::new();
+    for ((name, outcome), &id) in outcomes.iter().zip(&ids) {
+        if let Outcome::Accepted {
+            stored,
+            admitted,
+            reuse,
+        } = outcome
+        {
+            arenas.push((stored.hash.as_str(), stored.bytes));
+            let member = Some((batch, name.as_str()));
+            let job: NewJob<'_> =
+                submit::new_job(id, &caller.user, options, stored, admitted.as_ref(), member);
+            let reuse = reuse.as_ref().map(|(key, summary)| Reuse { key, summary });
+            rows.push((job, reuse));
+        }
+    }
+    let entries: Vec<Value> = outcomes
+        .iter()
+        .zip(&ids)
+        .map(|((name, outcome), id)| match outcome {
+            Outcome::Accepted { reuse, .. } => json!({
+                "name": name,
+                "id": id.to_string(),
+                "state": if reuse.is_some() { "succeeded" } else { "queued" },
+            }),
+            Outcome::Refused(e) => json!({"name": name, "error": e.problem()}),
+        })
+        .collect();
+    if rows.is_empty() {
+        return Err(ApiError::BatchRefused(entries));
+    }
+    state.store.insert_batch(&arenas, &rows).await?;
+    let accepted = rows.len();
+    drop(rows);
+    for ((_, outcome), id) in outcomes.into_iter().zip(ids) {
+        if let Outcome::Accepted {
+            stored,
+            admitted: Some(admitted),
+            reuse: None,
+        } = outcome
+        {
+            state
+                .scheduler
+                .enqueue(admitted.queued(id, options, stored.bytes));
+        }
+    }
+    tracing::info!(%batch, accepted, refused = entries.len() - accepted, "batch accepted");
+    let body = json!({
+        "id": batch.to_string(),
+        "accepted": accepted,
+        "refused": entries.len() - accepted,
+        "jobs": entries,
+    });
+    let mut response = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
+    let location = HeaderValue::from_str(&format!("/v1/batches/{batch}")).expect("ascii");
+    response.headers_mut().insert(header::LOCATION, location);
+    Ok(response)
+}
+
+/// The jobs of batch `id` when the caller may see them (every job of a batch has its
+/// submitter as owner), else 404.
+pub(super) async fn visible_batch(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+) -> Result<(JobId, Vec<JobRecord>), ApiError> {
+    let not_found = || ApiError::BatchNotFound(id.to_string());
+    let batch = JobId::parse_str(id).map_err(|_| not_found())?;
+    let jobs = state.store.batch_jobs(batch).await?;
+    match jobs.first() {
+        Some(job) if caller.may_access(&job.owner) => Ok((batch, jobs)),
+        _ => Err(not_found()),
+    }
+}
+
+/// `GET /v1/batches/{id}`: every job of the batch (its view, with its name), the count in
+/// each state, and whether all have finished.
+pub(super) async fn get_batch(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let caller = caller(&state, &headers)?;
+    let (batch, jobs) = visible_batch(&state, &caller, &id).await?;
+    let mut counts: HashMap<&str, usize> = JobState::ALL.iter().map(|s| (s.name(), 0)).collect();
+    let mut views = Vec::with_capacity(jobs.len());
+    for job in &jobs {
+        *counts.entry(job.state.name()).or_default() += 1;
+        let mut view = full_view(&state, job).await?;
+        view["name"] = job.batch.as_ref().map(|b| b.name.clone()).into();
+        views.push(view);
+    }
+    let finished = jobs.iter().all(|j| j.state.is_finished());
+    Ok(axum::Json(json!({
+        "id": batch.to_string(),
+        "jobs": views,
+        "counts": counts,
+        "finished": finished,
+    }))
+    .into_response())
+}

@@ -1,0 +1,216 @@
+//! New jobs: one submitted alone ([`Store::insert_job`], [`Store::insert_reused_job`]) or
+//! the many of a batch in one transaction ([`Store::insert_batch`]), and a batch's jobs
+//! read back ([`Store::batch_jobs`]). Every insert binds one [`NewJob`] through the same
+//! SQL, so a batch's rows are the rows single submissions make, plus their batch and name.
+
+use sqlx::{Database, Encode, Row, Type};
+
+use super::chunks::{ChunkWriter, Table};
+use super::{JOB_COLUMNS, Store, StoreError, StoreEvent, decode_job, now_ms, with_pool};
+use crate::job::{ArenaStats, JobId, JobOptions, JobRecord, ResultSummary};
+
+/// A job about to be recorded.
+#[derive(Debug, Clone, Copy)]
+pub struct NewJob<'a> {
+    /// Its id.
+    pub id: JobId,
+    /// The submitter.
+    pub owner: &'a str,
+    /// Its options.
+    pub options: &'a JobOptions,
+    /// The stored arena (a row of `arenas` already, or one [`Store::insert_batch`] adds).
+    pub arena_hash: &'a str,
+    /// The upload's time, milliseconds.
+    pub upload_ms: f64,
+    /// The parsed arena's figures and the parse's milliseconds, when the upload parsed it.
+    pub parsed: Option<(ArenaStats, f64)>,
+    /// Admission's GPU memory estimate.
+    pub gpu_memory: u64,
+    /// The batch and the name in it, for a job of a batch.
+    pub member: Option<(JobId, &'a str)>,
+}
+
+/// An identical finished job's result, which a new job takes instead of running.
+#[derive(Debug, Clone, Copy)]
+pub struct Reuse<'a> {
+    /// The result's key.
+    pub key: &'a str,
+    /// Its summary.
+    pub summary: &'a ResultSummary,
+}
+
+const INSERT_QUEUED: &str = "INSERT INTO jobs (id, owner, state, priority, backend, \
+     time_limit_secs, format, return_kind, arena_hash, created_at, queued_at, upload_ms, \
+     vertices, edges, bound, parse_ms, credits, parity, gpu_memory, batch, member) VALUES \
+     ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14, $15, $16, \
+     $17, $18, $19) RETURNING seq";
+
+const INSERT_REUSED: &str = "INSERT INTO jobs (id, owner, state, priority, backend, \
+     time_limit_secs, format, return_kind, arena_hash, created_at, queued_at, started_at, \
+     finished_at, completions, backend_used, device, vertices, edges, bound, result_key, \
+     reused, credits, batch, member) VALUES ($1, $2, 'succeeded', $3, $4, $5, $6, $7, $8, $9, \
+     $9, $9, $9, 1, $10, 'cache', $11, $12, $13, $14, 1, $15, $16, $17) RETURNING seq";
+
+pub(super) const INSERT_ARENA: &str = "INSERT INTO arenas (hash, bytes, created_at) VALUES ($1, $2, $3) \
+     ON CONFLICT (hash) DO UPDATE SET created_at = excluded.created_at";
+
+type Query<'q, DB> = sqlx::query::Query<'q, DB, <DB as Database>::Arguments>;
+
+impl NewJob<'_> {
+    /// The columns every insert shares: id to arena hash, then the creation time.
+    fn bind_common<'q, DB: Database>(&self, query: Query<'q, DB>, now: i64) -> Query<'q, DB>
+    where
+        String: Encode<'q, DB> + Type<DB>,
+        i64: Encode<'q, DB> + Type<DB>,
+    {
+        let o = self.options;
+        query
+            .bind(self.id.to_string())
+            .bind(self.owner.to_string())
+            .bind(o.priority)
+            .bind(o.backend.name().to_string())
+            .bind(o.time_limit_secs as i64)
+            .bind(o.format.name().to_string())
+            .bind(o.return_kind.name().to_string())
+            .bind(self.arena_hash.to_string())
+            .bind(now)
+    }
+
+    fn bind_member<'q, DB: Database>(&self, query: Query<'q, DB>) -> Query<'q, DB>
+    where
+        Option<String>: Encode<'q, DB> + Type<DB>,
+    {
+        query
+            .bind(self.member.map(|(batch, _)| batch.to_string()))
+            .bind(self.member.map(|(_, name)| name.to_string()))
+    }
+
+    fn bind_queued<'q, DB: Database>(&self, query: Query<'q, DB>, now: i64) -> Query<'q, DB>
+    where
+        String: Encode<'q, DB> + Type<DB>,
+        i64: Encode<'q, DB> + Type<DB>,
+        f64: Encode<'q, DB> + Type<DB>,
+        Option<i64>: Encode<'q, DB> + Type<DB>,
+        Option<f64>: Encode<'q, DB> + Type<DB>,
+        Option<String>: Encode<'q, DB> + Type<DB>,
+    {
+        let arena = self.parsed.map(|(a, _)| a);
+        let query = self
+            .bind_common(query, now)
+            .bind(self.upload_ms)
+            .bind(arena.map(|a| a.vertices as i64))
+            .bind(arena.map(|a| a.edges as i64))
+            .bind(arena.map(|a| a.bound.to_string()))
+            .bind(self.parsed.map(|(_, ms)| ms))
+            .bind(i64::from(self.options.credits))
+            .bind(arena.map(|a| i64::from(a.parity)))
+            .bind(self.gpu_memory.min(i64::MAX as u64) as i64);
+        self.bind_member(query)
+    }
+
+    fn bind_reused<'q, DB: Database>(
+        &self,
+        query: Query<'q, DB>,
+        now: i64,
+        reuse: Reuse<'_>,
+    ) -> Query<'q, DB>
+    where
+        String: Encode<'q, DB> + Type<DB>,
+        i64: Encode<'q, DB> + Type<DB>,
+        Option<String>: Encode<'q, DB> + Type<DB>,
+    {
+        let summary = reuse.summary;
+        let query = self
+            .bind_common(query, now)
+            .bind(summary.backend.clone())
+            .bind(summary.vertices as i64)
+            .bind(summary.edges as i64)
+            .bind(summary.bound.to_string())
+            .bind(reuse.key.to_string())
+            .bind(i64::from(self.options.credits));
+        self.bind_member(query)
+    }
+}
+
+impl Store {
+    /// Inserts a queued job; returns its sequence number.
+    pub async fn insert_job(&self, job: &NewJob<'_>) -> Result<i64, StoreError> {
+        let now = now_ms();
+        let seq: i64 = with_pool!(self, pool => job
+            .bind_queued(sqlx::query(INSERT_QUEUED), now)
+            .fetch_one(pool)
+            .await?
+            .try_get(0)?);
+        // No announcement here: the submitting process hands the job to its own scheduler
+        // (with the game it parsed); other hosts hear the database's notification.
+        Ok(seq)
+    }
+
+    /// Inserts a job already succeeded with an earlier identical job's result.
+    pub async fn insert_reused_job(
+        &self,
+        job: &NewJob<'_>,
+        reuse: Reuse<'_>,
+    ) -> Result<(), StoreError> {
+        let now = now_ms();
+        with_pool!(self, pool => job
+            .bind_reused(sqlx::query(INSERT_REUSED), now, reuse)
+            .fetch_one(pool)
+            .await
+            .map(drop)?);
+        self.announce(StoreEvent::Changed(job.id));
+        Ok(())
+    }
+
+    /// Records a batch in one transaction: each arena (`(hash, bytes)`, stored at
+    /// [`Store::arena_path`]; on PostgreSQL with its chunks), then each job, queued or
+    /// (with a [`Reuse`]) succeeded already. One commit for all: a batch of hundreds of
+    /// small games costs one durable write, not hundreds.
+    pub async fn insert_batch(
+        &self,
+        arenas: &[(&str, u64)],
+        jobs: &[(NewJob<'_>, Option<Reuse<'_>>)],
+    ) -> Result<(), StoreError> {
+        let now = now_ms();
+        let begin = self.dialect().begin_relaxed();
+        with_pool!(self, pool => {
+            let mut tx = pool.begin_with(begin).await?;
+            for &(hash, bytes) in arenas {
+                sqlx::query(INSERT_ARENA)
+                    .bind(hash)
+                    .bind(bytes as i64)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.store_chunks_if_absent(Table::Arenas, hash, &self.arena_path(hash))
+                    .await?;
+            }
+            for (job, reuse) in jobs {
+                let query = match reuse {
+                    Some(reuse) => job.bind_reused(sqlx::query(INSERT_REUSED), now, *reuse),
+                    None => job.bind_queued(sqlx::query(INSERT_QUEUED), now),
+                };
+                query.fetch_one(&mut *tx).await.map(drop)?;
+            }
+            tx.commit().await?;
+        });
+        for (job, reuse) in jobs {
+            if reuse.is_some() {
+                self.announce(StoreEvent::Changed(job.id));
+            }
+        }
+        Ok(())
+    }
+
+    /// The jobs of batch `batch`, in the archive's order (empty for an unknown batch).
+    pub async fn batch_jobs(&self, batch: JobId) -> Result<Vec<JobRecord>, StoreError> {
+        let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE batch = $1 ORDER BY seq");
+        with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(batch.to_string())
+            .fetch_all(pool)
+            .await?
+            .iter()
+            .map(decode_job)
+            .collect())
+    }
+}

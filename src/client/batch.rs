@@ -1,0 +1,143 @@
+//! Batches, client side: several files sent as one tar archive (`POST /v1/batches`: one
+//! request, one commit on the server for all their jobs) and the batch's results read from
+//! its one stream (`GET /v1/batches/{id}/results`), each handed over as it arrives.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use futures::TryStreamExt;
+use reqwest::header;
+use serde_json::{Value, json};
+
+use super::{Client, ClientError, SubmitOptions, checked, submit_query};
+
+/// The media type of batch bodies and results.
+pub const MEDIA_TYPE: &str = "application/x-tar";
+
+/// One entry of a batch's results stream.
+#[derive(Debug)]
+pub enum BatchEntry {
+    /// The result of the member `name`.
+    Result {
+        /// The member's name.
+        name: String,
+        /// The result in the format asked for.
+        data: Vec<u8>,
+    },
+    /// The member `name`'s job ended without a result: its state and error.
+    Failed {
+        /// The member's name.
+        name: String,
+        /// `failed` or `cancelled`.
+        state: String,
+        /// The error object (`type`, `message`, and `line`/`column` for malformed arenas).
+        error: Value,
+    },
+}
+
+impl Client {
+    /// Sends `members` (`(name, file)`) as one batch. The answer lists each member in
+    /// order, with its job id and state, or its `error`; a batch none of whose members was
+    /// accepted is answered the same way (with `accepted: 0`) rather than as an error, so
+    /// that the caller can report each member's problem.
+    pub async fn submit_batch(
+        &self,
+        members: Vec<(String, PathBuf)>,
+        options: &SubmitOptions,
+    ) -> Result<Value, ClientError> {
+        let archive = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
+            let mut builder = tar::Builder::new(Vec::new());
+            for (name, path) in &members {
+                builder.append_path_with_name(path, name)?;
+            }
+            builder.into_inner()
+        })
+        .await
+        .map_err(std::io::Error::other)??;
+        let request = self
+            .request(reqwest::Method::POST, "/v1/batches")
+            .query(&submit_query(options))
+            .header(header::CONTENT_TYPE, MEDIA_TYPE)
+            .body(archive);
+        let response = request.send().await?;
+        if response.status() == reqwest::StatusCode::BAD_REQUEST {
+            let text = response.text().await.unwrap_or_default();
+            let problem: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            if problem["type"]
+                .as_str()
+                .is_some_and(|t| t.ends_with(":batch-refused"))
+            {
+                return Ok(json!({"accepted": 0, "jobs": problem["members"]}));
+            }
+            return Err(ClientError::Problem {
+                status: 400,
+                kind: problem["type"].as_str().unwrap_or("unknown").to_string(),
+                detail: problem["detail"].as_str().map_or(text, str::to_string),
+            });
+        }
+        Ok(checked(response).await?.json().await?)
+    }
+
+    /// Reads batch `id`'s results in `format` as they finish, calling `each` (on a blocking
+    /// thread) for every entry; returns when every job of the batch has ended.
+    pub async fn batch_results(
+        &self,
+        id: &str,
+        format: &str,
+        mut each: impl FnMut(BatchEntry) -> std::io::Result<()> + Send + 'static,
+    ) -> Result<(), ClientError> {
+        let path = format!("/v1/batches/{id}/results");
+        let request = self
+            .request(reqwest::Method::GET, &path)
+            .query(&[("format", format)]);
+        let response = checked(request.send().await?).await?;
+        let suffix = format!(".{}", extension(format));
+        let stream = response.bytes_stream().map_err(std::io::Error::other);
+        let reader = tokio_util::io::SyncIoBridge::new(tokio_util::io::StreamReader::new(stream));
+        tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+            let mut archive = tar::Archive::new(reader);
+            for entry in archive.entries()? {
+                let mut entry = entry?;
+                let name = entry.path()?.to_string_lossy().into_owned();
+                let mut data = Vec::with_capacity(entry.size() as usize);
+                entry.read_to_end(&mut data)?;
+                each(split(&name, &suffix, data)?)?;
+            }
+            Ok(())
+        })
+        .await
+        .map_err(std::io::Error::other)??;
+        Ok(())
+    }
+}
+
+/// The entry `name` as a result (`NAME{suffix}`) or an error document (`NAME.error.json`).
+fn split(name: &str, suffix: &str, data: Vec<u8>) -> std::io::Result<BatchEntry> {
+    if let Some(member) = name.strip_suffix(".error.json") {
+        let document: Value = serde_json::from_slice(&data).map_err(std::io::Error::other)?;
+        return Ok(BatchEntry::Failed {
+            name: member.to_string(),
+            state: document["state"].as_str().unwrap_or("failed").to_string(),
+            error: document["error"].clone(),
+        });
+    }
+    let member = name.strip_suffix(suffix).ok_or_else(|| {
+        std::io::Error::other(format!(
+            "the results stream has an entry '{name}' not ending in {suffix}"
+        ))
+    })?;
+    Ok(BatchEntry::Result {
+        name: member.to_string(),
+        data,
+    })
+}
+
+/// The file name extension of results in `format`: json, txt, sol or bin.
+pub fn extension(format: &str) -> &'static str {
+    match format {
+        "text" => "txt",
+        "paritysol" => "sol",
+        "binary" => "bin",
+        _ => "json",
+    }
+}

@@ -1,0 +1,211 @@
+//! Batches through the service (issue 43, part 5), on both stores: one tar archive of
+//! arenas (energy and parity games, a compressed member, a malformed one) makes one job
+//! per accepted member in one request; the refused member gets its problem with line and
+//! column; the results stream holds one entry per job, each the bytes the job's own
+//! result endpoint gives; a format a job cannot answer in is an error entry; the same batch
+//! again is answered from the finished jobs; bad archives, a batch that fits nobody and one
+//! past the per-user limit are clear 400s and 429s; an unknown batch is 404.
+
+use crate::service_support;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+
+use egsolve_core::generate::{random_parity, write_pgsolver};
+use reqwest::Method;
+use service_support::*;
+
+/// A tar archive of `files` (name, bytes).
+fn archive(files: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (name, data) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append_data(&mut header, name, &data[..]).unwrap();
+    }
+    builder.into_inner().unwrap()
+}
+
+/// The entries of a tar archive, by name.
+fn entries(bytes: &[u8]) -> BTreeMap<String, Vec<u8>> {
+    let mut archive = tar::Archive::new(bytes);
+    archive
+        .entries()
+        .unwrap()
+        .map(|entry| {
+            let mut entry = entry.unwrap();
+            let name = entry.path().unwrap().to_string_lossy().into_owned();
+            let mut data = Vec::new();
+            entry.read_to_end(&mut data).unwrap();
+            (name, data)
+        })
+        .collect()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn parity_game(seed: u64) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    write_pgsolver(&random_parity(60, 5, 3, seed), &mut bytes).unwrap();
+    bytes
+}
+
+async fn post_batch(server: &Server, body: Vec<u8>, query: &str) -> Reply {
+    let headers = [("content-type", "application/x-tar")];
+    server
+        .call(
+            Method::POST,
+            &format!("/v1/batches{query}"),
+            None,
+            &headers,
+            Some(body),
+        )
+        .await
+}
+
+async fn a_batch_makes_a_job_per_member_and_streams_their_results(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
+    let files = [
+        ("a.mpg", small_arena(30, 1)),
+        ("b.mpg.gz", gzip(&small_arena(40, 2))),
+        ("bad.mpg", b"2;\n0 MAX 1:-1;\n1 MIN 0:x;\n".to_vec()),
+        ("dir/p.gm", parity_game(3)),
+    ];
+    let reply = post_batch(&server, archive(&files), "").await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    let answer = reply.json();
+    let batch = answer["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        reply.headers["location"].to_str().unwrap(),
+        format!("/v1/batches/{batch}")
+    );
+    assert_eq!(
+        (answer["accepted"].as_u64(), answer["refused"].as_u64()),
+        (Some(3), Some(1))
+    );
+    let members = answer["jobs"].as_array().unwrap();
+    let names: Vec<&str> = members
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a.mpg", "b.mpg.gz", "bad.mpg", "dir/p.gm"]);
+    let bad = &members[2];
+    assert!(bad["id"].is_null(), "{bad}");
+    assert_eq!(
+        bad["error"]["type"], "urn:egsolve:problem:malformed-arena",
+        "{bad}"
+    );
+    assert_eq!(
+        (
+            bad["error"]["line"].as_u64(),
+            bad["error"]["column"].as_u64()
+        ),
+        (Some(3), Some(9))
+    );
+
+    // The results stream: one entry per job, each what the job's own endpoint gives.
+    let reply = server
+        .get(&format!("/v1/batches/{batch}/results"), None)
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let results = entries(&reply.body);
+    let expected: Vec<&str> = vec!["a.mpg.json", "b.mpg.gz.json", "dir/p.gm.json"];
+    assert_eq!(
+        results.keys().map(String::as_str).collect::<Vec<_>>(),
+        expected
+    );
+    for member in members.iter().filter(|m| m["id"].is_string()) {
+        let id = member["id"].as_str().unwrap();
+        let alone = server.get(&format!("/v1/jobs/{id}/result"), None).await;
+        assert_eq!(alone.status, 200);
+        let name = format!("{}.json", member["name"].as_str().unwrap());
+        assert_eq!(results[&name], alone.body.to_vec(), "{name}");
+    }
+    let paritysol = server
+        .get(&format!("/v1/batches/{batch}/results?format=text"), None)
+        .await;
+    let texts = entries(&paritysol.body);
+    // The parity game's answer has no credits: no text form, an error entry instead.
+    let error: serde_json::Value = serde_json::from_slice(&texts["dir/p.gm.error.json"]).unwrap();
+    assert_eq!(error["error"]["type"], "format-unavailable", "{error}");
+    assert!(texts.contains_key("a.mpg.txt"), "{:?}", texts.keys());
+
+    // The batch's view: every job with its name, all succeeded.
+    let view = server
+        .get(&format!("/v1/batches/{batch}"), None)
+        .await
+        .json();
+    assert_eq!(view["finished"], true, "{view}");
+    assert_eq!(view["counts"]["succeeded"], 3, "{view}");
+    for job in view["jobs"].as_array().unwrap() {
+        assert_eq!(job["batch"]["id"], batch.as_str());
+        assert_eq!(job["batch"]["name"], job["name"]);
+    }
+
+    // The same games again: answered from the finished jobs at once.
+    let again = post_batch(&server, archive(&files[..2]), "").await.json();
+    for member in again["jobs"].as_array().unwrap() {
+        assert_eq!(member["state"], "succeeded", "{again}");
+    }
+    server.stop().await;
+}
+
+async fn bad_batches_are_refused_with_the_reason(engine: Engine) {
+    let server = Server::start_on(engine, |config| config.per_user_job_limit = 2).await;
+    let not_tar = post_batch(&server, small_arena(10, 1), "").await;
+    not_tar.assert_problem(400, "malformed-batch");
+    let empty = post_batch(&server, archive(&[]), "").await;
+    empty.assert_problem(400, "malformed-batch");
+    let twice = archive(&[("a", small_arena(10, 1)), ("a", small_arena(10, 2))]);
+    post_batch(&server, twice, "")
+        .await
+        .assert_problem(400, "malformed-batch");
+    // Nothing accepted: each member's problem.
+    let refused = archive(&[
+        ("x.mpg", b"1;\n0 MAX".to_vec()),
+        ("y.mpg", b"\0\0".to_vec()),
+    ]);
+    let reply = post_batch(&server, refused, "").await;
+    reply.assert_problem(400, "batch-refused");
+    let members = reply.json()["members"].clone();
+    assert_eq!(members[0]["name"], "x.mpg", "{members}");
+    assert_eq!(
+        members[0]["error"]["type"],
+        "urn:egsolve:problem:malformed-arena"
+    );
+    assert_eq!(
+        members[1]["error"]["type"],
+        "urn:egsolve:problem:wrong-content"
+    );
+    // Three members for a limit of two: nothing made.
+    let three: Vec<(String, Vec<u8>)> = (0..3)
+        .map(|i| (format!("{i}.mpg"), small_arena(10, i)))
+        .collect();
+    let three: Vec<(&str, Vec<u8>)> = three.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+    post_batch(&server, archive(&three), "")
+        .await
+        .assert_problem(429, "too-many-jobs");
+    let listed = server.get("/v1/jobs", None).await.json();
+    assert_eq!(listed["jobs"].as_array().unwrap().len(), 0, "{listed}");
+    let unknown = format!("/v1/batches/{}", uuid::Uuid::now_v7());
+    server
+        .get(&unknown, None)
+        .await
+        .assert_problem(404, "batch-not-found");
+    server
+        .get(&format!("{unknown}/results"), None)
+        .await
+        .assert_problem(404, "batch-not-found");
+    server.stop().await;
+}
+
+on_both_stores!(
+    a_batch_makes_a_job_per_member_and_streams_their_results,
+    bad_batches_are_refused_with_the_reason,
+);
