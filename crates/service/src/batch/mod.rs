@@ -39,13 +39,17 @@ pub const MEDIA_TYPE: &str = "application/x-tar";
 /// One member's outcome before the jobs are recorded.
 enum Outcome {
     /// Queued (with what admission found) or answered from an identical finished job.
-    Accepted {
-        stored: StoredArena,
-        admitted: Option<Admitted>,
-        reuse: Option<(String, super::job::ResultSummary)>,
-    },
+    Accepted(Box<Accepted>),
     /// Refused: its problem.
     Refused(ApiError),
+}
+
+/// An accepted member: its stored arena, and admission's figures (queued) or the result
+/// it reuses.
+struct Accepted {
+    stored: StoredArena,
+    admitted: Option<Admitted>,
+    reuse: Option<(String, super::job::ResultSummary)>,
 }
 
 pub(super) async fn submit_batch(
@@ -184,18 +188,18 @@ async fn admit_member(
 ) -> Result<Outcome, ApiError> {
     let mut stored = stored.map_err(|e| submit::storage_refusal(state, e))?;
     if let Some(reuse) = submit::reusable_result(state, &stored.hash, options).await? {
-        return Ok(Outcome::Accepted {
+        return Ok(Outcome::Accepted(Box::new(Accepted {
             stored,
             admitted: None,
             reuse: Some(reuse),
-        });
+        })));
     }
     let admitted = submit::admit(state, &mut stored).await?;
-    Ok(Outcome::Accepted {
+    Ok(Outcome::Accepted(Box::new(Accepted {
         stored,
         admitted: Some(admitted),
         reuse: None,
-    })
+    })))
 }
 
 /// Records the accepted members' jobs in one transaction, queues them and answers `202`
@@ -211,12 +215,12 @@ async fn record(
     let mut arenas = Vec::new();
     let mut rows = Vec::new();
     for ((name, outcome), &id) in outcomes.iter().zip(&ids) {
-        if let Outcome::Accepted {
-            stored,
-            admitted,
-            reuse,
-        } = outcome
-        {
+        if let Outcome::Accepted(accepted) = outcome {
+            let Accepted {
+                stored,
+                admitted,
+                reuse,
+            } = &**accepted;
             arenas.push((stored.hash.as_str(), stored.bytes));
             let member = Some((batch, name.as_str()));
             let job: NewJob<'_> =
@@ -229,10 +233,10 @@ async fn record(
         .iter()
         .zip(&ids)
         .map(|((name, outcome), id)| match outcome {
-            Outcome::Accepted { reuse, .. } => json!({
+            Outcome::Accepted(accepted) => json!({
                 "name": name,
                 "id": id.to_string(),
-                "state": if reuse.is_some() { "succeeded" } else { "queued" },
+                "state": if accepted.reuse.is_some() { "succeeded" } else { "queued" },
             }),
             Outcome::Refused(e) => json!({"name": name, "error": e.problem()}),
         })
@@ -244,11 +248,12 @@ async fn record(
     let accepted = rows.len();
     drop(rows);
     for ((_, outcome), id) in outcomes.into_iter().zip(ids) {
-        if let Outcome::Accepted {
-            stored,
-            admitted: Some(admitted),
-            reuse: None,
-        } = outcome
+        if let Outcome::Accepted(accepted) = outcome
+            && let Accepted {
+                stored,
+                admitted: Some(admitted),
+                reuse: None,
+            } = *accepted
         {
             state
                 .scheduler
