@@ -2,7 +2,7 @@
 # One device call for BENCHMARKS.md §9 (issue 39): text parsing at 1 and all threads, egb
 # load, the service's POST -> binary result with the GPU from egb and zstd text (10^7 edges),
 # and the 10^9-edge game generated to egb, solved with --backend gpu and sent through the
-# service. Answers are compared (GPU against CPU on 10^7 edges; service against CLI at 10^9).
+# service (uploaded, and by reference: the server's --import-root is the work folder). Answers are compared (GPU against CPU on 10^7 edges; service against CLI at 10^9).
 # Run from a carried folder (git-ignored, e.g. .carry/) holding stripped release builds of
 # `egsolve` and the `parse` and `egb` bench executables (`cargo bench -p egsolve-core --bench
 # parse --bench egb --no-run` prints their paths; copy them as parse-bench, egb-bench):
@@ -36,7 +36,7 @@ if part egb; then
 fi
 
 serve() { # serve DATA_DIR PORT -> pid in $srv
-  "$e" serve --bind "127.0.0.1:$2" --data-dir "$1" --max-body-bytes 40000000000 --max-vertices 4000000000 \
+  "$e" serve --bind "127.0.0.1:$2" --data-dir "$1" --import-root "$w" --max-body-bytes 40000000000 --max-vertices 4000000000 \
     --max-edges 4000000000 --cpu-small-edges 0 --sync-commits false > "$out/serve-$2.log" 2>&1 & srv=$!
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$2/healthz" >/dev/null 2>&1 && return; sleep 0.1; done
   echo "server on $2 did not start"; tail -5 "$out/serve-$2.log"
@@ -54,8 +54,10 @@ if part service; then
       s=$(date +%s%N); "$e" solve "$w/$f" --backend gpu --output binary -o "$w/cli.bin" 2>/dev/null; cli=$(ms "$s")
       s=$(date +%s%N); "$e" submit "$w/$f" --server http://127.0.0.1:8181 --backend gpu --wait \
         --result-format binary -o "$w/svc.bin" 2>/dev/null; rc=$?; svc=$(ms "$s")
-      same=$(cmp -s "$w/cli.bin" "$w/cpu.bin" && cmp -s "$w/svc.bin" "$w/cpu.bin" && echo same-as-cpu || echo DIFFERS)
-      echo "$f run $r: CLI whole process ${cli} ms | service POST->binary result ${svc} ms rc=$rc | $same"
+      s=$(date +%s%N); "$e" submit --by-reference "$w/$f" --server http://127.0.0.1:8181 --backend gpu --wait \
+        --result-format binary -o "$w/ref.bin" 2>/dev/null; ref=$(ms "$s")
+      same=$(cmp -s "$w/cli.bin" "$w/cpu.bin" && cmp -s "$w/svc.bin" "$w/cpu.bin" && cmp -s "$w/ref.bin" "$w/cpu.bin" && echo same-as-cpu || echo DIFFERS)
+      echo "$f run $r: CLI whole process ${cli} ms | service POST->binary result ${svc} ms rc=$rc, by reference ${ref} ms | $same"
     done
   done
   curl -s http://127.0.0.1:8181/metrics | grep -E "^egsolve_(upload|parse|phase|job_phase)" | head -30 > "$out/metrics7.log"
@@ -76,6 +78,12 @@ if part big; then
   s=$(date +%s%N); timeout 120 "$e" submit "$w/big.egb" --server http://127.0.0.1:8282 --backend gpu --wait \
     --result-format binary -o "$w/big-svc.bin" 2>"$out/big-submit.log"; rc=$?
   echo "service POST->binary result: $(ms "$s") ms rc=$rc; $(cmp -s "$w/big-svc.bin" "$w/big-cli.bin" && echo same-as-CLI || echo DIFFERS)"
+  for r in 1 2; do
+    s=$(date +%s%N); timeout 120 "$e" submit --by-reference "$w/big.egb" --server http://127.0.0.1:8282 --backend gpu \
+      --wait --result-format binary -o "$w/big-ref.bin" 2>>"$out/big-submit.log"; rc=$?
+    echo "service by reference, POST->binary result run $r: $(ms "$s") ms rc=$rc; $(cmp -s "$w/big-ref.bin" "$w/big-cli.bin" && echo same-as-CLI || echo DIFFERS)"
+    rm -f "$w/big-ref.bin"
+  done
   curl -s http://127.0.0.1:8282/metrics | grep -E "^egsolve_" | grep -vE "_bucket" | head -60 > "$out/metricsbig.log"
   kill "$srv"; wait "$srv" 2>/dev/null
 fi
