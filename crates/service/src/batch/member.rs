@@ -32,10 +32,12 @@ pub fn store_all(
     members: &[Vec<u8>],
     target: &UploadTarget,
 ) -> Vec<Option<Result<StoredArena, UploadError>>> {
+    let start = std::time::Instant::now();
     let prepared: Vec<Option<Result<Prepared, UploadError>>> = members
         .par_iter()
         .map(|raw| prepare(raw, target).transpose())
         .collect();
+    let prepared_at = start.elapsed();
     let pending: Vec<(&PathBuf, PathBuf)> = prepared
         .iter()
         .filter_map(|p| match p {
@@ -47,6 +49,12 @@ pub fn store_all(
         })
         .collect();
     let placed = place_all(&pending, target);
+    tracing::debug!(
+        prepare_ms = prepared_at.as_secs_f64() * 1e3,
+        place_ms = (start.elapsed() - prepared_at).as_secs_f64() * 1e3,
+        new_files = pending.len(),
+        "batch members"
+    );
     prepared
         .into_iter()
         .map(|p| {

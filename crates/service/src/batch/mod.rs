@@ -146,11 +146,13 @@ async fn store_members(
         written: None,
     };
     let (names, bodies): (Vec<String>, Vec<Vec<u8>>) = members.into_iter().unzip();
+    let start = Instant::now();
     let stored = tokio::task::spawn_blocking({
         let target = target.clone();
         move || (member::store_all(&bodies, &target), bodies)
     })
     .await;
+    tracing::debug!(ms = start.elapsed().as_secs_f64() * 1e3, "batch members stored and parsed");
     let (stored, bodies) = match stored {
         Ok(done) => done,
         Err(e) => {
