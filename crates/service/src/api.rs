@@ -23,7 +23,7 @@ use super::byte_range;
 use super::cluster;
 use super::error::ApiError;
 use super::job::JobState;
-use super::request::{Params, caller, full_view, only_params, param, visible_job};
+use super::request::{Params, caller, full_view, only_params, param, result_format, visible_job};
 use super::result_file::{self, RenderRequest, ResultFormat};
 use super::scheduler::LiveStatus;
 use super::submit;
@@ -218,13 +218,7 @@ async fn get_result(
 ) -> Result<Response, ApiError> {
     let caller = caller(&state, &headers)?;
     only_params(&params, &["format", "vertices"])?;
-    let format = param(
-        &params,
-        "format",
-        ResultFormat::Json,
-        ResultFormat::parse,
-        "json, text, paritysol or binary",
-    )?;
+    let format = result_format(&params)?;
     let vertices = param(
         &params,
         "vertices",

@@ -13,6 +13,7 @@ use super::AppState;
 use super::auth::Caller;
 use super::error::ApiError;
 use super::job::{BackendChoice, InputFormat, JobId, JobOptions, JobRecord, JobState, ReturnKind};
+use super::result_file::ResultFormat;
 use super::scheduler::LiveStatus;
 use super::views::job_view;
 
@@ -52,6 +53,19 @@ pub fn param<T>(
             message: format!("'{value}' is not {expected}"),
         }),
     }
+}
+
+/// The `format` of a result (`GET /v1/jobs/{id}/result`, a batch's results): json by
+/// default.
+pub fn result_format(params: &HashMap<String, String>) -> Result<ResultFormat, ApiError> {
+    let expected = "json, text, paritysol or binary";
+    param(
+        params,
+        "format",
+        ResultFormat::Json,
+        ResultFormat::parse,
+        expected,
+    )
 }
 
 /// The submission options from the query string.

@@ -54,8 +54,8 @@ struct Accepted {
 
 pub(super) async fn submit_batch(
     State(state): State<AppState>,
-    Query(params): Query<HashMap<String, String>>,
     headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
     body: Body,
 ) -> Result<Response, ApiError> {
     let caller = caller(&state, &headers)?;
@@ -152,7 +152,10 @@ async fn store_members(
         move || (member::store_all(&bodies, &target), bodies)
     })
     .await;
-    tracing::debug!(ms = start.elapsed().as_secs_f64() * 1e3, "batch members stored and parsed");
+    tracing::debug!(
+        ms = start.elapsed().as_secs_f64() * 1e3,
+        "batch members stored and parsed"
+    );
     let (stored, bodies) = match stored {
         Ok(done) => done,
         Err(e) => {

@@ -25,7 +25,7 @@ use super::{MEDIA_TYPE, visible_batch};
 use crate::AppState;
 use crate::error::ApiError;
 use crate::job::{JobId, JobRecord, JobState};
-use crate::request::{Params, caller, only_params, param};
+use crate::request::{Params, caller, only_params, result_format};
 use crate::result_file::{self, RenderRequest, ResultFormat};
 use crate::store::StoreEvent;
 
@@ -39,18 +39,12 @@ type Chunk = Result<Bytes, std::io::Error>;
 pub(crate) async fn batch_results(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(params): Params,
     headers: HeaderMap,
+    Query(params): Params,
 ) -> Result<Response, ApiError> {
     let caller = caller(&state, &headers)?;
     only_params(&params, &["format"])?;
-    let format = param(
-        &params,
-        "format",
-        ResultFormat::Json,
-        ResultFormat::parse,
-        "json, text, paritysol or binary",
-    )?;
+    let format = result_format(&params)?;
     // Subscribed before the first read: nothing that finishes after it is missed.
     let notifications = state.store.subscribe();
     let (_, jobs) = visible_batch(&state, &caller, &id).await?;

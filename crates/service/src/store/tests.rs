@@ -80,22 +80,33 @@ fn job_options(backend: BackendChoice, priority: i64, credits: bool) -> JobOptio
     }
 }
 
+/// Alice's queued job `id` on the stored arena `hash`.
+fn alices_job<'a>(
+    id: JobId,
+    options: &'a JobOptions,
+    hash: &'a str,
+    parsed: Option<(crate::job::ArenaStats, f64)>,
+    gpu_memory: u64,
+) -> NewJob<'a> {
+    NewJob {
+        id,
+        owner: "alice",
+        options,
+        arena_hash: hash,
+        upload_ms: 0.0,
+        parsed,
+        gpu_memory,
+        member: None,
+    }
+}
+
 async fn queue(store: &Store, body: &[u8], priority: i64) -> (JobId, String) {
     let hash = stored_arena(store, body).await;
     let options = job_options(BackendChoice::Reference, priority, false);
     let id = JobId::now_v7();
     let need = crate::admission::gpu_need_unparsed(body.len() as u64);
     store
-        .insert_job(&NewJob {
-            id,
-            owner: "alice",
-            options: &options,
-            arena_hash: &hash,
-            upload_ms: 0.0,
-            parsed: None,
-            gpu_memory: need,
-            member: None,
-        })
+        .insert_job(&alices_job(id, &options, &hash, None, need))
         .await
         .unwrap();
     (id, hash)
@@ -255,16 +266,7 @@ async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
         let parsed = parsed.map(|parity| (stats(parity), 1.0));
         let need = crate::admission::gpu_need(3, 3);
         store
-            .insert_job(&NewJob {
-                id,
-                owner: "alice",
-                options: &options,
-                arena_hash: &hash,
-                upload_ms: 0.0,
-                parsed,
-                gpu_memory: need,
-                member: None,
-            })
+            .insert_job(&alices_job(id, &options, &hash, parsed, need))
             .await
             .unwrap();
         ids.push(id);
@@ -339,16 +341,7 @@ async fn the_claim_compares_the_stored_gpu_estimate(engine: Engine) {
     let options = job_options(BackendChoice::Gpu, 0, false);
     let id = JobId::now_v7();
     store
-        .insert_job(&NewJob {
-            id,
-            owner: "alice",
-            options: &options,
-            arena_hash: &hash,
-            upload_ms: 0.0,
-            parsed: None,
-            gpu_memory: 5000,
-            member: None,
-        })
+        .insert_job(&alices_job(id, &options, &hash, None, 5000))
         .await
         .unwrap();
     let on_gpu = |free_memory: u64| ClaimRequest {
