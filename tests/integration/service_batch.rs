@@ -4,7 +4,8 @@
 //! column; the results stream holds one entry per job, each the bytes the job's own
 //! result endpoint gives; a format a job cannot answer in is an error entry; the same batch
 //! again is answered from the finished jobs; bad archives, a batch that fits nobody and one
-//! past the per-user limit are clear 400s and 429s; an unknown batch is 404.
+//! past the per-user limit are clear 400s and 429s; an unknown batch is 404; a batch sent
+//! again with its `Idempotency-Key` is the batch the first request made.
 
 use crate::service_support;
 
@@ -205,7 +206,49 @@ async fn bad_batches_are_refused_with_the_reason(engine: Engine) {
     server.stop().await;
 }
 
+async fn post_keyed(server: &Server, body: Vec<u8>) -> Reply {
+    let headers = [
+        ("content-type", "application/x-tar"),
+        ("idempotency-key", "batch-key-1"),
+    ];
+    server
+        .call(Method::POST, "/v1/batches", None, &headers, Some(body))
+        .await
+}
+
+async fn a_batch_sent_again_with_its_key_is_the_same_batch(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
+    let body = archive(&[
+        ("a.mpg", small_arena(30, 5)),
+        ("bad.mpg", b"1;\n0 MAX".to_vec()),
+    ]);
+    let post = |body: Vec<u8>| post_keyed(&server, body);
+    let first = post(body.clone()).await;
+    assert_eq!(first.status, 202, "{}", first.text());
+    assert!(first.headers.get("idempotent-replayed").is_none());
+    let again = post(body).await;
+    assert_eq!(again.status, 202, "{}", again.text());
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    let (first, again) = (first.json(), again.json());
+    assert_eq!(first["id"], again["id"], "{again}");
+    assert_eq!(again["jobs"][0]["id"], first["jobs"][0]["id"], "{again}");
+    assert_eq!(
+        again["jobs"].as_array().unwrap().len(),
+        1,
+        "refused members are not kept: {again}"
+    );
+    // One job made, not two; the key with another body is refused.
+    let listed = server.get("/v1/jobs", None).await.json();
+    assert_eq!(listed["jobs"].as_array().unwrap().len(), 1, "{listed}");
+    let other = archive(&[("b.mpg", small_arena(30, 6))]);
+    post(other)
+        .await
+        .assert_problem(422, "idempotency-key-reused");
+    server.stop().await;
+}
+
 on_both_stores!(
     a_batch_makes_a_job_per_member_and_streams_their_results,
     bad_batches_are_refused_with_the_reason,
+    a_batch_sent_again_with_its_key_is_the_same_batch,
 );

@@ -256,6 +256,20 @@ def test_the_answers_are_as_documented(open_server: Server) -> None:
     assert set(job) - {"name"} <= set(alone) | {"progress", "queue_position"}, set(job) ^ set(alone)
 
 
+def test_a_batch_sent_again_with_its_key_is_the_first_batch(client: Client) -> None:
+    """The same batch and key again (a retry after a lost answer) is the batch the first
+    request made, its refused member not listed again; another batch with the key is 422."""
+    key = "retry-" + hashlib.sha256(client.url.encode()).hexdigest()[:16] + str(id(client))
+    first = client.submit_batch([PARITY_A, MALFORMED], names=["a.pg", "bad.mpg"], idempotency_key=key)
+    again = client.submit_batch([PARITY_A, MALFORMED], names=["a.pg", "bad.mpg"], idempotency_key=key)
+    assert again.id == first.id
+    assert [j.id for j in again.jobs] == [j.id for j in first.jobs]
+    assert set(first.refused) == {"bad.mpg"} and not again.refused
+    with pytest.raises(Exception) as refused:
+        client.submit_batch([PARITY_B], names=["b.pg"], idempotency_key=key)
+    assert getattr(refused.value, "kind", "") == "idempotency-key-reused", refused.value
+
+
 def test_unknown_batches_are_not_found(client: Client) -> None:
     with pytest.raises(NotFound) as raised:
         client.batch(UNKNOWN)

@@ -89,29 +89,7 @@ pub(super) async fn submit(
     } else {
         encoding
     };
-    let claim = match headers.get("idempotency-key") {
-        None => None,
-        Some(value) => {
-            let key = value
-                .to_str()
-                .ok()
-                .filter(|k| idempotency::valid_key(k))
-                .ok_or_else(|| ApiError::InvalidParameter {
-                    name: "Idempotency-Key",
-                    message: format!(
-                        "the header must be 1 to {} visible ASCII characters, e.g. a UUID",
-                        idempotency::MAX_KEY_BYTES
-                    ),
-                })?;
-            Some((key.to_string(), state.idempotency.claim(&caller.user, key)))
-        }
-    };
-    let (guard, replay) = match claim {
-        None => (None, None),
-        Some((_, Claim::Fresh(guard))) => (Some(guard), None),
-        Some((key, Claim::Replay { job, fingerprint })) => (None, Some((key, job, fingerprint))),
-        Some((key, Claim::InUse)) => return Err(ApiError::IdempotencyKeyInUse(key)),
-    };
+    let (guard, replay) = idempotency_claim(&state, &caller.user, &headers)?;
     let limit = state.config.per_user_job_limit;
     if replay.is_none() && state.store.active_count(&caller.user).await? >= limit {
         return Err(ApiError::TooManyJobs { limit });
@@ -174,6 +152,39 @@ pub(super) async fn submit(
     committing
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?
+}
+
+/// What an earlier request with the same `Idempotency-Key` made: the key, the job (or
+/// batch) id, and what that request was.
+pub(super) type Replay = (String, JobId, Fingerprint);
+
+/// A request's `Idempotency-Key` claimed for `user`: the guard of a fresh key (completed
+/// once the job, or batch, exists), or what an earlier request with the key made (key, id,
+/// fingerprint). No header: neither. A key still in use by a running request is `409`.
+pub(super) fn idempotency_claim(
+    state: &AppState,
+    user: &str,
+    headers: &HeaderMap,
+) -> Result<(Option<ClaimGuard>, Option<Replay>), ApiError> {
+    let Some(value) = headers.get("idempotency-key") else {
+        return Ok((None, None));
+    };
+    let key = value
+        .to_str()
+        .ok()
+        .filter(|k| idempotency::valid_key(k))
+        .ok_or_else(|| ApiError::InvalidParameter {
+            name: "Idempotency-Key",
+            message: format!(
+                "the header must be 1 to {} visible ASCII characters, e.g. a UUID",
+                idempotency::MAX_KEY_BYTES
+            ),
+        })?;
+    match state.idempotency.claim(user, key) {
+        Claim::Fresh(guard) => Ok((Some(guard), None)),
+        Claim::Replay { job, fingerprint } => Ok((None, Some((key.to_string(), job, fingerprint)))),
+        Claim::InUse => Err(ApiError::IdempotencyKeyInUse(key.to_string())),
+    }
 }
 
 /// Records the job (or reuses an identical finished one), queues it, completes the

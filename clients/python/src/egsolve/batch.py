@@ -8,9 +8,8 @@ the server streams as the jobs finish (``GET /v1/batches/{id}/results``): an ent
 ``NAME.EXT`` per succeeded job (``EXT`` is ``json``, ``txt``, ``sol`` or ``bin`` for the
 format), ``NAME.error.json`` for a job without an answer in that format.
 
-A batch is not sent again when its answer is lost (the endpoint takes no idempotency key,
-so a second attempt could make every job twice); only a connection that could not be made
-at all is retried.
+A batch carries an ``Idempotency-Key`` like a single submission: one whose answer was lost
+is sent again and answered with the batch the first request made, never a second one.
 """
 
 from __future__ import annotations
@@ -573,7 +572,7 @@ def wait_all(
 def suits_batches(items: Sequence[Any], options: Dict[str, Any]) -> bool:
     """Whether :meth:`Client.submit_many` sends ``items`` as batches: two or more, sizes
     known, :data:`MANY_AS_BATCH_BYTES` at most together, and no option a batch cannot
-    honour (``convert``, ``idempotency_key``)."""
+    honour (``convert``, or one ``idempotency_key`` for every source)."""
     if len(items) < 2 or options.get("convert") or options.get("idempotency_key") is not None:
         return False
     if set(options) - set(BATCH_OPTIONS) - {"compress", "convert", "idempotency_key"}:

@@ -128,10 +128,8 @@ class Client:
         body: Optional[upload.Body] = None,
         headers: Optional[Dict[str, str]] = None,
         read_timeout: Optional[float] = None,
-        retry: Union[bool, Literal["connect"]] = True,
+        retry: bool = True,
     ) -> httpx.Response:
-        """``retry="connect"``: sent again only when no connection could be made (a request
-        that must not be repeated once the server may have seen it)."""
         timeout = httpx.Timeout(self.timeout, read=read_timeout or self.timeout)
         failures = 0
         while True:
@@ -146,8 +144,7 @@ class Client:
                 )
             except httpx.TransportError as e:
                 failures += 1
-                unsent = isinstance(e, (httpx.ConnectError, httpx.ConnectTimeout))
-                if not retry or failures > self.retries or (retry == "connect" and not unsent):
+                if not retry or failures > self.retries:
                     raise ConnectionFailed(f"cannot reach {self.url}: {e!r}") from e
                 time.sleep(self._delay(failures))
                 continue
@@ -155,7 +152,7 @@ class Client:
                 return response
             error = _error(response)
             again = response.status_code in RETRY_STATUSES or error.kind == "idempotency-key-in-use"
-            if retry is True and again and failures < self.retries:
+            if retry and again and failures < self.retries:
                 failures += 1
                 time.sleep(error.retry_after if error.retry_after else self._delay(failures))
                 continue
@@ -262,6 +259,7 @@ class Client:
         returns: Optional[str] = None,
         credits: Optional[bool] = None,
         compress: Optional[str] = "auto",
+        idempotency_key: Optional[str] = None,
     ) -> Batch:
         """Submits many arenas in one request (``POST /v1/batches``) and returns the
         :class:`~egsolve.Batch`: the way to send many small games.
@@ -277,8 +275,10 @@ class Client:
         for each), :class:`~egsolve.MalformedBatch` when the archive is refused as a whole
         (too many members for the server), :class:`~egsolve.TooManyJobs` when the members do
         not fit the per-user limit (nothing is made), and the other
-        :class:`~egsolve.ApiError` kinds. A batch whose answer is lost is not sent again
-        (:class:`~egsolve.ConnectionFailed`): the server takes no idempotency key for it.
+        :class:`~egsolve.ApiError` kinds. Like :meth:`submit`, the request carries an
+        ``Idempotency-Key`` (``idempotency_key``, or a fresh one), so a batch whose answer was
+        lost is sent again and answered with the batch the first request made (each job with
+        its state then; the refused members are not listed again).
         """
         items = list(sources)
         if not items:
@@ -286,7 +286,10 @@ class Client:
         chosen = batches.member_names(items, names)
         body = batches.archive_body(batches.archive(items, chosen), compress)
         params = _submit_params(backend, priority, time_limit, format, returns, credits)
-        response = self._request("POST", "/v1/batches", params=params, body=body, retry="connect")
+        key = idempotency_key or uuid.uuid4().hex
+        response = self._request(
+            "POST", "/v1/batches", params=params, body=body, headers={"Idempotency-Key": key}
+        )
         return batches.submitted(self, response.json())
 
     def batch(self, batch_id: str) -> Batch:

@@ -21,10 +21,12 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 use super::AppState;
 use super::auth::Caller;
 use super::error::ApiError;
+use super::idempotency::Fingerprint;
 use super::job::{JobId, JobOptions, JobRecord, JobState};
 use super::preparse::{ParseRequest, read_options};
 use super::request::{caller, full_view, job_options};
@@ -96,17 +98,29 @@ pub(super) async fn submit_batch(
             UploadError::InsufficientStorage(e),
         ));
     }
+    let (guard, replay) = submit::idempotency_claim(&state, &caller.user, &headers)?;
     let limit = config.max_body_bytes;
     let start = Instant::now();
     let raw = axum::body::to_bytes(body, usize::try_from(limit).unwrap_or(usize::MAX))
         .await
         .map_err(|_| UploadError::TooLarge { limit })?;
     let (max_members, max_bytes) = (config.max_batch_jobs, config.max_body_bytes);
-    let members = tokio::task::spawn_blocking(move || {
-        archive::members(&raw, encoding, max_members, max_bytes)
+    let (members, body_hash) = tokio::task::spawn_blocking(move || {
+        let hash = hex::encode(Sha256::digest(&raw));
+        archive::members(&raw, encoding, max_members, max_bytes).map(|m| (m, hash))
     })
     .await
     .map_err(|e| ApiError::Internal(e.to_string()))??;
+    let fingerprint = Fingerprint {
+        options,
+        arena_hash: body_hash,
+    };
+    if let Some((key, batch, first)) = replay {
+        if first != fingerprint {
+            return Err(ApiError::IdempotencyKeyReused(key));
+        }
+        return replayed(&state, batch).await;
+    }
     let unpacked = start.elapsed();
     let active = state.store.active_count(&caller.user).await?;
     if active + members.len() as u64 > config.per_user_job_limit {
@@ -114,16 +128,57 @@ pub(super) async fn submit_batch(
             limit: config.per_user_job_limit,
         });
     }
-    let outcomes = store_members(&state, &options, members).await;
-    let stored = start.elapsed();
-    let answer = record(&state, &caller, &options, outcomes).await;
-    tracing::info!(
-        receive_and_unpack_ms = unpacked.as_secs_f64() * 1e3,
-        store_ms = (stored - unpacked).as_secs_f64() * 1e3,
-        record_ms = (start.elapsed() - stored).as_secs_f64() * 1e3,
-        "batch submitted"
-    );
-    answer
+    // On its own task: a client that goes away cannot stop the batch half-way.
+    let batch = tokio::spawn(async move {
+        let outcomes = store_members(&state, &options, members).await;
+        let stored = start.elapsed();
+        let batch = JobId::now_v7();
+        let answer = record(&state, &caller, &options, batch, outcomes).await;
+        if let (Ok(_), Some(guard)) = (&answer, guard) {
+            guard.complete(batch, fingerprint);
+        }
+        tracing::info!(
+            receive_and_unpack_ms = unpacked.as_secs_f64() * 1e3,
+            store_ms = (stored - unpacked).as_secs_f64() * 1e3,
+            record_ms = (start.elapsed() - stored).as_secs_f64() * 1e3,
+            "batch submitted"
+        );
+        answer
+    });
+    batch.await.map_err(|e| ApiError::Internal(e.to_string()))?
+}
+
+/// The answer to a batch submitted again with its `Idempotency-Key`: the batch the first
+/// request made, each job with its state now (refused members are not kept, so they are
+/// not listed again).
+async fn replayed(state: &AppState, batch: JobId) -> Result<Response, ApiError> {
+    let jobs = state.store.batch_jobs(batch).await?;
+    if jobs.is_empty() {
+        // The key outlived its batch (expired).
+        return Err(ApiError::BatchNotFound(batch.to_string()));
+    }
+    let entries: Vec<Value> = jobs
+        .iter()
+        .map(|job| {
+            let name = job.batch.as_ref().map(|b| b.name.as_str());
+            json!({"name": name, "id": job.id.to_string(), "state": job.state.name()})
+        })
+        .collect();
+    let body =
+        json!({"id": batch.to_string(), "accepted": entries.len(), "refused": 0, "jobs": entries});
+    let mut response = answer_202(batch, body);
+    response
+        .headers_mut()
+        .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    Ok(response)
+}
+
+/// `202` with the batch's answer and its `Location`.
+fn answer_202(batch: JobId, body: Value) -> Response {
+    let mut response = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
+    let location = HeaderValue::from_str(&format!("/v1/batches/{batch}")).expect("ascii");
+    response.headers_mut().insert(header::LOCATION, location);
+    response
 }
 
 /// Stores, parses and admits every member: those in memory together ([`member`]), `egb`
@@ -213,9 +268,9 @@ async fn record(
     state: &AppState,
     caller: &Caller,
     options: &JobOptions,
+    batch: JobId,
     outcomes: Vec<(String, Outcome)>,
 ) -> Result<Response, ApiError> {
-    let batch = JobId::now_v7();
     let ids: Vec<JobId> = outcomes.iter().map(|_| JobId::now_v7()).collect();
     let mut arenas = Vec::new();
     let mut rows = Vec::new();
@@ -272,10 +327,7 @@ async fn record(
         "refused": entries.len() - accepted,
         "jobs": entries,
     });
-    let mut response = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
-    let location = HeaderValue::from_str(&format!("/v1/batches/{batch}")).expect("ascii");
-    response.headers_mut().insert(header::LOCATION, location);
-    Ok(response)
+    Ok(answer_202(batch, body))
 }
 
 /// The jobs of batch `id` when the caller may see them (every job of a batch has its
