@@ -18,6 +18,8 @@ async fn pages_and_assets_are_embedded_cacheable_and_locked_down() {
         ("/ui/app.js", "text/javascript"),
         ("/ui/style.css", "text/css"),
         ("/ui/favicon.svg", "image/svg+xml"),
+        // Where browsers ask whatever the page names: the same icon, not a 404.
+        ("/favicon.ico", "image/svg+xml"),
     ] {
         let reply = server.get(path, None).await;
         assert_eq!(reply.status, 200, "{path}");

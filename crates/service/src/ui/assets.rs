@@ -68,6 +68,12 @@ pub async fn job_page(headers: HeaderMap) -> Response {
 }
 
 /// `GET /ui/{asset}`: the script, the style sheet, the icon.
+/// `/favicon.ico`: the icon, for browsers that ask there whatever the page's `<link>` says
+/// (a 404 there is an error in the user's console).
+pub async fn favicon(headers: HeaderMap) -> Result<Response, ApiError> {
+    asset(Path("favicon.svg".to_string()), headers).await
+}
+
 pub async fn asset(Path(name): Path<String>, headers: HeaderMap) -> Result<Response, ApiError> {
     let index = ASSETS
         .iter()
