@@ -47,9 +47,9 @@ pub(crate) async fn batch_results(
     let format = result_format(&params)?;
     // Subscribed before the first read: nothing that finishes after it is missed.
     let notifications = state.store.subscribe();
-    let (_, jobs) = visible_batch(&state, &caller, &id).await?;
+    let (batch, jobs) = visible_batch(&state, &caller, &id).await?;
     let (tx, mut rx) = mpsc::channel::<Chunk>(QUEUED_ENTRIES);
-    tokio::spawn(follow(state, jobs, format, notifications, tx));
+    tokio::spawn(follow(state, batch, jobs, format, notifications, tx));
     let stream = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
     let mut response = Body::from_stream(stream).into_response();
     response
@@ -62,6 +62,7 @@ pub(crate) async fn batch_results(
 /// client goes away (the channel closes).
 async fn follow(
     state: AppState,
+    batch: JobId,
     jobs: Vec<JobRecord>,
     format: ResultFormat,
     mut notifications: broadcast::Receiver<StoreEvent>,
@@ -106,7 +107,7 @@ async fn follow(
             // Lagged, or time for a rescan: every pending job.
             Err(broadcast::error::RecvError::Lagged(_)) => pending.keys().copied().collect(),
         };
-        match reread(&state, &changed).await {
+        match reread(&state, batch, &changed).await {
             Ok(jobs) => finished.extend(jobs.into_iter().filter(|j| j.state.is_finished())),
             Err(e) => {
                 let _ = tx.send(Err(std::io::Error::other(e.to_string()))).await;
@@ -116,19 +117,13 @@ async fn follow(
     }
 }
 
-/// The jobs `ids` as stored now (one query for a rescan of many).
-async fn reread(state: &AppState, ids: &[JobId]) -> Result<Vec<JobRecord>, ApiError> {
+/// The jobs `ids` of `batch` as stored now (one query for a rescan of many).
+async fn reread(state: &AppState, batch: JobId, ids: &[JobId]) -> Result<Vec<JobRecord>, ApiError> {
     if let [id] = ids {
         return Ok(state.store.job(*id).await?.into_iter().collect());
     }
-    let Some(first) = ids.first() else {
-        return Ok(Vec::new());
-    };
-    let Some(batch) = state.store.job(*first).await?.and_then(|j| j.batch) else {
-        return Ok(Vec::new());
-    };
     let wanted: HashSet<&JobId> = ids.iter().collect();
-    let jobs = state.store.batch_jobs(batch.batch).await?;
+    let jobs = state.store.batch_jobs(batch).await?;
     Ok(jobs
         .into_iter()
         .filter(|j| wanted.contains(&j.id))
