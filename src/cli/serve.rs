@@ -71,6 +71,12 @@ pub struct ServeArgs {
     /// Most arenas one batch (`POST /v1/batches`) may carry [default: 1000].
     #[arg(long, env = "EGSOLVE_MAX_BATCH_JOBS")]
     pub max_batch_jobs: Option<u64>,
+    /// Most uploads in parts (`POST /v1/uploads`) one user may have open [default: 16].
+    #[arg(long, env = "EGSOLVE_MAX_OPEN_UPLOADS")]
+    pub max_open_uploads: Option<u64>,
+    /// Seconds an upload in parts is kept without a part received [default: 86400].
+    #[arg(long, env = "EGSOLVE_UPLOAD_TTL_SECS")]
+    pub upload_ttl_secs: Option<u64>,
     /// Jobs the CPU pool runs at once [default: one per core].
     #[arg(long, env = "EGSOLVE_CPU_WORKERS")]
     pub cpu_workers: Option<usize>,
@@ -148,6 +154,8 @@ impl ServeArgs {
             result_ttl_secs,
             per_user_job_limit,
             max_batch_jobs,
+            max_open_uploads,
+            upload_ttl_secs,
             cpu_workers,
             cpu_threads,
             gpu_devices,

@@ -9,7 +9,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
-use super::{Client, SubmitOptions};
+use super::{Client, PartsPlan, SubmitOptions};
 
 /// Where the server is and who we are.
 #[derive(Debug, Clone, clap::Args)]
@@ -50,6 +50,21 @@ pub struct SubmitArgs {
     /// stream).
     #[arg(long)]
     pub no_batch: bool,
+    /// A file of at least this many bytes is sent in parts over several connections
+    /// (`POST /v1/uploads`), each part checksummed and sent again if its connection breaks
+    /// [default: 256 MiB].
+    #[arg(long, default_value_t = 256 << 20)]
+    pub parts_above: u64,
+    /// Bytes per part of an upload in parts (64 KiB to 1 GiB).
+    #[arg(long, default_value_t = 64 << 20)]
+    pub part_size: u64,
+    /// Parts sent at once, each over its own connection.
+    #[arg(long, default_value_t = 8)]
+    pub connections: usize,
+    /// Finish the upload in parts with this id (printed when one is made; see `GET
+    /// /v1/uploads/{id}`): only the parts the server lacks are sent.
+    #[arg(long)]
+    pub upload: Option<String>,
     #[command(flatten)]
     pub server: ServerArgs,
     /// Backend: auto, gpu, cpu, reference or parity (the parity solver, for parity games).
@@ -260,9 +275,22 @@ impl SubmitArgs {
             .expect("template"),
         );
         let progress = bar.clone();
-        let job = client
-            .submit(file, options, move |sent| progress.set_position(sent))
-            .await;
+        let job = if length >= self.parts_above || self.upload.is_some() {
+            let plan = PartsPlan {
+                part_size: self.part_size,
+                connections: self.connections,
+                resume: self.upload.clone(),
+            };
+            client
+                .submit_in_parts(file, options, &plan, move |held| {
+                    progress.set_position(held);
+                })
+                .await
+        } else {
+            client
+                .submit(file, options, move |sent| progress.set_position(sent))
+                .await
+        };
         bar.finish_and_clear();
         Ok(job?)
     }

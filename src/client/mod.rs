@@ -6,6 +6,9 @@
 mod batch;
 pub mod cli;
 mod many;
+mod parts;
+
+pub use parts::PartsPlan;
 
 use std::path::Path;
 use std::time::Duration;

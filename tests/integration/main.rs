@@ -26,6 +26,7 @@ mod service_idempotency;
 mod service_memory;
 mod service_migrate;
 mod service_parity;
+mod service_parts;
 mod service_restart;
 mod service_ui;
 mod shutdown;

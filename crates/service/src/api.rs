@@ -23,6 +23,7 @@ use super::byte_range;
 use super::cluster;
 use super::error::ApiError;
 use super::job::JobState;
+use super::parts;
 use super::request::{Params, caller, full_view, only_params, param, result_format, visible_job};
 use super::result_file::{self, RenderRequest, ResultFormat};
 use super::scheduler::LiveStatus;
@@ -52,6 +53,10 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/batches"),
     ("get", "/v1/batches/{id}"),
     ("get", "/v1/batches/{id}/results"),
+    ("post", "/v1/uploads"),
+    ("get", "/v1/uploads/{id}"),
+    ("delete", "/v1/uploads/{id}"),
+    ("put", "/v1/uploads/{id}/parts/{number}"),
 ];
 
 /// Longest `?wait=` honoured, seconds.
@@ -72,7 +77,7 @@ pub fn router(state: AppState) -> Router {
 }
 
 fn handler(method: &str, path: &str) -> MethodRouter<AppState> {
-    use axum::routing::{delete, post};
+    use axum::routing::{delete, post, put};
     match (method, path) {
         ("post", "/v1/jobs") => post(submit::submit),
         ("get", "/v1/jobs") => get(list_jobs),
@@ -94,6 +99,10 @@ fn handler(method: &str, path: &str) -> MethodRouter<AppState> {
         ("post", "/v1/batches") => post(batch::submit_batch),
         ("get", "/v1/batches/{id}") => get(batch::get_batch),
         ("get", "/v1/batches/{id}/results") => get(batch::results::batch_results),
+        ("post", "/v1/uploads") => post(parts::create_upload),
+        ("get", "/v1/uploads/{id}") => get(parts::get_upload),
+        ("delete", "/v1/uploads/{id}") => delete(parts::delete_upload),
+        ("put", "/v1/uploads/{id}/parts/{number}") => put(parts::put_part),
         _ => unreachable!("every entry of ROUTES has a handler"),
     }
 }

@@ -51,6 +51,10 @@ pub struct ServeConfig {
     pub per_user_job_limit: u64,
     /// Most arenas one batch (`POST /v1/batches`) may carry.
     pub max_batch_jobs: u64,
+    /// Most uploads in parts (`POST /v1/uploads`) one user may have open at once.
+    pub max_open_uploads: u64,
+    /// Seconds an upload in parts may stay without a part received before it is removed.
+    pub upload_ttl_secs: u64,
     /// Jobs the CPU pool runs at once (0: one per core).
     pub cpu_workers: usize,
     /// Threads of each CPU solve: the parallel CPU backend and `auto`'s lifting on large
@@ -110,6 +114,8 @@ impl Default for ServeConfig {
             result_ttl_secs: 7 * 24 * 3600,
             per_user_job_limit: 1000,
             max_batch_jobs: 1000,
+            max_open_uploads: 16,
+            upload_ttl_secs: 24 * 3600,
             cpu_workers: 0,
             cpu_threads: 0,
             gpu_devices: Vec::new(),
@@ -213,9 +219,17 @@ impl ServeConfig {
         if !self.auth && !self.bind.ip().is_loopback() {
             return Err(ConfigError::AuthOffOffLoopback(self.bind));
         }
-        if self.max_body_bytes == 0 || self.per_user_job_limit == 0 || self.max_batch_jobs == 0 {
+        if [
+            self.max_body_bytes,
+            self.per_user_job_limit,
+            self.max_batch_jobs,
+            self.max_open_uploads,
+            self.upload_ttl_secs,
+        ]
+        .contains(&0)
+        {
             return Err(ConfigError::Invalid(
-                "max_body_bytes, per_user_job_limit and max_batch_jobs must be positive".into(),
+                "max_body_bytes, per_user_job_limit, max_batch_jobs, max_open_uploads and upload_ttl_secs must be positive".into(),
             ));
         }
         for root in &self.import_roots {

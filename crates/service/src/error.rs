@@ -8,11 +8,16 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::AppState;
 use super::admission::{ExceedsMemory, HOST_SETTING};
 use super::import::ReferenceError;
+use super::metrics::StorageStage;
+use super::parts::session::PartsError;
+use super::preparse::malformed;
 use super::storage::NoRoom;
 use super::store::StoreError;
 use super::upload::UploadError;
+use egsolve_core::format::FormatError;
 
 /// The setting that keeps disk space free, named in `507` answers.
 pub const STORAGE_SETTING: &str = "storage_reserve_bytes";
@@ -41,6 +46,9 @@ pub enum ApiError {
     /// A job by reference refused.
     #[error(transparent)]
     Reference(#[from] ReferenceError),
+    /// An upload in parts refused.
+    #[error(transparent)]
+    Parts(#[from] PartsError),
     /// `Content-Encoding` names something the server cannot decompress.
     #[error("unsupported Content-Encoding '{0}': send identity, gzip, zstd or bzip2")]
     UnsupportedEncoding(String),
@@ -190,6 +198,25 @@ impl ApiError {
                     (S::CONFLICT, "reference-changed", "Referenced file changed")
                 }
             },
+            ApiError::Parts(e) => match e {
+                PartsError::NotFound(_) => (S::NOT_FOUND, "upload-not-found", "Upload not found"),
+                PartsError::Invalid(_) | PartsError::NoSuchPart { .. } => {
+                    (S::BAD_REQUEST, "invalid-upload", "Invalid upload request")
+                }
+                PartsError::Damaged { .. } => (S::BAD_REQUEST, "part-damaged", "Part not received"),
+                PartsError::InProgress(_) => {
+                    (S::CONFLICT, "part-in-progress", "Part being received")
+                }
+                PartsError::Conflict(_) => (S::CONFLICT, "part-conflict", "Part received before"),
+                PartsError::Closed(_) => (S::CONFLICT, "upload-closed", "Upload closed"),
+                PartsError::Incomplete { .. } => {
+                    (S::CONFLICT, "upload-incomplete", "Upload incomplete")
+                }
+                PartsError::TooMany { .. } => {
+                    (S::TOO_MANY_REQUESTS, "too-many-uploads", "Too many uploads")
+                }
+                PartsError::Io(_) => (S::INTERNAL_SERVER_ERROR, "internal", "Internal error"),
+            },
             ApiError::UnsupportedEncoding(_) => (
                 S::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported-encoding",
@@ -248,6 +275,35 @@ impl ApiError {
     }
 }
 
+/// An upload's failure as the answer, counting those for want of disk space.
+pub(crate) fn storage_refusal(state: &AppState, e: UploadError) -> ApiError {
+    match e {
+        UploadError::Parse(e) => format_refusal(e),
+        UploadError::InsufficientStorage(no_room) => {
+            let stage = match no_room {
+                NoRoom::Declared { .. } => StorageStage::Admission,
+                NoRoom::Full(_) => StorageStage::Upload,
+            };
+            state.metrics.count_insufficient_storage(stage);
+            ApiError::Upload(UploadError::InsufficientStorage(no_room))
+        }
+        e => ApiError::Upload(e),
+    }
+}
+
+/// The answer to an arena the parser refused: malformed, with line and column.
+fn format_refusal(e: FormatError) -> ApiError {
+    let failure = malformed(e);
+    match failure.kind.as_str() {
+        "internal" => ApiError::Internal(failure.message),
+        _ => ApiError::Malformed {
+            line: failure.line,
+            column: failure.column,
+            message: failure.message,
+        },
+    }
+}
+
 /// Seconds a client is told to wait after a 429.
 pub const RETRY_AFTER_SECS: u64 = 5;
 
@@ -286,6 +342,12 @@ impl ApiError {
                 body["limit"] = e.available.into();
                 body["setting"] = HOST_SETTING.into();
             }
+            ApiError::Parts(PartsError::Incomplete { missing }) => {
+                body["missing"] = missing.clone().into();
+            }
+            ApiError::Parts(PartsError::TooMany { limit }) => {
+                body["limit"] = (*limit).into();
+            }
             ApiError::BatchRefused(members) => {
                 body["members"] = members.clone().into();
             }
@@ -315,7 +377,7 @@ impl IntoResponse for ApiError {
             ApiError::TooManyJobs { .. } => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
             }
-            ApiError::IdempotencyKeyInUse(_) => {
+            ApiError::IdempotencyKeyInUse(_) | ApiError::Parts(PartsError::InProgress(_)) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(1u64));
             }
             _ => {}

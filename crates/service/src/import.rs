@@ -329,6 +329,24 @@ pub async fn receive(
     }
 }
 
+/// A body that streams `file` (a server-side file nothing else writes, such as a finished
+/// upload in parts) in large blocks, for the upload pipeline.
+pub(crate) fn file_body(file: File) -> Body {
+    let reader = Reader {
+        file,
+        expected: None,
+        changed: Arc::new(AtomicBool::new(false)),
+    };
+    let (tx, mut rx) = mpsc::channel::<std::io::Result<Bytes>>(4);
+    let spawned = std::thread::Builder::new()
+        .name("egsolve-import".into())
+        .spawn(move || reader.run(tx));
+    if let Err(e) = spawned {
+        return Body::from_stream(futures::stream::once(async move { Err::<Bytes, _>(e) }));
+    }
+    Body::from_stream(futures::stream::poll_fn(move |cx| rx.poll_recv(cx)))
+}
+
 /// A reflinked copy of `source` in `dir` (its path and the copy, opened), or `None` where
 /// the file system cannot (another file system, or one without shared extents).
 fn reflink(source: &File, dir: &Path) -> Option<(PathBuf, File)> {

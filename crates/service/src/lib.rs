@@ -64,6 +64,7 @@ mod import;
 mod job;
 mod metrics;
 mod offload;
+mod parts;
 mod preparse;
 mod request;
 mod result_file;
@@ -151,6 +152,8 @@ pub(crate) struct Shared {
     pub(crate) usage: Arc<ui::usage::UsageHistory>,
     /// The directories jobs by reference may name files under, resolved at start-up.
     pub(crate) import_roots: import::ImportRoots,
+    /// Uploads in parts under way (their own lock inside).
+    pub(crate) uploads: Arc<parts::session::Uploads>,
 }
 
 impl Deref for AppState {
@@ -185,6 +188,9 @@ pub async fn run(
     })?;
     let config = Arc::new(config);
     let node = Node::start(config.clone(), true).await?;
+    let uploads = Arc::new(parts::session::Uploads::open(
+        config.data_dir.join("uploads"),
+    )?);
     let store = node.store.clone();
     let scheduler = node.scheduler.clone();
     let events = node.events.clone();
@@ -209,8 +215,13 @@ pub async fn run(
         idempotency: Arc::default(),
         usage: Arc::default(),
         import_roots,
+        uploads: uploads.clone(),
     }));
     let expiry = tokio::spawn(expire_forever(store.clone(), events, config.result_ttl()));
+    let upload_expiry = tokio::spawn(expire_uploads_forever(
+        uploads,
+        Duration::from_secs(config.upload_ttl_secs),
+    ));
     let sampler = tokio::spawn(ui::usage::sample_forever(
         state.scheduler.clone(),
         state.usage.clone(),
@@ -260,6 +271,7 @@ pub async fn run(
         }
     };
     expiry.abort();
+    upload_expiry.abort();
     sampler.abort();
     close(node).await;
     served.map_err(ServiceError::Io)
@@ -365,6 +377,20 @@ async fn expire_forever(store: Store, events: Arc<JobEvents>, ttl: Duration) {
             Err(e) => tracing::error!("expiry failed: {e}"),
         }
         events.prune();
+    }
+}
+
+/// Removes uploads in parts left untouched for `ttl`.
+async fn expire_uploads_forever(uploads: Arc<parts::session::Uploads>, ttl: Duration) {
+    let mut tick = tokio::time::interval(Duration::from_secs(60).min(ttl));
+    loop {
+        tick.tick().await;
+        let cutoff = store::now_ms() - i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+        let uploads = uploads.clone();
+        match tokio::task::spawn_blocking(move || uploads.expire(cutoff)).await {
+            Ok(0) | Err(_) => {}
+            Ok(n) => tracing::info!(expired = n, "removed uploads in parts past their TTL"),
+        }
     }
 }
 

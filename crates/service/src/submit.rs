@@ -24,19 +24,18 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::admission::{self, Refused};
-use super::error::ApiError;
+use super::error::{ApiError, storage_refusal};
 use super::idempotency::{self, Claim, ClaimGuard, Fingerprint};
 use super::import::{self, ImportError, ReferenceError};
 use super::job::{ArenaStats, BackendChoice, Failure, JobId, JobOptions, ResultSummary};
-use super::metrics::StorageStage;
-use super::preparse::{ParseRequest, PreparsedGame, malformed, read_options};
+use super::parts;
+use super::preparse::{ParseRequest, PreparsedGame, read_options};
 use super::request::{caller, full_view, job_options};
 use super::result_file;
 use super::slots::QueuedJob;
-use super::storage::{self, NoRoom};
+use super::storage;
 use super::store::{NewJob, Reuse};
 use super::upload::{self, Encoding, StoredArena, UploadError, UploadTarget};
-use egsolve_core::format::FormatError;
 
 /// Content types that are certainly not a game file (`application/x-www-form-urlencoded` is
 /// allowed: it is what `curl --data-binary` sends by default).
@@ -59,10 +58,9 @@ pub(super) async fn submit(
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok());
-    let by_reference = content_type.is_some_and(|kind| {
-        let media = kind.split(';').next().unwrap_or("").trim();
-        media.eq_ignore_ascii_case(import::MEDIA_TYPE)
-    });
+    let media = content_type.map(|kind| kind.split(';').next().unwrap_or("").trim());
+    let by_reference = media.is_some_and(|m| m.eq_ignore_ascii_case(import::MEDIA_TYPE));
+    let from_upload = media.is_some_and(|m| m.eq_ignore_ascii_case(parts::MEDIA_TYPE));
     if by_reference {
         if state.import_roots.is_empty() {
             return Err(ReferenceError::Disabled.into());
@@ -70,6 +68,8 @@ pub(super) async fn submit(
         if !caller.may_import {
             return Err(ReferenceError::Forbidden.into());
         }
+    } else if from_upload {
+        // The upload's own checks run below.
     } else if let Some(kind) = content_type {
         if REFUSED_TYPES
             .iter()
@@ -83,8 +83,8 @@ pub(super) async fn submit(
         .and_then(|v| v.to_str().ok());
     let encoding = Encoding::from_header(encoding_header)
         .ok_or_else(|| ApiError::UnsupportedEncoding(encoding_header.unwrap_or("").to_string()))?;
-    // A referenced file's compression is read from its magic bytes.
-    let encoding = if by_reference {
+    // A referenced file's (or finished upload's) compression is read from its magic bytes.
+    let encoding = if by_reference || from_upload {
         Encoding::Sniff
     } else {
         encoding
@@ -110,6 +110,8 @@ pub(super) async fn submit(
     };
     let stored = if by_reference {
         by_reference_arena(&state, body, target).await?
+    } else if from_upload {
+        parts::arena_from_upload(&state, &caller.user, body, target).await?
     } else {
         // The body is stored as it comes (compressed if it came so): its declared length is
         // what it takes on disk.
@@ -403,35 +405,6 @@ async fn by_reference_arena(
         "file named by reference copied into the store"
     );
     Ok(stored)
-}
-
-/// An upload's failure as the answer, counting those for want of disk space.
-pub(super) fn storage_refusal(state: &AppState, e: UploadError) -> ApiError {
-    match e {
-        UploadError::Parse(e) => format_refusal(e),
-        UploadError::InsufficientStorage(no_room) => {
-            let stage = match no_room {
-                NoRoom::Declared { .. } => StorageStage::Admission,
-                NoRoom::Full(_) => StorageStage::Upload,
-            };
-            state.metrics.count_insufficient_storage(stage);
-            ApiError::Upload(UploadError::InsufficientStorage(no_room))
-        }
-        e => ApiError::Upload(e),
-    }
-}
-
-/// The answer to an arena the parser refused: malformed, with line and column.
-fn format_refusal(e: FormatError) -> ApiError {
-    let failure = malformed(e);
-    match failure.kind.as_str() {
-        "internal" => ApiError::Internal(failure.message),
-        _ => ApiError::Malformed {
-            line: failure.line,
-            column: failure.column,
-            message: failure.message,
-        },
-    }
 }
 
 /// An arena over a configured limit, or whose bound overflows.

@@ -313,7 +313,7 @@ fn store_and_parse(
 }
 
 /// Moves a synced temporary file to its content address (keeping an existing copy).
-fn place(tmp_path: &Path, path: &Path, known: bool) -> std::io::Result<()> {
+pub(crate) fn place(tmp_path: &Path, path: &Path, known: bool) -> std::io::Result<()> {
     if known || path.exists() {
         std::fs::remove_file(tmp_path)
     } else {

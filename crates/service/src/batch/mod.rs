@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 
 use super::AppState;
 use super::auth::Caller;
-use super::error::ApiError;
+use super::error::{ApiError, storage_refusal};
 use super::idempotency::Fingerprint;
 use super::job::{JobId, JobOptions, JobRecord, JobState};
 use super::preparse::{ParseRequest, read_options};
@@ -93,10 +93,7 @@ pub(super) async fn submit_batch(
         config.storage_reserve_bytes,
     ) {
         upload::drain(body).await;
-        return Err(submit::storage_refusal(
-            &state,
-            UploadError::InsufficientStorage(e),
-        ));
+        return Err(storage_refusal(&state, UploadError::InsufficientStorage(e)));
     }
     let (guard, replay) = submit::idempotency_claim(&state, &caller.user, &headers)?;
     let limit = config.max_body_bytes;
@@ -246,7 +243,7 @@ async fn admit_member(
     options: &JobOptions,
     stored: Result<StoredArena, UploadError>,
 ) -> Result<Outcome, ApiError> {
-    let mut stored = stored.map_err(|e| submit::storage_refusal(state, e))?;
+    let mut stored = stored.map_err(|e| storage_refusal(state, e))?;
     if let Some(reuse) = submit::reusable_result(state, &stored.hash, options).await? {
         return Ok(Outcome::Accepted(Box::new(Accepted {
             stored,
