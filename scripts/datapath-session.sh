@@ -7,7 +7,8 @@
 # `egsolve` and the `parse` and `egb` bench executables (`cargo bench -p egsolve-core --bench
 # parse --bench egb --no-run` prints their paths; copy them as parse-bench, egb-bench):
 #   run(command="bash .carry/datapath-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
-# PARTS picks the sections (default: egb service big parse, in this order); BIG_VERTICES the large game's
+# PARTS picks the sections (default: egb service big parse, in this order; `parts`: the
+# 10^9-edge game sent in parts, CONNECTIONS at a time); BIG_VERTICES the large game's
 # vertices (default 250000000: 10^9 edges).
 set -u
 PARTS=" ${PARTS:-egb service big parse} "; part() { [[ "$PARTS" == *" $1 "* ]]; }
@@ -86,6 +87,35 @@ if part big; then
   done
   curl -s http://127.0.0.1:8282/metrics | grep -E "^egsolve_" | grep -vE "_bucket" | head -60 > "$out/metricsbig.log"
   kill "$srv"; wait "$srv" 2>/dev/null
+fi
+if part parts; then
+  # Issue 43 part 2: the 10^9-edge egb sent in parts over several connections (a fresh store
+  # for each run: a second run of the same parts would reuse the first one's result), beside
+  # the CLI and a job by reference in the same session.
+  v="${BIG_VERTICES:-250000000}"
+  [ -f "$w/big.egb" ] || measure gen gen "$v" --to egb -o "$w/big.egb"
+  measure "CLI solve" "$e" solve "$w/big.egb" --backend gpu --output binary -o "$w/big-cli.bin"
+  for conns in ${CONNECTIONS:-8 16}; do
+    serve "$w/storeparts" 8383
+    # The same steps as `submit --wait`, timed apart: upload and job, solve, download.
+    s=$(date +%s%N); id=$(timeout 150 "$e" submit "$w/big.egb" --server http://127.0.0.1:8383 --backend gpu \
+      --connections "$conns" 2>>"$out/parts-submit.log"); up=$(ms "$s")
+    t=$(date +%s%N); for _ in $(seq 100); do
+      st=$("$e" status "$id" --server http://127.0.0.1:8383 --wait 5 | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+      case "$st" in succeeded|failed|cancelled) break;; esac
+    done; solved=$(ms "$t")
+    t=$(date +%s%N); timeout 150 "$e" result "$id" --server http://127.0.0.1:8383 --format binary -o "$w/big-parts.bin"; rc=$?; got=$(ms "$t")
+    echo "service in parts, $conns connections, POST->binary result: $(ms "$s") ms rc=$rc (upload and job ${up} ms, solve wait ${solved} ms, download ${got} ms); $(cmp -s "$w/big-parts.bin" "$w/big-cli.bin" && echo same-as-CLI || echo DIFFERS)"
+    grep -E "upload in parts made|accepted|solved" "$out/serve-8383.log" | sed 's/\x1b\[[0-9;]*m//g' | cut -c1-300
+    curl -s http://127.0.0.1:8383/metrics | grep -E "^egsolve_phase_duration_seconds_sum" > "$out/metrics-parts-$conns.log"
+    kill "$srv"; wait "$srv" 2>/dev/null; mv "$out/serve-8383.log" "$out/serve-parts-$conns.log"; rm -rf "$w/storeparts" "$w/big-parts.bin"
+  done
+  serve "$w/storeref" 8484
+  s=$(date +%s%N); timeout 150 "$e" submit --by-reference "$w/big.egb" --server http://127.0.0.1:8484 --backend gpu \
+    --wait --result-format binary -o "$w/big-ref.bin" 2>>"$out/parts-submit.log"; rc=$?
+  echo "service by reference, POST->binary result: $(ms "$s") ms rc=$rc; $(cmp -s "$w/big-ref.bin" "$w/big-cli.bin" && echo same-as-CLI || echo DIFFERS)"
+  grep -E "accepted|solved|copied" "$out/serve-8484.log" | sed 's/\x1b\[[0-9;]*m//g' | cut -c1-300
+  kill "$srv"; wait "$srv" 2>/dev/null; rm -rf "$w/storeref" "$w/big-ref.bin"
 fi
 if part parse; then
   echo "== text parse (MB/s; 50 MB and 1 GB generated) =="

@@ -95,6 +95,8 @@ class Server:
 # Where :class:`FlakyProxy` cuts a binary result: this many bytes into the body (compressed,
 # a client may have decoded nothing of the first few kilobytes, and then starts over).
 CUT_AFTER = 1 << 20
+# Where :class:`FlakyProxy` cuts a ``PUT`` request: this many bytes of its body reach the server.
+CUT_PUT_AFTER = 1000
 
 
 class FlakyProxy:
@@ -102,7 +104,9 @@ class FlakyProxy:
     each connection whose request starts with ``POST`` just as its answer arrives
     (:attr:`drop_post_answers` times), so the server did the work and the client never hears;
     or a binary result's answer 1 MiB into its body (:attr:`cut_binary_answers` times,
-    requests without ``Range``). :attr:`ranged` counts the requests with ``Range``.
+    requests without ``Range``), or a ``PUT`` request (a part of an upload in parts) a
+    thousand bytes into its body (:attr:`cut_put_requests` times; :attr:`cut_puts` lists
+    their paths). :attr:`ranged` counts the requests with ``Range``.
     """
 
     def __init__(self, port: int) -> None:
@@ -114,6 +118,8 @@ class FlakyProxy:
         self.drop_post_answers = 0
         self.dropped = 0
         self.cut_binary_answers = 0
+        self.cut_put_requests = 0
+        self.cut_puts: List[str] = []
         self.ranged = 0
         self.closed = False
         threading.Thread(target=self._accept, daemon=True).start()
@@ -139,6 +145,23 @@ class FlakyProxy:
                     break
                 if to_server and data.startswith(b"POST "):
                     state["post"] = True
+                if to_server and data.startswith(b"PUT ") and state.get("cut_put") is None:
+                    with self.lock:
+                        cut = self.cut_put_requests > 0
+                        if cut:
+                            self.cut_put_requests -= 1
+                            self.dropped += 1
+                            self.cut_puts.append(data.split(b" ", 2)[1].decode())
+                    if cut:
+                        end = data.find(b"\r\n\r\n")
+                        state["cut_put"] = end + 4 + CUT_PUT_AFTER if end >= 0 else len(data) // 2
+                if to_server and state.get("cut_put") is not None:
+                    left = state["cut_put"]  # bytes of the PUT still to pass before the cut
+                    sink.sendall(data[:left])
+                    if len(data) >= left:
+                        break
+                    state["cut_put"] = left - len(data)
+                    continue
                 if to_server and data.startswith(b"GET "):
                     head = data.lower()
                     with self.lock:

@@ -20,8 +20,8 @@
 
 use egsolve_core::arena::Arena;
 use egsolve_core::format::Game;
-use egsolve_core::solve;
 use egsolve_core::solve::memory::{host_bytes, human_bytes};
+use egsolve_core::solve::{self, Threads};
 
 use super::ServeConfig;
 use super::job::{ArenaStats, Failure};
@@ -64,6 +64,9 @@ pub fn admit(game: &Game, config: &ServeConfig) -> Result<Admitted, Refused> {
     })
 }
 
+/// Edges from which admission computes the bound on every core.
+const PARALLEL_BOUND_FROM_EDGES: u64 = 1 << 24;
+
 /// Vertex/edge counts and `M`, or the failure that stops the job.
 fn arena_stats(game: &Game, config: &ServeConfig) -> Result<ArenaStats, Failure> {
     let arena = &game.arena;
@@ -78,8 +81,15 @@ fn arena_stats(game: &Game, config: &ServeConfig) -> Result<ArenaStats, Failure>
             ),
         ));
     }
-    let bound =
-        solve::energy::bound(arena).map_err(|e| Failure::new("bound-overflow", e.to_string()))?;
+    // A pass over every edge: on every core for large games (1.2 s on one thread at 10^9
+    // edges), on the calling thread otherwise (a pool is not worth starting).
+    let threads = if edges >= PARALLEL_BOUND_FROM_EDGES {
+        Threads::new(std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
+    } else {
+        Threads::one()
+    };
+    let bound = solve::energy::bound_on(arena, &threads)
+        .map_err(|e| Failure::new("bound-overflow", e.to_string()))?;
     Ok(ArenaStats {
         vertices,
         edges,

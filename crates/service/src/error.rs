@@ -208,7 +208,9 @@ impl ApiError {
                     (S::CONFLICT, "part-in-progress", "Part being received")
                 }
                 PartsError::Conflict(_) => (S::CONFLICT, "part-conflict", "Part received before"),
-                PartsError::Closed(_) => (S::CONFLICT, "upload-closed", "Upload closed"),
+                PartsError::Closed(_) | PartsError::Used(_) => {
+                    (S::CONFLICT, "upload-closed", "Upload closed")
+                }
                 PartsError::Incomplete { .. } => {
                     (S::CONFLICT, "upload-incomplete", "Upload incomplete")
                 }

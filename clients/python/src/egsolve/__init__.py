@@ -14,6 +14,9 @@ Files the server can read itself (under its ``--import-root`` directories):
 ``client.submit_by_reference("/data/games/big.egb")`` sends the path, not the bytes.
 Large games: ``client.submit(path, convert=True)`` sends the binary ``egb`` form (converted
 locally by the ``egsolve`` binary) and ``job.result("binary")`` returns NumPy arrays.
+Files of 256 MiB and more go in parts over several connections, each part checksummed and
+sent again on its own (``client.upload_in_parts(path)``, then ``client.submit_upload(id)``;
+an :class:`UploadFailed` names the upload to finish with ``upload_id=``).
 Errors are :class:`ApiError` subclasses carrying the server's problem document
 (``type``, ``detail``, ``line``, ``column``), or :class:`JobFailed` for a job that ended
 without a result.
@@ -41,7 +44,10 @@ from .errors import (
     NotFound,
     ReferenceRefused,
     TooManyJobs,
+    TooManyUploads,
     Unauthorized,
+    UploadFailed,
+    UploadIncomplete,
     WaitTimeout,
 )
 from .models import (
@@ -58,6 +64,7 @@ from .models import (
     Progress,
     Result,
     Summary,
+    Upload,
 )
 
 __version__ = "0.1.0"
@@ -104,7 +111,11 @@ __all__ = [
     "Summary",
     "TOP",
     "TooManyJobs",
+    "TooManyUploads",
     "Unauthorized",
+    "Upload",
+    "UploadFailed",
+    "UploadIncomplete",
     "WaitTimeout",
     "__version__",
     "parse_binary",

@@ -7,6 +7,9 @@ answer was lost and is sent again gets the job the first attempt made, never a s
 A batch (``POST /v1/batches``) carries no such key, so it is sent again only when no
 connection could be made (see :mod:`egsolve.batch`).
 Long polls (``GET /v1/jobs/{id}?wait=``) are plain reads and simply start again.
+Uploads in parts (:meth:`Client.upload_in_parts`, and :meth:`Client.submit` for large
+files) send each part again on its own; ``POST /v1/uploads`` is sent again only when no
+connection could be made (see :mod:`egsolve.parts`).
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from typing import (
 import httpx
 
 from . import batch as batches
-from . import upload
+from . import parts
+from . import upload as uploads
 from .batch import Batch
 from .errors import (
     ApiError,
@@ -45,12 +49,13 @@ from .errors import (
     EgsolveError,
     JobFailed,
     JobFinished,
+    NotFound,
     TooManyJobs,
     WaitTimeout,
     api_error,
 )
 from .binary import BinaryResult, parse_binary
-from .models import Caller, Devices, Histogram, JobInfo, Result, Summary
+from .models import Caller, Devices, Histogram, JobInfo, Result, Summary, Upload
 
 
 __all__ = ["Client", "Job", "DEFAULT_SERVER"]
@@ -60,6 +65,11 @@ DEFAULT_SERVER = "http://127.0.0.1:8080"
 #: Longest long poll the server honours, seconds.
 MAX_WAIT = 60
 RETRY_STATUSES = (502, 503, 504)
+#: Connections the client keeps to its server at most (parts sent at once, too).
+MAX_CONNECTIONS = 100
+#: Transport errors that say the request never left: safe to send again even when the
+#: request is not idempotent.
+UNSENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 ResultFormat = Literal["json", "text", "paritysol", "binary"]
 ProgressCallback = Callable[["Job"], None]
 
@@ -71,6 +81,8 @@ class Client:
     to ``$EGSOLVE_TOKEN``, as for the ``egsolve`` command-line client. ``timeout`` bounds
     connecting and each read (long polls get their wait on top). ``retries`` is how many
     times in a row a request that is safe to repeat is sent again after a network failure.
+    ``parts_above``, ``part_size`` and ``connections`` are the defaults of :meth:`submit`'s
+    uploads in parts (files of at least 256 MiB go in parts of 64 MiB, 8 at once).
     The client is thread-safe; close it (or use ``with``) to release its connections.
     """
 
@@ -83,6 +95,9 @@ class Client:
         retries: int = 5,
         backoff: float = 0.25,
         transport: Optional[httpx.BaseTransport] = None,
+        parts_above: int = parts.DEFAULT_PARTS_ABOVE,
+        part_size: int = parts.DEFAULT_PART_SIZE,
+        connections: int = parts.DEFAULT_CONNECTIONS,
     ) -> None:
         from . import __version__
 
@@ -91,6 +106,9 @@ class Client:
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
+        self.parts_above = parts_above
+        self.part_size = part_size
+        self.connections = connections
         headers = {"User-Agent": f"egsolve-python/{__version__}"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
@@ -98,7 +116,7 @@ class Client:
             base_url=self.url,
             headers=headers,
             timeout=httpx.Timeout(timeout),
-            limits=httpx.Limits(max_connections=100, max_keepalive_connections=32),
+            limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=32),
             transport=transport,
         )
 
@@ -125,11 +143,14 @@ class Client:
         path: str,
         *,
         params: Optional[Dict[str, Any]] = None,
-        body: Optional[upload.Body] = None,
+        body: Optional[uploads.Body] = None,
         headers: Optional[Dict[str, str]] = None,
         read_timeout: Optional[float] = None,
-        retry: bool = True,
+        retry: Union[bool, Literal["unsent"]] = True,
     ) -> httpx.Response:
+        """Sends a request; raises the problem of an error answer as an :class:`ApiError`.
+        ``retry``: ``True`` sends it again after a network failure or a 502/503/504,
+        ``"unsent"`` only when the request never left (no connection could be made)."""
         timeout = httpx.Timeout(self.timeout, read=read_timeout or self.timeout)
         failures = 0
         while True:
@@ -144,7 +165,7 @@ class Client:
                 )
             except httpx.TransportError as e:
                 failures += 1
-                if not retry or failures > self.retries:
+                if not retry or failures > self.retries or (retry == "unsent" and not isinstance(e, UNSENT)):
                     raise ConnectionFailed(f"cannot reach {self.url}: {e!r}") from e
                 time.sleep(self._delay(failures))
                 continue
@@ -152,7 +173,7 @@ class Client:
                 return response
             error = _error(response)
             again = response.status_code in RETRY_STATUSES or error.kind == "idempotency-key-in-use"
-            if retry and again and failures < self.retries:
+            if retry is True and again and failures < self.retries:
                 failures += 1
                 time.sleep(error.retry_after if error.retry_after else self._delay(failures))
                 continue
@@ -164,7 +185,7 @@ class Client:
     # ---- jobs ----------------------------------------------------------------------
     def submit(
         self,
-        source: upload.Source,
+        source: uploads.Source,
         *,
         backend: Optional[str] = None,
         priority: Optional[int] = None,
@@ -175,6 +196,10 @@ class Client:
         compress: Optional[str] = "auto",
         idempotency_key: Optional[str] = None,
         convert: Union[bool, str, "os.PathLike[str]"] = False,
+        parts_above: Optional[int] = None,
+        part_size: Optional[int] = None,
+        connections: Optional[int] = None,
+        upload_id: Optional[str] = None,
     ) -> "Job":
         """Submits an arena: a path, bytes, or a binary file object.
 
@@ -195,8 +220,38 @@ class Client:
         :class:`~egsolve.TooManyJobs`, :class:`~egsolve.ArenaRefused` (too large, or
         ``exceeds-memory``: ``needed_bytes``, ``available_bytes``) and the other
         :class:`~egsolve.ApiError` kinds.
+
+        A path of at least ``parts_above`` bytes (by default the client's, 256 MiB) is sent
+        in parts (:meth:`upload_in_parts`: parts of ``part_size`` bytes, ``connections`` at
+        once, each checksummed and sent again on its own when its connection breaks), its
+        bytes as they are (the server tells compressed files by their magic bytes; a plain
+        text file is not compressed on the way), unless ``compress`` names an encoding
+        (``"zstd"``, ``"gzip"``): then it goes compressed, as one request. ``upload_id``
+        finishes an upload in parts of this file begun before (the ``upload_id`` of an
+        :class:`~egsolve.UploadFailed`): only the parts the server lacks are sent. Against a
+        server without uploads in parts (``POST /v1/uploads`` is 404 ``not-found``) the file
+        goes as one request. Sending parts raises :class:`~egsolve.UploadFailed` (naming the
+        upload to resume) and :class:`~egsolve.TooManyUploads`; any error after the upload
+        was made carries its ``upload_id`` (the upload stays on the server until it is used,
+        deleted or expires).
         """
-        with upload.converted(source, upload.find_egsolve(convert)) as sent:
+        if upload_id is not None and not isinstance(source, (str, os.PathLike)):
+            raise ValueError("upload_id= finishes the upload in parts of a file: give its path")
+        with uploads.converted(source, uploads.find_egsolve(convert)) as sent:
+            if isinstance(sent, (str, os.PathLike)) and (
+                upload_id is not None or self._goes_in_parts(sent, compress, parts_above)
+            ):
+                job = self._submit_in_parts(
+                    os.fspath(sent),
+                    name=_name(source),
+                    part_size=part_size,
+                    connections=connections,
+                    upload_id=upload_id,
+                    params=_submit_params(backend, priority, time_limit, format, returns, credits),
+                    idempotency_key=idempotency_key,
+                )
+                if job is not None:
+                    return job
             return self._submit(
                 sent,
                 name=_name(source),
@@ -240,7 +295,7 @@ class Client:
         elif not local.is_absolute():
             raise ValueError(f"{path!s} does not exist here: pass the absolute path the server sees")
         params = _submit_params(backend, priority, time_limit, format, returns, credits)
-        body = upload.reference(str(local))
+        body = uploads.reference(str(local))
         key = idempotency_key or uuid.uuid4().hex
         response = self._request(
             "POST", "/v1/jobs", params=params, body=body, headers={"Idempotency-Key": key}
@@ -249,7 +304,7 @@ class Client:
 
     def submit_batch(
         self,
-        sources: Iterable[upload.Source],
+        sources: Iterable[uploads.Source],
         *,
         names: Optional[Sequence[str]] = None,
         backend: Optional[str] = None,
@@ -299,7 +354,7 @@ class Client:
 
     def _submit(
         self,
-        source: upload.Source,
+        source: uploads.Source,
         *,
         name: str,
         backend: Optional[str],
@@ -311,13 +366,152 @@ class Client:
         compress: Optional[str],
         idempotency_key: Optional[str],
     ) -> "Job":
-        body = dataclasses.replace(upload.prepare(source, compress), name=name)
+        body = dataclasses.replace(uploads.prepare(source, compress), name=name)
         params = _submit_params(backend, priority, time_limit, format, returns, credits)
         key = idempotency_key or uuid.uuid4().hex
         response = self._request(
             "POST", "/v1/jobs", params=params, body=body, headers={"Idempotency-Key": key}
         )
         return Job(self, JobInfo.from_json(response.json()), source=body.name)
+
+    # ---- uploads in parts ----------------------------------------------------------
+    def upload_in_parts(
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        part_size: Optional[int] = None,
+        connections: Optional[int] = None,
+        upload_id: Optional[str] = None,
+        progress: Optional[parts.PartsProgress] = None,
+    ) -> Upload:
+        """Sends the file at ``path`` as an upload in parts and returns the
+        :class:`~egsolve.Upload` (every part received); :meth:`submit_upload` makes a job of
+        it.
+
+        The file goes as it is (compressed or not), in parts of ``part_size`` bytes (64 KiB to
+        1 GiB, at most 10,000 parts; by default the client's, 64 MiB) over ``connections``
+        connections at once (by default the client's, 8; at most 100). Each part carries its
+        SHA-256 and is sent again on its own after a broken connection, a timeout, a 5xx or
+        a part the server got damaged (``client.retries`` times in a row). With
+        ``upload_id`` the upload begun before for this file is finished: only the parts the
+        server lacks are sent (``part_size`` is the upload's). ``progress`` is called with
+        the bytes the server holds and the file's size, at the start and after each part
+        (from the sending threads). Raises :class:`~egsolve.UploadFailed` when a part cannot
+        be sent (its ``upload_id`` names the upload to finish later), ``ValueError`` when
+        ``upload_id``'s upload is for a file of another size, :class:`~egsolve.NotFound`
+        (no such upload; ``not-found``: a server without uploads in parts),
+        :class:`~egsolve.TooManyUploads`, :class:`~egsolve.ArenaRefused` (``too-large``),
+        :class:`~egsolve.InsufficientStorage` and the other :class:`~egsolve.ApiError` kinds.
+        """
+        local = os.fspath(path)
+        made = self._begin_upload(local, os.path.getsize(local), part_size, upload_id)
+        return self._send_parts(made, local, connections, progress)
+
+    def upload(self, upload_id: str) -> Upload:
+        """The upload in parts with this id: which parts arrived (raises
+        :class:`~egsolve.NotFound` for unknown, expired, deleted or other users' uploads)."""
+        return Upload.from_json(self._json("GET", f"/v1/uploads/{upload_id}"))
+
+    def delete_upload(self, upload_id: str) -> None:
+        """Ends an upload in parts and removes what arrived (raises
+        :class:`~egsolve.NotFound` when there is no such upload)."""
+        self._request("DELETE", f"/v1/uploads/{upload_id}")
+
+    def submit_upload(
+        self,
+        upload_id: str,
+        *,
+        backend: Optional[str] = None,
+        priority: Optional[int] = None,
+        time_limit: Optional[int] = None,
+        format: Optional[str] = None,
+        returns: Optional[str] = None,
+        credits: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> "Job":
+        """Makes a job of the upload in parts ``upload_id``, every part of which arrived
+        (``POST /v1/jobs`` naming it). Options are those of :meth:`submit`; asked again, the
+        same upload gives another job on the same arena. Raises
+        :class:`~egsolve.UploadIncomplete` (its ``missing`` lists the parts to send first),
+        :class:`~egsolve.NotFound` (no such upload), :class:`~egsolve.MalformedArena` (the
+        upload is then gone) and the other :class:`~egsolve.ApiError` kinds.
+        """
+        params = _submit_params(backend, priority, time_limit, format, returns, credits)
+        return self._submit_upload(upload_id, None, params, idempotency_key)
+
+    def _goes_in_parts(
+        self, path: Union[str, "os.PathLike[str]"], compress: Optional[str], parts_above: Optional[int]
+    ) -> bool:
+        """Whether :meth:`submit` sends the file at ``path`` in parts: at least
+        ``parts_above`` bytes (and some), and no compression asked for by name."""
+        if compress not in ("auto", None, "none"):
+            return False  # compressed on the way (or an unknown ``compress``: refused there)
+        threshold = self.parts_above if parts_above is None else parts_above
+        try:
+            return os.path.getsize(path) >= max(1, threshold)
+        except OSError:
+            return False  # the plain upload says what is wrong with it
+
+    def _begin_upload(
+        self, path: str, size: int, part_size: Optional[int], upload_id: Optional[str]
+    ) -> Upload:
+        """A new upload for a file of ``size`` bytes, or the upload ``upload_id`` when it is
+        one for a file of that size."""
+        if upload_id is not None:
+            made = self.upload(upload_id)
+            if made.size != size:
+                raise ValueError(
+                    f"upload {upload_id} is for a file of {made.size} bytes and {path} has {size}: "
+                    "name the upload of this file"
+                )
+            return made
+        body = parts.new_upload(size, part_size or self.part_size)
+        return Upload.from_json(self._json("POST", "/v1/uploads", body=body, retry="unsent"))
+
+    def _send_parts(
+        self, made: Upload, path: str, connections: Optional[int], progress: Optional[parts.PartsProgress]
+    ) -> Upload:
+        """Sends the parts ``made`` lacks; the upload then."""
+        if not made.missing:
+            return made
+        at_once = min(MAX_CONNECTIONS, connections or self.connections)
+        parts.send_parts(self, made, path, at_once, progress)
+        return self.upload(made.id)
+
+    def _submit_in_parts(
+        self,
+        path: str,
+        *,
+        name: str,
+        part_size: Optional[int],
+        connections: Optional[int],
+        upload_id: Optional[str],
+        params: Dict[str, Any],
+        idempotency_key: Optional[str],
+    ) -> Optional["Job"]:
+        """:meth:`submit` of a file in parts; ``None`` when the server has no uploads in
+        parts (then it goes as one request)."""
+        try:
+            made = self._begin_upload(path, os.path.getsize(path), part_size, upload_id)
+        except NotFound as e:
+            if upload_id is None and e.kind == "not-found":
+                return None  # an older server: no POST /v1/uploads
+            raise
+        try:
+            self._send_parts(made, path, connections, None)
+            return self._submit_upload(made.id, name, params, idempotency_key)
+        except EgsolveError as e:
+            e.upload_id = made.id  # to submit again without sending it all again
+            raise
+
+    def _submit_upload(
+        self, upload_id: str, name: Optional[str], params: Dict[str, Any], idempotency_key: Optional[str]
+    ) -> "Job":
+        key = idempotency_key or uuid.uuid4().hex
+        response = self._request(
+            "POST", "/v1/jobs", params=params, body=parts.job_request(upload_id), headers={"Idempotency-Key": key}
+        )
+        return Job(self, JobInfo.from_json(response.json()), source=name)
 
     def job(self, job_id: str) -> "Job":
         """The job with this id (raises :class:`~egsolve.NotFound` for other users' jobs)."""
@@ -373,7 +567,7 @@ class Client:
 
     def submit_many(
         self,
-        sources: Iterable[upload.Source],
+        sources: Iterable[uploads.Source],
         *,
         max_in_flight: int = 8,
         timeout: Optional[float] = None,
@@ -447,7 +641,7 @@ class Client:
         return [j for j in jobs if j is not None]
 
     def _submit_patiently(
-        self, source: upload.Source, deadline: Optional[float], options: Dict[str, Any]
+        self, source: uploads.Source, deadline: Optional[float], options: Dict[str, Any]
     ) -> "Job":
         delay = 0.5
         while True:
@@ -457,6 +651,8 @@ class Client:
                 wait = e.retry_after or delay
                 if deadline is not None and time.monotonic() + wait > deadline:
                     raise
+                if e.upload_id is not None:  # sent in parts: the server has the file
+                    options = {**options, "upload_id": e.upload_id}
                 time.sleep(wait * (0.5 + random.random()))
                 delay = min(10.0, delay * 2)
 
@@ -484,7 +680,7 @@ def _submit_params(
     }
 
 
-def _name(source: upload.Source) -> str:
+def _name(source: uploads.Source) -> str:
     """What a job's ``source`` says: the path, or what kind of object was sent."""
     if isinstance(source, (str, os.PathLike)):
         return os.fspath(source)

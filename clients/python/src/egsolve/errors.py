@@ -14,7 +14,16 @@ PROBLEM_PREFIX = "urn:egsolve:problem:"
 
 
 class EgsolveError(Exception):
-    """Base of every error this package raises."""
+    """Base of every error this package raises.
+
+    ``upload_id`` is set when the error ended a :meth:`Client.submit` that sent its file in
+    parts after the upload was made (every part arrived, say, and the job was refused with
+    :class:`TooManyJobs`): passing it as ``upload_id=`` to :meth:`Client.submit` sends only
+    the parts the server lacks, none when all arrived. (An arena refused as malformed, too
+    large or too big for the disk ends its upload: then that upload is not found.)
+    """
+
+    upload_id: Optional[str] = None
 
 
 class ConnectionFailed(EgsolveError):
@@ -57,8 +66,8 @@ class Unauthorized(ApiError):
 
 
 class NotFound(ApiError):
-    """No such job or batch (or not the caller's: ``job-not-found``, ``batch-not-found``) or
-    no such endpoint (``not-found``) (404)."""
+    """No such job, batch or upload in parts (or not the caller's: ``job-not-found``,
+    ``batch-not-found``, ``upload-not-found``) or no such endpoint (``not-found``) (404)."""
 
 
 class InvalidParameter(ApiError):
@@ -117,6 +126,21 @@ class TooManyJobs(ApiError):
     """The caller has as many queued and running jobs as allowed (429); ``limit`` says how many."""
 
 
+class TooManyUploads(ApiError):
+    """The caller has as many open uploads in parts as allowed (429, ``too-many-uploads``);
+    ``limit`` says how many. Finish (make a job of) or delete one
+    (:meth:`Client.delete_upload`) first."""
+
+
+class UploadIncomplete(ApiError):
+    """A job was asked of an upload in parts before every part arrived (409,
+    ``upload-incomplete``); ``missing`` lists the numbers of the parts still to send."""
+
+    def __init__(self, status: int, problem: Dict[str, Any], retry_after: Optional[float] = None):
+        super().__init__(status, problem, retry_after)
+        self.missing: List[int] = [int(n) for n in problem.get("missing") or []]
+
+
 class BackendUnavailable(ApiError):
     """The requested backend cannot run on this server (e.g. ``gpu`` without a GPU)."""
 
@@ -159,6 +183,10 @@ _KINDS: Dict[str, Type[ApiError]] = {
     "not-a-regular-file": ReferenceRefused,
     "reference-unreadable": ReferenceRefused,
     "reference-changed": ReferenceRefused,
+    "upload-not-found": NotFound,
+    "invalid-upload": InvalidParameter,
+    "too-many-uploads": TooManyUploads,
+    "upload-incomplete": UploadIncomplete,
 }
 
 
@@ -193,6 +221,30 @@ class JobFailed(EgsolveError):
         where = f" (line {self.line}, column {self.column})" if self.line is not None else ""
         what = f"{self.type}: {self.message}" if self.type else self.message
         super().__init__(f"job {job_id} {state}: {what}{where}")
+
+
+class UploadFailed(EgsolveError):
+    """Sending the parts of an upload in parts failed (a part whose connection kept
+    breaking, one the server refused, a file that changed or shrank while it was read, …);
+    what arrived stays on the server. ``upload_id`` names the upload: pass it as
+    ``upload_id=`` to :meth:`Client.upload_in_parts` or :meth:`Client.submit` to send only
+    the parts still ``missing`` (as far as this client knows), or delete it with
+    :meth:`Client.delete_upload`. ``error`` is the first part's error (also the
+    ``__cause__``): :class:`ConnectionFailed`, an :class:`ApiError` (e.g.
+    ``part-conflict``: the part was received before with other bytes, the file is not the
+    one the upload began with) or an ``OSError``.
+    """
+
+    upload_id: str
+
+    def __init__(self, upload_id: str, missing: List[int], error: BaseException):
+        self.upload_id = upload_id
+        self.missing = missing
+        self.error = error
+        super().__init__(
+            f"upload {upload_id}: {len(missing)} part(s) not sent ({error}); "
+            f"send them with upload_id={upload_id!r}"
+        )
 
 
 class BatchError(EgsolveError):

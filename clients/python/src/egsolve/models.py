@@ -226,6 +226,57 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Upload:
+    """An upload in parts (``POST /v1/uploads``) as ``GET /v1/uploads/{id}`` shows it.
+
+    Part ``n`` holds bytes ``n * part_size`` onwards (``part_size`` of them, the last part
+    fewer); ``received`` lists the parts the server keeps, in order. ``state`` is
+    ``receiving``, ``complete`` (every part arrived) or ``used`` (a job was made from it;
+    ``arena`` is the stored arena's key). An upload no part reaches before ``expires_at`` is
+    removed.
+    """
+
+    id: str
+    size: int
+    part_size: int
+    parts: int
+    received: List[int] = field(repr=False)
+    state: str
+    expires_at: Optional[datetime]
+    arena: Optional[str] = None
+    raw: Dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+
+    @property
+    def missing(self) -> List[int]:
+        """The numbers of the parts not received yet."""
+        have = set(self.received)
+        return [n for n in range(self.parts) if n not in have]
+
+    @property
+    def received_bytes(self) -> int:
+        """How many of the file's bytes the server holds."""
+        return sum(self.part_length(n) for n in set(self.received))
+
+    def part_length(self, number: int) -> int:
+        """The length of part ``number`` (``part_size``, or less for the last)."""
+        return max(0, min(self.part_size, self.size - number * self.part_size))
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]) -> "Upload":
+        return cls(
+            id=data["id"],
+            size=data["size"],
+            part_size=data["part_size"],
+            parts=data["parts"],
+            received=[int(n) for n in data.get("received") or []],
+            state=data["state"],
+            expires_at=parse_time(data.get("expires_at")),
+            arena=data.get("arena"),
+            raw=data,
+        )
+
+
+@dataclass(frozen=True)
 class Gpu:
     """One GPU of the server."""
 

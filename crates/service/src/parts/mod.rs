@@ -46,6 +46,9 @@ use super::storage;
 use super::upload::{self, Encoding, StoredArena, UploadError, UploadPhases, UploadTarget};
 use session::{Finish, NewUpload, PartsError, Session};
 
+/// How long a part's body may pause before the part is given up (and freed for a retry).
+const PART_IDLE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The media type of a job request naming a finished upload.
 pub const MEDIA_TYPE: &str = "application/vnd.egsolve.upload+json";
 
@@ -199,7 +202,18 @@ pub(super) async fn put_part(
         (slot, outcome)
     });
     let mut stream = body.into_data_stream();
-    while let Some(chunk) = stream.next().await {
+    // A connection that goes quiet without closing must not hold its part for ever.
+    loop {
+        let Ok(next) = tokio::time::timeout(PART_IDLE, stream.next()).await else {
+            let _ = tx
+                .send(Err(format!(
+                    "no byte arrived for {} s",
+                    PART_IDLE.as_secs()
+                )))
+                .await;
+            break;
+        };
+        let Some(chunk) = next else { break };
         let item = chunk.map_err(|e| e.to_string());
         let failed = item.is_err();
         if tx.send(item).await.is_err() || failed {
