@@ -600,7 +600,6 @@ def submit_in_batches(
     by input index. Returns the batches, the indexes to submit one by one instead (from the
     first batch the server did not take as a whole: no batch endpoint, the per-user limit,
     too many members), and each batch job's index by job id."""
-    from .client import _name
     from .errors import BatchRefused, MalformedBatch, TooManyJobs
 
     names = [default_name(source, i) for i, source in enumerate(items)]
@@ -639,7 +638,7 @@ def submit_in_batches(
         index = {names[i]: i for i in chunk}
         for name, job in batch.members.items():
             if name in index:
-                job.source = _name(items[index[name]])
+                job.source = upload.source_name(items[index[name]])
                 jobs[index[name]] = job
                 index_of[job.id] = index[name]
         for name, error in batch.refused.items():

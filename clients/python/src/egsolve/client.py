@@ -49,13 +49,13 @@ from .errors import (
     EgsolveError,
     JobFailed,
     JobFinished,
-    NotFound,
     TooManyJobs,
     WaitTimeout,
     api_error,
 )
 from .binary import BinaryResult, parse_binary
-from .models import Caller, Devices, Histogram, JobInfo, Result, Summary, Upload
+from .models import Caller, Devices, Histogram, JobInfo, Result, Summary
+from .parts import MAX_CONNECTIONS, PartsMixin
 
 
 __all__ = ["Client", "Job", "DEFAULT_SERVER"]
@@ -65,8 +65,6 @@ DEFAULT_SERVER = "http://127.0.0.1:8080"
 #: Longest long poll the server honours, seconds.
 MAX_WAIT = 60
 RETRY_STATUSES = (502, 503, 504)
-#: Connections the client keeps to its server at most (parts sent at once, too).
-MAX_CONNECTIONS = 100
 #: Transport errors that say the request never left: safe to send again even when the
 #: request is not idempotent.
 UNSENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -74,7 +72,7 @@ ResultFormat = Literal["json", "text", "paritysol", "binary"]
 ProgressCallback = Callable[["Job"], None]
 
 
-class Client:
+class Client(PartsMixin):
     """A connection to one egsolve server.
 
     ``url`` defaults to ``$EGSOLVE_SERVER`` (else ``http://127.0.0.1:8080``) and ``token``
@@ -243,18 +241,18 @@ class Client:
             ):
                 job = self._submit_in_parts(
                     os.fspath(sent),
-                    name=_name(source),
+                    name=uploads.source_name(source),
                     part_size=part_size,
                     connections=connections,
                     upload_id=upload_id,
-                    params=_submit_params(backend, priority, time_limit, format, returns, credits),
+                    params=uploads.submit_params(backend, priority, time_limit, format, returns, credits),
                     idempotency_key=idempotency_key,
                 )
                 if job is not None:
                     return job
             return self._submit(
                 sent,
-                name=_name(source),
+                name=uploads.source_name(source),
                 backend=backend,
                 priority=priority,
                 time_limit=time_limit,
@@ -294,7 +292,7 @@ class Client:
             local = local.resolve()
         elif not local.is_absolute():
             raise ValueError(f"{path!s} does not exist here: pass the absolute path the server sees")
-        params = _submit_params(backend, priority, time_limit, format, returns, credits)
+        params = uploads.submit_params(backend, priority, time_limit, format, returns, credits)
         body = uploads.reference(str(local))
         key = idempotency_key or uuid.uuid4().hex
         response = self._request(
@@ -340,7 +338,7 @@ class Client:
             raise ValueError("a batch needs at least one arena")
         chosen = batches.member_names(items, names)
         body = batches.archive_body(batches.archive(items, chosen), compress)
-        params = _submit_params(backend, priority, time_limit, format, returns, credits)
+        params = uploads.submit_params(backend, priority, time_limit, format, returns, credits)
         key = idempotency_key or uuid.uuid4().hex
         response = self._request(
             "POST", "/v1/batches", params=params, body=body, headers={"Idempotency-Key": key}
@@ -367,151 +365,12 @@ class Client:
         idempotency_key: Optional[str],
     ) -> "Job":
         body = dataclasses.replace(uploads.prepare(source, compress), name=name)
-        params = _submit_params(backend, priority, time_limit, format, returns, credits)
+        params = uploads.submit_params(backend, priority, time_limit, format, returns, credits)
         key = idempotency_key or uuid.uuid4().hex
         response = self._request(
             "POST", "/v1/jobs", params=params, body=body, headers={"Idempotency-Key": key}
         )
         return Job(self, JobInfo.from_json(response.json()), source=body.name)
-
-    # ---- uploads in parts ----------------------------------------------------------
-    def upload_in_parts(
-        self,
-        path: Union[str, "os.PathLike[str]"],
-        *,
-        part_size: Optional[int] = None,
-        connections: Optional[int] = None,
-        upload_id: Optional[str] = None,
-        progress: Optional[parts.PartsProgress] = None,
-    ) -> Upload:
-        """Sends the file at ``path`` as an upload in parts and returns the
-        :class:`~egsolve.Upload` (every part received); :meth:`submit_upload` makes a job of
-        it.
-
-        The file goes as it is (compressed or not), in parts of ``part_size`` bytes (64 KiB to
-        1 GiB, at most 10,000 parts; by default the client's, 64 MiB) over ``connections``
-        connections at once (by default the client's, 8; at most 100). Each part carries its
-        SHA-256 and is sent again on its own after a broken connection, a timeout, a 5xx or
-        a part the server got damaged (``client.retries`` times in a row). With
-        ``upload_id`` the upload begun before for this file is finished: only the parts the
-        server lacks are sent (``part_size`` is the upload's). ``progress`` is called with
-        the bytes the server holds and the file's size, at the start and after each part
-        (from the sending threads). Raises :class:`~egsolve.UploadFailed` when a part cannot
-        be sent (its ``upload_id`` names the upload to finish later), ``ValueError`` when
-        ``upload_id``'s upload is for a file of another size, :class:`~egsolve.NotFound`
-        (no such upload; ``not-found``: a server without uploads in parts),
-        :class:`~egsolve.TooManyUploads`, :class:`~egsolve.ArenaRefused` (``too-large``),
-        :class:`~egsolve.InsufficientStorage` and the other :class:`~egsolve.ApiError` kinds.
-        """
-        local = os.fspath(path)
-        made = self._begin_upload(local, os.path.getsize(local), part_size, upload_id)
-        return self._send_parts(made, local, connections, progress)
-
-    def upload(self, upload_id: str) -> Upload:
-        """The upload in parts with this id: which parts arrived (raises
-        :class:`~egsolve.NotFound` for unknown, expired, deleted or other users' uploads)."""
-        return Upload.from_json(self._json("GET", f"/v1/uploads/{upload_id}"))
-
-    def delete_upload(self, upload_id: str) -> None:
-        """Ends an upload in parts and removes what arrived (raises
-        :class:`~egsolve.NotFound` when there is no such upload)."""
-        self._request("DELETE", f"/v1/uploads/{upload_id}")
-
-    def submit_upload(
-        self,
-        upload_id: str,
-        *,
-        backend: Optional[str] = None,
-        priority: Optional[int] = None,
-        time_limit: Optional[int] = None,
-        format: Optional[str] = None,
-        returns: Optional[str] = None,
-        credits: Optional[bool] = None,
-        idempotency_key: Optional[str] = None,
-    ) -> "Job":
-        """Makes a job of the upload in parts ``upload_id``, every part of which arrived
-        (``POST /v1/jobs`` naming it). Options are those of :meth:`submit`; asked again, the
-        same upload gives another job on the same arena. Raises
-        :class:`~egsolve.UploadIncomplete` (its ``missing`` lists the parts to send first),
-        :class:`~egsolve.NotFound` (no such upload), :class:`~egsolve.MalformedArena` (the
-        upload is then gone) and the other :class:`~egsolve.ApiError` kinds.
-        """
-        params = _submit_params(backend, priority, time_limit, format, returns, credits)
-        return self._submit_upload(upload_id, None, params, idempotency_key)
-
-    def _goes_in_parts(
-        self, path: Union[str, "os.PathLike[str]"], compress: Optional[str], parts_above: Optional[int]
-    ) -> bool:
-        """Whether :meth:`submit` sends the file at ``path`` in parts: at least
-        ``parts_above`` bytes (and some), and no compression asked for by name."""
-        if compress not in ("auto", None, "none"):
-            return False  # compressed on the way (or an unknown ``compress``: refused there)
-        threshold = self.parts_above if parts_above is None else parts_above
-        try:
-            return os.path.getsize(path) >= max(1, threshold)
-        except OSError:
-            return False  # the plain upload says what is wrong with it
-
-    def _begin_upload(
-        self, path: str, size: int, part_size: Optional[int], upload_id: Optional[str]
-    ) -> Upload:
-        """A new upload for a file of ``size`` bytes, or the upload ``upload_id`` when it is
-        one for a file of that size."""
-        if upload_id is not None:
-            made = self.upload(upload_id)
-            if made.size != size:
-                raise ValueError(
-                    f"upload {upload_id} is for a file of {made.size} bytes and {path} has {size}: "
-                    "name the upload of this file"
-                )
-            return made
-        body = parts.new_upload(size, part_size or self.part_size)
-        return Upload.from_json(self._json("POST", "/v1/uploads", body=body, retry="unsent"))
-
-    def _send_parts(
-        self, made: Upload, path: str, connections: Optional[int], progress: Optional[parts.PartsProgress]
-    ) -> Upload:
-        """Sends the parts ``made`` lacks; the upload then."""
-        if not made.missing:
-            return made
-        at_once = min(MAX_CONNECTIONS, connections or self.connections)
-        parts.send_parts(self, made, path, at_once, progress)
-        return self.upload(made.id)
-
-    def _submit_in_parts(
-        self,
-        path: str,
-        *,
-        name: str,
-        part_size: Optional[int],
-        connections: Optional[int],
-        upload_id: Optional[str],
-        params: Dict[str, Any],
-        idempotency_key: Optional[str],
-    ) -> Optional["Job"]:
-        """:meth:`submit` of a file in parts; ``None`` when the server has no uploads in
-        parts (then it goes as one request)."""
-        try:
-            made = self._begin_upload(path, os.path.getsize(path), part_size, upload_id)
-        except NotFound as e:
-            if upload_id is None and e.kind == "not-found":
-                return None  # an older server: no POST /v1/uploads
-            raise
-        try:
-            self._send_parts(made, path, connections, None)
-            return self._submit_upload(made.id, name, params, idempotency_key)
-        except EgsolveError as e:
-            e.upload_id = made.id  # to submit again without sending it all again
-            raise
-
-    def _submit_upload(
-        self, upload_id: str, name: Optional[str], params: Dict[str, Any], idempotency_key: Optional[str]
-    ) -> "Job":
-        key = idempotency_key or uuid.uuid4().hex
-        response = self._request(
-            "POST", "/v1/jobs", params=params, body=parts.job_request(upload_id), headers={"Idempotency-Key": key}
-        )
-        return Job(self, JobInfo.from_json(response.json()), source=name)
 
     def job(self, job_id: str) -> "Job":
         """The job with this id (raises :class:`~egsolve.NotFound` for other users' jobs)."""
@@ -655,38 +514,6 @@ class Client:
                     options = {**options, "upload_id": e.upload_id}
                 time.sleep(wait * (0.5 + random.random()))
                 delay = min(10.0, delay * 2)
-
-
-def _submit_params(
-    backend: Optional[str],
-    priority: Optional[int],
-    time_limit: Optional[int],
-    format: Optional[str],
-    returns: Optional[str],
-    credits: Optional[bool],
-) -> Dict[str, Any]:
-    """The query parameters of a submission (options left ``None`` are not sent)."""
-    return {
-        k: v
-        for k, v in {
-            "backend": backend,
-            "priority": priority,
-            "time_limit": time_limit,
-            "format": format,
-            "return": returns,
-            "credits": None if credits is None else ("true" if credits else "false"),
-        }.items()
-        if v is not None
-    }
-
-
-def _name(source: uploads.Source) -> str:
-    """What a job's ``source`` says: the path, or what kind of object was sent."""
-    if isinstance(source, (str, os.PathLike)):
-        return os.fspath(source)
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return "<bytes>"
-    return str(getattr(source, "name", "<file>"))
 
 
 def _error(response: httpx.Response) -> ApiError:

@@ -7,7 +7,8 @@ part ``n`` (bytes ``n·P`` onwards, ``P`` of them but the last) with its SHA-256
 ``Content-Digest`` header (RFC 9530), in any order, over any number of connections;
 ``GET /v1/uploads/{id}`` says which parts arrived; ``POST /v1/jobs`` with a body
 ``{"upload": id}`` of media type :data:`UPLOAD_MEDIA_TYPE` makes the job. The file's bytes
-go as they are: the server tells compressed files by their magic bytes.
+go as they are: the server tells compressed files by their magic bytes. :class:`PartsMixin`
+holds the :class:`~egsolve.Client` methods that use it.
 
 Retries: a part is sent again (``client.retries`` times in a row) after a broken
 connection, a timeout, a 5xx answer, and the server's ``part-damaged``,
@@ -23,19 +24,21 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Set, Union, cast
 
 import httpx
 
-from .errors import ConnectionFailed, UploadFailed
-from .models import Upload
-from .upload import Body
+from .errors import ConnectionFailed, EgsolveError, NotFound, UploadFailed
+from .models import JobInfo, Upload
+from .upload import Body, submit_params
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .client import Client
+    from .client import Client, Job
 
 __all__ = ["DEFAULT_CONNECTIONS", "DEFAULT_PARTS_ABOVE", "DEFAULT_PART_SIZE", "UPLOAD_MEDIA_TYPE", "send_parts"]
 
@@ -47,6 +50,8 @@ DEFAULT_PARTS_ABOVE = 256 << 20
 DEFAULT_PART_SIZE = 64 << 20
 #: Parts sent at once, each over its own connection.
 DEFAULT_CONNECTIONS = 8
+#: Connections the client keeps to its server at most (parts sent at once, too).
+MAX_CONNECTIONS = 100
 #: Problem kinds after which a part is sent again.
 SEND_AGAIN = frozenset({"part-damaged", "part-in-progress", "upload-interrupted"})
 
@@ -88,7 +93,7 @@ def read_part(path: str, offset: int, length: int) -> bytes:
     return data
 
 
-def send_part(client: "Client", upload_id: str, number: int, data: bytes) -> None:
+def send_part(client: "PartsMixin", upload_id: str, number: int, data: bytes) -> None:
     """``PUT`` part ``number`` of upload ``upload_id``, again on the failures worth retrying
     (see the module's docstring); raises the last failure once ``client.retries`` retries
     in a row are spent, or at once for a refusal."""
@@ -120,7 +125,7 @@ def send_part(client: "Client", upload_id: str, number: int, data: bytes) -> Non
 
 
 def send_parts(
-    client: "Client",
+    client: "PartsMixin",
     upload: Upload,
     path: str,
     connections: int,
@@ -166,3 +171,172 @@ def send_parts(
     if failed:
         raise UploadFailed(upload.id, [n for n in missing if n not in sent], failed[0]) from failed[0]
 
+
+class PartsMixin:
+    """The methods of :class:`~egsolve.Client` for uploads in parts (:meth:`upload_in_parts`,
+    :meth:`upload`, :meth:`delete_upload`, :meth:`submit_upload`, and the parts branch of
+    :meth:`~egsolve.Client.submit`); ``Client`` is the only class that inherits them."""
+
+    if TYPE_CHECKING:  # what they use of Client (set in its __init__, defined there)
+        url: str
+        retries: int
+        parts_above: int
+        part_size: int
+        connections: int
+        _http: httpx.Client
+
+        def _delay(self, attempt: int) -> float: ...
+
+        def _request(
+            self,
+            method: str,
+            path: str,
+            *,
+            params: Optional[Dict[str, Any]] = None,
+            body: Optional[Body] = None,
+            headers: Optional[Dict[str, str]] = None,
+            read_timeout: Optional[float] = None,
+            retry: Union[bool, Literal["unsent"]] = True,
+        ) -> httpx.Response: ...
+
+        def _json(self, method: str, path: str, **kwargs: Any) -> Any: ...
+
+    def upload_in_parts(
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        part_size: Optional[int] = None,
+        connections: Optional[int] = None,
+        upload_id: Optional[str] = None,
+        progress: Optional[PartsProgress] = None,
+    ) -> Upload:
+        """Sends the file at ``path`` as an upload in parts and returns the
+        :class:`~egsolve.Upload` (every part received); :meth:`submit_upload` makes a job of
+        it.
+
+        The file goes as it is (compressed or not), in parts of ``part_size`` bytes (64 KiB to
+        1 GiB, at most 10,000 parts; by default the client's, 64 MiB) over ``connections``
+        connections at once (by default the client's, 8; at most 100). Each part carries its
+        SHA-256 and is sent again on its own after a broken connection, a timeout, a 5xx or
+        a part the server got damaged (``client.retries`` times in a row). With
+        ``upload_id`` the upload begun before for this file is finished: only the parts the
+        server lacks are sent (``part_size`` is the upload's). ``progress`` is called with
+        the bytes the server holds and the file's size, at the start and after each part
+        (from the sending threads). Raises :class:`~egsolve.UploadFailed` when a part cannot
+        be sent (its ``upload_id`` names the upload to finish later), ``ValueError`` when
+        ``upload_id``'s upload is for a file of another size, :class:`~egsolve.NotFound`
+        (no such upload; ``not-found``: a server without uploads in parts),
+        :class:`~egsolve.TooManyUploads`, :class:`~egsolve.ArenaRefused` (``too-large``),
+        :class:`~egsolve.InsufficientStorage` and the other :class:`~egsolve.ApiError` kinds.
+        """
+        local = os.fspath(path)
+        made = self._begin_upload(local, os.path.getsize(local), part_size, upload_id)
+        return self._send_parts(made, local, connections, progress)
+
+    def upload(self, upload_id: str) -> Upload:
+        """The upload in parts with this id: which parts arrived (raises
+        :class:`~egsolve.NotFound` for unknown, expired, deleted or other users' uploads)."""
+        return Upload.from_json(self._json("GET", f"/v1/uploads/{upload_id}"))
+
+    def delete_upload(self, upload_id: str) -> None:
+        """Ends an upload in parts and removes what arrived (raises
+        :class:`~egsolve.NotFound` when there is no such upload)."""
+        self._request("DELETE", f"/v1/uploads/{upload_id}")
+
+    def submit_upload(
+        self,
+        upload_id: str,
+        *,
+        backend: Optional[str] = None,
+        priority: Optional[int] = None,
+        time_limit: Optional[int] = None,
+        format: Optional[str] = None,
+        returns: Optional[str] = None,
+        credits: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> "Job":
+        """Makes a job of the upload in parts ``upload_id``, every part of which arrived
+        (``POST /v1/jobs`` naming it). Options are those of :meth:`submit`; asked again, the
+        same upload gives another job on the same arena. Raises
+        :class:`~egsolve.UploadIncomplete` (its ``missing`` lists the parts to send first),
+        :class:`~egsolve.NotFound` (no such upload), :class:`~egsolve.MalformedArena` (the
+        upload is then gone) and the other :class:`~egsolve.ApiError` kinds.
+        """
+        params = submit_params(backend, priority, time_limit, format, returns, credits)
+        return self._submit_upload(upload_id, None, params, idempotency_key)
+
+    def _goes_in_parts(
+        self, path: Union[str, "os.PathLike[str]"], compress: Optional[str], parts_above: Optional[int]
+    ) -> bool:
+        """Whether :meth:`submit` sends the file at ``path`` in parts: at least
+        ``parts_above`` bytes (and some), and no compression asked for by name."""
+        if compress not in ("auto", None, "none"):
+            return False  # compressed on the way (or an unknown ``compress``: refused there)
+        threshold = self.parts_above if parts_above is None else parts_above
+        try:
+            return os.path.getsize(path) >= max(1, threshold)
+        except OSError:
+            return False  # the plain upload says what is wrong with it
+
+    def _begin_upload(
+        self, path: str, size: int, part_size: Optional[int], upload_id: Optional[str]
+    ) -> Upload:
+        """A new upload for a file of ``size`` bytes, or the upload ``upload_id`` when it is
+        one for a file of that size."""
+        if upload_id is not None:
+            made = self.upload(upload_id)
+            if made.size != size:
+                raise ValueError(
+                    f"upload {upload_id} is for a file of {made.size} bytes and {path} has {size}: "
+                    "name the upload of this file"
+                )
+            return made
+        body = new_upload(size, part_size or self.part_size)
+        return Upload.from_json(self._json("POST", "/v1/uploads", body=body, retry="unsent"))
+
+    def _send_parts(
+        self, made: Upload, path: str, connections: Optional[int], progress: Optional[PartsProgress]
+    ) -> Upload:
+        """Sends the parts ``made`` lacks; the upload then."""
+        if not made.missing:
+            return made
+        at_once = min(MAX_CONNECTIONS, connections or self.connections)
+        send_parts(self, made, path, at_once, progress)
+        return self.upload(made.id)
+
+    def _submit_in_parts(
+        self,
+        path: str,
+        *,
+        name: str,
+        part_size: Optional[int],
+        connections: Optional[int],
+        upload_id: Optional[str],
+        params: Dict[str, Any],
+        idempotency_key: Optional[str],
+    ) -> Optional["Job"]:
+        """:meth:`submit` of a file in parts; ``None`` when the server has no uploads in
+        parts (then it goes as one request)."""
+        try:
+            made = self._begin_upload(path, os.path.getsize(path), part_size, upload_id)
+        except NotFound as e:
+            if upload_id is None and e.kind == "not-found":
+                return None  # an older server: no POST /v1/uploads
+            raise
+        try:
+            self._send_parts(made, path, connections, None)
+            return self._submit_upload(made.id, name, params, idempotency_key)
+        except EgsolveError as e:
+            e.upload_id = made.id  # to submit again without sending it all again
+            raise
+
+    def _submit_upload(
+        self, upload_id: str, name: Optional[str], params: Dict[str, Any], idempotency_key: Optional[str]
+    ) -> "Job":
+        from .client import Job  # the client module imports this one
+
+        key = idempotency_key or uuid.uuid4().hex
+        response = self._request(
+            "POST", "/v1/jobs", params=params, body=job_request(upload_id), headers={"Idempotency-Key": key}
+        )
+        return Job(cast("Client", self), JobInfo.from_json(response.json()), source=name)

@@ -1,4 +1,5 @@
-"""Request bodies of submissions: a path, bytes or a binary file, compressed on the way.
+"""Request bodies of submissions: a path, bytes or a binary file, compressed on the way
+(and a submission's query parameters, :func:`submit_params`).
 
 A body that is already gzip, zstd or bzip2 goes as it is (the server recognises them by
 their magic bytes), and so does the binary ``egb`` format (the server maps it in place; see
@@ -20,7 +21,7 @@ import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable, Dict, Iterator, Optional, Protocol, Union
+from typing import IO, Any, Callable, Dict, Iterator, Optional, Protocol, Union
 
 try:  # optional: pip install egsolve-client[zstd]
     import zstandard
@@ -97,6 +98,38 @@ def reference(path: str) -> Body:
         name=path,
         encoding=None,
     )
+
+
+def submit_params(
+    backend: Optional[str],
+    priority: Optional[int],
+    time_limit: Optional[int],
+    format: Optional[str],
+    returns: Optional[str],
+    credits: Optional[bool],
+) -> Dict[str, Any]:
+    """The query parameters of a submission (options left ``None`` are not sent)."""
+    return {
+        k: v
+        for k, v in {
+            "backend": backend,
+            "priority": priority,
+            "time_limit": time_limit,
+            "format": format,
+            "return": returns,
+            "credits": None if credits is None else ("true" if credits else "false"),
+        }.items()
+        if v is not None
+    }
+
+
+def source_name(source: Source) -> str:
+    """What a job's ``source`` says: the path, or what kind of object was sent."""
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return "<bytes>"
+    return str(getattr(source, "name", "<file>"))
 
 
 def prepare(source: Source, compress: Optional[str] = "auto") -> Body:

@@ -530,19 +530,13 @@ fn reopen(dir: &Path) -> Option<Session> {
 }
 
 /// Reserves `size` bytes for `file` (so a full disk refuses the upload when it is made),
-/// or just sets its length where the file system cannot reserve — and on tmpfs, where a
-/// reservation allocates and zeroes every page before the first part (1–3 s for 14 GB):
-/// there a full file system shows as a write error of the part instead (`507`).
+/// or just sets its length where the file system cannot reserve. Also on tmpfs, where the
+/// reservation zeroes every page up front: without it each page is allocated inside the
+/// parts' writes, which the file's lock serializes (measured on the H200 host, 14 GB in 16
+/// parts at once: 11.4 s to upload without, 6.9 s with).
 fn allocate(file: &File, size: u64) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     let len = libc::off_t::try_from(size).map_err(std::io::Error::other)?;
-    // SAFETY: `stat` is written by the call; the descriptor is open.
-    let mut stat: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstatfs(file.as_raw_fd(), &mut stat) } == 0
-        && stat.f_type == libc::TMPFS_MAGIC
-    {
-        return file.set_len(size);
-    }
     // SAFETY: a valid open descriptor; the call reads no memory of ours.
     let status = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len) };
     match status {
