@@ -82,13 +82,6 @@ fn solve_example_then_check_it() {
 }
 
 #[test]
-fn text_output_lists_credits_in_id_order() {
-    let out = egsolve(&["solve", "examples/small.mpg", "--output", "text"]);
-    assert!(out.status.success());
-    assert_eq!(stdout(&out), "0 5\n1 8\n2 0\n3 4\n4 T\n5 T\n");
-}
-
-#[test]
 fn paritysol_output_agrees_with_oink() {
     let game = common::shared_data()
         .join("parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz");

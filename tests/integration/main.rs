@@ -30,3 +30,4 @@ mod service_parts;
 mod service_restart;
 mod service_ui;
 mod shutdown;
+mod snapshots;

@@ -164,7 +164,8 @@ pub fn malformed(e: FormatError) -> Failure {
     let position = e.position();
     Failure {
         kind: kind.into(),
-        message: e.to_string(),
+        // The reader's hints name the command line's flag; here it is a query parameter.
+        message: e.to_string().replace("--format", "the format parameter"),
         line: position.map(|p| p.line),
         column: position.map(|p| p.column),
     }
