@@ -7,7 +7,7 @@ use crate::service_support::vertex_numbers;
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn egsolve(args: &[&str]) -> Output {
+pub(crate) fn egsolve(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_egsolve"))
         .args(args)
         .output()
@@ -50,7 +50,7 @@ fn paritysol_winners(out: &Output) -> Vec<(u32, u8)> {
         .collect()
 }
 
-fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
@@ -340,12 +340,8 @@ fn egb_converts_solves_checks_and_reports_damage_by_offset() {
 }
 
 #[test]
-fn bad_input_exits_3_with_line_and_column() {
-    let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("bad.mpg");
-    std::fs::write(&bad, "arena 1;\n0 MAX 1:2;\n1 MAXI 0:1;\n").unwrap();
-    let out = egsolve(&["solve", bad.to_str().unwrap()]);
-    assert_fails_with(&out, 3, "line 3");
+fn bad_input_exits_with_its_code() {
+    // A malformed file (exit 3, line and column): `snapshots::malformed_files_are_named_with_line_and_column`.
     let out = egsolve(&["solve", "does/not/exist.mpg"]);
     assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
     let out = egsolve(&["solve", "examples/small.mpg", "--output", "paritysol"]);

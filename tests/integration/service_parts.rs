@@ -27,7 +27,7 @@ fn digest(bytes: &[u8]) -> String {
     format!("sha-256=:{encoded}:")
 }
 
-async fn create(server: &Server, size: usize, part_size: usize) -> Reply {
+pub(crate) async fn create(server: &Server, size: usize, part_size: usize) -> Reply {
     let body = serde_json::json!({"size": size, "part_size": part_size}).to_string();
     server
         .call(
@@ -333,16 +333,9 @@ fn the_cli_sends_large_files_in_parts() {
     );
     let answer = |extra: &[&str]| -> Value {
         let out = dir.path().join("answer.json");
-        let mut args = vec![
-            "submit",
-            game.to_str().unwrap(),
-            "--backend",
-            "reference",
-            "--wait",
-            "-o",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
+        let (game, out_path) = (game.to_str().unwrap(), out.to_str().unwrap());
+        let fixed = ["submit", game, "--backend", "cpu", "--wait", "-o", out_path];
+        let args: Vec<&str> = fixed.iter().chain(extra).copied().collect();
         let (code, _, stderr) = run_client(&server, &args);
         assert_eq!(code, 0, "{stderr}");
         assert!(stderr.contains("succeeded"), "{stderr}");

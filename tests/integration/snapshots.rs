@@ -5,23 +5,12 @@
 //! expectations in place (review the diff before committing it). Timings, which differ in
 //! every run, are replaced by `"<seconds>"` before the comparison.
 
+use crate::cli::{egsolve, stdout};
+use crate::service_parts::create;
 use crate::service_support::{Server, data_file};
-
-use std::process::{Command, Output};
 
 use expect_test::expect;
 use serde_json::Value;
-
-fn egsolve(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_egsolve"))
-        .args(args)
-        .output()
-        .expect("run egsolve")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 /// `document` pretty-printed with every timing replaced (keys ending in `_seconds`, and the
 /// `phases` record of seconds).
@@ -157,16 +146,23 @@ fn the_paritysol_answer_of_a_small_parity_game() {
 }
 
 #[test]
-fn a_malformed_file_is_named_with_line_and_column() {
+fn malformed_files_are_named_with_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("bad.mpg");
-    std::fs::write(&bad, "0 MAX 1 0:1;\n").unwrap();
-    let out = egsolve(&["solve", bad.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(3));
+    let message = |text: &str| {
+        let bad = dir.path().join("bad.mpg");
+        std::fs::write(&bad, text).unwrap();
+        let out = egsolve(&["solve", bad.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(3));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
     expect![[r#"
         egsolve: line 1, column 3: found `MAX`, expected `;` ending the header `MAXID [EDGES];`; fix the file or check --format
     "#]]
-    .assert_eq(&String::from_utf8_lossy(&out.stderr));
+    .assert_eq(&message("0 MAX 1 0:1;\n"));
+    expect![[r#"
+        egsolve: line 3, column 3: found owner `MAXI`, expected `MAX` (player 0, the energy player) or `MIN` (player 1)
+    "#]]
+    .assert_eq(&message("arena 1;\n0 MAX 1:2;\n1 MAXI 0:1;\n"));
 }
 
 /// The problem documents (RFC 9457) of a malformed upload, an unknown job and an upload in
@@ -197,19 +193,7 @@ async fn the_service_problem_documents() {
         }"#]]
     .assert_eq(&serde_json::to_string_pretty(&unknown.json()).unwrap());
     let game = std::fs::read(data_file("energy/clique_500_cp4.mpg.gz")).unwrap();
-    let made = server
-        .call(
-            reqwest::Method::POST,
-            "/v1/uploads",
-            None,
-            &[("content-type", "application/json")],
-            Some(
-                serde_json::json!({"size": game.len(), "part_size": 65536})
-                    .to_string()
-                    .into_bytes(),
-            ),
-        )
-        .await;
+    let made = create(&server, game.len(), 65536).await;
     let id = made.json()["id"].as_str().unwrap().to_string();
     let early = server
         .submit_with_headers(

@@ -40,6 +40,7 @@ class Server:
     """``egsolve serve --bind 127.0.0.1:0`` in a temporary data directory.
 
     With ``users`` (name → admin?) auth is on and ``tokens`` maps each name to its token.
+    :meth:`stop` ends it (so does the end of a ``with`` block).
     """
 
     def __init__(self, users: Optional[Dict[str, bool]] = None, args: Sequence[str] = ()) -> None:
@@ -74,6 +75,12 @@ class Server:
         self.url = line.split()[-1]
         self.port = int(self.url.rsplit(":", 1)[1])
 
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def log_text(self) -> str:
         try:
             return (self.dir / "server.log").read_text(errors="replace")
@@ -106,7 +113,8 @@ class FlakyProxy:
     or a binary result's answer 1 MiB into its body (:attr:`cut_binary_answers` times,
     requests without ``Range``), or a ``PUT`` request (a part of an upload in parts) a
     thousand bytes into its body (:attr:`cut_put_requests` times; :attr:`cut_puts` lists
-    their paths). :attr:`ranged` counts the requests with ``Range``.
+    their paths). :attr:`ranged` counts the requests with ``Range``. :meth:`close` ends it
+    (so does the end of a ``with`` block).
     """
 
     def __init__(self, port: int) -> None:
@@ -210,6 +218,12 @@ class FlakyProxy:
                 except OSError:
                     pass
         return len(pairs)
+
+    def __enter__(self) -> "FlakyProxy":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         self.closed = True

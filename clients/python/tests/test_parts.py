@@ -20,7 +20,7 @@ import shutil
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Set, Tuple, Type
 
 import httpx
 import pytest
@@ -116,6 +116,27 @@ def part_number(request: httpx.Request) -> Optional[int]:
     return int(match.group(1)) if request.method == "PUT" and match else None
 
 
+def break_part(number: int, error: Type[httpx.TransportError], times: Optional[int] = None) -> Tuple[Answer, List[int]]:
+    """An answer that fails the sending of part ``number`` with ``error`` (the first ``times``
+    times, by default every time), and the list that gets ``number`` each time it does."""
+    broken: List[int] = []
+
+    def answer(request: httpx.Request) -> Optional[httpx.Response]:
+        if part_number(request) == number and (times is None or len(broken) < times):
+            broken.append(number)
+            raise error(f"part {number} broken (from the test)", request=request)
+        return None
+
+    return answer, broken
+
+
+def problem(status: int, kind: str, title: str, detail: str, **members: Any) -> httpx.Response:
+    """An error answer of the server: its problem document (RFC 9457), sent again at once."""
+    document = {"type": f"urn:egsolve:problem:{kind}", "title": title, "status": status, "detail": detail, **members}
+    headers = {"Content-Type": "application/problem+json", "Retry-After": "0"}
+    return httpx.Response(status, content=json.dumps(document), headers=headers)
+
+
 def put_part(url: str, upload_id: str, number: int, data: bytes) -> httpx.Response:
     """One part sent by hand, with its ``Content-Digest``."""
     digest = base64.b64encode(hashlib.sha256(data).digest()).decode()
@@ -180,6 +201,8 @@ def test_the_lower_level_calls(open_server: Server, game: Path) -> None:
         # From nothing to everything, a call per part (in the order they arrived).
         assert seen[0] == (0, upload.size) and seen[-1] == (upload.size, upload.size)
         assert len(seen) == upload.parts + 1 and [h for h, _ in seen] == sorted(h for h, _ in seen)
+        with pytest.raises(TypeError, match="priorty"):
+            client.submit_upload(upload.id, priorty=3)  # type: ignore[call-arg]
         job = client.submit_upload(upload.id, backend="cpu", priority=3)
         assert job.info.options.priority == 3 and job.wait(60).state == "succeeded"
         # The same upload again: another job on the same arena.
@@ -251,14 +274,7 @@ def test_a_job_asked_early_says_which_parts_are_missing(open_server: Server, gam
 def test_a_part_whose_connection_breaks_before_it_is_sent_is_sent_again(
     open_server: Server, game: Path, expected_credits: List[Optional[int]]
 ) -> None:
-    broken: List[int] = []
-
-    def break_part_7_once(request: httpx.Request) -> Optional[httpx.Response]:
-        if part_number(request) == 7 and not broken:
-            broken.append(7)
-            raise httpx.WriteError("connection reset by peer (from the test)", request=request)
-        return None
-
+    break_part_7_once, broken = break_part(7, httpx.WriteError, times=1)
     recording = Recording(break_part_7_once)
     with Client(open_server.url, token="", transport=recording, backoff=0.01) as client:
         job = client.submit(game, parts_above=0, part_size=PART, connections=4)
@@ -270,30 +286,24 @@ def test_a_part_whose_connection_breaks_before_it_is_sent_is_sent_again(
 def test_a_part_cut_off_mid_way_is_sent_again(
     storing_server: Server, game: Path, expected_credits: List[Optional[int]]
 ) -> None:
-    proxy = FlakyProxy(storing_server.port)
     recording = Recording()
-    try:
-        with Client(proxy.url, token="", transport=recording, retries=6, backoff=0.05) as client:
-            proxy.cut_put_requests = 2
-            job = client.submit(game, parts_above=0, part_size=PART, connections=4)
-            assert proxy.dropped == 2 and len(proxy.cut_puts) == 2, proxy.cut_puts
-            for path in proxy.cut_puts:
-                number = int(path.rsplit("/", 1)[1])
-                assert recording.puts()[number] >= 2, (number, recording.puts()[number])
-            assert set(recording.puts()) == set(range(parts_of(game)))
-            assert job.result().credits == expected_credits
-    finally:
-        proxy.close()
+    with FlakyProxy(storing_server.port) as proxy, Client(
+        proxy.url, token="", transport=recording, retries=6, backoff=0.05
+    ) as client:
+        proxy.cut_put_requests = 2
+        job = client.submit(game, parts_above=0, part_size=PART, connections=4)
+        assert proxy.dropped == 2 and len(proxy.cut_puts) == 2, proxy.cut_puts
+        for path in proxy.cut_puts:
+            number = int(path.rsplit("/", 1)[1])
+            assert recording.puts()[number] >= 2, (number, recording.puts()[number])
+        assert set(recording.puts()) == set(range(parts_of(game)))
+        assert job.result().credits == expected_credits
 
 
 def test_a_part_that_cannot_be_sent_names_the_upload_to_finish(
     open_server: Server, game: Path, expected_credits: List[Optional[int]]
 ) -> None:
-    def always_break_part_9(request: httpx.Request) -> Optional[httpx.Response]:
-        if part_number(request) == 9:
-            raise httpx.RemoteProtocolError("server disconnected (from the test)", request=request)
-        return None
-
+    always_break_part_9, _ = break_part(9, httpx.RemoteProtocolError)
     with Client(open_server.url, token="", transport=Recording(always_break_part_9), retries=2, backoff=0.01) as client:
         with pytest.raises(UploadFailed) as failed:
             client.submit(game, parts_above=0, part_size=PART, connections=2)
@@ -310,9 +320,8 @@ def test_a_part_that_cannot_be_sent_names_the_upload_to_finish(
 
 
 def test_a_job_refused_after_the_upload_keeps_it(game: Path, expected_credits: List[Optional[int]]) -> None:
-    server = Server(args=["--per-user-job-limit", "1"])
-    try:
-        recording = Recording()
+    recording = Recording()
+    with Server(args=["--per-user-job-limit", "1"]) as server:
         with Client(server.url, token="", transport=recording) as client:
             busy = client.submit(slow_cycle(200_000), backend="reference")
             with pytest.raises(TooManyJobs) as refused:
@@ -324,8 +333,6 @@ def test_a_job_refused_after_the_upload_keeps_it(game: Path, expected_credits: L
             job = client.submit(game, upload_id=upload_id)
             assert sum(recording.puts().values()) == sent, "nothing sent again"
             assert job.result().credits == expected_credits
-    finally:
-        server.stop()
 
 
 def test_submit_many_waits_out_the_limit_without_sending_the_file_again(
@@ -336,9 +343,7 @@ def test_submit_many_waits_out_the_limit_without_sending_the_file_again(
     def limit_once(request: httpx.Request) -> Optional[httpx.Response]:
         if request.url.path == "/v1/jobs" and request.method == "POST" and not refused:
             refused.append(request.headers["content-type"])
-            problem = {"type": "urn:egsolve:problem:too-many-jobs", "title": "Too many jobs", "status": 429,
-                       "detail": "wait for some to finish", "limit": 3}
-            return httpx.Response(429, json=problem, headers={"Retry-After": "0"})
+            return problem(429, "too-many-jobs", "Too many jobs", "wait for some to finish", limit=3)
         return None
 
     recording = Recording(limit_once)
@@ -355,8 +360,7 @@ def test_a_server_without_uploads_in_parts_gets_a_plain_upload(
 ) -> None:
     def older_server(request: httpx.Request) -> Optional[httpx.Response]:
         if request.url.path.startswith("/v1/uploads"):
-            problem = {"type": "urn:egsolve:problem:not-found", "title": "Not found", "status": 404, "detail": "no such endpoint"}
-            return httpx.Response(404, content=json.dumps(problem), headers={"Content-Type": "application/problem+json"})
+            return problem(404, "not-found", "Not found", "no such endpoint")
         return None
 
     recording = Recording(older_server)
@@ -376,15 +380,11 @@ def test_a_server_without_uploads_in_parts_gets_a_plain_upload(
 
 
 def test_too_many_open_uploads() -> None:
-    server = Server(args=["--max-open-uploads", "1"])
-    try:
-        with Client(server.url, token="") as client:
-            first = httpx.post(f"{server.url}/v1/uploads", json={"size": PART + 1})
-            assert first.status_code == 201, first.text
-            with pytest.raises(TooManyUploads) as refused:
-                client.upload_in_parts(__file__)
-            assert refused.value.status == 429 and refused.value.limit == 1
-            client.delete_upload(first.json()["id"])
-            assert client.upload_in_parts(__file__, part_size=PART).state == "complete"
-    finally:
-        server.stop()
+    with Server(args=["--max-open-uploads", "1"]) as server, Client(server.url, token="") as client:
+        first = httpx.post(f"{server.url}/v1/uploads", json={"size": PART + 1})
+        assert first.status_code == 201, first.text
+        with pytest.raises(TooManyUploads) as refused:
+            client.upload_in_parts(__file__)
+        assert refused.value.status == 429 and refused.value.limit == 1
+        client.delete_upload(first.json()["id"])
+        assert client.upload_in_parts(__file__, part_size=PART).state == "complete"

@@ -100,8 +100,8 @@ fn handler(method: &str, path: &str) -> MethodRouter<AppState> {
         ("get", "/v1/batches/{id}") => get(batch::get_batch),
         ("get", "/v1/batches/{id}/results") => get(batch::results::batch_results),
         ("post", "/v1/uploads") => post(parts::create_upload),
-        ("get", "/v1/uploads/{id}") => get(parts::get_upload),
-        ("delete", "/v1/uploads/{id}") => delete(parts::delete_upload),
+        ("get", "/v1/uploads/{id}") => get(parts::upload_by_id),
+        ("delete", "/v1/uploads/{id}") => delete(parts::upload_by_id),
         ("put", "/v1/uploads/{id}/parts/{number}") => put(parts::put_part),
         _ => unreachable!("every entry of ROUTES has a handler"),
     }

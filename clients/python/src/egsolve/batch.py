@@ -54,6 +54,7 @@ from .errors import (
     member_error,
 )
 from .models import JobInfo, Result
+from .session import RETRY_STATUSES, error_of
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     from .client import Client, Job
@@ -482,9 +483,7 @@ class Batch:
                 ) as response:
                     if response.status_code >= 400:
                         response.read()
-                        from .client import RETRY_STATUSES, _error
-
-                        error = _error(response)
+                        error = error_of(response)
                         if response.status_code in RETRY_STATUSES and failures < client.retries:
                             failures += 1
                             time.sleep(error.retry_after or client._delay(failures))

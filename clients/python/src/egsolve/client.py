@@ -4,8 +4,8 @@ Retries: every request that is safe to repeat is retried on a dropped connection
 timeout or a 502/503/504, with exponential backoff (``retries`` times in a row). That
 includes submissions: each carries an ``Idempotency-Key`` header, so a submission whose
 answer was lost and is sent again gets the job the first attempt made, never a second one.
-A batch (``POST /v1/batches``) carries no such key, so it is sent again only when no
-connection could be made (see :mod:`egsolve.batch`).
+So does a batch (``POST /v1/batches``): sent again, it is answered with the batch the
+first attempt made (see :mod:`egsolve.batch`).
 Long polls (``GET /v1/jobs/{id}?wait=``) are plain reads and simply start again.
 Uploads in parts (:meth:`Client.upload_in_parts`, and :meth:`Client.submit` for large
 files) send each part again on its own; ``POST /v1/uploads`` is sent again only when no
@@ -19,10 +19,10 @@ import os
 import random
 import threading
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import (
+    TYPE_CHECKING,
     Any,
     Callable,
     Dict,
@@ -43,7 +43,6 @@ from . import parts
 from . import upload as uploads
 from .batch import Batch
 from .errors import (
-    ApiError,
     BatchError,
     ConnectionFailed,
     EgsolveError,
@@ -51,11 +50,14 @@ from .errors import (
     JobFinished,
     TooManyJobs,
     WaitTimeout,
-    api_error,
 )
 from .binary import BinaryResult, parse_binary
 from .models import Caller, Devices, Histogram, JobInfo, Result, Summary
 from .parts import MAX_CONNECTIONS, PartsMixin
+from .session import error_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from typing_extensions import Unpack
 
 
 __all__ = ["Client", "Job", "DEFAULT_SERVER"]
@@ -64,10 +66,6 @@ __all__ = ["Client", "Job", "DEFAULT_SERVER"]
 DEFAULT_SERVER = "http://127.0.0.1:8080"
 #: Longest long poll the server honours, seconds.
 MAX_WAIT = 60
-RETRY_STATUSES = (502, 503, 504)
-#: Transport errors that say the request never left: safe to send again even when the
-#: request is not idempotent.
-UNSENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 ResultFormat = Literal["json", "text", "paritysol", "binary"]
 ProgressCallback = Callable[["Job"], None]
 
@@ -131,55 +129,6 @@ class Client(PartsMixin):
     def __repr__(self) -> str:
         return f"Client({self.url!r}, token={'…' if self.token else None})"
 
-    # ---- requests ------------------------------------------------------------------
-    def _delay(self, attempt: int) -> float:
-        return min(10.0, self.backoff * 2.0 ** (attempt - 1)) * (0.5 + random.random())
-
-    def _request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Optional[Dict[str, Any]] = None,
-        body: Optional[uploads.Body] = None,
-        headers: Optional[Dict[str, str]] = None,
-        read_timeout: Optional[float] = None,
-        retry: Union[bool, Literal["unsent"]] = True,
-    ) -> httpx.Response:
-        """Sends a request; raises the problem of an error answer as an :class:`ApiError`.
-        ``retry``: ``True`` sends it again after a network failure or a 502/503/504,
-        ``"unsent"`` only when the request never left (no connection could be made)."""
-        timeout = httpx.Timeout(self.timeout, read=read_timeout or self.timeout)
-        failures = 0
-        while True:
-            try:
-                response = self._http.request(
-                    method,
-                    path,
-                    params=params,
-                    content=body.chunks() if body else None,
-                    headers={**(body.headers if body else {}), **(headers or {})},
-                    timeout=timeout,
-                )
-            except httpx.TransportError as e:
-                failures += 1
-                if not retry or failures > self.retries or (retry == "unsent" and not isinstance(e, UNSENT)):
-                    raise ConnectionFailed(f"cannot reach {self.url}: {e!r}") from e
-                time.sleep(self._delay(failures))
-                continue
-            if response.status_code < 400:
-                return response
-            error = _error(response)
-            again = response.status_code in RETRY_STATUSES or error.kind == "idempotency-key-in-use"
-            if retry is True and again and failures < self.retries:
-                failures += 1
-                time.sleep(error.retry_after if error.retry_after else self._delay(failures))
-                continue
-            raise error
-
-    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        return self._request(method, path, **kwargs).json()
-
     # ---- jobs ----------------------------------------------------------------------
     def submit(
         self,
@@ -235,45 +184,27 @@ class Client(PartsMixin):
         """
         if upload_id is not None and not isinstance(source, (str, os.PathLike)):
             raise ValueError("upload_id= finishes the upload in parts of a file: give its path")
+        name = uploads.source_name(source)
+        params = uploads.submit_params(backend, priority, time_limit, format, returns, credits)
         with uploads.converted(source, uploads.find_egsolve(convert)) as sent:
             if isinstance(sent, (str, os.PathLike)) and (
                 upload_id is not None or self._goes_in_parts(sent, compress, parts_above)
             ):
                 job = self._submit_in_parts(
                     os.fspath(sent),
-                    name=uploads.source_name(source),
+                    name=name,
                     part_size=part_size,
                     connections=connections,
                     upload_id=upload_id,
-                    params=uploads.submit_params(backend, priority, time_limit, format, returns, credits),
+                    params=params,
                     idempotency_key=idempotency_key,
                 )
                 if job is not None:
                     return job
-            return self._submit(
-                sent,
-                name=uploads.source_name(source),
-                backend=backend,
-                priority=priority,
-                time_limit=time_limit,
-                format=format,
-                returns=returns,
-                credits=credits,
-                compress=compress,
-                idempotency_key=idempotency_key,
-            )
+            return self._submit(sent, name, compress, params, idempotency_key)
 
     def submit_by_reference(
-        self,
-        path: Union[str, "os.PathLike[str]"],
-        *,
-        backend: Optional[str] = None,
-        priority: Optional[int] = None,
-        time_limit: Optional[int] = None,
-        format: Optional[str] = None,
-        returns: Optional[str] = None,
-        credits: Optional[bool] = None,
-        idempotency_key: Optional[str] = None,
+        self, path: Union[str, "os.PathLike[str]"], **options: Unpack[uploads.SubmitOptions]
     ) -> "Job":
         """Submits the file at ``path`` on the server's file system, by reference: the server
         copies it from one of its import roots (``egsolve serve --import-root DIR``) instead
@@ -282,7 +213,8 @@ class Client(PartsMixin):
         ``path`` is resolved here when it exists here (links followed), else it must be
         absolute: it names the file as the server sees it. The token needs the ``import``
         permission. The job is about the bytes as the server copied them; later changes of
-        the file do not reach it. Options are those of :meth:`submit`. Raises
+        the file do not reach it. ``options`` are those of :meth:`submit` that are not about
+        sending the arena (:class:`~egsolve.upload.SubmitOptions`). Raises
         :class:`~egsolve.ReferenceRefused` (its ``kind`` says why: outside the roots, not a
         regular file, no permission, …), :class:`~egsolve.InsufficientStorage` and the other
         :class:`~egsolve.ApiError` kinds.
@@ -292,13 +224,10 @@ class Client(PartsMixin):
             local = local.resolve()
         elif not local.is_absolute():
             raise ValueError(f"{path!s} does not exist here: pass the absolute path the server sees")
-        params = uploads.submit_params(backend, priority, time_limit, format, returns, credits)
+        params = uploads.options_params(options)
         body = uploads.reference(str(local))
-        key = idempotency_key or uuid.uuid4().hex
-        response = self._request(
-            "POST", "/v1/jobs", params=params, body=body, headers={"Idempotency-Key": key}
-        )
-        return Job(self, JobInfo.from_json(response.json()), source=str(local))
+        data = self._submission("/v1/jobs", params, body, options.get("idempotency_key"))
+        return Job(self, JobInfo.from_json(data), source=str(local))
 
     def submit_batch(
         self,
@@ -339,11 +268,7 @@ class Client(PartsMixin):
         chosen = batches.member_names(items, names)
         body = batches.archive_body(batches.archive(items, chosen), compress)
         params = uploads.submit_params(backend, priority, time_limit, format, returns, credits)
-        key = idempotency_key or uuid.uuid4().hex
-        response = self._request(
-            "POST", "/v1/batches", params=params, body=body, headers={"Idempotency-Key": key}
-        )
-        return batches.submitted(self, response.json())
+        return batches.submitted(self, self._submission("/v1/batches", params, body, idempotency_key))
 
     def batch(self, batch_id: str) -> Batch:
         """The batch with this id (raises :class:`~egsolve.NotFound` for other users'
@@ -353,24 +278,16 @@ class Client(PartsMixin):
     def _submit(
         self,
         source: uploads.Source,
-        *,
         name: str,
-        backend: Optional[str],
-        priority: Optional[int],
-        time_limit: Optional[int],
-        format: Optional[str],
-        returns: Optional[str],
-        credits: Optional[bool],
         compress: Optional[str],
+        params: Dict[str, Any],
         idempotency_key: Optional[str],
     ) -> "Job":
+        """:meth:`submit` of ``source`` as one request (``params`` from
+        :func:`~egsolve.upload.submit_params`), its job's ``source`` being ``name``."""
         body = dataclasses.replace(uploads.prepare(source, compress), name=name)
-        params = uploads.submit_params(backend, priority, time_limit, format, returns, credits)
-        key = idempotency_key or uuid.uuid4().hex
-        response = self._request(
-            "POST", "/v1/jobs", params=params, body=body, headers={"Idempotency-Key": key}
-        )
-        return Job(self, JobInfo.from_json(response.json()), source=body.name)
+        data = self._submission("/v1/jobs", params, body, idempotency_key)
+        return Job(self, JobInfo.from_json(data), source=name)
 
     def job(self, job_id: str) -> "Job":
         """The job with this id (raises :class:`~egsolve.NotFound` for other users' jobs)."""
@@ -514,18 +431,6 @@ class Client(PartsMixin):
                     options = {**options, "upload_id": e.upload_id}
                 time.sleep(wait * (0.5 + random.random()))
                 delay = min(10.0, delay * 2)
-
-
-def _error(response: httpx.Response) -> ApiError:
-    try:
-        problem = response.json()
-        if not isinstance(problem, dict):
-            raise ValueError
-    except ValueError:
-        problem = {"title": response.reason_phrase, "detail": response.text[:500]}
-    retry_after = response.headers.get("Retry-After")
-    seconds = float(retry_after) if retry_after and retry_after.isdigit() else None
-    return api_error(response.status_code, problem, seconds)
 
 
 class Job:
@@ -688,7 +593,7 @@ class Job:
                     ) as response:
                         if response.status_code >= 400:
                             response.read()
-                            raise _error(response)
+                            raise error_of(response)
                         if headers and not _resumes_at(response, written):
                             raise ConnectionFailed(
                                 f"resuming the result of job {self.id} at byte {written}, the server "

@@ -15,9 +15,11 @@ T = TypeVar("T")
 FINISHED_STATES = ("succeeded", "failed", "cancelled")
 
 
-def _known(cls: Type[T], data: Dict[str, Any]) -> Dict[str, Any]:
+def _from_json(cls: Type[T], data: Dict[str, Any], **values: Any) -> T:
+    """The dataclass ``cls`` of the JSON object ``data``: its members named as fields (the
+    others ignored), with ``values`` for the fields that need more than that."""
     names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    return {k: v for k, v in data.items() if k in names}
+    return cls(**{**{k: v for k, v in data.items() if k in names}, **values})
 
 
 def parse_time(value: Optional[str]) -> Optional[datetime]:
@@ -81,11 +83,13 @@ class Summary:
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Summary":
-        values = _known(cls, data)
-        values["initial"] = Initial(**_known(Initial, data["initial"]))
         parity = data.get("parity")
-        values["parity"] = ParitySummary(**_known(ParitySummary, parity)) if parity else None
-        return cls(**values)
+        return _from_json(
+            cls,
+            data,
+            initial=_from_json(Initial, data["initial"]),
+            parity=_from_json(ParitySummary, parity) if parity else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -173,7 +177,7 @@ class JobInfo:
             id=data["id"],
             owner=data["owner"],
             state=data["state"],
-            options=JobOptions(**_known(JobOptions, options)),
+            options=_from_json(JobOptions, options),
             created_at=created,
             started_at=parse_time(data.get("started_at")),
             finished_at=parse_time(data.get("finished_at")),
@@ -181,11 +185,11 @@ class JobInfo:
             queue_position=data.get("queue_position"),
             backend=data.get("backend"),
             device=data.get("device"),
-            arena=Arena(**_known(Arena, data["arena"])),
-            progress=Progress(**_known(Progress, progress)) if progress else None,
+            arena=_from_json(Arena, data["arena"]),
+            progress=_from_json(Progress, progress) if progress else None,
             durations_ms=dict(data.get("durations_ms") or {}),
             reused=bool(data.get("reused")),
-            failure=Failure(**_known(Failure, failure)) if failure else None,
+            failure=_from_json(Failure, failure) if failure else None,
             summary=Summary.from_json(summary) if summary else None,
             worker=data.get("worker"),
             raw=data,
@@ -263,17 +267,8 @@ class Upload:
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Upload":
-        return cls(
-            id=data["id"],
-            size=data["size"],
-            part_size=data["part_size"],
-            parts=data["parts"],
-            received=[int(n) for n in data.get("received") or []],
-            state=data["state"],
-            expires_at=parse_time(data.get("expires_at")),
-            arena=data.get("arena"),
-            raw=data,
-        )
+        received = [int(n) for n in data.get("received") or []]
+        return _from_json(cls, data, received=received, expires_at=parse_time(data.get("expires_at")), raw=data)
 
 
 @dataclass(frozen=True)
@@ -309,8 +304,8 @@ class Devices:
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Devices":
         return cls(
-            gpus=[Gpu(**_known(Gpu, g)) for g in data["gpus"]],
-            cpu=CpuPool(**_known(CpuPool, data["cpu"])),
+            gpus=[_from_json(Gpu, g) for g in data["gpus"]],
+            cpu=_from_json(CpuPool, data["cpu"]),
             queue_depth=data["queue_depth"],
         )
 
@@ -341,11 +336,5 @@ class Histogram:
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Histogram":
-        return cls(
-            job_id=data["job"],
-            w0=data["w0"],
-            w1=data["w1"],
-            max_credit=data["max_credit"],
-            bins=[(b["from"], b["to"], b["count"]) for b in data["bins"]],
-            credits_computed=data.get("credits_computed", True),
-        )
+        bins = [(b["from"], b["to"], b["count"]) for b in data["bins"]]
+        return _from_json(cls, data, job_id=data["job"], bins=bins)

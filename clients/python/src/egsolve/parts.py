@@ -27,17 +27,19 @@ import json
 import os
 import threading
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Set, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Union, cast
 
 import httpx
 
 from .errors import ConnectionFailed, EgsolveError, NotFound, UploadFailed
 from .models import JobInfo, Upload
-from .upload import Body, submit_params
+from .session import Session, error_of
+from .upload import Body, SubmitOptions, options_params
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing_extensions import Unpack
+
     from .client import Client, Job
 
 __all__ = ["DEFAULT_CONNECTIONS", "DEFAULT_PARTS_ABOVE", "DEFAULT_PART_SIZE", "UPLOAD_MEDIA_TYPE", "send_parts"]
@@ -97,8 +99,6 @@ def send_part(client: "PartsMixin", upload_id: str, number: int, data: bytes) ->
     """``PUT`` part ``number`` of upload ``upload_id``, again on the failures worth retrying
     (see the module's docstring); raises the last failure once ``client.retries`` retries
     in a row are spent, or at once for a refusal."""
-    from .client import _error  # the client module imports this one
-
     path = f"/v1/uploads/{upload_id}/parts/{number}"
     headers = {"Content-Type": "application/octet-stream", "Content-Digest": content_digest(data)}
     failures = 0
@@ -114,7 +114,7 @@ def send_part(client: "PartsMixin", upload_id: str, number: int, data: bytes) ->
         else:
             if response.status_code < 400:
                 return
-            error = _error(response)
+            error = error_of(response)
             if response.status_code < 500 and error.kind not in SEND_AGAIN:
                 raise error
             failure, wait = error, error.retry_after
@@ -172,34 +172,16 @@ def send_parts(
         raise UploadFailed(upload.id, [n for n in missing if n not in sent], failed[0]) from failed[0]
 
 
-class PartsMixin:
+class PartsMixin(Session):
     """The methods of :class:`~egsolve.Client` for uploads in parts (:meth:`upload_in_parts`,
     :meth:`upload`, :meth:`delete_upload`, :meth:`submit_upload`, and the parts branch of
     :meth:`~egsolve.Client.submit`); ``Client`` is the only class that inherits them."""
 
-    if TYPE_CHECKING:  # what they use of Client (set in its __init__, defined there)
-        url: str
-        retries: int
-        parts_above: int
-        part_size: int
-        connections: int
-        _http: httpx.Client
-
-        def _delay(self, attempt: int) -> float: ...
-
-        def _request(
-            self,
-            method: str,
-            path: str,
-            *,
-            params: Optional[Dict[str, Any]] = None,
-            body: Optional[Body] = None,
-            headers: Optional[Dict[str, str]] = None,
-            read_timeout: Optional[float] = None,
-            retry: Union[bool, Literal["unsent"]] = True,
-        ) -> httpx.Response: ...
-
-        def _json(self, method: str, path: str, **kwargs: Any) -> Any: ...
+    #: The defaults of :meth:`~egsolve.Client.submit`'s uploads in parts (set by
+    #: ``Client.__init__``).
+    parts_above: int
+    part_size: int
+    connections: int
 
     def upload_in_parts(
         self,
@@ -243,27 +225,19 @@ class PartsMixin:
         :class:`~egsolve.NotFound` when there is no such upload)."""
         self._request("DELETE", f"/v1/uploads/{upload_id}")
 
-    def submit_upload(
-        self,
-        upload_id: str,
-        *,
-        backend: Optional[str] = None,
-        priority: Optional[int] = None,
-        time_limit: Optional[int] = None,
-        format: Optional[str] = None,
-        returns: Optional[str] = None,
-        credits: Optional[bool] = None,
-        idempotency_key: Optional[str] = None,
-    ) -> "Job":
+    def submit_upload(self, upload_id: str, **options: Unpack[SubmitOptions]) -> "Job":
         """Makes a job of the upload in parts ``upload_id``, every part of which arrived
-        (``POST /v1/jobs`` naming it). Options are those of :meth:`submit`; asked again, the
-        same upload gives another job on the same arena. Raises
+        (``POST /v1/jobs`` naming it); asked again, the same upload gives another job on the
+        same arena. ``options`` are those of :meth:`submit` that are not about sending the
+        arena (:class:`~egsolve.upload.SubmitOptions`: ``backend``, ``priority``,
+        ``time_limit``, ``format``, ``returns``, ``credits``, ``idempotency_key``; another
+        keyword is a ``TypeError``). Raises
         :class:`~egsolve.UploadIncomplete` (its ``missing`` lists the parts to send first),
         :class:`~egsolve.NotFound` (no such upload), :class:`~egsolve.MalformedArena` (the
         upload is then gone) and the other :class:`~egsolve.ApiError` kinds.
         """
-        params = submit_params(backend, priority, time_limit, format, returns, credits)
-        return self._submit_upload(upload_id, None, params, idempotency_key)
+        params = options_params(options)
+        return self._submit_upload(upload_id, None, params, options.get("idempotency_key"))
 
     def _goes_in_parts(
         self, path: Union[str, "os.PathLike[str]"], compress: Optional[str], parts_above: Optional[int]
@@ -335,8 +309,5 @@ class PartsMixin:
     ) -> "Job":
         from .client import Job  # the client module imports this one
 
-        key = idempotency_key or uuid.uuid4().hex
-        response = self._request(
-            "POST", "/v1/jobs", params=params, body=job_request(upload_id), headers={"Idempotency-Key": key}
-        )
-        return Job(cast("Client", self), JobInfo.from_json(response.json()), source=name)
+        data = self._submission("/v1/jobs", params, job_request(upload_id), idempotency_key)
+        return Job(cast("Client", self), JobInfo.from_json(data), source=name)

@@ -1,5 +1,6 @@
 """Request bodies of submissions: a path, bytes or a binary file, compressed on the way
-(and a submission's query parameters, :func:`submit_params`).
+(and a submission's options, :class:`SubmitOptions`, and query parameters,
+:func:`submit_params`).
 
 A body that is already gzip, zstd or bzip2 goes as it is (the server recognises them by
 their magic bytes), and so does the binary ``egb`` format (the server maps it in place; see
@@ -21,7 +22,7 @@ import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, Iterator, Optional, Protocol, Union
+from typing import IO, Any, Callable, Dict, Iterator, Optional, Protocol, TypedDict, Union
 
 try:  # optional: pip install egsolve-client[zstd]
     import zstandard
@@ -121,6 +122,34 @@ def submit_params(
         }.items()
         if v is not None
     }
+
+
+class SubmitOptions(TypedDict, total=False):
+    """The options of a job, as the keywords of :meth:`~egsolve.Client.submit_by_reference`
+    and :meth:`~egsolve.Client.submit_upload` take them: those of
+    :meth:`~egsolve.Client.submit` that are not about sending the arena. One left out or
+    ``None`` takes the server's default."""
+
+    backend: Optional[str]
+    priority: Optional[int]
+    time_limit: Optional[int]
+    format: Optional[str]
+    returns: Optional[str]
+    credits: Optional[bool]
+    #: Not a query parameter: the request's ``Idempotency-Key`` (by default a fresh one).
+    idempotency_key: Optional[str]
+
+
+def options_params(options: SubmitOptions) -> Dict[str, Any]:
+    """:func:`submit_params` of ``options`` given as keywords; a ``TypeError`` names one
+    that is not a :class:`SubmitOptions` (as Python's own for an unknown keyword)."""
+    unknown = sorted(set(options) - set(SubmitOptions.__annotations__))
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+    return submit_params(
+        options.get("backend"), options.get("priority"), options.get("time_limit"),
+        options.get("format"), options.get("returns"), options.get("credits"),
+    )
 
 
 def source_name(source: Source) -> str:

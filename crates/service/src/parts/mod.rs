@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use futures::StreamExt;
@@ -137,24 +137,19 @@ fn ttl_ms(state: &AppState) -> i64 {
     i64::try_from(state.config.upload_ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX / 2)
 }
 
-/// `GET /v1/uploads/{id}`.
-pub(super) async fn get_upload(
+/// `GET /v1/uploads/{id}` (the upload's view) and `DELETE /v1/uploads/{id}` (removed with
+/// its files: `204`).
+pub(super) async fn upload_by_id(
     State(state): State<AppState>,
+    method: Method,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let caller = caller(&state, &headers)?;
-    let session = state.uploads.get(&id, &caller.user)?;
-    Ok(axum::Json(session.view(ttl_ms(&state))).into_response())
-}
-
-/// `DELETE /v1/uploads/{id}`.
-pub(super) async fn delete_upload(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let caller = caller(&state, &headers)?;
+    if method != Method::DELETE {
+        let session = state.uploads.get(&id, &caller.user)?;
+        return Ok(axum::Json(session.view(ttl_ms(&state))).into_response());
+    }
     let uploads = state.uploads.clone();
     tokio::task::spawn_blocking(move || uploads.remove(&id, &caller.user))
         .await
