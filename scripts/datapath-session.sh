@@ -14,7 +14,7 @@ set -u
 PARTS=" ${PARTS:-egb service big parse} "; part() { [[ "$PARTS" == *" $1 "* ]]; }
 c="$(cd "$(dirname "$0")" && pwd)"; e="$c/egsolve"; out="${OUT:-/tmp}"
 w=/dev/shm/egs; rm -rf "$w"; mkdir -p "$w"
-gen() { "$e" gen random --vertices "$1" --degree 4..4 --weights=-10..10 --player1 10 --seed 3 "${@:2}"; }
+gen() { "$e" gen random --vertices "$1" --degree 4..4 --weights=-10..10 --player1 10 --seed "${SEED:-3}" "${@:2}"; }
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 # measure LABEL CMD...: wall time and peak resident memory (VmHWM, polled), rc
 measure() {
@@ -57,9 +57,24 @@ if part service; then
         --result-format binary -o "$w/svc.bin" 2>/dev/null; rc=$?; svc=$(ms "$s")
       s=$(date +%s%N); "$e" submit --by-reference "$w/$f" --server http://127.0.0.1:8181 --backend gpu --wait \
         --result-format binary -o "$w/ref.bin" 2>/dev/null; ref=$(ms "$s")
-      same=$(cmp -s "$w/cli.bin" "$w/cpu.bin" && cmp -s "$w/svc.bin" "$w/cpu.bin" && cmp -s "$w/ref.bin" "$w/cpu.bin" && echo same-as-cpu || echo DIFFERS)
-      echo "$f run $r: CLI whole process ${cli} ms | service POST->binary result ${svc} ms rc=$rc, by reference ${ref} ms | $same"
+      # In parts (all of them at once): a fresh part size each run, so no run reuses another's arena.
+      s=$(date +%s%N); "$e" submit "$w/$f" --server http://127.0.0.1:8181 --backend gpu --wait --parts-above 0 \
+        --part-size $(( (8 + r) << 20 )) --connections 16 --result-format binary -o "$w/parts.bin" 2>/dev/null; parts=$(ms "$s")
+      same=$(cmp -s "$w/cli.bin" "$w/cpu.bin" && cmp -s "$w/svc.bin" "$w/cpu.bin" && cmp -s "$w/ref.bin" "$w/cpu.bin" && cmp -s "$w/parts.bin" "$w/cpu.bin" && echo same-as-cpu || echo DIFFERS)
+      echo "$f run $r: CLI whole process ${cli} ms | service POST->binary result ${svc} ms rc=$rc, by reference ${ref} ms, in parts ${parts} ms | $same"
     done
+  done
+  # Each run a game the server has not seen (so no result is reused): uploaded whole, then in
+  # parts (another key: its own solve too), beside the CLI.
+  for r in 1 2 3; do
+    SEED=$((10 + r)) gen 2500000 --to egb -o "$w/f$r.egb" 2>/dev/null
+    s=$(date +%s%N); "$e" solve "$w/f$r.egb" --backend gpu --output binary -o "$w/cli.bin" 2>/dev/null; cli=$(ms "$s")
+    s=$(date +%s%N); "$e" submit "$w/f$r.egb" --server http://127.0.0.1:8181 --backend gpu --wait \
+      --result-format binary -o "$w/svc.bin" 2>/dev/null; svc=$(ms "$s")
+    s=$(date +%s%N); "$e" submit "$w/f$r.egb" --server http://127.0.0.1:8181 --backend gpu --wait --parts-above 0 \
+      --part-size $((16 << 20)) --connections 16 --result-format binary -o "$w/parts.bin" 2>/dev/null; parts=$(ms "$s")
+    same=$(cmp -s "$w/svc.bin" "$w/cli.bin" && cmp -s "$w/parts.bin" "$w/cli.bin" && echo same-as-CLI || echo DIFFERS)
+    echo "fresh egb $r (no reuse): CLI whole process ${cli} ms | service uploaded ${svc} ms, in parts ${parts} ms | $same"
   done
   curl -s http://127.0.0.1:8181/metrics | grep -E "^egsolve_(upload|parse|phase|job_phase)" | head -30 > "$out/metrics7.log"
   kill "$srv"; wait "$srv" 2>/dev/null; rm -rf "$w/store7" "$w"/g7.mpg "$w"/*.bin

@@ -235,6 +235,30 @@ async fn parts_arrive_whole_or_not_at_all(engine: Engine) {
         .await
         .assert_problem(404, "upload-not-found");
 
+    // A small egb in parts: stored as it came (its worker maps and checks it), keyed by
+    // its parts, although text of its size would be parsed at submission: the same answer.
+    let small = std::fs::read("examples/small.mpg").unwrap();
+    let whole = server.submit_ok(small.clone(), "?backend=cpu", None).await;
+    let read = egsolve_core::format::read_bytes(&small, &Default::default()).unwrap();
+    let mut egb = Vec::new();
+    egsolve_core::format::write_egb(&read, &mut egb).unwrap();
+    assert!(egb.len() < 64 << 10);
+    let id = upload_id(&create(&server, egb.len(), 64 << 10).await);
+    assert_eq!(
+        put_part(&server, &id, 0, &egb, &digest(&egb)).await.status,
+        200
+    );
+    let reply = job_from(&server, &id, "?backend=cpu").await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    let job = reply.json();
+    assert_eq!(
+        job["arena"]["vertices"],
+        Value::Null,
+        "not parsed at submission: {job}"
+    );
+    let in_parts = credits(&server, job["id"].as_str().unwrap()).await;
+    assert_eq!(in_parts, credits(&server, &whole).await);
+
     // gzip in two parts: decompressed and hashed like an upload, so the plain job's arena.
     let id = upload_id(&create(&server, packed.len(), 64 << 10).await);
     for (n, part) in packed.chunks(64 << 10).enumerate() {

@@ -14,10 +14,10 @@
 //! 3. `GET /v1/uploads/{id}` says which parts arrived: a client that lost connections (or
 //!    its own process) sends the rest.
 //! 4. `POST /v1/jobs` with a body of media type [`MEDIA_TYPE`], `{"upload": "<id>"}`, and
-//!    the usual options makes the job. A compressed file, or one small enough to be parsed
-//!    at submission, goes through the single upload's pipeline (content SHA-256, parse);
-//!    a large plain file is moved into the store as it is, keyed by the hash of its parts'
-//!    hashes ([`session::Session::parts_key`]), so no pass over its bytes is needed before
+//!    the usual options makes the job. A compressed file, or text small enough to be
+//!    parsed at submission, goes through the single upload's pipeline (content SHA-256,
+//!    parse); a plain `egb` file or large text is moved into the store as it is, keyed by
+//!    the hash of its parts' hashes ([`session::Session::parts_key`]), so no pass over its bytes is needed before
 //!    the job is queued — the worker checks it as it loads it.
 //!
 //! `DELETE /v1/uploads/{id}` ends an upload; an upload untouched for `upload_ttl_secs` is
@@ -361,10 +361,14 @@ pub(super) async fn arena_from_upload(
     let data = session.data_path();
     let head = read_head(&data).map_err(PartsError::Io)?;
     let encoding = Encoding::sniff(&head);
-    let parsed_at_submission = target
-        .parse
-        .as_ref()
-        .is_some_and(|p| session.size <= p.limit);
+    // `egb` is mapped and validated by its worker whatever its size (what a parse at
+    // submission would do, after a hash pass of its own); small text is parsed here.
+    let egb = head.starts_with(&egsolve_core::format::egb::MAGIC);
+    let parsed_at_submission = !egb
+        && target
+            .parse
+            .as_ref()
+            .is_some_and(|p| session.size <= p.limit);
     let outcome = if encoding != Encoding::Identity || parsed_at_submission {
         let file = std::fs::File::open(&data).map_err(PartsError::Io)?;
         let target = UploadTarget {
