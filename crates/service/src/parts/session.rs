@@ -1,10 +1,12 @@
 //! The uploads in parts a server holds: their records on disk, which parts each has, which
 //! are being written, and the checks a part must pass. HTTP lives in [`super`].
 //!
-//! Layout: `<data_dir>/uploads/<id>/session.json` (the [`Record`], rewritten by rename
-//! after every part) and `<data_dir>/uploads/<id>/data` (the file, allocated at its full
-//! size when the upload is made, each part written at its offset and synced before the
-//! part counts as received). A server that restarts reads the records back, so an upload
+//! Layout: `<data_dir>/uploads/<id>/session.json` (the [`Record`], written by rename when
+//! the upload is made and when a job uses it), `<data_dir>/uploads/<id>/parts.log` (a line
+//! `N SHA256` appended and synced per part received: constant work per part, where
+//! rewriting the record would grow with the parts) and `<data_dir>/uploads/<id>/data` (the
+//! file, allocated at its full size when the upload is made, each part written at its
+//! offset and synced before the part counts as received). A server that restarts reads the records back, so an upload
 //! resumes across restarts too; a directory without a readable record is removed.
 //!
 //! Invariants:
@@ -102,7 +104,8 @@ struct Record {
     created_ms: i64,
     /// When the last part was received (or the upload made): expiry counts from here.
     touched_ms: i64,
-    /// Each part's SHA-256, hex, once received.
+    /// Each part's SHA-256, hex, once received (kept in `parts.log`, not in the record).
+    #[serde(skip)]
     digests: Vec<Option<String>>,
     /// Once a job used the upload: the arena it became and that arena's size.
     arena: Option<(String, u64)>,
@@ -275,11 +278,10 @@ impl Session {
         if state.removed {
             return Err(PartsError::NotFound(self.id.clone()));
         }
-        state.record.digests[slot.number] = Some(hex::encode(digest));
-        state.record.touched_ms = crate::store::now_ms();
-        let saved = save(&self.dir, &state.record);
-        if saved.is_err() {
-            state.record.digests[slot.number] = None;
+        let saved = journal(&self.dir, slot.number, digest);
+        if saved.is_ok() {
+            state.record.digests[slot.number] = Some(hex::encode(digest));
+            state.record.touched_ms = crate::store::now_ms();
         }
         drop(state);
         drop(slot);
@@ -333,6 +335,35 @@ impl Session {
         drop(guard);
         saved
     }
+}
+
+/// Appends part `number`'s digest to `dir/parts.log` and syncs it.
+fn journal(dir: &Path, number: usize, digest: &[u8; 32]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(dir.join("parts.log"))?;
+    log.write_all(format!("{number} {}\n", hex::encode(digest)).as_bytes())?;
+    log.sync_data()
+}
+
+/// The digests `dir/parts.log` records for `parts` parts (a torn last line, from a crash
+/// mid-append, is not a part).
+fn journaled(dir: &Path, parts: usize) -> Vec<Option<String>> {
+    let mut digests = vec![None; parts];
+    let text = std::fs::read_to_string(dir.join("parts.log")).unwrap_or_default();
+    for line in text.lines() {
+        let Some((number, digest)) = line.split_once(' ') else {
+            continue;
+        };
+        let number: usize = number.parse().unwrap_or(usize::MAX);
+        let valid = digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit());
+        if number < parts && valid {
+            digests[number] = Some(digest.to_string());
+        }
+    }
+    digests
 }
 
 /// Writes `record` to `dir/session.json` atomically (a new file, synced, renamed).
@@ -510,12 +541,13 @@ fn session(dir: PathBuf, file: File, record: Record) -> Session {
 /// An upload read back from `dir` at start-up; `None` when its record is unreadable, or
 /// its data file is gone although no job used it.
 fn reopen(dir: &Path) -> Option<Session> {
-    let record: Record =
+    let mut record: Record =
         serde_json::from_slice(&std::fs::read(dir.join("session.json")).ok()?).ok()?;
-    let parts = record.size.div_ceil(record.part_size.max(1));
-    if record.part_size == 0 || record.digests.len() as u64 != parts {
+    if record.part_size == 0 || record.size == 0 {
         return None;
     }
+    let parts = usize::try_from(record.size.div_ceil(record.part_size)).ok()?;
+    record.digests = journaled(dir, parts);
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -601,6 +633,13 @@ mod tests {
             _ => panic!("an upload with missing parts finished"),
         }
         let id = session.id.clone();
+        // A crash mid-append leaves a torn line: not a part.
+        {
+            use std::io::Write;
+            let log = dir.path().join("uploads").join(&id).join("parts.log");
+            let mut log = std::fs::OpenOptions::new().append(true).open(log).unwrap();
+            log.write_all(b"2 3b00").unwrap();
+        }
         drop((session, uploads));
         let uploads = Uploads::open(dir.path().join("uploads")).unwrap();
         let session = uploads.get(&id, "alice").unwrap();
