@@ -128,6 +128,13 @@ pub struct ResultArgs {
     /// Output file; standard output if absent.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// A binary result of at least this many bytes written to a file is fetched as several
+    /// byte ranges at once.
+    #[arg(long, default_value_t = 256 << 20)]
+    pub ranges_above: u64,
+    /// Byte ranges fetched at once.
+    #[arg(long, default_value_t = 8)]
+    pub connections: usize,
 }
 
 /// `egsolve cancel ID`.
@@ -245,12 +252,17 @@ impl SubmitArgs {
         if job["state"] != "succeeded" {
             return Ok(1);
         }
+        let ranges = Ranges {
+            connections: self.connections,
+            ..RANGES
+        };
         write_result(
             &client,
             &id,
             &self.result_format,
             None,
             self.output.as_deref(),
+            ranges,
         )
         .await?;
         Ok(0)
@@ -309,14 +321,42 @@ pub(super) fn reference_path(file: &std::path::Path) -> anyhow::Result<PathBuf> 
     }
 }
 
+/// When a binary result written to a file is fetched as several byte ranges at once.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ranges {
+    /// From this many bytes.
+    pub(super) above: u64,
+    /// Ranges at once.
+    pub(super) connections: usize,
+}
+
+/// The default: results of 256 MiB or more, 8 ranges at once.
+pub(super) const RANGES: Ranges = Ranges {
+    above: 256 << 20,
+    connections: 8,
+};
+
 pub(super) async fn write_result(
     client: &Client,
     id: &str,
     format: &str,
     vertices: Option<&str>,
     output: Option<&std::path::Path>,
+    ranges: Ranges,
 ) -> anyhow::Result<()> {
     match output {
+        Some(path) if format == "binary" && vertices.is_none() => {
+            let ranged = client
+                .result_in_ranges(id, path, ranges.above, ranges.connections)
+                .await?;
+            if ranged.is_none() {
+                let file = tokio::fs::File::create(path)
+                    .await
+                    .with_context(|| format!("cannot create {}", path.display()))?;
+                let mut file = tokio::io::BufWriter::with_capacity(1 << 20, file);
+                client.result(id, Some(format), None, &mut file).await?;
+            }
+        }
         Some(path) => {
             let file = tokio::fs::File::create(path)
                 .await
@@ -347,12 +387,17 @@ impl ResultArgs {
     /// Writes the result.
     pub async fn run(&self) -> anyhow::Result<i32> {
         let client = self.server.client()?;
+        let ranges = Ranges {
+            above: self.ranges_above,
+            connections: self.connections,
+        };
         write_result(
             &client,
             &self.id,
             &self.format,
             self.vertices.as_deref(),
             self.output.as_deref(),
+            ranges,
         )
         .await?;
         Ok(0)

@@ -13,7 +13,7 @@ use anyhow::Context;
 use futures::StreamExt;
 
 use super::batch::{BatchEntry, extension};
-use super::cli::{SubmitArgs, reference_path, write_result};
+use super::cli::{RANGES, SubmitArgs, reference_path, write_result};
 use super::{Client, SubmitOptions};
 
 /// Files of up to this many bytes in all are sent as one batch.
@@ -129,7 +129,7 @@ impl SubmitArgs {
             job = client.job(&id, Some(30)).await?;
         }
         if job["state"] == "succeeded" {
-            write_result(client, &id, &self.result_format, None, Some(result)).await?;
+            write_result(client, &id, &self.result_format, None, Some(result), RANGES).await?;
         } else {
             eprintln!("{}: {}", file.display(), super::cli::status_line(&job));
         }

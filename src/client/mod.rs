@@ -7,6 +7,7 @@ mod batch;
 pub mod cli;
 mod many;
 mod parts;
+mod ranged;
 
 pub use parts::PartsPlan;
 

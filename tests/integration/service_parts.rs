@@ -343,8 +343,8 @@ on_both_stores!(
 );
 
 /// Through the real binary: `egsolve submit` sends a file in parts (`--parts-above 0`,
-/// small parts, four connections) and writes the answer a plain upload gets; `--upload ID`
-/// finishes an upload already complete on the server.
+/// small parts, four connections) and writes the answer a plain upload gets; `egsolve
+/// result --ranges-above 0` fetches the binary answer as several byte ranges at once.
 #[test]
 fn the_cli_sends_large_files_in_parts() {
     use packaging_support::{Server as Binary, run_client};
@@ -376,5 +376,19 @@ fn the_cli_sends_large_files_in_parts() {
     let plain = answer(&[]);
     assert_eq!(credit_column(&in_parts), credit_column(&plain));
     assert_ne!(in_parts["job"], plain["job"]);
+    // The binary answer fetched as three byte ranges at once equals the one streamed.
+    let job = in_parts["job"].as_str().unwrap();
+    let fetch = |extra: &[&str]| -> Vec<u8> {
+        let out = dir.path().join("answer.bin");
+        let out_path = out.to_str().unwrap();
+        let fixed = ["result", job, "--format", "binary", "-o", out_path];
+        let args: Vec<&str> = fixed.iter().chain(extra).copied().collect();
+        let (code, _, stderr) = run_client(&server, &args);
+        assert_eq!(code, 0, "{stderr}");
+        std::fs::read(out).unwrap()
+    };
+    let ranged = fetch(&["--ranges-above", "0", "--connections", "3"]);
+    assert_eq!(&ranged[..8], b"EGSRESLT");
+    assert_eq!(ranged, fetch(&[]));
     drop(server);
 }
