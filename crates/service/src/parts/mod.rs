@@ -354,7 +354,7 @@ pub(super) async fn arena_from_upload(
     })?;
     let session = state.uploads.get(&request.upload, user)?;
     let guard = match session.begin_finish()? {
-        Finish::Used(hash, bytes) => return Ok(stored(hash, bytes, 0.0, None)),
+        Finish::Used(hash, bytes) => return Ok(stored(hash, bytes, 0.0)),
         Finish::Ready(guard) => guard,
     };
     let start = Instant::now();
@@ -385,7 +385,7 @@ pub(super) async fn arena_from_upload(
         tokio::task::spawn_blocking(move || {
             upload::check_text(&head)?;
             upload::place(&data, &arenas.join(&key), false)?;
-            Ok::<_, UploadError>(stored(key, size, start.elapsed().as_secs_f64(), None))
+            Ok::<_, UploadError>(stored(key, size, start.elapsed().as_secs_f64()))
         })
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?
@@ -404,9 +404,7 @@ async fn finish(
     let uploads = state.uploads.clone();
     tokio::task::spawn_blocking(move || match outcome {
         Ok(stored) => {
-            guard
-                .session()
-                .clone()
+            session
                 .used(guard, &stored.hash, stored.bytes)
                 .map_err(PartsError::Io)?;
             Ok(stored)
@@ -421,12 +419,8 @@ async fn finish(
     .map_err(|e| ApiError::Internal(e.to_string()))?
 }
 
-fn stored(
-    hash: String,
-    bytes: u64,
-    seconds: f64,
-    parsed: Option<(egsolve_core::format::Game, f64)>,
-) -> StoredArena {
+/// An arena stored without the upload pipeline (nothing parsed at submission).
+fn stored(hash: String, bytes: u64, seconds: f64) -> StoredArena {
     StoredArena {
         hash,
         bytes,
@@ -435,7 +429,7 @@ fn stored(
             place: seconds,
             ..UploadPhases::default()
         },
-        parsed,
+        parsed: None,
     }
 }
 

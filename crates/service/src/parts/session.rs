@@ -169,13 +169,6 @@ pub(crate) enum Finish {
 /// Holds an upload closed while it becomes a job.
 pub(crate) struct FinishGuard(Arc<Session>);
 
-impl FinishGuard {
-    /// The upload.
-    pub(crate) fn session(&self) -> &Arc<Session> {
-        &self.0
-    }
-}
-
 impl Drop for FinishGuard {
     fn drop(&mut self) {
         self.0.lock().finishing = false;
