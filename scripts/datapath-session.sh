@@ -8,7 +8,8 @@
 # parse --bench egb --no-run` prints their paths; copy them as parse-bench, egb-bench):
 #   run(command="bash .carry/datapath-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
 # PARTS picks the sections (default: egb service big parse, in this order; `parts`: the
-# 10^9-edge game sent in parts, CONNECTIONS at a time); BIG_VERTICES the large game's
+# 10^9-edge game sent in parts, CONNECTIONS at a time; `ref`: jobs by reference at 10^7 and
+# 10^9 edges); BIG_VERTICES the large game's
 # vertices (default 250000000: 10^9 edges).
 set -u
 PARTS=" ${PARTS:-egb service big parse} "; part() { [[ "$PARTS" == *" $1 "* ]]; }
@@ -36,11 +37,33 @@ if part egb; then
   echo "exact proof:"; grep -E "v2 load" "$out/egb-exact.log"
 fi
 
+wait_done() { # wait_done PORT JOB: until the job has ended
+  local st; for _ in $(seq 100); do
+    st=$("$e" status "$2" --server "http://127.0.0.1:$1" --wait 5 | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+    case "$st" in succeeded|failed|cancelled) return;; esac
+  done
+}
 serve() { # serve DATA_DIR PORT -> pid in $srv
   "$e" serve --bind "127.0.0.1:$2" --data-dir "$1" --import-root "$w" --max-body-bytes 40000000000 --max-vertices 4000000000 \
     --max-edges 4000000000 --cpu-small-edges 0 --sync-commits false > "$out/serve-$2.log" 2>&1 & srv=$!
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$2/healthz" >/dev/null 2>&1 && return; sleep 0.1; done
   echo "server on $2 did not start"; tail -5 "$out/serve-$2.log"
+}
+
+# timed_job LABEL PORT NAME SUBMIT_ARGS...: on a fresh store, the steps of `submit --wait` timed
+# apart (upload or copy and the job, the solve, the binary result's download), the answer
+# compared with the CLI's (big-cli.bin), the server's log and phase metrics kept under NAME.
+timed_job() {
+  local label=$1 port=$2 name=$3; shift 3
+  serve "$w/store-$name" "$port"
+  local s t id posted solved got rc; s=$(date +%s%N)
+  id=$(timeout 150 "$e" submit "$@" --server "http://127.0.0.1:$port" --backend gpu 2>>"$out/$name-submit.log"); posted=$(ms "$s")
+  t=$(date +%s%N); wait_done "$port" "$id"; solved=$(ms "$t")
+  t=$(date +%s%N); timeout 150 "$e" result "$id" --server "http://127.0.0.1:$port" --format binary -o "$w/big-$name.bin"; rc=$?; got=$(ms "$t")
+  echo "$label, POST->binary result: $(ms "$s") ms rc=$rc (upload or copy and job ${posted} ms, solve wait ${solved} ms, download ${got} ms); $(cmp -s "$w/big-$name.bin" "$w/big-cli.bin" && echo same-as-CLI || echo DIFFERS)"
+  grep -E "upload in parts made|copied into the store|accepted|solved" "$out/serve-$port.log" | sed 's/\x1b\[[0-9;]*m//g' | cut -c1-300
+  curl -s "http://127.0.0.1:$port/metrics" | grep -E "^egsolve_phase_duration_seconds_sum" > "$out/metrics-$name.log"
+  kill "$srv"; wait "$srv" 2>/dev/null; mv "$out/serve-$port.log" "$out/serve-$name.log"; rm -rf "$w/store-$name" "$w/big-$name.bin"
 }
 
 if part service; then
@@ -111,19 +134,7 @@ if part parts; then
   [ -f "$w/big.egb" ] || measure gen gen "$v" --to egb -o "$w/big.egb"
   measure "CLI solve" "$e" solve "$w/big.egb" --backend gpu --output binary -o "$w/big-cli.bin"
   for conns in ${CONNECTIONS:-8 16}; do
-    serve "$w/storeparts" 8383
-    # The same steps as `submit --wait`, timed apart: upload and job, solve, download.
-    s=$(date +%s%N); id=$(timeout 150 "$e" submit "$w/big.egb" --server http://127.0.0.1:8383 --backend gpu \
-      --connections "$conns" 2>>"$out/parts-submit.log"); up=$(ms "$s")
-    t=$(date +%s%N); for _ in $(seq 100); do
-      st=$("$e" status "$id" --server http://127.0.0.1:8383 --wait 5 | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
-      case "$st" in succeeded|failed|cancelled) break;; esac
-    done; solved=$(ms "$t")
-    t=$(date +%s%N); timeout 150 "$e" result "$id" --server http://127.0.0.1:8383 --format binary -o "$w/big-parts.bin"; rc=$?; got=$(ms "$t")
-    echo "service in parts, $conns connections, POST->binary result: $(ms "$s") ms rc=$rc (upload and job ${up} ms, solve wait ${solved} ms, download ${got} ms); $(cmp -s "$w/big-parts.bin" "$w/big-cli.bin" && echo same-as-CLI || echo DIFFERS)"
-    grep -E "upload in parts made|accepted|solved" "$out/serve-8383.log" | sed 's/\x1b\[[0-9;]*m//g' | cut -c1-300
-    curl -s http://127.0.0.1:8383/metrics | grep -E "^egsolve_phase_duration_seconds_sum" > "$out/metrics-parts-$conns.log"
-    kill "$srv"; wait "$srv" 2>/dev/null; mv "$out/serve-8383.log" "$out/serve-parts-$conns.log"; rm -rf "$w/storeparts" "$w/big-parts.bin"
+    timed_job "service in parts, $conns connections" 8383 "parts-$conns" "$w/big.egb" --connections "$conns"
   done
   serve "$w/storeref" 8484
   s=$(date +%s%N); timeout 150 "$e" submit --by-reference "$w/big.egb" --server http://127.0.0.1:8484 --backend gpu \
@@ -131,6 +142,27 @@ if part parts; then
   echo "service by reference, POST->binary result: $(ms "$s") ms rc=$rc; $(cmp -s "$w/big-ref.bin" "$w/big-cli.bin" && echo same-as-CLI || echo DIFFERS)"
   grep -E "accepted|solved|copied" "$out/serve-8484.log" | sed 's/\x1b\[[0-9;]*m//g' | cut -c1-300
   kill "$srv"; wait "$srv" 2>/dev/null; rm -rf "$w/storeref" "$w/big-ref.bin"
+fi
+if part ref; then
+  # Issue 43 part 1: jobs by reference, each on a store of its own (nothing reused), beside
+  # the CLI: games of 10^7 edges the server has not seen, then the 10^9-edge game (copied
+  # in parts on every core; the server's log line says how long the copy took).
+  for r in 1 2 3; do
+    SEED=$((20 + r)) gen 2500000 --to egb -o "$w/r$r.egb" 2>/dev/null
+    s=$(date +%s%N); "$e" solve "$w/r$r.egb" --backend gpu --output binary -o "$w/cli.bin" 2>/dev/null; cli=$(ms "$s")
+    serve "$w/storer$r" 8585
+    s=$(date +%s%N); "$e" submit --by-reference "$w/r$r.egb" --server http://127.0.0.1:8585 --backend gpu --wait \
+      --result-format binary -o "$w/ref.bin" 2>/dev/null; ref=$(ms "$s")
+    echo "fresh egb $r by reference: CLI whole process ${cli} ms | service POST->binary result ${ref} ms | $(cmp -s "$w/ref.bin" "$w/cli.bin" && echo same-as-CLI || echo DIFFERS)"
+    grep -E "copied into the store" "$out/serve-8585.log" | sed 's/\x1b\[[0-9;]*m//g' | cut -c1-300
+    kill "$srv"; wait "$srv" 2>/dev/null; rm -rf "$w/storer$r" "$w/r$r.egb" "$w"/*.bin
+  done
+  v="${BIG_VERTICES:-250000000}"
+  [ -f "$w/big.egb" ] || measure gen gen "$v" --to egb -o "$w/big.egb"
+  measure "CLI solve" "$e" solve "$w/big.egb" --backend gpu --output binary -o "$w/big-cli.bin"
+  for r in 1 2; do
+    timed_job "service by reference run $r" 8484 "ref-$r" --by-reference "$w/big.egb"
+  done
 fi
 if part parse; then
   echo "== text parse (MB/s; 50 MB and 1 GB generated) =="

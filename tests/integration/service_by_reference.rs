@@ -47,6 +47,16 @@ fn import_root() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
     (dir, root, game)
 }
 
+/// Cuts the file at `path` to 7 bytes (what a writer truncating it mid-job leaves).
+fn truncate_to_7_bytes(path: &Path) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_len(7)
+        .unwrap();
+}
+
 fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest;
     hex::encode(sha2::Sha256::digest(bytes))
@@ -163,12 +173,7 @@ async fn the_job_is_about_the_bytes_as_copied(engine: Engine) {
     assert_eq!(reply.status, 202, "{}", reply.text());
     let job = reply.json();
     std::fs::write(&path, b"garbage, not a game\n".repeat(1000)).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_len(7)
-        .unwrap();
+    truncate_to_7_bytes(&path);
     assert_eq!(job["arena"]["sha256"], sha256(&game), "{job}");
     let id = job["id"].as_str().unwrap();
     let done = server
@@ -290,6 +295,57 @@ async fn a_file_changing_mid_copy_is_refused_or_answered(engine: Engine) {
         )
         .await;
     assert_eq!(done["state"], "succeeded", "{done}");
+    server.stop().await;
+}
+
+/// A plain `egb` file of 64 MiB or more is copied in parts on every core and keyed like an
+/// upload in parts of 64 MiB (SHA-256 over the part size, the size and each part's
+/// SHA-256); truncated right after the `202`, its job still answers about the copy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_egb_is_copied_in_parts_and_keyed_like_an_upload_in_parts() {
+    use sha2::Digest;
+    const PART: u64 = 64 << 20;
+    let vertices = 3_500_000u32;
+    let text = self_loops(vertices, 3);
+    let read = egsolve_core::format::read_bytes(&text, &Default::default()).unwrap();
+    drop(text);
+    let mut egb = Vec::new();
+    egsolve_core::format::write_egb(&read, &mut egb).unwrap();
+    drop(read);
+    assert!(
+        egb.len() as u64 > PART,
+        "{} bytes: one part only",
+        egb.len()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let path = root.join("big.egb");
+    std::fs::write(&path, &egb).unwrap();
+    let mut key = sha2::Sha256::new();
+    key.update(b"egsolve upload in parts v1\0");
+    key.update(PART.to_le_bytes());
+    key.update((egb.len() as u64).to_le_bytes());
+    for part in egb.chunks(PART as usize) {
+        key.update(sha2::Sha256::digest(part));
+    }
+    let key = hex::encode(key.finalize());
+    drop(egb);
+    let server = Server::start_on(Engine::Sqlite, |config| {
+        config.import_roots = vec![root.clone()];
+    })
+    .await;
+    let reply = submit_reference(&server, &path, "?backend=cpu", None).await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    truncate_to_7_bytes(&path);
+    let job = reply.json();
+    assert_eq!(job["arena"]["sha256"], key, "{job}");
+    let done = server
+        .wait_finished(job["id"].as_str().unwrap(), None, Duration::from_secs(120))
+        .await;
+    assert_eq!(done["state"], "succeeded", "{done}");
+    assert_eq!(done["summary"]["vertices"], u64::from(vertices), "{done}");
+    assert_eq!(done["summary"]["w0"], u64::from(vertices), "{done}");
     server.stop().await;
 }
 

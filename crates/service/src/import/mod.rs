@@ -23,6 +23,11 @@
 //! bytes read disagree with its size) is refused ([`ReferenceError::Changed`]); a copy that
 //! does not fit the disk is `507` like an upload.
 //!
+//! A plain `egb` file of [`parallel::PART_BYTES`] or more skips the pipeline: it is copied
+//! (or its snapshot hashed) in parts on every core ([`parallel`]) and keyed like an upload
+//! in parts, and its worker maps and checks it (so a malformed one fails its job instead of
+//! the request, as an upload in parts does).
+//!
 //! This module knows nothing about HTTP beyond the body it is given.
 
 use std::fs::File;
@@ -30,13 +35,17 @@ use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use axum::body::Body;
 use bytes::{Bytes, BytesMut};
 use tokio::sync::mpsc;
 
+use super::parts::session::parts_key;
 use super::storage;
-use super::upload::{self, StoredArena, UploadError, UploadTarget};
+use super::upload::{self, StoredArena, UploadError, UploadPhases, UploadTarget};
+
+mod parallel;
 
 /// The media type of a by-reference submission's body.
 pub const MEDIA_TYPE: &str = "application/vnd.egsolve.reference+json";
@@ -283,6 +292,19 @@ pub async fn receive(
     })
     .await
     .map_err(|e| UploadError::Io(std::io::Error::other(e.to_string())))?;
+    if source.len() >= parallel::PART_BYTES && is_egb(&source.file) {
+        if source.len() > target.max_bytes {
+            return Err(UploadError::TooLarge {
+                limit: target.max_bytes,
+            }
+            .into());
+        }
+        let reflinked = clone.is_some();
+        let stored = tokio::task::spawn_blocking(move || copy_egb(source, clone, &target, reserve))
+            .await
+            .map_err(|e| UploadError::Io(std::io::Error::other(e.to_string())))??;
+        return Ok((stored, reflinked));
+    }
     let requested = source.requested.clone();
     let changed = Arc::new(AtomicBool::new(false));
     let reflinked = clone.is_some();
@@ -326,6 +348,99 @@ pub async fn receive(
                 Err(e.into())
             }
         }
+    }
+}
+
+/// Whether `file` starts as an `egb` file (uncompressed).
+fn is_egb(file: &File) -> bool {
+    use std::os::unix::fs::FileExt;
+    let mut head = [0u8; egsolve_core::format::egb::MAGIC.len()];
+    file.read_exact_at(&mut head, 0).is_ok() && head == egsolve_core::format::egb::MAGIC
+}
+
+/// Stores a large plain `egb` file in parts on several threads ([`parallel`]): the
+/// reflinked snapshot is only hashed, the original is copied while hashed and must not have
+/// changed meanwhile. The arena is checked by its worker, as an upload in parts.
+fn copy_egb(
+    source: Source,
+    clone: Option<(PathBuf, File)>,
+    target: &UploadTarget,
+    reserve: u64,
+) -> Result<StoredArena, ImportError> {
+    let start = Instant::now();
+    let len = source.len();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(parallel::MAX_THREADS);
+    let (tmp_path, outcome) = match clone {
+        Some((path, snapshot)) => {
+            let digests = parallel::copy_in_parts(&snapshot, len, None, threads);
+            (path, digests.map(|d| (d, 0.0)))
+        }
+        None => {
+            storage::check_room(&target.tmp_dir, len, reserve)
+                .map_err(UploadError::InsufficientStorage)?;
+            let path = target.tmp_dir.join(format!("{}.ref", uuid::Uuid::now_v7()));
+            let copied = File::create(&path)
+                .and_then(|copy| storage::allocate(&copy, len).map(|()| copy))
+                .map_err(parallel::CopyError::Io)
+                .and_then(|copy| {
+                    let digests = parallel::copy_in_parts(&source.file, len, Some(&copy), threads)?;
+                    let synced = Instant::now();
+                    copy.sync_data().map_err(parallel::CopyError::Io)?;
+                    let unchanged = source.file.metadata().map(|m| Stamp::of(&m));
+                    match unchanged {
+                        Ok(stamp) if stamp == source.stamp => {
+                            Ok((digests, synced.elapsed().as_secs_f64()))
+                        }
+                        Ok(_) => Err(parallel::CopyError::Short),
+                        Err(e) => Err(parallel::CopyError::Io(e)),
+                    }
+                });
+            (path, copied)
+        }
+    };
+    let placed = Instant::now();
+    let outcome = outcome.map_err(|e| match e {
+        parallel::CopyError::Short => {
+            ImportError::from(ReferenceError::Changed(source.requested.clone()))
+        }
+        parallel::CopyError::Io(e) => stored_error(e),
+    });
+    let key = outcome.and_then(|(digests, fsync)| {
+        let key = parts_key(parallel::PART_BYTES, len, digests);
+        upload::place(&tmp_path, &target.arenas_dir.join(&key), false).map_err(stored_error)?;
+        Ok((key, fsync))
+    });
+    let (key, fsync) = match key {
+        Ok(done) => done,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp_path);
+            return Err(e);
+        }
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let place = placed.elapsed().as_secs_f64();
+    Ok(StoredArena {
+        hash: key,
+        bytes: len,
+        seconds,
+        phases: UploadPhases {
+            write: seconds - place - fsync,
+            fsync,
+            place,
+            ..UploadPhases::default()
+        },
+        parsed: None,
+    })
+}
+
+/// A failed write of the store's copy: a full disk is `507`, as for an upload.
+fn stored_error(e: std::io::Error) -> ImportError {
+    if storage::is_full(&e) {
+        UploadError::InsufficientStorage(storage::NoRoom::Full(e.to_string())).into()
+    } else {
+        UploadError::Io(e).into()
     }
 }
 

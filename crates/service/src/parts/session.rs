@@ -27,6 +27,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use sha2::{Digest, Sha256};
 
+use crate::storage;
+
 /// Smallest part size a client may choose (the last part may be shorter).
 pub(crate) const MIN_PART_SIZE: u64 = 64 << 10;
 /// Largest part size.
@@ -303,19 +305,16 @@ impl Session {
         Ok(Finish::Ready(FinishGuard(self.clone())))
     }
 
-    /// The arena's key when the file is stored as it came, without a pass over its bytes:
-    /// SHA-256 over the part size, the size and every part's SHA-256, in order (a domain of
-    /// its own: it never equals a whole file's SHA-256 by construction of the prefix).
+    /// The arena's key when the file is stored as it came, without a pass over its bytes
+    /// ([`parts_key`] of its part size, size and parts' SHA-256s).
     pub(crate) fn parts_key(&self) -> String {
         let state = self.lock();
-        let mut hash = Sha256::new();
-        hash.update(b"egsolve upload in parts v1\0");
-        hash.update(self.part_size.to_le_bytes());
-        hash.update(self.size.to_le_bytes());
-        for digest in state.record.digests.iter().flatten() {
-            hash.update(hex::decode(digest).unwrap_or_default());
-        }
-        hex::encode(hash.finalize())
+        let digests = state.record.digests.iter().flatten().map(|digest| {
+            let mut bytes = [0u8; 32];
+            let _ = hex::decode_to_slice(digest, &mut bytes);
+            bytes
+        });
+        parts_key(self.part_size, self.size, digests)
     }
 
     /// Records that a job used the upload: the arena it became (the data file is gone).
@@ -439,7 +438,7 @@ impl Uploads {
                 .write(true)
                 .create_new(true)
                 .open(dir.join("data"))?;
-            allocate(&file, new.size)?;
+            storage::allocate(&file, new.size)?;
             let now = crate::store::now_ms();
             let record = Record {
                 id: id.clone(),
@@ -554,21 +553,24 @@ fn reopen(dir: &Path) -> Option<Session> {
     Some(session(dir.to_path_buf(), file, record))
 }
 
-/// Reserves `size` bytes for `file` (so a full disk refuses the upload when it is made),
-/// or just sets its length where the file system cannot reserve. Also on tmpfs, where the
-/// reservation zeroes every page up front: without it each page is allocated inside the
-/// parts' writes, which the file's lock serializes (measured on the H200 host, 14 GB in 16
-/// parts at once: 11.4 s to upload without, 6.9 s with).
-fn allocate(file: &File, size: u64) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let len = libc::off_t::try_from(size).map_err(std::io::Error::other)?;
-    // SAFETY: a valid open descriptor; the call reads no memory of ours.
-    let status = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len) };
-    match status {
-        0 => Ok(()),
-        libc::EOPNOTSUPP | libc::EINVAL => file.set_len(size),
-        code => Err(std::io::Error::from_raw_os_error(code)),
+/// The key of a file of `size` bytes stored as it came, from the SHA-256 of each of its
+/// parts of `part_size` bytes (the last one shorter), in order: SHA-256 over the part size,
+/// the size and those digests (a domain of its own: it never equals a whole file's SHA-256
+/// by construction of the prefix). An upload in parts and a file named by reference
+/// ([`crate::import`]) copied in parts of the same size get the same key.
+pub(crate) fn parts_key(
+    part_size: u64,
+    size: u64,
+    digests: impl IntoIterator<Item = [u8; 32]>,
+) -> String {
+    let mut hash = Sha256::new();
+    hash.update(b"egsolve upload in parts v1\0");
+    hash.update(part_size.to_le_bytes());
+    hash.update(size.to_le_bytes());
+    for digest in digests {
+        hash.update(digest);
     }
+    hex::encode(hash.finalize())
 }
 
 #[cfg(test)]
