@@ -298,14 +298,14 @@ async fn a_file_changing_mid_copy_is_refused_or_answered(engine: Engine) {
     server.stop().await;
 }
 
-/// A plain `egb` file of 64 MiB or more is copied in parts on every core and keyed like an
-/// upload in parts of 64 MiB (SHA-256 over the part size, the size and each part's
+/// A plain `egb` file of 8 MiB or more is copied in parts on every core and keyed like an
+/// upload in parts of 8 MiB (SHA-256 over the part size, the size and each part's
 /// SHA-256); truncated right after the `202`, its job still answers about the copy.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_large_egb_is_copied_in_parts_and_keyed_like_an_upload_in_parts() {
     use sha2::Digest;
-    const PART: u64 = 64 << 20;
-    let vertices = 3_500_000u32;
+    const PART: u64 = 8 << 20;
+    let vertices = 1_000_000u32;
     let text = self_loops(vertices, 3);
     let read = egsolve_core::format::read_bytes(&text, &Default::default()).unwrap();
     drop(text);

@@ -23,9 +23,9 @@
 //! bytes read disagree with its size) is refused ([`ReferenceError::Changed`]); a copy that
 //! does not fit the disk is `507` like an upload.
 //!
-//! A plain `egb` file of [`parallel::PART_BYTES`] or more skips the pipeline: it is copied
-//! (or its snapshot hashed) in parts on every core ([`parallel`]) and keyed like an upload
-//! in parts, and its worker maps and checks it (so a malformed one fails its job instead of
+//! A plain `egb` file of [`parallel::PART_BYTES`] (8 MiB) or more skips the pipeline: it is
+//! copied (or its snapshot hashed) in parts on every core ([`parallel`]) and keyed like an
+//! upload in parts of 8 MiB, and its worker maps and checks it (so a malformed one fails its job instead of
 //! the request, as an upload in parts does).
 //!
 //! This module knows nothing about HTTP beyond the body it is given.
@@ -374,7 +374,7 @@ fn copy_egb(
         .min(parallel::MAX_THREADS);
     let (tmp_path, outcome) = match clone {
         Some((path, snapshot)) => {
-            let digests = parallel::copy_in_parts(&snapshot, len, None, threads);
+            let digests = parallel::hash_in_parts(&snapshot, len, None, threads);
             (path, digests.map(|d| (d, 0.0)))
         }
         None => {
@@ -382,10 +382,9 @@ fn copy_egb(
                 .map_err(UploadError::InsufficientStorage)?;
             let path = target.tmp_dir.join(format!("{}.ref", uuid::Uuid::now_v7()));
             let copied = File::create(&path)
-                .and_then(|copy| storage::allocate(&copy, len).map(|()| copy))
                 .map_err(parallel::CopyError::Io)
                 .and_then(|copy| {
-                    let digests = parallel::copy_in_parts(&source.file, len, Some(&copy), threads)?;
+                    let digests = parallel::copy_in_parts(&source.file, len, &copy, threads)?;
                     let synced = Instant::now();
                     copy.sync_data().map_err(parallel::CopyError::Io)?;
                     let unchanged = source.file.metadata().map(|m| Stamp::of(&m));
