@@ -256,6 +256,18 @@ def test_the_answers_are_as_documented(open_server: Server) -> None:
     assert set(job) - {"name"} <= set(alone) | {"progress", "queue_position"}, set(job) ^ set(alone)
 
 
+def test_the_same_sources_make_the_same_archive_at_any_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A retry rebuilds the archive, maybe seconds later: its bytes (what the server compares
+    for an idempotency key) must not depend on the clock."""
+    game = tmp_path / "a.pg"
+    game.write_bytes(PARITY_A)
+    clock = iter([1_000_000.0, 1_000_007.0])
+    monkeypatch.setattr(batch_module.time, "time", lambda: next(clock))
+    first = batch_module.archive([PARITY_A, game], ["a.pg", "b.pg"])
+    again = batch_module.archive([PARITY_A, game], ["a.pg", "b.pg"])
+    assert first == again
+
+
 def test_a_batch_sent_again_with_its_key_is_the_first_batch(client: Client) -> None:
     """The same batch and key again (a retry after a lost answer) is the batch the first
     request made, its refused member not listed again; another batch with the key is 422."""

@@ -135,11 +135,13 @@ def _read(source: upload.Source) -> bytes:
 def archive(sources: Sequence[upload.Source], names: Sequence[str]) -> bytes:
     """The tar archive of a batch: one regular file per source, named by ``names``."""
     buffer = io.BytesIO()
-    now = int(time.time())
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         for source, name in zip(sources, names):
             info = tarfile.TarInfo(name)
-            info.mtime = now
+            # The same sources make the same bytes: a batch sent again with its idempotency
+            # key (a retry after a lost answer) must be the same submission, which a time
+            # stamp taken now would break whenever the retry falls in another second.
+            info.mtime = 0
             info.mode = 0o644
             if isinstance(source, (str, os.PathLike)):
                 with open(os.fspath(source), "rb") as f:
