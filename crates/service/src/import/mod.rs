@@ -374,7 +374,16 @@ fn copy_egb(
         .min(parallel::MAX_THREADS);
     let (tmp_path, outcome) = match clone {
         Some((path, snapshot)) => {
-            let digests = parallel::hash_in_parts(&snapshot, len, None, threads);
+            // The snapshot is of the file as it was at the reflink, which need not be its
+            // size when opened: another size is a change (and its bytes past `len` would
+            // otherwise be stored unhashed).
+            let digests = match snapshot.metadata() {
+                Ok(meta) if meta.len() == len => {
+                    parallel::hash_in_parts(&snapshot, len, None, threads)
+                }
+                Ok(_) => Err(parallel::CopyError::Changed),
+                Err(e) => Err(parallel::CopyError::Io(e)),
+            };
             (path, digests.map(|d| (d, 0.0)))
         }
         None => {
@@ -392,7 +401,7 @@ fn copy_egb(
                         Ok(stamp) if stamp == source.stamp => {
                             Ok((digests, synced.elapsed().as_secs_f64()))
                         }
-                        Ok(_) => Err(parallel::CopyError::Short),
+                        Ok(_) => Err(parallel::CopyError::Changed),
                         Err(e) => Err(parallel::CopyError::Io(e)),
                     }
                 });
@@ -401,7 +410,7 @@ fn copy_egb(
     };
     let placed = Instant::now();
     let outcome = outcome.map_err(|e| match e {
-        parallel::CopyError::Short => {
+        parallel::CopyError::Changed => {
             ImportError::from(ReferenceError::Changed(source.requested.clone()))
         }
         parallel::CopyError::Io(e) => stored_error(e),

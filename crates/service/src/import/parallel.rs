@@ -19,7 +19,7 @@
 //!
 //! The bytes hashed are the bytes written: the job is about the copy, whatever happens to
 //! the original afterwards. A read that ends early (the file was truncated) is reported as
-//! [`CopyError::Short`]; the caller compares the file's size and time stamps after the copy
+//! [`CopyError::Changed`]; the caller compares the file's size and time stamps after the copy
 //! too, as for a copy by one thread.
 
 use std::fs::File;
@@ -41,8 +41,9 @@ pub(crate) const MAX_THREADS: usize = 16;
 /// Why a copy in parts stopped.
 #[derive(Debug)]
 pub(super) enum CopyError {
-    /// The file ended before its size when opened: it was truncated meanwhile.
-    Short,
+    /// The file changed while it was copied: it ended before its size when opened, or
+    /// (the caller's checks) its size or time stamps differ afterwards.
+    Changed,
     /// Reading or writing failed.
     Io(std::io::Error),
 }
@@ -114,7 +115,7 @@ fn page_size() -> usize {
 
 fn short_or_io(e: std::io::Error) -> CopyError {
     if e.kind() == std::io::ErrorKind::UnexpectedEof {
-        CopyError::Short
+        CopyError::Changed
     } else {
         CopyError::Io(e)
     }
@@ -266,12 +267,12 @@ mod tests {
     }
 
     #[test]
-    fn a_file_shorter_than_its_size_is_reported_short() {
+    fn a_file_shorter_than_its_size_is_reported_changed() {
         let source = patterned(PART_BYTES / 2);
         let err = hash_in_parts(source.as_file(), PART_BYTES + 1, None, 2).unwrap_err();
-        assert!(matches!(err, CopyError::Short), "{err:?}");
+        assert!(matches!(err, CopyError::Changed), "{err:?}");
         let copy = tempfile::tempfile().unwrap();
         let err = copy_in_parts(source.as_file(), PART_BYTES + 1, &copy, 2).unwrap_err();
-        assert!(matches!(err, CopyError::Short), "{err:?}");
+        assert!(matches!(err, CopyError::Changed), "{err:?}");
     }
 }
