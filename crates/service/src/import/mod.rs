@@ -25,8 +25,8 @@
 //!
 //! A plain `egb` file of [`parallel::PART_BYTES`] (8 MiB) or more skips the pipeline: it is
 //! copied (or its snapshot hashed) in parts on every core ([`parallel`]) and keyed like an
-//! upload in parts of 8 MiB, and its worker maps and checks it (so a malformed one fails its job instead of
-//! the request, as an upload in parts does).
+//! upload in parts of 8 MiB, and its worker maps and checks it (so a malformed one fails
+//! its job instead of the request, as an upload in parts does).
 //!
 //! This module knows nothing about HTTP beyond the body it is given.
 
@@ -355,7 +355,7 @@ pub async fn receive(
 fn is_egb(file: &File) -> bool {
     use std::os::unix::fs::FileExt;
     let mut head = [0u8; egsolve_core::format::egb::MAGIC.len()];
-    file.read_exact_at(&mut head, 0).is_ok() && head == egsolve_core::format::egb::MAGIC
+    file.read_exact_at(&mut head, 0).is_ok() && egsolve_core::format::egb::is_egb(&head)
 }
 
 /// Stores a large plain `egb` file in parts on several threads ([`parallel`]): the
