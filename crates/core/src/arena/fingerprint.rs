@@ -1,5 +1,7 @@
 //! The fast check that an arena's predecessor side is the transpose of its successor side
-//! ([`super::parts`]'s step 2 by default): both sides read in order, never at random.
+//! ([`super::parts`]'s step 2 by default): both sides read in order, never at random, in
+//! one pass ([`scan`]) that also checks their structure and takes the weights' range, so
+//! that each array of a mapped file is read once.
 //!
 //! Each edge is the tuple `(s, t, k, w)`: source, target, `k` (earlier edges from `s` to `t`:
 //! counted in successor order on the CSR side, as the place in the run of source `s` in
@@ -75,49 +77,132 @@ impl Sums {
     }
 }
 
-/// Whether the CSC (offsets, sources ascending within each list, weights) holds the same
-/// tuples as the CSR (module docs): `true` means the transpose except with probability at
-/// most 2^-64; `false` means certainly not.
-pub(super) fn same_edges<W: Copy + Into<i64> + Send + Sync>(
+/// What one pass over both sides found ([`scan`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Scan {
+    /// Whether both sides are well formed: offsets from 0 to `m` (the successors' strictly
+    /// increasing, the predecessors' never decreasing), every id `< n`, every predecessor
+    /// list ascending. When not, the other fields mean nothing.
+    pub well_formed: bool,
+    /// Whether the two sides' sums are equal: the transpose except with probability at
+    /// most 2^-64 (module docs).
+    pub same: bool,
+    /// The least and the greatest successor weight, and 0 (the weights' width).
+    pub range: (i64, i64),
+}
+
+/// One side's figures over a block of vertices.
+#[derive(Clone, Copy)]
+struct Side {
+    ok: bool,
+    sums: Sums,
+    lo: i64,
+    hi: i64,
+}
+
+impl Default for Side {
+    fn default() -> Side {
+        Side {
+            ok: true,
+            sums: Sums::default(),
+            lo: 0,
+            hi: 0,
+        }
+    }
+}
+
+impl Side {
+    fn merge(self, other: Side) -> Side {
+        Side {
+            ok: self.ok && other.ok,
+            sums: self.sums.merge(other.sums),
+            lo: self.lo.min(other.lo),
+            hi: self.hi.max(other.hi),
+        }
+    }
+}
+
+/// Both sides of an arena checked and fingerprinted in one pass, each array read once in
+/// order ([`super::parts`]'s fast path): the structural checks of the CSR and the CSC
+/// (what [`super::parts`] checks array by array, reported here only as a yes or no), the
+/// sums of the module docs, and the weights' range. Where something is wrong the caller
+/// runs the array-by-array checks, which name the first offending entry.
+pub(super) fn scan<W: Copy + Into<i64> + Send + Sync>(
     (offsets, targets): (&[u32], &[VertexId]),
     weights: &[W],
     (pred_offsets, sources): (&[u32], &[VertexId]),
     pred_weights: &[W],
-) -> bool {
+) -> Scan {
     let keys = Keys::fresh();
     let n = offsets.len() - 1;
+    let m = targets.len();
+    let ends_ok = |o: &[u32]| o.len() == n + 1 && o[0] == 0 && o[n] as usize == m;
+    if !ends_ok(offsets) || !ends_ok(pred_offsets) || sources.len() != m {
+        return Scan {
+            well_formed: false,
+            same: false,
+            range: (0, 0),
+        };
+    }
     let successors = |b: usize| {
-        let mut sums = Sums::default();
+        let mut side = Side::default();
         for s in b * BLOCK..((b + 1) * BLOCK).min(n) {
-            let edges = offsets[s] as usize..offsets[s + 1] as usize;
-            let list = &targets[edges.clone()];
+            let (a, z) = (offsets[s] as usize, offsets[s + 1] as usize);
+            if a >= z || z > m {
+                side.ok = false;
+                break;
+            }
+            let list = &targets[a..z];
             let repeats = occurrences(list);
-            for (i, e) in edges.enumerate() {
+            let mut bad = false;
+            for (i, (&t, &w)) in list.iter().zip(&weights[a..z]).enumerate() {
+                let w = w.into();
+                bad |= t as usize >= n;
+                side.lo = side.lo.min(w);
+                side.hi = side.hi.max(w);
                 let k = earlier(list, &repeats, i);
-                sums.add(keys.hash(s as u32, list[i], k, weights[e].into()));
+                side.sums.add(keys.hash(s as u32, t, k, w));
+            }
+            if bad {
+                side.ok = false;
+                break;
             }
         }
-        sums
+        side
     };
     let predecessors = |b: usize| {
-        let mut sums = Sums::default();
+        let mut side = Side::default();
         for t in b * BLOCK..((b + 1) * BLOCK).min(n) {
-            let slots = pred_offsets[t] as usize..pred_offsets[t + 1] as usize;
+            let (a, z) = (pred_offsets[t] as usize, pred_offsets[t + 1] as usize);
+            if a > z || z > m {
+                side.ok = false;
+                break;
+            }
             let mut k = 0u32;
-            for i in slots.clone() {
-                k = if i > slots.start && sources[i] == sources[i - 1] {
+            let mut bad = false;
+            // The previous source (none before the first: `u64::MAX` equals no id).
+            let mut previous = u64::MAX;
+            for (&s, &w) in sources[a..z].iter().zip(&pred_weights[a..z]) {
+                bad |= s as usize >= n;
+                k = if u64::from(s) == previous {
                     k + 1
                 } else {
+                    bad |= previous != u64::MAX && u64::from(s) < previous;
                     0
                 };
-                sums.add(keys.hash(sources[i], t as u32, k, pred_weights[i].into()));
+                previous = u64::from(s);
+                side.sums.add(keys.hash(s, t as u32, k, w.into()));
+            }
+            if bad {
+                side.ok = false;
+                break;
             }
         }
-        sums
+        side
     };
     let blocks = n.div_ceil(BLOCK);
-    let (csr, csc) = if targets.len() < super::PARALLEL_EDGES {
-        let all = |f: &dyn Fn(usize) -> Sums| (0..blocks).map(f).fold(Sums::default(), Sums::merge);
+    let (csr, csc) = if m < super::PARALLEL_EDGES {
+        let all = |f: &dyn Fn(usize) -> Side| (0..blocks).map(f).fold(Side::default(), Side::merge);
         (all(&successors), all(&predecessors))
     } else {
         rayon::join(
@@ -125,17 +210,21 @@ pub(super) fn same_edges<W: Copy + Into<i64> + Send + Sync>(
                 (0..blocks)
                     .into_par_iter()
                     .map(successors)
-                    .reduce(Sums::default, Sums::merge)
+                    .reduce(Side::default, Side::merge)
             },
             || {
                 (0..blocks)
                     .into_par_iter()
                     .map(predecessors)
-                    .reduce(Sums::default, Sums::merge)
+                    .reduce(Side::default, Side::merge)
             },
         )
     };
-    csr == csc
+    Scan {
+        well_formed: csr.ok && csc.ok,
+        same: csr.sums == csc.sums,
+        range: (csr.lo, csr.hi),
+    }
 }
 
 #[cfg(test)]
@@ -182,5 +271,105 @@ mod tests {
             (3, 0, 0, 1),
         ];
         assert_ne!(sum(&tuples), sum(&swapped));
+    }
+
+    /// The scan answers "well formed" for a true transpose and "not" for each structural
+    /// fault the array-by-array checks name; a changed weight keeps the structure but not
+    /// the sums.
+    #[test]
+    fn the_scan_finds_every_structural_fault_and_a_changed_weight() {
+        // 0 -> 1 (5), 0 -> 1 (-3), 1 -> 0 (7), 2 -> 0 (1); predecessors: 0 <- 1, 2; 1 <- 0, 0.
+        let offsets = [0u32, 2, 3, 4];
+        let targets = [1u32, 1, 0, 0];
+        let weights = [5i16, -3, 7, 1];
+        let pred_offsets = [0u32, 2, 4, 4];
+        let sources = [1u32, 2, 0, 0];
+        let pred_weights = [7i16, 1, 5, -3];
+        let scan_of = |o: &[u32], t: &[u32], w: &[i16], po: &[u32], s: &[u32], pw: &[i16]| {
+            scan((o, t), w, (po, s), pw)
+        };
+        let good = scan_of(
+            &offsets,
+            &targets,
+            &weights,
+            &pred_offsets,
+            &sources,
+            &pred_weights,
+        );
+        assert_eq!(
+            good,
+            Scan {
+                well_formed: true,
+                same: true,
+                range: (-3, 7)
+            }
+        );
+        let broken: [(&str, Scan); 6] = [
+            ("a target out of range", {
+                let t = [1u32, 3, 0, 0];
+                scan_of(
+                    &offsets,
+                    &t,
+                    &weights,
+                    &pred_offsets,
+                    &sources,
+                    &pred_weights,
+                )
+            }),
+            ("a vertex without successors", {
+                let o = [0u32, 2, 2, 4];
+                scan_of(
+                    &o,
+                    &targets,
+                    &weights,
+                    &pred_offsets,
+                    &sources,
+                    &pred_weights,
+                )
+            }),
+            ("the last successor offset", {
+                let o = [0u32, 2, 3, 3];
+                scan_of(
+                    &o,
+                    &targets,
+                    &weights,
+                    &pred_offsets,
+                    &sources,
+                    &pred_weights,
+                )
+            }),
+            ("predecessor offsets decreasing", {
+                let po = [0u32, 3, 2, 4];
+                scan_of(&offsets, &targets, &weights, &po, &sources, &pred_weights)
+            }),
+            ("a source out of range", {
+                let s = [1u32, 2, 0, 4];
+                scan_of(
+                    &offsets,
+                    &targets,
+                    &weights,
+                    &pred_offsets,
+                    &s,
+                    &pred_weights,
+                )
+            }),
+            ("sources descending", {
+                let s = [2u32, 1, 0, 0];
+                scan_of(
+                    &offsets,
+                    &targets,
+                    &weights,
+                    &pred_offsets,
+                    &s,
+                    &pred_weights,
+                )
+            }),
+        ];
+        for (what, scan) in broken {
+            assert!(!scan.well_formed, "{what}: {scan:?}");
+        }
+        let pw = [7i16, 1, 5, -4];
+        let changed = scan_of(&offsets, &targets, &weights, &pred_offsets, &sources, &pw);
+        assert!(changed.well_formed && !changed.same, "{changed:?}");
     }
 }

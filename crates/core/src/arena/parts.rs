@@ -24,11 +24,14 @@
 //! which is what it costs instead of rebuilding the transpose (a radix sort through two
 //! scratch copies of every edge). By default step 2 is instead decided by a random-keyed
 //! fingerprint of both sides read in order ([`super::fingerprint`], wrong with probability
-//! at most 2^-64), the proof running only to name the wrong edge it found;
-//! `EGSOLVE_EGB_CHECK=exact` ([`TransposeCheck`]) selects the proof.
+//! at most 2^-64), in one pass with step 1, the successor checks and the weights' range,
+//! each array read once; only where that pass finds something wrong do the checks run
+//! array by array (and the proof), to name the first wrong entry.
+//! `EGSOLVE_EGB_CHECK=exact` ([`TransposeCheck`]) selects them and the proof.
 
 use rayon::prelude::*;
 
+use super::fingerprint;
 use super::repeats::{earlier, occurrences};
 use super::storage::Array;
 use super::weights::Weights;
@@ -146,35 +149,33 @@ impl Arena {
                 "arena from parts"
             );
         };
-        check_successor_offsets(&succ_offsets, m)?;
-        if let Some(e) = first_index(m, |e| succ_targets[e] as usize >= n) {
-            return invalid(
-                Part::SuccTargets,
-                e,
-                format!(
-                    "edge {e} leads to vertex {}, but there are {n} vertices",
-                    succ_targets[e]
-                ),
-            );
-        }
-        phase("successors checked");
-        check_predecessor_offsets(&pred_offsets, m)?;
-        check_predecessor_sources(&pred_offsets, &pred_sources, n)?;
-        phase("predecessors checked");
         let csr = (&succ_offsets[..], &succ_targets[..]);
         let csc = (&pred_offsets[..], &pred_sources[..]);
-        let exact = TransposeCheck::from_env() == TransposeCheck::Exact;
-        match (&succ_weights, &pred_weights) {
-            (Weights::I16(s), Weights::I16(p)) => check_transpose_by(exact, csr, s, csc, p)?,
-            (Weights::I32(s), Weights::I32(p)) => check_transpose_by(exact, csr, s, csc, p)?,
-            (Weights::I64(s), Weights::I64(p)) => check_transpose_by(exact, csr, s, csc, p)?,
-            _ => unreachable!("widths compared above"),
-        }
-        phase(if exact {
-            "transpose proved"
-        } else {
-            "transpose fingerprinted"
-        });
+        // The default: one pass over both sides (structure, fingerprint, weights' range);
+        // only where it finds something wrong, or under `EGSOLVE_EGB_CHECK=exact`, the
+        // array-by-array checks and the exact proof, which name the first wrong entry.
+        let scan = match TransposeCheck::from_env() {
+            TransposeCheck::Exact => None,
+            TransposeCheck::Fingerprint => Some(match (&succ_weights, &pred_weights) {
+                (Weights::I16(s), Weights::I16(p)) => fingerprint::scan(csr, s, csc, p),
+                (Weights::I32(s), Weights::I32(p)) => fingerprint::scan(csr, s, csc, p),
+                (Weights::I64(s), Weights::I64(p)) => fingerprint::scan(csr, s, csc, p),
+                _ => unreachable!("widths compared above"),
+            }),
+        };
+        phase("both sides scanned");
+        let range = match scan {
+            Some(scan) if scan.well_formed && scan.same => Some(scan.range),
+            _ => {
+                check_each_array(csr, &succ_weights, csc, &pred_weights)?;
+                phase("transpose proved");
+                None
+            }
+        };
+        let narrowest = |weights: Weights| match range {
+            Some((lo, hi)) => weights.narrowed_to(lo, hi),
+            None => weights.narrowest(),
+        };
         let names = names
             .filter(|names| names.iter().any(Option::is_some))
             .map(Vec::into_boxed_slice);
@@ -182,10 +183,10 @@ impl Arena {
             owner: owners,
             succ_offsets,
             succ_targets,
-            succ_weights: succ_weights.narrowest(),
+            succ_weights: narrowest(succ_weights),
             pred_offsets,
             pred_sources,
-            pred_weights: pred_weights.narrowest(),
+            pred_weights: narrowest(pred_weights),
             names,
         };
         phase("weights' width checked");
@@ -315,19 +316,36 @@ impl TransposeCheck {
     }
 }
 
-/// Step 2 by the proof (`exact`) or by the fingerprint; where the fingerprint finds the
-/// sides different, the proof runs to name the first wrong edge.
-fn check_transpose_by<W: Copy + PartialEq + Into<i64> + Send + Sync + std::fmt::Display>(
-    exact: bool,
+/// Every check of the module docs, array by array, the transpose by the exact proof: the
+/// first problem found, in the order of the module docs and in index order within an array,
+/// is the error.
+fn check_each_array(
     csr: (&[u32], &[VertexId]),
-    weights: &[W],
+    weights: &Weights,
     csc: (&[u32], &[VertexId]),
-    pred_weights: &[W],
+    pred_weights: &Weights,
 ) -> Result<(), Invalid> {
-    if !exact && super::fingerprint::same_edges(csr, weights, csc, pred_weights) {
-        return Ok(());
+    let ((succ_offsets, succ_targets), (pred_offsets, pred_sources)) = (csr, csc);
+    let (n, m) = (succ_offsets.len() - 1, succ_targets.len());
+    check_successor_offsets(succ_offsets, m)?;
+    if let Some(e) = first_index(m, |e| succ_targets[e] as usize >= n) {
+        return invalid(
+            Part::SuccTargets,
+            e,
+            format!(
+                "edge {e} leads to vertex {}, but there are {n} vertices",
+                succ_targets[e]
+            ),
+        );
     }
-    check_transpose(csr, weights, csc, pred_weights)
+    check_predecessor_offsets(pred_offsets, m)?;
+    check_predecessor_sources(pred_offsets, pred_sources, n)?;
+    match (weights, pred_weights) {
+        (Weights::I16(s), Weights::I16(p)) => check_transpose(csr, s, csc, p),
+        (Weights::I32(s), Weights::I32(p)) => check_transpose(csr, s, csc, p),
+        (Weights::I64(s), Weights::I64(p)) => check_transpose(csr, s, csc, p),
+        _ => unreachable!("widths compared before"),
+    }
 }
 
 /// Vertices per parallel task of the transpose check.
@@ -576,11 +594,11 @@ mod tests {
         };
         let csr = (&a.succ_offsets[..], &a.succ_targets[..]);
         let csc = (&a.pred_offsets[..], &a.pred_sources[..]);
-        for exact in [true, false] {
-            check_transpose_by(exact, csr, s, csc, p).unwrap();
-        }
+        check_transpose(csr, s, csc, p).unwrap();
         for _ in 0..100 {
-            assert!(super::super::fingerprint::same_edges(csr, s, csc, p));
+            let scan = fingerprint::scan(csr, s, csc, p);
+            assert!(scan.well_formed && scan.same, "{scan:?}");
+            assert_eq!(scan.range, (-3, 39));
         }
     }
 

@@ -56,6 +56,13 @@ impl Weights {
                 })
                 .reduce(|| (0, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)))
         };
+        self.narrowed_to(lo, hi)
+    }
+
+    /// [`Weights::narrowest`] for weights known to lie in `lo..=hi` (each bound one of them
+    /// or 0), without reading them again.
+    pub fn narrowed_to(self, lo: i64, hi: i64) -> Weights {
+        let view = self.view();
         let width = Width::of(&[lo, hi]);
         if width == self.width() {
             return self;
