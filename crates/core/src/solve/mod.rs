@@ -331,6 +331,9 @@ pub struct SolveOptions {
     /// ([`race::RACE_FROM_VERTICES`] where the device is warm; the command line, whose
     /// GPU side starts the driver first, races from [`race::FRESH_PROCESS_RACE_FROM`]).
     pub race_from_vertices: usize,
+    /// The device's route in `auto`'s race on parity games: the energy reduction (the
+    /// default) or the native parity solver ([`race::GpuRoute`]).
+    pub race_gpu_route: race::GpuRoute,
 }
 
 impl Default for SolveOptions {
@@ -343,6 +346,7 @@ impl Default for SolveOptions {
             credits: false,
             parity_algorithm: ParityAlgorithm::default(),
             race_from_vertices: race::RACE_FROM_VERTICES,
+            race_gpu_route: race::GpuRoute::from_env(),
         }
     }
 }

@@ -96,8 +96,9 @@ pub fn solve(
 ) -> Result<Solution, SolveError> {
     let race = Race::new(control);
     std::thread::scope(|scope| {
-        let gpu = race.side(Side::Gpu, |control| {
-            device.solve(arena, &options.gpu, control)
+        let route = options.race_gpu_route;
+        let gpu = race.side(Side::Gpu, move |control| {
+            route.solve(device, arena, view.priorities, options, control)
         });
         let cpu = race.side(Side::Cpu, |control| {
             let algorithm = options.parity_algorithm;
@@ -146,8 +147,12 @@ pub fn solve_detached<G: RacedGame>(
     let options = Arc::new(options.clone());
     let gpu = {
         let (game, options) = (game.clone(), options.clone());
+        let route = options.race_gpu_route;
         race.side(Side::Gpu, move |control| {
-            device.solve(game.arena(), &options.gpu, control)
+            let view = game
+                .parity()
+                .expect("a detached race is run on a parity game");
+            route.solve(device, game.arena(), view.priorities, &options, control)
         })
     };
     let cpu = race.side(Side::Cpu, move |control| {
@@ -187,6 +192,47 @@ static DETACHED_RUNNING: AtomicUsize = AtomicUsize::new(0);
 /// may wait for it in the driver's exit handlers, so the command line ends without them.
 pub fn detached_loser_running() -> bool {
     DETACHED_RUNNING.load(Ordering::SeqCst) > 0
+}
+
+/// Which of the device's routes races the CPU parity solver ([`SolveOptions::race_gpu_route`]).
+///
+/// Measured on the H200 host (warm service, default options, job solve, 7 runs each,
+/// BENCHMARKS.md §7): neither route wins everywhere. The native solver answered Onebit in
+/// 4.3–5.5 ms where the energy route took 19.6–21.4 ms, but BRP in 46–74 ms (energy route:
+/// 21 ms when the device answered) and Hesselink in 25–28 ms (16–23 ms); on SWP they tie.
+/// So the energy route stays the default, and `EGSOLVE_RACE_GPU=fixpoint` picks the other
+/// for a whole process (a server whose users send games like Onebit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuRoute {
+    /// The energy reduction, lifted on the device (`accelerated-lifting`).
+    Energy,
+    /// The device's native parity solver (`gpu-fixpoint`).
+    Fixpoint,
+}
+
+impl GpuRoute {
+    /// `EGSOLVE_RACE_GPU=fixpoint` picks the native solver; anything else, or nothing, the
+    /// energy route.
+    pub fn from_env() -> GpuRoute {
+        match std::env::var("EGSOLVE_RACE_GPU") {
+            Ok(v) if v.eq_ignore_ascii_case("fixpoint") => GpuRoute::Fixpoint,
+            _ => GpuRoute::Energy,
+        }
+    }
+
+    fn solve(
+        self,
+        device: &dyn DeviceSolver,
+        arena: &Arena,
+        priorities: &[u32],
+        options: &SolveOptions,
+        control: &Control,
+    ) -> Result<Solution, SolveError> {
+        match self {
+            GpuRoute::Energy => device.solve(arena, &options.gpu, control),
+            GpuRoute::Fixpoint => device.solve_parity(arena, priorities, &options.gpu, control),
+        }
+    }
 }
 
 /// The answer of one side.

@@ -1,13 +1,15 @@
 //! `--parity-algorithm gpu-fixpoint`: `solve_game` hands the game and its compressed
 //! priorities to the device's native parity solver (`DeviceSolver::solve_parity`), never to
 //! a race; without a device, or with one that has no native parity solver, the answer says
-//! the algorithm is unavailable.
+//! the algorithm is unavailable. In `auto`'s race the device runs the route that
+//! `SolveOptions::race_gpu_route` names.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use egsolve_core::arena::Arena;
 use egsolve_core::generate::random_parity;
 use egsolve_core::solve::parity::ParityAlgorithm;
+use egsolve_core::solve::race::GpuRoute;
 use egsolve_core::solve::{
     Backend, Control, DeviceSolver, GpuOptions, Solution, SolveError, SolveOptions, TOP, solve_game,
 };
@@ -128,6 +130,77 @@ fn gpu_fixpoint_without_a_native_device_solver_is_unavailable() {
             ),
             "{:?}",
             answer.map(|s| s.stats)
+        );
+    }
+}
+
+/// A device that counts which of its routes is asked; each answers at once with what the
+/// CPU would answer too (it is given the answer), so a race may go either way.
+#[derive(Debug)]
+struct CountingDevice {
+    answer: Vec<u64>,
+    energy_calls: AtomicUsize,
+    native_calls: AtomicUsize,
+}
+
+impl CountingDevice {
+    fn reply(&self) -> Solution {
+        let n = self.answer.len();
+        Solution::winners_only(self.answer.clone(), vec![u32::MAX; n], Default::default())
+    }
+}
+
+impl DeviceSolver for CountingDevice {
+    fn solve(&self, _: &Arena, _: &GpuOptions, _: &Control) -> Result<Solution, SolveError> {
+        self.energy_calls.fetch_add(1, Ordering::SeqCst);
+        Ok(self.reply())
+    }
+
+    fn solve_parity(
+        &self,
+        _: &Arena,
+        _: &[u32],
+        _: &GpuOptions,
+        _: &Control,
+    ) -> Result<Solution, SolveError> {
+        self.native_calls.fetch_add(1, Ordering::SeqCst);
+        Ok(self.reply())
+    }
+
+    fn available(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn the_race_runs_the_device_route_the_options_name() {
+    let game = random_parity(3_000, 3, 3, 11).to_game();
+    let view = game.parity.as_ref().map(|p| p.view());
+    let cpu = solve_game(&game.arena, view, &SolveOptions::default(), &Control::new())
+        .expect("the CPU answers");
+    let device: &'static CountingDevice = Box::leak(Box::new(CountingDevice {
+        answer: cpu.credit.clone(),
+        energy_calls: AtomicUsize::new(0),
+        native_calls: AtomicUsize::new(0),
+    }));
+    for (route, energy, native) in [(GpuRoute::Energy, 1, 0), (GpuRoute::Fixpoint, 1, 1)] {
+        let options = SolveOptions {
+            device: Some(device),
+            race_from_vertices: 0,
+            race_gpu_route: route,
+            ..SolveOptions::default()
+        };
+        let answer = solve_game(&game.arena, view, &options, &Control::new()).expect("answered");
+        assert_eq!(answer.credit, cpu.credit, "{route:?}");
+        assert_eq!(
+            device.energy_calls.load(Ordering::SeqCst),
+            energy,
+            "{route:?}"
+        );
+        assert_eq!(
+            device.native_calls.load(Ordering::SeqCst),
+            native,
+            "{route:?}"
         );
     }
 }
