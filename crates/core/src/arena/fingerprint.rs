@@ -292,98 +292,56 @@ mod tests {
     /// the sums.
     #[test]
     fn the_scan_finds_every_structural_fault_and_a_changed_weight() {
-        // 0 -> 1 (5), 0 -> 1 (-3), 1 -> 0 (7), 2 -> 0 (1); predecessors: 0 <- 1, 2; 1 <- 0, 0.
-        let offsets = [0u32, 2, 3, 4];
-        let targets = [1u32, 1, 0, 0];
-        let weights = [5i16, -3, 7, 1];
-        let pred_offsets = [0u32, 2, 4, 4];
-        let sources = [1u32, 2, 0, 0];
-        let pred_weights = [7i16, 1, 5, -3];
-        let scan_of = |o: &[u32], t: &[u32], w: &[i16], po: &[u32], s: &[u32], pw: &[i16]| {
-            scan((o, t), w, (po, s), pw)
-        };
-        let good = scan_of(
-            &offsets,
-            &targets,
-            &weights,
-            &pred_offsets,
-            &sources,
-            &pred_weights,
-        );
-        assert_eq!(
-            good,
-            Scan {
-                well_formed: true,
-                same: true,
-                range: (-3, 7)
+        /// A game's arrays: offsets, targets, weights, then the predecessor side's (every
+        /// array of four entries here).
+        #[derive(Clone)]
+        struct Sides([Vec<u32>; 2], Vec<i16>, [Vec<u32>; 2], Vec<i16>);
+        impl Sides {
+            fn scan(&self) -> Scan {
+                let Sides([o, t], w, [po, s], pw) = self;
+                scan((o, t), w, (po, s), pw)
             }
+            /// These sides with array `which` (0 offsets, 1 targets, 2 predecessor
+            /// offsets, 3 sources) set to `to`.
+            fn with(&self, which: usize, to: [u32; 4]) -> Sides {
+                let mut other = self.clone();
+                let array = match which {
+                    0 => &mut other.0[0],
+                    1 => &mut other.0[1],
+                    2 => &mut other.2[0],
+                    _ => &mut other.2[1],
+                };
+                *array = to.to_vec();
+                other
+            }
+        }
+        // 0 -> 1 (5), 0 -> 1 (-3), 1 -> 0 (7), 2 -> 0 (1); predecessors: 0 <- 1, 2; 1 <- 0, 0.
+        let good = Sides(
+            [vec![0, 2, 3, 4], vec![1, 1, 0, 0]],
+            vec![5, -3, 7, 1],
+            [vec![0, 2, 4, 4], vec![1, 2, 0, 0]],
+            vec![7, 1, 5, -3],
         );
-        let broken: [(&str, Scan); 6] = [
-            ("a target out of range", {
-                let t = [1u32, 3, 0, 0];
-                scan_of(
-                    &offsets,
-                    &t,
-                    &weights,
-                    &pred_offsets,
-                    &sources,
-                    &pred_weights,
-                )
-            }),
-            ("a vertex without successors", {
-                let o = [0u32, 2, 2, 4];
-                scan_of(
-                    &o,
-                    &targets,
-                    &weights,
-                    &pred_offsets,
-                    &sources,
-                    &pred_weights,
-                )
-            }),
-            ("the last successor offset", {
-                let o = [0u32, 2, 3, 3];
-                scan_of(
-                    &o,
-                    &targets,
-                    &weights,
-                    &pred_offsets,
-                    &sources,
-                    &pred_weights,
-                )
-            }),
-            ("predecessor offsets decreasing", {
-                let po = [0u32, 3, 2, 4];
-                scan_of(&offsets, &targets, &weights, &po, &sources, &pred_weights)
-            }),
-            ("a source out of range", {
-                let s = [1u32, 2, 0, 4];
-                scan_of(
-                    &offsets,
-                    &targets,
-                    &weights,
-                    &pred_offsets,
-                    &s,
-                    &pred_weights,
-                )
-            }),
-            ("sources descending", {
-                let s = [2u32, 1, 0, 0];
-                scan_of(
-                    &offsets,
-                    &targets,
-                    &weights,
-                    &pred_offsets,
-                    &s,
-                    &pred_weights,
-                )
-            }),
-        ];
-        for (what, scan) in broken {
+        let expected = Scan {
+            well_formed: true,
+            same: true,
+            range: (-3, 7),
+        };
+        assert_eq!(good.scan(), expected);
+        for (what, which, to) in [
+            ("a target out of range", 1, [1, 3, 0, 0]),
+            ("a vertex without successors", 0, [0, 2, 2, 4]),
+            ("the last successor offset", 0, [0, 2, 3, 3]),
+            ("predecessor offsets decreasing", 2, [0, 3, 2, 4]),
+            ("a source out of range", 3, [1, 2, 0, 4]),
+            ("sources descending", 3, [2, 1, 0, 0]),
+        ] {
+            let scan = good.with(which, to).scan();
             assert!(!scan.well_formed, "{what}: {scan:?}");
         }
-        let pw = [7i16, 1, 5, -4];
-        let changed = scan_of(&offsets, &targets, &weights, &pred_offsets, &sources, &pw);
-        assert!(changed.well_formed && !changed.same, "{changed:?}");
+        let mut changed = good.clone();
+        changed.3[3] = -4;
+        let scan = changed.scan();
+        assert!(scan.well_formed && !scan.same, "{scan:?}");
     }
 }
