@@ -18,9 +18,11 @@
 //! the GPU route's fixed costs (upload, launches, and in a fresh process the driver's
 //! start-up), so a race could only cost.
 //!
-//! The device's native parity solver (`gpu-fixpoint`) does not race where the reduction does
-//! not fit: on the random games of many priorities that have no other GPU route it never
-//! answered within 8 s where the CPU portfolio takes 16 ms to 1.7 s (BENCHMARKS.md §7).
+//! The device's side is the energy route, or the device's native parity solver where
+//! [`SolveOptions::race_gpu_route`] says so ([`GpuRoute`]). Neither races where the
+//! reduction does not fit: on the random games of many priorities that have no energy
+//! route, the native solver never answered within 8 s where the CPU portfolio takes 16 ms
+//! to 1.7 s (BENCHMARKS.md §7).
 //!
 //! The answer is the parity solver's shape whoever wins: winners and strategies, no credits
 //! (`credits_computed: false`). The GPU's strategies are winning in the parity game: a
@@ -196,12 +198,13 @@ pub fn detached_loser_running() -> bool {
 
 /// Which of the device's routes races the CPU parity solver ([`SolveOptions::race_gpu_route`]).
 ///
-/// Measured on the H200 host (warm service, default options, job solve, 7 runs each,
-/// BENCHMARKS.md §7): neither route wins everywhere. The native solver answered Onebit in
-/// 4.3–5.5 ms where the energy route took 19.6–21.4 ms, but BRP in 46–74 ms (energy route:
-/// 21 ms when the device answered) and Hesselink in 25–28 ms (16–23 ms); on SWP they tie.
-/// So the energy route stays the default, and `EGSOLVE_RACE_GPU=fixpoint` picks the other
-/// for a whole process (a server whose users send games like Onebit).
+/// Measured on the H200 host (warm service, default options, job solve, 5 runs each, the
+/// race's CPU side on a quarter of the cores; BENCHMARKS.md §7): neither route wins
+/// everywhere. The native solver answered Onebit in 4.1–4.6 ms where the energy route took
+/// 17.2–19.7 ms, but BRP in 47.7–73.0 ms (energy route: 19.5–23.3 ms), Hesselink in
+/// 20.7–23.4 ms (13.5–23.1 ms) and SWP in 5.1–7.8 ms (3.5–5.0 ms). So the energy route stays
+/// the default, and `EGSOLVE_RACE_GPU=fixpoint` picks the other for a whole process (a
+/// server whose users send games like Onebit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GpuRoute {
     /// The energy reduction, lifted on the device (`accelerated-lifting`).
