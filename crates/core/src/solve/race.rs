@@ -215,12 +215,13 @@ pub enum GpuRoute {
 
 impl GpuRoute {
     /// `EGSOLVE_RACE_GPU=fixpoint` picks the native solver; anything else, or nothing, the
-    /// energy route.
+    /// energy route. Read once per process (every default [`SolveOptions`] asks).
     pub fn from_env() -> GpuRoute {
-        match std::env::var("EGSOLVE_RACE_GPU") {
+        static ROUTE: std::sync::OnceLock<GpuRoute> = std::sync::OnceLock::new();
+        *ROUTE.get_or_init(|| match std::env::var("EGSOLVE_RACE_GPU") {
             Ok(v) if v.eq_ignore_ascii_case("fixpoint") => GpuRoute::Fixpoint,
             _ => GpuRoute::Energy,
-        }
+        })
     }
 
     fn solve(
