@@ -494,14 +494,16 @@ impl Scheduler {
             .filter(|s| s.job.is_none())
             .map(|s| s.kind)
             .filter(|kind| match kind {
-                SlotKind::Gpu(i) => loans.try_take(*i),
+                SlotKind::Gpu(i) => loans.try_claim(*i),
                 SlotKind::Cpu(_) => true,
             })
             .collect();
         let give_back_unused = |used: &[SlotKind]| {
             for kind in &free {
                 if let SlotKind::Gpu(i) = kind {
-                    if !used.contains(kind) {
+                    if used.contains(kind) {
+                        loans.hold(*i);
+                    } else {
                         loans.give_back(*i);
                     }
                 }
@@ -704,12 +706,43 @@ mod tests {
     #[test]
     fn gpu_loans_hand_each_gpu_to_one_holder() {
         let loans = GpuLoans::new(2);
-        assert!(loans.try_take(0));
-        assert!(!loans.try_take(0), "held");
-        assert_eq!(loans.take_any(), Some(1));
-        assert_eq!(loans.take_any(), None);
+        assert_eq!(loans.take_any(Duration::ZERO), Some(0));
+        assert!(!loans.try_claim(0), "held");
+        assert_eq!(loans.take_any(Duration::ZERO), Some(1));
+        assert_eq!(loans.take_any(Duration::ZERO), None);
         loans.give_back(0);
-        assert_eq!(loans.take_any(), Some(0));
+        assert_eq!(loans.take_any(Duration::ZERO), Some(0));
+    }
+
+    #[test]
+    fn a_borrower_waits_for_a_claim_round_but_not_for_a_job() {
+        let loans = Arc::new(GpuLoans::new(1));
+        // A claim round that places nothing lets go: the borrower gets the GPU.
+        assert!(loans.try_claim(0));
+        assert!(!loans.try_claim(0), "the round holds it");
+        let round = {
+            let loans = loans.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                loans.give_back(0);
+            })
+        };
+        assert_eq!(loans.take_any(Duration::from_secs(10)), Some(0));
+        round.join().unwrap();
+        loans.give_back(0);
+        // A round that places a job keeps it: the borrower goes on without.
+        assert!(loans.try_claim(0));
+        loans.hold(0);
+        let asked = Instant::now();
+        assert_eq!(loans.take_any(Duration::from_secs(10)), None);
+        assert!(
+            asked.elapsed() < Duration::from_secs(5),
+            "no wait for a held GPU"
+        );
+        // A round that outlasts the wait: the borrower gives up after it.
+        loans.give_back(0);
+        assert!(loans.try_claim(0));
+        assert_eq!(loans.take_any(Duration::from_millis(5)), None);
     }
 
     #[test]

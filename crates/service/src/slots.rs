@@ -89,40 +89,80 @@ pub struct Assignment {
 }
 
 /// Who holds each GPU of this process: the GPU slot's own job, or the GPU side of a race
-/// that a CPU-slot job borrowed it for (`auto` on a parity game: `solve::race`). One flag
-/// per GPU, taken by compare-and-swap: the scheduler takes a free GPU's flag before it
-/// claims a job for that slot and gives it back when the job finishes; a worker borrows a
-/// GPU whose flag nobody holds and gives it back when its race ends. So a GPU runs one
-/// job's device work at a time, and a CPU solve never holds one.
+/// that a CPU-slot job borrowed it for (`auto` on a parity game: `solve::race`). One state
+/// per GPU, changed by compare-and-swap: the scheduler takes a free GPU's flag while it
+/// claims jobs for that slot ([`GpuLoans::try_claim`]), keeps it for a job placed there
+/// ([`GpuLoans::hold`]) or gives it back, and gives it back when the job finishes; a worker
+/// borrows a GPU nobody holds and gives it back when its race ends. So a GPU runs one job's
+/// device work at a time, and a CPU solve never holds one.
+///
+/// A claim round holds the flags of every free GPU for the length of one store query, often
+/// just when a race asks (the round that placed the racing job, or the next). A borrower
+/// that finds a GPU held by a claim waits for the round to end ([`CLAIM_WAIT`]) instead of
+/// racing without it: on the H200 host a Hesselink job that lost its GPU so took 275 ms on
+/// the CPU, where the race answers in 10–13 ms (session 53).
 #[derive(Debug)]
 pub struct GpuLoans {
-    held: Vec<std::sync::atomic::AtomicBool>,
+    state: Vec<std::sync::atomic::AtomicU8>,
 }
+
+/// Nobody holds the GPU.
+const FREE: u8 = 0;
+/// A job or a race holds it.
+const HELD: u8 = 1;
+/// A claim round holds it until its query ends.
+const CLAIMING: u8 = 2;
+
+/// The longest a borrower waits for a claim round to let go of a GPU.
+pub const CLAIM_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl GpuLoans {
     /// Flags for `gpus` GPUs, none held.
     pub fn new(gpus: usize) -> GpuLoans {
         GpuLoans {
-            held: (0..gpus).map(|_| Default::default()).collect(),
+            state: (0..gpus).map(|_| Default::default()).collect(),
         }
     }
 
-    /// Takes GPU `index` if nobody holds it.
-    pub fn try_take(&self, index: usize) -> bool {
+    fn swap(&self, index: usize, from: u8, to: u8) -> Result<u8, u8> {
         use std::sync::atomic::Ordering;
-        self.held[index]
-            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
+        self.state[index].compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire)
     }
 
-    /// Takes the first GPU nobody holds.
-    pub fn take_any(&self) -> Option<usize> {
-        (0..self.held.len()).find(|&i| self.try_take(i))
+    /// Takes GPU `index` for a claim round if nobody holds it: [`GpuLoans::hold`] keeps
+    /// it for the job placed on it, [`GpuLoans::give_back`] ends the round's hold.
+    pub fn try_claim(&self, index: usize) -> bool {
+        self.swap(index, FREE, CLAIMING).is_ok()
+    }
+
+    /// Keeps GPU `index`, which a claim round holds, for the job placed on it.
+    pub fn hold(&self, index: usize) {
+        self.state[index].store(HELD, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Takes the first GPU nobody holds, waiting up to `wait` for GPUs that a claim round
+    /// holds (it lets go when its query ends, unless it placed a job there).
+    pub fn take_any(&self, wait: std::time::Duration) -> Option<usize> {
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            let mut claimed = false;
+            for i in 0..self.state.len() {
+                match self.swap(i, FREE, HELD) {
+                    Ok(_) => return Some(i),
+                    Err(CLAIMING) => claimed = true,
+                    Err(_) => {}
+                }
+            }
+            if !claimed || std::time::Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
     }
 
     /// Gives GPU `index` back.
     pub fn give_back(&self, index: usize) {
-        self.held[index].store(false, std::sync::atomic::Ordering::Release);
+        self.state[index].store(FREE, std::sync::atomic::Ordering::Release);
     }
 }
 

@@ -22,7 +22,7 @@ use super::job::{BackendChoice, Failure, JobRecord};
 use super::metrics::{Metrics, StorageStage};
 use super::preparse::{PreparsedGame, malformed, read_options};
 use super::result_file;
-use super::slots::{Assignment, GpuDevice, GpuLoans, QueuedJob, SlotKind, WorkerEvent};
+use super::slots::{Assignment, CLAIM_WAIT, GpuDevice, GpuLoans, QueuedJob, SlotKind, WorkerEvent};
 use super::storage;
 use super::store::claim::Success;
 use super::store::{Store, StoreError};
@@ -518,7 +518,7 @@ impl ParityRace<'_> {
         options.cpu.threads = ticket.threads;
         let races = solve::race::races(arena, view, &options).is_some();
         let borrowed = match own_gpu {
-            None if races => self.loans.take_any(),
+            None if races => self.loans.take_any(CLAIM_WAIT),
             _ => None,
         };
         let gpu = own_gpu.or(borrowed);

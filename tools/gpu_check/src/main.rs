@@ -12,6 +12,8 @@
 //! - `gpu_check warm [--runs R] [--lift-percent P] [--release] FILE...`: `--backend gpu` and `auto`
 //!   solving each file several times in one process (the service's case), every run's
 //!   phases (see [`warm`]).
+//! - `gpu_check race [--runs R] [--threads T,U] FILE...`: parity games' GPU route alone,
+//!   the CPU portfolio alone and the service's race, in one warm process (see [`race`]).
 //! - `gpu_check full [--edges M] [--degree D]`: the full-round table alone (every lane
 //!   count and layout) for one generated game, to compare kernel builds
 //!   (`EGSOLVE_NVRTC_EXTRA_OPTIONS`) one process each.
@@ -23,6 +25,7 @@ mod accel;
 mod bandwidth;
 mod bench;
 mod games;
+mod race;
 mod warm;
 
 egsolve_alloc::global_allocator!();
@@ -104,6 +107,21 @@ fn main() {
         "sweep" => {
             let edges = parsed(&args, "--edges", 10_000_000u64);
             accel::sweep(arg(&args, "--data").map(PathBuf::from), edges);
+            true
+        }
+        "race" => {
+            let files: Vec<PathBuf> = args
+                .iter()
+                .skip(2)
+                .filter(|a| !a.starts_with("--") && a.parse::<usize>().is_err() && !a.contains(','))
+                .map(PathBuf::from)
+                .collect();
+            let threads: Vec<usize> = arg(&args, "--threads")
+                .unwrap_or_else(|| "4".into())
+                .split(',')
+                .map(|t| t.parse().expect("--threads: numbers, comma-separated"))
+                .collect();
+            race::race(&files, parsed(&args, "--runs", 5), &threads);
             true
         }
         "warm" => {

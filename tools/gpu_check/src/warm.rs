@@ -19,16 +19,8 @@ use egsolve_core::solve::{Backend, Control, Solution, SolveOptions, solve_with};
 /// before each run, as the service does when it has no job running.
 pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>, release: bool) {
     for path in files {
-        let name: String = path
-            .file_name()
-            .map(|n| n.to_string_lossy().chars().take(40).collect())
-            .unwrap_or_default();
-        let game = match read_path(path, &ReadOptions::default()) {
-            Ok(game) => game,
-            Err(e) => {
-                println!("{name}: FAIL: {e}");
-                continue;
-            }
+        let Some((name, game)) = read_game(path) else {
+            continue;
         };
         let arena = &game.arena;
         let mut reference: Option<Solution> = None;
@@ -99,6 +91,22 @@ pub fn warm(files: &[PathBuf], runs: usize, lift_percent: Option<u32>, release: 
                     reference = Some(solution);
                 }
             }
+        }
+    }
+}
+
+/// The game at `path` with a short name for the tables, or `None` after printing why it
+/// could not be read.
+pub fn read_game(path: &std::path::Path) -> Option<(String, egsolve_core::format::Game)> {
+    let name: String = path
+        .file_name()
+        .map(|n| n.to_string_lossy().chars().take(40).collect())
+        .unwrap_or_default();
+    match read_path(path, &ReadOptions::default()) {
+        Ok(game) => Some((name, game)),
+        Err(e) => {
+            println!("{name}: FAIL: {e}");
+            None
         }
     }
 }

@@ -32,7 +32,7 @@ use super::graph::Graph;
 use super::induced::Induced;
 use crate::arena::VertexId;
 use crate::graph::tarjan::SccFinder;
-use crate::solve::NO_MOVE;
+use crate::solve::{Control, Interrupted, NO_MOVE};
 
 /// The vertices of winner-controlled winning cycles, each with its winner's move (every
 /// listed vertex belongs to the player that wins it).
@@ -60,14 +60,28 @@ impl Controlled {
 /// Finds the winner-controlled winning cycles of `game` (see the module docs), with moves;
 /// the two players' searches run on two threads of the installed pool when `parallel`.
 pub fn find(game: Graph<'_>, parallel: bool) -> Controlled {
-    find_in(game, &State::new(game.owner), false, parallel)
+    find_in(
+        game,
+        &State::new(game.owner),
+        false,
+        parallel,
+        &Control::new(),
+    )
 }
 
 /// [`find`] among the vertices `state` has not solved (region [`attractor::FREE`]). With
 /// `forced`, an opponent's vertex with one way left in that game (one unsolved successor,
 /// perhaps through parallel edges) may lie on a player's cycle too: its other edges lead
 /// into what the attractors gave the player, so leaving the cycle there loses as well.
-fn find_in(game: Graph<'_>, state: &State, forced: bool, parallel: bool) -> Controlled {
+/// Once `control` is cancelled the searches stop at their next step and what they found is
+/// partial (the caller checks `control`).
+fn find_in(
+    game: Graph<'_>,
+    state: &State,
+    forced: bool,
+    parallel: bool,
+    control: &Control,
+) -> Controlled {
     let free = |v: VertexId| state.region(v) == attractor::FREE;
     let candidate = |v: VertexId, player: u8| {
         if !free(v) {
@@ -90,8 +104,14 @@ fn find_in(game: Graph<'_>, state: &State, forced: bool, parallel: bool) -> Cont
         let candidates = vertices_where(n, parallel, |v| candidate(v, player));
         let clock = std::time::Instant::now();
         let count = candidates.len();
+        if control.is_cancelled() {
+            return Vec::new();
+        }
         let kept = trim(game, candidates, parallel);
         let trim_ms = clock.elapsed().as_secs_f64() * 1e3;
+        if control.is_cancelled() {
+            return Vec::new();
+        }
         let sub = Induced::new(game, kept, parallel);
         let induce_ms = clock.elapsed().as_secs_f64() * 1e3 - trim_ms;
         let mut refinement = Refinement {
@@ -101,7 +121,7 @@ fn find_in(game: Graph<'_>, state: &State, forced: bool, parallel: bool) -> Cont
             sub: &sub,
         };
         let mut out = Vec::new();
-        refinement.dominions(player, &mut out);
+        refinement.dominions(player, &mut out, control);
         tracing::debug!(
             player,
             candidates = count,
@@ -153,7 +173,16 @@ const MAX_ROUNDS: usize = 8;
 /// force, the other cannot), so each runs on the unsolved game, one after the other; and
 /// the unsolved game stays a trap for both, so the dominions of a later round are
 /// dominions of the whole game.
-pub fn presolve(game: Graph<'_>, rounds: Rounds) -> Presolved {
+///
+/// A cancel of `control` is seen between the steps of the component searches (a few
+/// milliseconds on games of millions of vertices) and between attractors: the race's CPU
+/// side that lost to the GPU on BRP went on for 170–330 ms on the H200 host when nothing
+/// here looked (session 53).
+pub fn presolve(
+    game: Graph<'_>,
+    rounds: Rounds,
+    control: &Control,
+) -> Result<Presolved, Interrupted> {
     let n = game.vertex_count();
     let state = State::new(game.owner);
     let mut dominions = 0;
@@ -161,7 +190,8 @@ pub fn presolve(game: Graph<'_>, rounds: Rounds) -> Presolved {
     let mut rounds_run = 0;
     for round in 0..MAX_ROUNDS {
         let clock = std::time::Instant::now();
-        let found = find_in(game, &state, round > 0, rounds.parallel);
+        let found = find_in(game, &state, round > 0, rounds.parallel, control);
+        control.checkpoint()?;
         let find_ms = clock.elapsed().as_secs_f64() * 1e3;
         if found.len() == 0 {
             break;
@@ -191,6 +221,7 @@ pub fn presolve(game: Graph<'_>, rounds: Rounds) -> Presolved {
                 player,
             };
             attractor::attract_own(&game, &state, &rounds, at, &mut set, 0);
+            control.checkpoint()?;
         }
         let left = vertices_where(n, rounds.parallel, |v| state.region(v) == attractor::FREE).len();
         tracing::debug!(
@@ -236,14 +267,14 @@ pub fn presolve(game: Graph<'_>, rounds: Rounds) -> Presolved {
             .unzip()
     };
     let count = solved.iter().filter(|&&s| s).count();
-    Presolved {
+    Ok(Presolved {
         solved,
         winner,
         strategy,
         count,
         dominions,
         rounds: rounds_run,
-    }
+    })
 }
 
 /// The vertices where `keep` holds, ascending; in parallel when asked.
@@ -348,11 +379,14 @@ struct Refinement<'s> {
 
 impl Refinement<'_> {
     /// Appends to `out` every winning cycle of `player` in the subgraph, with moves (the
-    /// game's ids).
-    fn dominions(&mut self, player: u8, out: &mut Vec<(VertexId, VertexId)>) {
+    /// game's ids); stops early, with part of them, once `control` is cancelled.
+    fn dominions(&mut self, player: u8, out: &mut Vec<(VertexId, VertexId)>, control: &Control) {
         let game = self.sub;
         let mut pending = vec![(0..game.len() as u32).collect::<Vec<_>>()];
         while let Some(candidates) = pending.pop() {
+            if control.is_cancelled() {
+                return;
+            }
             self.next_set += 1;
             let id = self.next_set;
             for &v in &candidates {
@@ -517,11 +551,23 @@ mod tests {
         assert_eq!(even, vec![(0, 1), (1, 0)]);
     }
 
+    #[test]
+    fn a_cancelled_presolve_stops_with_nothing_solved() {
+        let arena = game(&[0, 0, 0], &[(0, 1), (1, 0), (2, 0)]);
+        let priority = [2, 2, 1];
+        let graph = Graph::new(&arena, &priority);
+        let found = presolve(graph, Rounds::SEQUENTIAL, &Control::new()).expect("runs");
+        assert_eq!(found.count, 3, "the cycle 0 <-> 1 and its attractor");
+        let cancelled = Control::new();
+        cancelled.cancel();
+        let stopped = presolve(graph, Rounds::SEQUENTIAL, &cancelled);
+        assert!(matches!(stopped, Err(Interrupted::Cancelled)));
+    }
+
     /// On random games, every vertex found is won by its owner as Zielonka says, and its
     /// move stays inside what was found.
     #[test]
     fn what_is_found_is_won_as_zielonka_says() {
-        use crate::solve::Control;
         use crate::solve::parity::{ParityAlgorithm, ParityOptions, solve_with};
         for seed in [21u64, 22, 3] {
             let game = crate::generate::random_parity(10_000, 80, 3, seed).to_game();
@@ -554,7 +600,6 @@ mod tests {
     /// of degree 1..=2 have many forced vertices, so later rounds run.
     #[test]
     fn what_is_presolved_is_won_and_closed() {
-        use crate::solve::Control;
         use crate::solve::parity::{ParityAlgorithm, ParityOptions, solve_with};
         let fresh: u64 = rand::random();
         eprintln!("fresh seed {fresh}");
@@ -583,7 +628,9 @@ mod tests {
                     parallel,
                     parallel_from: 64,
                 };
-                let pre = pool.install(|| presolve(graph, rounds));
+                let pre = pool
+                    .install(|| presolve(graph, rounds, &Control::new()))
+                    .expect("not cancelled");
                 let what = format!("seed {seed}, degree {degree}, parallel {parallel}");
                 assert_eq!(
                     pre.count,

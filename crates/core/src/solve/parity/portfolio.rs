@@ -135,7 +135,7 @@ pub fn solve(
     // (no wait for the cycles where they find nothing: 10 % of counter-core and
     // counter-dp); on random games of 30,000 vertices that they solve whole, the second
     // search's set-up beside them and the wait for it to stop took 10 → 14 ms.
-    let presolved = controlled::presolve(game, rounds);
+    let presolved = controlled::presolve(game, rounds, pacer.control())?;
     tracing::debug!(
         vertices = presolved.count,
         ms = clock.elapsed().as_secs_f64() * 1e3,
