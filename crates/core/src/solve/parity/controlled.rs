@@ -277,17 +277,24 @@ pub fn presolve(
     })
 }
 
-/// The vertices where `keep` holds, ascending; in parallel when asked.
+/// The vertices where `keep` holds, ascending; in parallel when asked, each task scanning
+/// a chunk of ids in a plain loop (for the reason `threads::positions_where` gives; on
+/// counter-rr 20000 with two threads, 0.31–0.37 ms per player in 3 of 4 runs against
+/// 0.59–0.60 for a parallel `filter` over the ids, of a presolve of 3–4 ms; session 53).
 fn vertices_where(
     n: usize,
     parallel: bool,
     keep: impl Fn(VertexId) -> bool + Sync + Send,
 ) -> Vec<VertexId> {
     use rayon::prelude::*;
+    const CHUNK: usize = 1 << 14;
     if parallel {
-        (0..n as VertexId)
+        (0..n.div_ceil(CHUNK))
             .into_par_iter()
-            .filter(|&v| keep(v))
+            .flat_map_iter(|c| {
+                let ids = (c * CHUNK) as VertexId..((c + 1) * CHUNK).min(n) as VertexId;
+                ids.filter(|&v| keep(v))
+            })
             .collect()
     } else {
         (0..n as VertexId).filter(|&v| keep(v)).collect()
