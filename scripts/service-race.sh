@@ -6,15 +6,16 @@ set -u
 cd "$(dirname "$0")"
 label=$1; shift
 port=18$((RANDOM % 900 + 100))
-d=$(mktemp -d /tmp/svc.XXXX)
+d=${DATA_DIR:-$(mktemp -d /tmp/svc.XXXX)}  # DATA_DIR: a server restarted on its data
 EGSOLVE_LOG=${EGSOLVE_LOG:-info,egsolve_core::solve::race=debug} ./egsolve serve --bind 127.0.0.1:$port --data-dir $d "$@" > $OUT/logs/serve-$label.log 2>&1 &
 pid=$!
 for i in $(seq 100); do curl -sf http://127.0.0.1:$port/healthz >/dev/null 2>&1 && break; sleep 0.1; done
+sleep ${SETTLE:-0}  # seconds between start-up and the first job
 G=games
 for g in ${GAMES:-BRP_datasize=2_counting Hesselink_datasize=2_property1 Onebit_datasize=2_messages_read_are_inevitably_sent SWP_datasize=2_windowsize=3_nodeadlock}; do
   for r in $(seq ${RUNS:-6}); do
-    # Trailing blank lines make each run's arena new (the service reuses identical ones).
-    (zcat "$G/$g.gm.gz"; for i in $(seq $r); do echo; done) | gzip -1 > /tmp/run.gm.gz
+    # Trailing blank lines (run + RUN_OFFSET) make each arena new (the service reuses results).
+    (zcat "$G/$g.gm.gz"; for i in $(seq $((r + ${RUN_OFFSET:-0}))); do echo; done) | gzip -1 > /tmp/run.gm.gz
     id=$(./egsolve submit --server http://127.0.0.1:$port --wait /tmp/run.gm.gz -o /dev/null 2>&1 | awk '{print $1}' | tail -1)
     j=$(curl -s http://127.0.0.1:$port/v1/jobs/$id)
     solve=$(echo "$j" | grep -o '"solve":[0-9.]*' | head -1 | cut -d: -f2)
@@ -23,4 +24,4 @@ for g in ${GAMES:-BRP_datasize=2_counting Hesselink_datasize=2_property1 Onebit_
     printf '%s %s run %d: solve %.2f ms %s %s\n' "$label" "${g%%_*}" $r "$solve" "$dev" "$be"
   done
 done
-kill $pid; wait $pid 2>/dev/null; rm -rf $d
+kill $pid; wait $pid 2>/dev/null; [ -n "${DATA_DIR:-}" ] || rm -rf $d

@@ -152,13 +152,13 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     // not) make arrays that go through the staging buffers.
     let input_bytes = std::fs::metadata(&args.file).map_or(0, |m| m.len());
     if args.backend == Backend::Gpu {
-        egsolve_gpu::warm_up(args.device, input_bytes >= 2 << 20);
+        egsolve_gpu::warm_up(args.device, input_bytes >= 2 << 20, false);
     } else if args.parity_algorithm == ParityAlgorithm::GpuFixpoint {
-        egsolve_gpu::warm_up(args.device, false);
+        egsolve_gpu::warm_up(args.device, false, false);
     } else if may_race(&args) && input_bytes >= race_warm_up_from(&args.file) {
         // Only the context and kernels: page-locking the staging buffers takes longer
         // than many a race, which the CPU may win.
-        egsolve_gpu::warm_up(args.device, false);
+        egsolve_gpu::warm_up(args.device, false, false);
     }
     let progress = ProgressDisplay::start(&args.file);
     let opts = ReadOptions {

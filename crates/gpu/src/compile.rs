@@ -329,17 +329,24 @@ impl Kernels {
         let _ = self.lift_module(weight_bits, value_bits, true);
     }
 
+    /// The loaded modules, locked only to look up or insert: a module is compiled and
+    /// loaded without the lock, so a solve that needs one width never waits behind another
+    /// width's compile (the service's warm-up prepares every width at start-up, for up to
+    /// seconds on a cold disk cache). Two threads that need the same new width may both
+    /// build it; the first inserted is kept.
+    fn modules(&self) -> MutexGuard<'_, HashMap<(u32, u32), Arc<LiftKernels>>> {
+        self.lift
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn lift_module(
         &self,
         weight_bits: u32,
         value_bits: u32,
         cached_only: bool,
     ) -> Result<Option<Arc<LiftKernels>>, GpuError> {
-        let mut modules = self
-            .lift
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(k) = modules.get(&(weight_bits, value_bits)) {
+        if let Some(k) = self.modules().get(&(weight_bits, value_bits)) {
             return Ok(Some(k.clone()));
         }
         let name = format!("lift_w{weight_bits}_v{value_bits}.cu");
@@ -435,8 +442,13 @@ impl Kernels {
             cached,
             _module: module,
         });
-        modules.insert((weight_bits, value_bits), k.clone());
-        Ok(Some(k))
+        let mut modules = self.modules();
+        Ok(Some(
+            modules
+                .entry((weight_bits, value_bits))
+                .or_insert(k)
+                .clone(),
+        ))
     }
 }
 

@@ -165,8 +165,13 @@ pub fn solve(
 /// has them and, when `large_input` says the game's arrays will go through them, allocates
 /// its staging buffers, on a thread of its own, so that a process that will solve on the
 /// GPU pays for the driver's start-up while it parses its input (a small game's upload
-/// would only wait behind the page-locking). Errors are left for the solve to report.
-pub fn warm_up(device: Option<usize>, large_input: bool) {
+/// would only wait behind the page-locking). With `every_width` (a server), it then loads
+/// every width pair's kernels: first those the disk cache has, then it compiles the rest,
+/// side by side. A server's first BRP job otherwise spent 88 ms of its 112 ms loading its
+/// width's kernels, and its first Hesselink job 65 of 76 ms; with an empty disk cache a
+/// first job's GPU side waited 2–3 s for NVRTC, and the CPU answered (H200 host, session
+/// 53). Errors are left for the solve to report.
+pub fn warm_up(device: Option<usize>, large_input: bool, every_width: bool) {
     WARMING_UP.fetch_add(1, Ordering::SeqCst);
     let spawned = std::thread::Builder::new()
         .name("egsolve-gpu-warm-up".into())
@@ -179,6 +184,9 @@ pub fn warm_up(device: Option<usize>, large_input: bool) {
                         // Page-locked buffers for the upload (kept per device).
                         drop(k.staging());
                     }
+                    if every_width {
+                        prepare_every_width(&k);
+                    }
                 }
             }
             WARMING_UP.fetch_sub(1, Ordering::SeqCst);
@@ -187,6 +195,31 @@ pub fn warm_up(device: Option<usize>, large_input: bool) {
         WARMING_UP.fetch_sub(1, Ordering::SeqCst);
         tracing::debug!("no GPU warm-up thread: {e}");
     }
+}
+
+/// Loads every width pair's lifting kernels on `k`'s device: first those the disk cache
+/// has, then the rest compiled side by side (NVRTC takes 2–3 s a module on the H200 host).
+fn prepare_every_width(k: &compile::Kernels) {
+    let pairs = || {
+        compile::VALUE_BITS
+            .into_iter()
+            .flat_map(|v| compile::WEIGHT_BITS.into_iter().map(move |w| (w, v)))
+    };
+    pairs().for_each(|(w, v)| k.lift_if_cached(w, v));
+    std::thread::scope(|scope| {
+        for (w, v) in pairs() {
+            let compile = move || {
+                if let Err(e) = k.lift(w, v) {
+                    tracing::debug!("warm-up: the w{w}/v{v} kernels: {e}");
+                }
+            };
+            let builder = std::thread::Builder::new().name(format!("egsolve-gpu-w{w}-v{v}"));
+            if builder.spawn_scoped(scope, compile).is_err() {
+                tracing::debug!("warm-up: no thread for the w{w}/v{v} kernels");
+            }
+        }
+    });
+    tracing::debug!("warm-up: every width's kernels are loaded");
 }
 
 /// Warm-up threads still running.

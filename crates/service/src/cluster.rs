@@ -91,11 +91,11 @@ impl Node {
         std::fs::create_dir_all(&config.data_dir).map_err(StoreError::Io)?;
         // Compiled kernels live with the service's data, so a restart never compiles again.
         egsolve_gpu::cubin_cache::set_directory(config.data_dir.join("kernels"));
-        // Each GPU's context, kernels and staging buffers start now, on threads of their
-        // own, not in the first job's solve (nor in the first race, which the CPU would then
-        // win by default).
+        // Each GPU's context, kernels (every width) and staging buffers start now, on
+        // threads of their own, not in the first job's solve (nor in the first race, which
+        // the CPU would then win by default).
         for gpu in &gpus {
-            egsolve_gpu::warm_up(Some(gpu.ordinal as usize), true);
+            egsolve_gpu::warm_up(Some(gpu.ordinal as usize), true, true);
         }
         let store = Store::open_configured(
             config.database.as_deref(),
