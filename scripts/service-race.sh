@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 label=$1; shift
 port=18$((RANDOM % 900 + 100))
 d=${DATA_DIR:-$(mktemp -d /tmp/svc.XXXX)}  # DATA_DIR: a server restarted on its data
-EGSOLVE_LOG=${EGSOLVE_LOG:-info,egsolve_core::solve::race=debug} ./egsolve serve --bind 127.0.0.1:$port --data-dir $d "$@" > $OUT/logs/serve-$label.log 2>&1 &
+EGSOLVE_LOG=${EGSOLVE_LOG:-info,egsolve_core::solve::race=debug} ${EGSOLVE_BIN:-./egsolve} serve --bind 127.0.0.1:$port --data-dir $d "$@" > $OUT/logs/serve-$label.log 2>&1 &
 pid=$!
 for i in $(seq 100); do curl -sf http://127.0.0.1:$port/healthz >/dev/null 2>&1 && break; sleep 0.1; done
 sleep ${SETTLE:-0}  # seconds between start-up and the first job
