@@ -498,7 +498,8 @@ impl Scheduler {
                 SlotKind::Cpu(_) => true,
             })
             .collect();
-        let give_back_unused = |used: &[SlotKind]| {
+        // The round ends: the GPUs it placed jobs on stay held, the rest go back.
+        let end_claim = |used: &[SlotKind]| {
             for kind in &free {
                 if let SlotKind::Gpu(i) = kind {
                     if used.contains(kind) {
@@ -574,7 +575,7 @@ impl Scheduler {
                 if !std::mem::replace(&mut self.claim_failing, true) {
                     tracing::warn!("cannot claim jobs: {e}; retrying every tick");
                 }
-                give_back_unused(&[]);
+                end_claim(&[]);
                 return;
             }
         };
@@ -585,7 +586,7 @@ impl Scheduler {
             "claim round"
         );
         let used: Vec<SlotKind> = claimed.iter().map(|c| c.placement.slot).collect();
-        give_back_unused(&used);
+        end_claim(&used);
         for claim in claimed {
             let kind = claim.placement.slot;
             let waited = Duration::from_millis(claim.job.waited_ms);
