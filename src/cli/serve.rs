@@ -71,6 +71,10 @@ pub struct ServeArgs {
     /// Most arenas one batch (`POST /v1/batches`) may carry [default: 1000].
     #[arg(long, env = "EGSOLVE_MAX_BATCH_JOBS")]
     pub max_batch_jobs: Option<u64>,
+    /// A batch's small members are solved while it is received, each given this many
+    /// milliseconds on one thread; the rest are queued (0: queue every member) [default: 20].
+    #[arg(long, env = "EGSOLVE_BATCH_INLINE_MS")]
+    pub batch_inline_ms: Option<u64>,
     /// Most uploads in parts (`POST /v1/uploads`) one user may have open [default: 16].
     #[arg(long, env = "EGSOLVE_MAX_OPEN_UPLOADS")]
     pub max_open_uploads: Option<u64>,
@@ -154,6 +158,7 @@ impl ServeArgs {
             result_ttl_secs,
             per_user_job_limit,
             max_batch_jobs,
+            batch_inline_ms,
             max_open_uploads,
             upload_ttl_secs,
             cpu_workers,

@@ -5,7 +5,8 @@
 //! result endpoint gives; a format a job cannot answer in is an error entry; the same batch
 //! again is answered from the finished jobs; bad archives, a batch that fits nobody and one
 //! past the per-user limit are clear 400s and 429s; an unknown batch is 404; a batch sent
-//! again with its `Idempotency-Key` is the batch the first request made.
+//! again with its `Idempotency-Key` is the batch the first request made; small members are
+//! solved while the batch is received, with the queue's results.
 
 use crate::service_support;
 
@@ -13,6 +14,7 @@ use std::collections::BTreeMap;
 use std::io::{Read, Write};
 
 use egsolve_core::generate::{random_parity, write_pgsolver};
+use egsolve_service::ServeConfig;
 use reqwest::Method;
 use service_support::*;
 
@@ -157,6 +159,91 @@ async fn a_batch_makes_a_job_per_member_and_streams_their_results(engine: Engine
     server.stop().await;
 }
 
+/// Members of at most `cpu_small_edges` edges are answered while the batch is received
+/// (`batch_inline_ms`): succeeded in the POST's answer, computed on the CPU (not reused),
+/// counted as completed solves, and their results are what the queue's workers give for the
+/// same games (a server with `batch_inline_ms = 0`); a larger member is queued.
+async fn small_members_are_solved_while_the_batch_is_received(engine: Engine) {
+    let files = [
+        ("small.mpg", small_arena(30, 4)),
+        ("p.gm", parity_game(5)),
+        ("large.mpg", small_arena(400, 6)),
+    ];
+    let configure = |inline_ms| {
+        move |config: &mut ServeConfig| {
+            config.cpu_small_edges = 300;
+            // Generous: a loaded CI machine must not push a tiny solve past it.
+            config.batch_inline_ms = inline_ms;
+        }
+    };
+    let inline = Server::start_on(engine, configure(10_000)).await;
+    let answer = post_batch(&inline, archive(&files), "").await.json();
+    let states: Vec<&str> = answer["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["succeeded", "succeeded", "queued"], "{answer}");
+    let batch = answer["id"].as_str().unwrap();
+    for member in &answer["jobs"].as_array().unwrap()[..2] {
+        let job = inline
+            .get(
+                &format!("/v1/jobs/{}", member["id"].as_str().unwrap()),
+                None,
+            )
+            .await
+            .json();
+        assert_eq!(
+            (&job["device"], &job["reused"], &job["attempts"]),
+            (&"cpu".into(), &false.into(), &1.into()),
+            "{job}"
+        );
+        assert!(job["durations_ms"]["solve"].as_f64().is_some(), "{job}");
+        assert!(job["summary"]["vertices"].as_u64().unwrap() > 0, "{job}");
+    }
+    let metrics = inline.get("/metrics", None).await.text();
+    let completed: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("egsolve_solves_completed_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap();
+    assert!(completed >= 2, "{metrics}");
+    // The same games through the queue: the same results, byte for byte.
+    let queued = Server::start_on(engine, configure(0)).await;
+    let answer = post_batch(&queued, archive(&files), "").await.json();
+    for member in answer["jobs"].as_array().unwrap() {
+        assert_eq!(member["state"], "queued", "{answer}");
+    }
+    let other = answer["id"].as_str().unwrap();
+    for query in ["", "?format=text"] {
+        let mine = inline
+            .get(&format!("/v1/batches/{batch}/results{query}"), None)
+            .await;
+        let theirs = queued
+            .get(&format!("/v1/batches/{other}/results{query}"), None)
+            .await;
+        let (mine, theirs) = (entries(&mine.body), entries(&theirs.body));
+        assert_eq!(mine.len(), 3);
+        for (name, bytes) in &theirs {
+            let strip = |b: &[u8]| -> serde_json::Value {
+                let mut doc: serde_json::Value = match serde_json::from_slice(b) {
+                    Ok(doc) => doc,
+                    Err(_) => return String::from_utf8_lossy(b).into(),
+                };
+                // The job's own id and timings differ; the answer may not.
+                for field in ["job", "summary", "id"] {
+                    doc.as_object_mut().map(|o| o.remove(field));
+                }
+                doc
+            };
+            assert_eq!(strip(&mine[name]), strip(bytes), "{name}{query}");
+        }
+    }
+    inline.stop().await;
+    queued.stop().await;
+}
+
 async fn bad_batches_are_refused_with_the_reason(engine: Engine) {
     let server = Server::start_on(engine, |config| config.per_user_job_limit = 2).await;
     let not_tar = post_batch(&server, small_arena(10, 1), "").await;
@@ -249,6 +336,7 @@ async fn a_batch_sent_again_with_its_key_is_the_same_batch(engine: Engine) {
 
 on_both_stores!(
     a_batch_makes_a_job_per_member_and_streams_their_results,
+    small_members_are_solved_while_the_batch_is_received,
     bad_batches_are_refused_with_the_reason,
     a_batch_sent_again_with_its_key_is_the_same_batch,
 );

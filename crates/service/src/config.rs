@@ -51,6 +51,12 @@ pub struct ServeConfig {
     pub per_user_job_limit: u64,
     /// Most arenas one batch (`POST /v1/batches`) may carry.
     pub max_batch_jobs: u64,
+    /// A batch's small members (at most `cpu_small_edges` edges, parsed at submission, not
+    /// `gpu` jobs) are solved while the batch is received, one thread each and side by
+    /// side, each given this many milliseconds: those answered are recorded as succeeded
+    /// in the batch's one transaction, with their results; the others are queued as usual
+    /// (0: every member is queued).
+    pub batch_inline_ms: u64,
     /// Most uploads in parts (`POST /v1/uploads`) one user may have open at once.
     pub max_open_uploads: u64,
     /// Seconds an upload in parts may stay without a part received before it is removed.
@@ -114,6 +120,7 @@ impl Default for ServeConfig {
             result_ttl_secs: 7 * 24 * 3600,
             per_user_job_limit: 1000,
             max_batch_jobs: 1000,
+            batch_inline_ms: 20,
             max_open_uploads: 16,
             upload_ttl_secs: 24 * 3600,
             cpu_workers: 0,

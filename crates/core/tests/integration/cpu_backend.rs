@@ -271,8 +271,16 @@ fn games_of_many_rounds_skip_the_fork_per_round_configurations() {
     edges.push(2, 2, -k);
     let arena = Arena::from_edges(vec![Player::Zero; 3], edges, None).unwrap();
     let chosen = configurations(&arena);
-    assert!(chosen.iter().all(|o| o.threads == 1 || o.sequential_below_edges > 0));
-    assert!(chosen.iter().any(|o| o.threads == 4 && o.sequential_below_edges == 64));
+    assert!(
+        chosen
+            .iter()
+            .all(|o| o.threads == 1 || o.sequential_below_edges > 0)
+    );
+    assert!(
+        chosen
+            .iter()
+            .any(|o| o.threads == 4 && o.sequential_below_edges == 64)
+    );
     check_game(&arena, "a cycle of weight -1 under a large bound");
 }
 

@@ -3,12 +3,15 @@
 //! member goes through the single upload's path (stored content-addressed, parsed, admitted,
 //! reused when an identical job finished before) and all the jobs are recorded in **one**
 //! transaction, so a batch of hundreds costs one durable commit instead of hundreds, and one
-//! HTTP exchange instead of three per game. A member that is refused (malformed, too large)
+//! HTTP exchange instead of three per game. Its small members are solved before that
+//! transaction, while the batch is received ([`inline`]): they are recorded as succeeded,
+//! without a trip through the queue. A member that is refused (malformed, too large)
 //! gets its problem in the answer; the others run. Every job keeps its batch and its name
 //! there, so that `GET /v1/batches/{id}` lists them and `GET /v1/batches/{id}/results`
 //! streams their results as they finish, as one tar archive ([`results`]).
 
 pub(super) mod archive;
+mod inline;
 mod member;
 pub(super) mod results;
 
@@ -31,7 +34,8 @@ use super::job::{JobId, JobOptions, JobRecord, JobState};
 use super::preparse::{ParseRequest, read_options};
 use super::request::{caller, full_view, job_options};
 use super::storage;
-use super::store::{NewJob, Reuse};
+use super::store::claim::Success;
+use super::store::{BatchStart, NewJob, Reuse};
 use super::submit::{self, Admitted};
 use super::upload::{self, Encoding, StoredArena, UploadError, UploadTarget};
 
@@ -47,11 +51,13 @@ enum Outcome {
 }
 
 /// An accepted member: its stored arena, and admission's figures (queued) or the result
-/// it reuses.
+/// it reuses; its own answer when it was solved while the batch was received
+/// ([`inline`]).
 struct Accepted {
     stored: StoredArena,
     admitted: Option<Admitted>,
     reuse: Option<(String, super::job::ResultSummary)>,
+    solved: Option<inline::Answer>,
 }
 
 pub(super) async fn submit_batch(
@@ -127,8 +133,10 @@ pub(super) async fn submit_batch(
     }
     // On its own task: a client that goes away cannot stop the batch half-way.
     let batch = tokio::spawn(async move {
-        let outcomes = store_members(&state, &options, members).await;
+        let mut outcomes = store_members(&state, &options, members).await;
         let stored = start.elapsed();
+        inline::solve_small(&state, &options, &mut outcomes).await;
+        let solved = start.elapsed();
         let batch = JobId::now_v7();
         let answer = record(&state, &caller, &options, batch, outcomes).await;
         if let (Ok(_), Some(guard)) = (&answer, guard) {
@@ -137,7 +145,8 @@ pub(super) async fn submit_batch(
         tracing::info!(
             receive_and_unpack_ms = unpacked.as_secs_f64() * 1e3,
             store_ms = (stored - unpacked).as_secs_f64() * 1e3,
-            record_ms = (start.elapsed() - stored).as_secs_f64() * 1e3,
+            inline_solve_ms = (solved - stored).as_secs_f64() * 1e3,
+            record_ms = (start.elapsed() - solved).as_secs_f64() * 1e3,
             "batch submitted"
         );
         answer
@@ -249,6 +258,7 @@ async fn admit_member(
             stored,
             admitted: None,
             reuse: Some(reuse),
+            solved: None,
         })));
     }
     let admitted = submit::admit(state, &mut stored).await?;
@@ -256,6 +266,7 @@ async fn admit_member(
         stored,
         admitted: Some(admitted),
         reuse: None,
+        solved: None,
     })))
 }
 
@@ -277,13 +288,23 @@ async fn record(
                 stored,
                 admitted,
                 reuse,
+                solved,
             } = &**accepted;
             arenas.push((stored.hash.as_str(), stored.bytes));
             let member = Some((batch, name.as_str()));
             let job: NewJob<'_> =
                 submit::new_job(id, &caller.user, options, stored, admitted.as_ref(), member);
-            let reuse = reuse.as_ref().map(|(key, summary)| Reuse { key, summary });
-            rows.push((job, reuse));
+            let start = match (reuse, solved) {
+                (Some((key, summary)), _) => BatchStart::Reused(Reuse { key, summary }),
+                (None, Some(answer)) => BatchStart::Solved(Success {
+                    result_key: &answer.key,
+                    summary: &answer.summary,
+                    solve_ms: answer.solve_ms,
+                    device: inline::DEVICE,
+                }),
+                (None, None) => BatchStart::Queued,
+            };
+            rows.push((job, start));
         }
     }
     let entries: Vec<Value> = outcomes
@@ -293,7 +314,7 @@ async fn record(
             Outcome::Accepted(accepted) => json!({
                 "name": name,
                 "id": id.to_string(),
-                "state": if accepted.reuse.is_some() { "succeeded" } else { "queued" },
+                "state": if accepted.answered() { "succeeded" } else { "queued" },
             }),
             Outcome::Refused(e) => json!({"name": name, "error": e.problem()}),
         })
@@ -303,13 +324,21 @@ async fn record(
     }
     state.store.insert_batch(&arenas, &rows).await?;
     let accepted = rows.len();
+    let solved = rows
+        .iter()
+        .filter(|(_, start)| matches!(start, BatchStart::Solved(_)))
+        .count();
     drop(rows);
+    for _ in 0..solved {
+        state.metrics.count_completion();
+    }
     for ((_, outcome), id) in outcomes.into_iter().zip(ids) {
         if let Outcome::Accepted(accepted) = outcome
             && let Accepted {
                 stored,
                 admitted: Some(admitted),
                 reuse: None,
+                solved: None,
             } = *accepted
         {
             state
@@ -317,7 +346,7 @@ async fn record(
                 .enqueue(admitted.queued(id, options, stored.bytes));
         }
     }
-    tracing::info!(%batch, accepted, refused = entries.len() - accepted, "batch accepted");
+    tracing::info!(%batch, accepted, solved, refused = entries.len() - accepted, "batch accepted");
     let body = json!({
         "id": batch.to_string(),
         "accepted": accepted,

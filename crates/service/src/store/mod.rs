@@ -47,7 +47,7 @@ use super::job::{
     JobState, ResultSummary, ReturnKind,
 };
 pub use notify::StoreEvent;
-pub use submissions::{NewJob, Reuse};
+pub use submissions::{BatchStart, NewJob, Reuse};
 
 /// Store failures (all are server-side problems).
 #[derive(Debug, thiserror::Error)]

@@ -1,11 +1,13 @@
 //! New jobs: one submitted alone ([`Store::insert_job`], [`Store::insert_reused_job`]) or
-//! the many of a batch in one transaction ([`Store::insert_batch`]), and a batch's jobs
-//! read back ([`Store::batch_jobs`]). Every insert binds one [`NewJob`] through the same
+//! the many of a batch in one transaction ([`Store::insert_batch`]: queued, reusing a
+//! result, or solved while the batch was received), and a batch's jobs read back
+//! ([`Store::batch_jobs`]). Every insert binds one [`NewJob`] through the same
 //! SQL, so a batch's rows are the rows single submissions make, plus their batch and name.
 
 use sqlx::{Database, Encode, Row, Type};
 
 use super::chunks::{ChunkWriter, Table};
+use super::claim::Success;
 use super::{JOB_COLUMNS, Store, StoreError, StoreEvent, decode_job, now_ms, with_pool};
 use crate::job::{ArenaStats, JobId, JobOptions, JobRecord, ResultSummary};
 
@@ -39,6 +41,18 @@ pub struct Reuse<'a> {
     pub summary: &'a ResultSummary,
 }
 
+/// How a batch's job starts.
+#[derive(Debug, Clone, Copy)]
+pub enum BatchStart<'a> {
+    /// In the queue.
+    Queued,
+    /// Succeeded with an identical finished job's result.
+    Reused(Reuse<'a>),
+    /// Succeeded: solved while the batch was received (its result file written and synced
+    /// at [`Store::result_path`]).
+    Solved(Success<'a>),
+}
+
 const INSERT_QUEUED: &str = "INSERT INTO jobs (id, owner, state, priority, backend, \
      time_limit_secs, format, return_kind, arena_hash, created_at, queued_at, upload_ms, \
      vertices, edges, bound, parse_ms, credits, parity, gpu_memory, batch, member) VALUES \
@@ -50,6 +64,16 @@ const INSERT_REUSED: &str = "INSERT INTO jobs (id, owner, state, priority, backe
      finished_at, completions, backend_used, device, vertices, edges, bound, result_key, \
      reused, credits, batch, member) VALUES ($1, $2, 'succeeded', $3, $4, $5, $6, $7, $8, $9, \
      $9, $9, $9, 1, $10, 'cache', $11, $12, $13, $14, 1, $15, $16, $17) RETURNING seq";
+
+const INSERT_SOLVED: &str = "INSERT INTO jobs (id, owner, state, priority, backend, \
+     time_limit_secs, format, return_kind, arena_hash, created_at, queued_at, started_at, \
+     finished_at, attempts, completions, upload_ms, vertices, edges, bound, parse_ms, credits, \
+     parity, gpu_memory, batch, member, backend_used, device, result_key, solve_ms) VALUES \
+     ($1, $2, 'succeeded', $3, $4, $5, $6, $7, $8, $9, $9, $9, $9, 1, 1, $10, $11, $12, $13, \
+     $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) RETURNING seq";
+
+const INSERT_RESULT: &str = "INSERT INTO results (key, summary, created_at) VALUES ($1, $2, $3) \
+     ON CONFLICT (key) DO UPDATE SET summary = excluded.summary";
 
 pub(super) const INSERT_ARENA: &str = "INSERT INTO arenas (hash, bytes, created_at) VALUES ($1, $2, $3) \
      ON CONFLICT (hash) DO UPDATE SET created_at = excluded.created_at";
@@ -164,12 +188,13 @@ impl Store {
 
     /// Records a batch in one transaction: each arena (`(hash, bytes)`, stored at
     /// [`Store::arena_path`]; on PostgreSQL with its chunks), then each job, queued or
-    /// (with a [`Reuse`]) succeeded already. One commit for all: a batch of hundreds of
-    /// small games costs one durable write, not hundreds.
+    /// succeeded already (with an identical job's result, or its own: the result row, and on
+    /// PostgreSQL its chunks, go in first). One commit for all: a batch of hundreds of small
+    /// games costs one durable write, not hundreds.
     pub async fn insert_batch(
         &self,
         arenas: &[(&str, u64)],
-        jobs: &[(NewJob<'_>, Option<Reuse<'_>>)],
+        jobs: &[(NewJob<'_>, BatchStart<'_>)],
     ) -> Result<(), StoreError> {
         let now = now_ms();
         let begin = self.dialect().begin_relaxed();
@@ -185,17 +210,36 @@ impl Store {
                 tx.store_chunks_if_absent(Table::Arenas, hash, &self.arena_path(hash))
                     .await?;
             }
-            for (job, reuse) in jobs {
-                let query = match reuse {
-                    Some(reuse) => job.bind_reused(sqlx::query(INSERT_REUSED), now, *reuse),
-                    None => job.bind_queued(sqlx::query(INSERT_QUEUED), now),
+            for (job, start) in jobs {
+                let query = match *start {
+                    BatchStart::Queued => job.bind_queued(sqlx::query(INSERT_QUEUED), now),
+                    BatchStart::Reused(reuse) => {
+                        job.bind_reused(sqlx::query(INSERT_REUSED), now, reuse)
+                    }
+                    BatchStart::Solved(solved) => {
+                        let (key, summary) = (solved.result_key, solved.summary);
+                        sqlx::query(INSERT_RESULT)
+                            .bind(key)
+                            .bind(serde_json::to_string(summary).expect("summary serializes"))
+                            .bind(now)
+                            .execute(&mut *tx)
+                            .await?;
+                        tx.store_chunks_if_absent(Table::Results, key, &self.result_path(key))
+                            .await?;
+                        // The queued row's columns, then where and how it was solved.
+                        job.bind_queued(sqlx::query(INSERT_SOLVED), now)
+                            .bind(summary.backend.clone())
+                            .bind(solved.device.to_string())
+                            .bind(key.to_string())
+                            .bind(solved.solve_ms)
+                    }
                 };
                 query.fetch_one(&mut *tx).await.map(drop)?;
             }
             tx.commit().await?;
         });
-        for (job, reuse) in jobs {
-            if reuse.is_some() {
+        for (job, start) in jobs {
+            if !matches!(start, BatchStart::Queued) {
                 self.announce(StoreEvent::Changed(job.id));
             }
         }
