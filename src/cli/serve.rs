@@ -72,9 +72,12 @@ pub struct ServeArgs {
     #[arg(long, env = "EGSOLVE_MAX_BATCH_JOBS")]
     pub max_batch_jobs: Option<u64>,
     /// A batch's small members are solved while it is received, each given this many
-    /// milliseconds on one thread; the rest are queued (0: queue every member) [default: 20].
+    /// milliseconds on one thread; the rest are queued (0: queue every member) [default: 50].
     #[arg(long, env = "EGSOLVE_BATCH_INLINE_MS")]
     pub batch_inline_ms: Option<u64>,
+    /// The largest batch member (edges) solved while the batch is received [default: 2^20].
+    #[arg(long, env = "EGSOLVE_BATCH_INLINE_MAX_EDGES")]
+    pub batch_inline_max_edges: Option<u64>,
     /// Most uploads in parts (`POST /v1/uploads`) one user may have open [default: 16].
     #[arg(long, env = "EGSOLVE_MAX_OPEN_UPLOADS")]
     pub max_open_uploads: Option<u64>,
@@ -159,6 +162,7 @@ impl ServeArgs {
             per_user_job_limit,
             max_batch_jobs,
             batch_inline_ms,
+            batch_inline_max_edges,
             max_open_uploads,
             upload_ttl_secs,
             cpu_workers,

@@ -159,7 +159,7 @@ async fn a_batch_makes_a_job_per_member_and_streams_their_results(engine: Engine
     server.stop().await;
 }
 
-/// Members of at most `cpu_small_edges` edges are answered while the batch is received
+/// Members of at most `batch_inline_max_edges` edges are answered while the batch is received
 /// (`batch_inline_ms`): succeeded in the POST's answer, computed on the CPU (not reused),
 /// counted as completed solves, and their results are what the queue's workers give for the
 /// same games (a server with `batch_inline_ms = 0`); a larger member is queued.
@@ -171,7 +171,7 @@ async fn small_members_are_solved_while_the_batch_is_received(engine: Engine) {
     ];
     let configure = |inline_ms| {
         move |config: &mut ServeConfig| {
-            config.cpu_small_edges = 300;
+            config.batch_inline_max_edges = 300;
             // Generous: a loaded CI machine must not push a tiny solve past it.
             config.batch_inline_ms = inline_ms;
         }

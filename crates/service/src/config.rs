@@ -51,12 +51,16 @@ pub struct ServeConfig {
     pub per_user_job_limit: u64,
     /// Most arenas one batch (`POST /v1/batches`) may carry.
     pub max_batch_jobs: u64,
-    /// A batch's small members (at most `cpu_small_edges` edges, parsed at submission, not
-    /// `gpu` jobs) are solved while the batch is received, one thread each and side by
-    /// side, each given this many milliseconds: those answered are recorded as succeeded
-    /// in the batch's one transaction, with their results; the others are queued as usual
-    /// (0: every member is queued).
+    /// A batch's small members (at most `batch_inline_max_edges` edges, parsed at
+    /// submission, not `gpu` jobs) are solved while the batch is received, one thread each
+    /// and side by side, each given this many milliseconds: those answered are recorded as
+    /// succeeded in the batch's one transaction, with their results; the others are queued
+    /// as usual (0: every member is queued). The default, 50, covers the slowest of the 285
+    /// SYNTCOMP games (30–42 ms on one core of the H200 host); with 20, one to three of them
+    /// were queued and the batch's results came later (BENCHMARKS.md §5).
     pub batch_inline_ms: u64,
+    /// The largest batch member (edges) tried while the batch is received.
+    pub batch_inline_max_edges: u64,
     /// Most uploads in parts (`POST /v1/uploads`) one user may have open at once.
     pub max_open_uploads: u64,
     /// Seconds an upload in parts may stay without a part received before it is removed.
@@ -120,7 +124,8 @@ impl Default for ServeConfig {
             result_ttl_secs: 7 * 24 * 3600,
             per_user_job_limit: 1000,
             max_batch_jobs: 1000,
-            batch_inline_ms: 20,
+            batch_inline_ms: 50,
+            batch_inline_max_edges: 1 << 20,
             max_open_uploads: 16,
             upload_ttl_secs: 24 * 3600,
             cpu_workers: 0,

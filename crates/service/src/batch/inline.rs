@@ -2,7 +2,7 @@
 //! games that solve in well under a millisecond; queued, each would pay a claim, a job row
 //! read, a result write and a commit of its own (3.8 ms p50 on the H200 host for a 0.1 ms
 //! solve: `docs/bench/results/service/syntcomp-batch.md`). Here the members that qualify —
-//! parsed at submission, at most `cpu_small_edges` edges, not `gpu` jobs — are solved side by
+//! parsed at submission, at most `batch_inline_max_edges` edges, not `gpu` jobs — are solved side by
 //! side, one thread each, each within `batch_inline_ms` (or its own time limit, if shorter).
 //! An answered member's result file is written and synced like a worker's, and its job is
 //! recorded as succeeded (device `cpu`) in the batch's one transaction; a member that runs
@@ -59,7 +59,7 @@ pub(super) async fn solve_small(
     };
     let budget = Duration::from_millis(config.batch_inline_ms)
         .min(Duration::from_secs(options.time_limit_secs));
-    let small = config.cpu_small_edges as usize;
+    let small = usize::try_from(config.batch_inline_max_edges).unwrap_or(usize::MAX);
     let mut work: Vec<(usize, String, Arc<PreparsedGame>)> = Vec::new();
     for (index, (_, outcome)) in outcomes.iter().enumerate() {
         if let Outcome::Accepted(accepted) = outcome
@@ -73,6 +73,7 @@ pub(super) async fn solve_small(
     if work.is_empty() {
         return;
     }
+    let tried = work.len();
     let shared = state.clone();
     let options = *options;
     let start = Instant::now();
@@ -89,6 +90,8 @@ pub(super) async fn solve_small(
         return; // a panic in a solve: every member stays queued
     };
     let metrics = &state.metrics;
+    let (tried, answered) = (tried, answers.len());
+    let slowest_ms = answers.iter().map(|(_, a)| a.solve_ms).fold(0.0, f64::max);
     for (index, answer) in answers {
         metrics.observe_phase("solve", &answer.summary.backend, answer.solve_ms / 1e3);
         if let Outcome::Accepted(accepted) = &mut outcomes[index].1 {
@@ -97,6 +100,9 @@ pub(super) async fn solve_small(
     }
     tracing::debug!(
         ms = start.elapsed().as_secs_f64() * 1e3,
+        tried,
+        answered,
+        slowest_ms,
         "batch members solved inline"
     );
 }
