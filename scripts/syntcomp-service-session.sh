@@ -9,40 +9,10 @@
 #    connections), and 16 concurrent single `egsolve submit --wait` processes;
 #  - the batch again on the same server (every answer reused): the service's own cost.
 # Run from a folder holding egsolve, oink (with libboost_iostreams.so.1.74.0) and
-# syntcomp.tgz (`tar -czf syntcomp.tgz examples` in an Oink checkout): copy this script
-# there (device runs carry it). Log: docs/bench/results/service/syntcomp-batch.md.
+# syntcomp.tgz (`tar -czf syntcomp.tgz examples` in an Oink checkout): copy this script and
+# syntcomp-common.sh there (device runs carry them). Log: docs/bench/results/service/syntcomp-batch.md.
 c="$(cd "$(dirname "$0")" && pwd)"
-export LD_LIBRARY_PATH="$c"
-E="$c/egsolve"; O="$c/oink"
-mkdir -p /tmp/sc && tar -xzf "$c/syntcomp.tgz" -C /tmp/sc
-G=/tmp/sc/examples
-echo "$(ls $G/*.pg | wc -l) games, $(nproc) cores"
-now() { date +%s%N; }
-ms() { echo $(( ($(now) - $1) / 1000000 )); }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
-# Oink's answers (winners) once, for the comparison.
-mkdir -p /tmp/oinksol
-ls $G/*.pg | xargs -P16 -I{} sh -c 'n=$(basename "{}" .pg); "'"$O"'" -w 1 --tl "{}" /tmp/oinksol/$n.sol >/dev/null 2>&1'
-(cd $G && tar -cf /tmp/sc.tar *.pg)
-serve() {
-  rm -rf /tmp/store; mkdir -p /tmp/store
-  "$E" serve --bind 127.0.0.1:0 --data-dir /tmp/store "$@" > /tmp/serve.out 2>/tmp/serve.err &
-  SPID=$!
-  for i in $(seq 100); do grep -q "listening on" /tmp/serve.out && break; sleep 0.05; done
-  export EGSOLVE_SERVER=$(awk '/listening on/ {print $NF}' /tmp/serve.out)
-  "$E" submit --wait -o /dev/null "$G/$(ls $G | head -1)" >/dev/null 2>&1  # warm: first job
-}
-stop() { kill $SPID; wait $SPID 2>/dev/null; }
-# Winners in DIR/*.pg.sol that differ from Oink's (and results missing).
-wrong() {
-  local w=0 f n
-  for f in $G/*.pg; do
-    n=$(basename "$f" .pg)
-    cmp -s <(awk 'NR > 1 { gsub(";", ""); print $1, $2 }' "$1/$n.pg.sol" 2>/dev/null | sort -n) \
-           <(awk '!/^paritysol/ { gsub(";", ""); print $1, $2 }' /tmp/oinksol/$n.sol | sort -n) || w=$((w+1))
-  done
-  echo $w
-}
+. "$c/syntcomp-common.sh"
 for r in 1 2 3 4 5; do
   t=$(now); ls $G/*.pg | xargs -P16 -I{} "$O" -w 1 --tl {} >/dev/null 2>&1; oink=$(ms $t)
   serve

@@ -55,9 +55,10 @@ pub struct ServeConfig {
     /// submission, not `gpu` jobs) are solved while the batch is received, one thread each
     /// and side by side, each given this many milliseconds: those answered are recorded as
     /// succeeded in the batch's one transaction, with their results; the others are queued
-    /// as usual (0: every member is queued). The default, 50, covers the slowest of the 285
-    /// SYNTCOMP games (30–42 ms on one core of the H200 host); with 20, one to three of them
-    /// were queued and the batch's results came later (BENCHMARKS.md §5).
+    /// as usual (0: every member is queued). With 20 (the default) two to five of the 285
+    /// SYNTCOMP games run past it and are queued, and the batch took 239–267 ms on the H200
+    /// host; with 50 every one is answered in the POST, whose largest member then holds it
+    /// longer: 257–294 ms (BENCHMARKS.md §5).
     pub batch_inline_ms: u64,
     /// The largest batch member (edges) tried while the batch is received.
     pub batch_inline_max_edges: u64,
@@ -124,7 +125,7 @@ impl Default for ServeConfig {
             result_ttl_secs: 7 * 24 * 3600,
             per_user_job_limit: 1000,
             max_batch_jobs: 1000,
-            batch_inline_ms: 50,
+            batch_inline_ms: 20,
             batch_inline_max_edges: 1 << 20,
             max_open_uploads: 16,
             upload_ttl_secs: 24 * 3600,

@@ -335,11 +335,6 @@ pub(super) async fn admit(
 }
 
 impl Admitted {
-    /// The parsed game, while the pre-parse budget keeps it.
-    pub(super) fn game(&self) -> Option<&Arc<PreparsedGame>> {
-        self.preparsed.as_ref()
-    }
-
     /// The scheduler's queue entry of job `id` (`bytes`: the stored arena's size).
     pub(super) fn queued(self, id: JobId, options: &JobOptions, bytes: u64) -> QueuedJob {
         let stats = self.parsed.map(|(s, _)| s);

@@ -5,10 +5,17 @@
 //! same durability as a single upload, for one pass over the batch instead of two fsyncs
 //! per member. An identical arena stored before costs no file operation at all. `egb`
 //! members (read from a file, mapped) take the single upload's path instead.
+//!
+//! Members are taken largest first, each by the next free thread, and a caller's step runs
+//! on each parsed member in the same task (the batch solves its small members there): the
+//! largest members, whose parse and solve bound the batch, start at once, and parsing the
+//! others overlaps with their solves.
 
 use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -26,25 +33,39 @@ pub struct Prepared {
     pending: Option<PathBuf>,
 }
 
-/// Stores every member (`None`: an `egb` member, for the single upload's path), in
-/// parallel; new files are synced and placed before this returns.
-pub fn store_all(
+/// A member stored, with what the caller's step made of it.
+pub type Stored<T> = Result<(StoredArena, Option<T>), UploadError>;
+
+/// A member prepared (its file not placed yet), with what the caller's step made of it.
+type Made<T> = Result<(Prepared, Option<T>), UploadError>;
+
+/// Stores every member (`None`: an `egb` member, for the single upload's path), largest
+/// first on the pool's threads, running `then` on each stored member in the same task; new
+/// files are synced and placed before this returns.
+pub fn store_all<T: Send>(
     members: &[Vec<u8>],
     target: &UploadTarget,
-) -> Vec<Option<Result<StoredArena, UploadError>>> {
+    then: impl Fn(&StoredArena) -> Option<T> + Sync,
+) -> Vec<Option<Stored<T>>> {
     let start = std::time::Instant::now();
-    let prepared: Vec<Option<Result<Prepared, UploadError>>> = members
-        .par_iter()
-        .map(|raw| prepare(raw, target).transpose())
-        .collect();
+    let prepared: Vec<Option<Made<T>>> = largest_first(members, |raw| {
+        let prepared = prepare(raw, target).transpose()?;
+        Some(prepared.map(|p| {
+            let made = then(&p.stored);
+            (p, made)
+        }))
+    });
     let prepared_at = start.elapsed();
     let pending: Vec<(&PathBuf, PathBuf)> = prepared
         .iter()
         .filter_map(|p| match p {
-            Some(Ok(Prepared {
-                stored,
-                pending: Some(tmp),
-            })) => Some((tmp, target.arenas_dir.join(&stored.hash))),
+            Some(Ok((
+                Prepared {
+                    stored,
+                    pending: Some(tmp),
+                },
+                _,
+            ))) => Some((tmp, target.arenas_dir.join(&stored.hash))),
             _ => None,
         })
         .collect();
@@ -59,14 +80,46 @@ pub fn store_all(
         .into_iter()
         .map(|p| {
             p.map(|p| {
-                let p = p?;
+                let (p, made) = p?;
                 match (&p.pending, &placed) {
                     (Some(_), Err(e)) => {
                         Err(io_failure(std::io::Error::new(e.kind(), e.to_string())))
                     }
-                    _ => Ok(p.stored),
+                    _ => Ok((p.stored, made)),
                 }
             })
+        })
+        .collect()
+}
+
+/// `f` of every item, in the items' order, computed largest item first: each of the pool's
+/// threads takes the largest item not taken yet when it is free (rayon's own splitting would
+/// leave the largest items of a sorted list to one thread, one after another).
+fn largest_first<R: Send>(items: &[Vec<u8>], f: impl Fn(&[u8]) -> R + Sync) -> Vec<R> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(items[i].len()));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let take = || {
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let made = f(&items[i]);
+            *slots[i]
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(made);
+        }
+    };
+    rayon::scope(|scope| {
+        for _ in 0..rayon::current_num_threads().min(items.len()) {
+            scope.spawn(|_| take());
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            let made = slot
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            made.expect("every item is taken")
         })
         .collect()
 }
@@ -187,5 +240,23 @@ fn io_failure(e: std::io::Error) -> UploadError {
         UploadError::InsufficientStorage(storage::NoRoom::Full(e.to_string()))
     } else {
         UploadError::Io(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_item_is_made_once_in_its_place() {
+        let items: Vec<Vec<u8>> = (0..100).map(|i| vec![0; (i * 37) % 101]).collect();
+        let calls = AtomicUsize::new(0);
+        let made = largest_first(&items, |raw| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            raw.len()
+        });
+        assert_eq!(calls.into_inner(), items.len());
+        assert_eq!(made, items.iter().map(Vec::len).collect::<Vec<_>>());
+        assert!(largest_first(&[], |raw: &[u8]| raw.len()).is_empty());
     }
 }

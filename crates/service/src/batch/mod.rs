@@ -136,10 +136,8 @@ pub(super) async fn submit_batch(
     }
     // On its own task: a client that goes away cannot stop the batch half-way.
     let batch = tokio::spawn(async move {
-        let mut outcomes = store_members(&state, &options, members).await;
+        let outcomes = store_members(&state, &options, members).await;
         let stored = start.elapsed();
-        inline::solve_small(&state, &options, &mut outcomes).await;
-        let solved = start.elapsed();
         let batch = JobId::now_v7();
         let answer = record(&state, &caller, &options, batch, outcomes).await;
         if let (Ok(_), Some(guard)) = (&answer, guard) {
@@ -147,9 +145,8 @@ pub(super) async fn submit_batch(
         }
         tracing::info!(
             receive_and_unpack_ms = unpacked.as_secs_f64() * 1e3,
-            store_ms = (stored - unpacked).as_secs_f64() * 1e3,
-            inline_solve_ms = (solved - stored).as_secs_f64() * 1e3,
-            record_ms = (start.elapsed() - solved).as_secs_f64() * 1e3,
+            store_and_solve_ms = (stored - unpacked).as_secs_f64() * 1e3,
+            record_ms = (start.elapsed() - stored).as_secs_f64() * 1e3,
             "batch submitted"
         );
         answer
@@ -190,8 +187,9 @@ fn answer_202(batch: JobId, body: Value) -> Response {
     response
 }
 
-/// Stores, parses and admits every member: those in memory together ([`member`]), `egb`
-/// ones through the single upload's path.
+/// Stores, parses and admits every member: those in memory together ([`member`], each
+/// small one solved right after its parse: [`inline`]), `egb` ones through the single
+/// upload's path.
 async fn store_members(
     state: &AppState,
     options: &JobOptions,
@@ -212,14 +210,13 @@ async fn store_members(
     let (names, bodies): (Vec<String>, Vec<Vec<u8>>) = members.into_iter().unzip();
     let start = Instant::now();
     let stored = tokio::task::spawn_blocking({
-        let target = target.clone();
-        move || (member::store_all(&bodies, &target), bodies)
+        let (target, state, options) = (target.clone(), state.clone(), *options);
+        move || {
+            let then = |stored: &StoredArena| inline::answer(&state, &options, stored);
+            (member::store_all(&bodies, &target, then), bodies)
+        }
     })
     .await;
-    tracing::debug!(
-        ms = start.elapsed().as_secs_f64() * 1e3,
-        "batch members stored and parsed"
-    );
     let (stored, bodies) = match stored {
         Ok(done) => done,
         Err(e) => {
@@ -227,16 +224,28 @@ async fn store_members(
             return names.into_iter().map(failed).collect();
         }
     };
+    let answered = stored
+        .iter()
+        .filter(|s| matches!(s, Some(Ok((_, Some(_))))))
+        .count();
+    tracing::debug!(
+        ms = start.elapsed().as_secs_f64() * 1e3,
+        answered,
+        "batch members stored, parsed and the small ones solved"
+    );
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     futures::stream::iter(names.into_iter().zip(stored).zip(bodies))
         .map(|((name, stored), body)| {
             let target = target.clone();
             async move {
-                let stored = match stored {
-                    Some(stored) => stored,
-                    None => upload::receive(Body::from(body), target).await,
+                let (stored, solved) = match stored {
+                    Some(stored) => match stored {
+                        Ok((stored, solved)) => (Ok(stored), solved),
+                        Err(e) => (Err(e), None),
+                    },
+                    None => (upload::receive(Body::from(body), target).await, None),
                 };
-                let outcome = match admit_member(state, options, stored).await {
+                let outcome = match admit_member(state, options, stored, solved).await {
                     Ok(outcome) => outcome,
                     Err(e) => Outcome::Refused(e),
                 };
@@ -248,12 +257,13 @@ async fn store_members(
         .await
 }
 
-/// A stored member's job: answered from an identical finished job, or admitted to the
-/// queue.
+/// A stored member's job: answered from an identical finished job, or admitted (queued, or
+/// succeeded with its own answer, `solved`).
 async fn admit_member(
     state: &AppState,
     options: &JobOptions,
     stored: Result<StoredArena, UploadError>,
+    solved: Option<inline::Answer>,
 ) -> Result<Outcome, ApiError> {
     let mut stored = stored.map_err(|e| storage_refusal(state, e))?;
     if let Some(reuse) = submit::reusable_result(state, &stored.hash, options).await? {
@@ -269,7 +279,7 @@ async fn admit_member(
         stored,
         admitted: Some(admitted),
         reuse: None,
-        solved: None,
+        solved,
     })))
 }
 

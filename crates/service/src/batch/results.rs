@@ -93,10 +93,12 @@ async fn follow(
             .iter()
             .filter_map(|j| j.result_key.as_deref())
             .collect();
-        let mut summaries = match state.store.result_summaries(&keys).await {
-            Ok(summaries) => summaries,
-            Err(_) => HashMap::new(), // each entry looks its own up
-        };
+        // On a failure each entry looks its own summary up.
+        let mut summaries = state
+            .store
+            .result_summaries(&keys)
+            .await
+            .unwrap_or_default();
         let mut entries = futures::stream::iter(fresh)
             .map(|job| {
                 let state = state.clone();
