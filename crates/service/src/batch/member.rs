@@ -1,9 +1,9 @@
 //! A batch member's arena stored from memory: the member is in memory already (the archive
 //! was), so it is decompressed, checked, hashed and parsed there, with no spool threads,
-//! and only a new arena touches the disk. Files are written under temporary names, all
-//! synced (in parallel) before any is placed, and the arenas directory once after: the
-//! same durability as a single upload, for one pass over the batch instead of two fsyncs
-//! per member. An identical arena stored before costs no file operation at all. `egb`
+//! and only a new arena touches the disk. Files are written and synced under temporary
+//! names (each in its member's task), all before any is placed, and the arenas directory is
+//! synced once after: the same durability as a single upload, for one pass over the batch
+//! instead of two fsyncs per member. An identical arena stored before costs no file operation at all. `egb`
 //! members (read from a file, mapped) take the single upload's path instead.
 //!
 //! Members are taken largest first, each by the next free thread, and a caller's step runs
@@ -18,7 +18,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::preparse::{self, ParseSource};
@@ -143,7 +142,11 @@ fn prepare(raw: &[u8], target: &UploadTarget) -> Result<Option<Prepared>, Upload
     } else {
         // Stored as it came (compressed if it came so), like a single upload.
         let tmp = target.tmp_dir.join(uuid::Uuid::now_v7().to_string());
-        let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(raw));
+        // Synced here, in the member's own task, while other members parse and solve.
+        let written = std::fs::File::create(&tmp).and_then(|mut f| {
+            f.write_all(raw)?;
+            f.sync_all()
+        });
         if let Err(e) = written {
             let _ = std::fs::remove_file(&tmp);
             return Err(io_failure(e));
@@ -206,16 +209,13 @@ fn decompressed(raw: &[u8], max_bytes: u64) -> Result<Cow<'_, [u8]>, UploadError
     Ok(Cow::Owned(text))
 }
 
-/// Syncs every new file (in parallel), then moves each to its content address and syncs
-/// the directory once. On a failure the temporary files are removed.
+/// Moves every new file (synced already) to its content address and syncs the directory
+/// once. On a failure the temporary files are removed.
 fn place_all(pending: &[(&PathBuf, PathBuf)], target: &UploadTarget) -> std::io::Result<()> {
     if pending.is_empty() {
         return Ok(());
     }
     let placed = (|| {
-        pending
-            .par_iter()
-            .try_for_each(|(tmp, _)| std::fs::File::open(tmp)?.sync_all())?;
         for (tmp, path) in pending {
             if path.exists() {
                 std::fs::remove_file(tmp)?; // stored meanwhile by another upload
