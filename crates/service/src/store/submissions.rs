@@ -1,8 +1,10 @@
 //! New jobs: one submitted alone ([`Store::insert_job`], [`Store::insert_reused_job`]) or
 //! the many of a batch in one transaction ([`Store::insert_batch`]: queued, reusing a
 //! result, or solved while the batch was received), and a batch's jobs read back
-//! ([`Store::batch_jobs`]). Every insert binds one [`NewJob`] through the same
-//! SQL, so a batch's rows are the rows single submissions make, plus their batch and name.
+//! ([`Store::batch_jobs`]). Every insert binds one [`NewJob`] through the same SQL, so a
+//! batch's queued and reused rows are the rows single submissions make, plus their batch
+//! and name; a solved one is its queued row plus what a worker's success records (backend,
+//! device, result, solve time), started and finished at the insert.
 
 use sqlx::{Database, Encode, Row, Type};
 
