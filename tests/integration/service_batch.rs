@@ -250,6 +250,35 @@ async fn small_members_are_solved_while_the_batch_is_received(engine: Engine) {
     queued.stop().await;
 }
 
+/// A member that runs past `batch_inline_ms` is stopped there and queued; its worker solves
+/// it (the reference solver: a cycle of 4,000 vertices climbing one step at a time, about
+/// 1.6·10^7 lifts, 0.3 s on the build VM, six times the 50 ms given), while a tiny member of
+/// the same batch is answered in the POST.
+async fn a_member_past_its_inline_time_is_queued_and_solved_by_a_worker(engine: Engine) {
+    let server = Server::start_on(engine, |config| config.batch_inline_ms = 50).await;
+    let files = [
+        ("tiny.mpg", small_arena(5, 1)),
+        ("slow.mpg", slow_cycle(4000)),
+    ];
+    let answer = post_batch(&server, archive(&files), "?backend=reference")
+        .await
+        .json();
+    let jobs = answer["jobs"].as_array().unwrap();
+    assert_eq!(
+        (&jobs[0]["state"], &jobs[1]["state"]),
+        (&"succeeded".into(), &"queued".into()),
+        "{answer}"
+    );
+    let slow = jobs[1]["id"].as_str().unwrap();
+    let job = server
+        .wait_finished(slow, None, std::time::Duration::from_secs(60))
+        .await;
+    assert_eq!(job["state"], "succeeded", "{job}");
+    assert_eq!(job["attempts"], 1, "{job}");
+    assert!(job["worker"].is_string(), "solved by a worker: {job}");
+    server.stop().await;
+}
+
 async fn bad_batches_are_refused_with_the_reason(engine: Engine) {
     let server = Server::start_on(engine, |config| config.per_user_job_limit = 2).await;
     let not_tar = post_batch(&server, small_arena(10, 1), "").await;
@@ -343,6 +372,7 @@ async fn a_batch_sent_again_with_its_key_is_the_same_batch(engine: Engine) {
 on_both_stores!(
     a_batch_makes_a_job_per_member_and_streams_their_results,
     small_members_are_solved_while_the_batch_is_received,
+    a_member_past_its_inline_time_is_queued_and_solved_by_a_worker,
     bad_batches_are_refused_with_the_reason,
     a_batch_sent_again_with_its_key_is_the_same_batch,
 );
