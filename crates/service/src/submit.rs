@@ -235,7 +235,7 @@ async fn commit(
         return answer(&state, id, false).await;
     }
 
-    let admitted = admit(&state, &mut stored).await?;
+    let admitted = admit(&state, &mut stored, None, true).await?;
     let stats_seconds = admitted.stats_seconds;
     let job = new_job(id, &owner, &options, &stored, Some(&admitted), None);
     state.store.insert_job(&job).await?;
@@ -294,9 +294,14 @@ pub(super) struct Admitted {
 
 /// Runs admission on the upload's parsed game (off the runtime: the bound is a pass over
 /// every edge), or estimates from its size when it was left to the worker to parse.
+/// `checked`: admission's figures computed already (a batch member checked before its
+/// inline solve); `keep_game`: whether the parsed game is kept for the worker (not for a
+/// job answered already).
 pub(super) async fn admit(
     state: &AppState,
     stored: &mut StoredArena,
+    checked: Option<admission::Admitted>,
+    keep_game: bool,
 ) -> Result<Admitted, ApiError> {
     let Some((game, parse_seconds)) = stored.parsed.take() else {
         return Ok(Admitted {
@@ -306,25 +311,37 @@ pub(super) async fn admit(
             stats_seconds: 0.0,
         });
     };
-    let config = state.config.clone();
-    let stats_start = Instant::now();
-    let (game, admitted) = tokio::task::spawn_blocking(move || {
-        admission::admit(&game, &config)
-            .map(|admitted| (game, admitted))
-            .map_err(|refused| match refused {
-                Refused::Memory(e) => ApiError::ExceedsMemory(e),
-                Refused::Other(failure) => refusal(failure),
-            })
-    })
-    .await
-    .map_err(|e| ApiError::Internal(e.to_string()))??;
     state.metrics.observe_phase("parse", "any", parse_seconds);
+    let stats_start = Instant::now();
+    let (game, admitted) = match checked {
+        Some(admitted) => (game, admitted),
+        None => {
+            let config = state.config.clone();
+            let checked = tokio::task::spawn_blocking(move || {
+                admission::admit(&game, &config)
+                    .map(|admitted| (game, admitted))
+                    .map_err(|refused| match refused {
+                        Refused::Memory(e) => ApiError::ExceedsMemory(e),
+                        Refused::Other(failure) => refusal(failure),
+                    })
+            })
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))??;
+            state
+                .metrics
+                .observe_phase("stats", "any", stats_start.elapsed().as_secs_f64());
+            checked
+        }
+    };
     let stats_seconds = stats_start.elapsed().as_secs_f64();
-    state.metrics.observe_phase("stats", "any", stats_seconds);
     // Kept for the worker only while the budget allows; else it parses again.
-    let preparsed = state
-        .preparse_budget
-        .try_reserve(game.arena.heap_bytes() as u64)
+    let preparsed = keep_game
+        .then(|| {
+            state
+                .preparse_budget
+                .try_reserve(game.arena.heap_bytes() as u64)
+        })
+        .flatten()
         .map(|r| Arc::new(PreparsedGame::reserved(game, r)));
     Ok(Admitted {
         preparsed,

@@ -19,6 +19,7 @@ use super::{Accepted, AppState};
 use crate::admission;
 use crate::job::{BackendChoice, JobOptions};
 use crate::result_file;
+use crate::slots::SlotKind;
 use crate::store::Store;
 use crate::upload::StoredArena;
 
@@ -35,40 +36,42 @@ pub(super) struct Answer {
     pub solve_ms: f64,
 }
 
-/// The backend an inline solve of a job asking for `choice` uses (none for `gpu` jobs:
-/// they asked for the device).
-fn backend(choice: BackendChoice) -> Option<Backend> {
-    match choice {
-        BackendChoice::Auto => Some(Backend::Auto),
-        BackendChoice::Cpu => Some(Backend::Cpu),
-        BackendChoice::Reference => Some(Backend::Reference),
-        BackendChoice::Parity => Some(Backend::Parity),
-        BackendChoice::Gpu => None,
-    }
+/// What the batch's step made of a member parsed at submission.
+pub(super) struct Checked {
+    /// Admission's figures (the queue's own check, so that no refused member is solved).
+    pub admitted: admission::Admitted,
+    /// Its answer, when it qualifies (module docs) and was solved within its time.
+    pub answer: Option<Answer>,
 }
 
-/// A member's own answer, when it qualifies (module docs) and admission would take it (the
-/// same check as the queue's, so that no refused member is solved); `None` otherwise, or
-/// when it ran past its time.
-pub(super) fn answer(
+/// The backend an inline solve of a job asking for `choice` uses: a CPU slot's (none for
+/// `gpu` jobs: they asked for the device).
+fn backend(choice: BackendChoice) -> Option<Backend> {
+    (choice != BackendChoice::Gpu).then(|| SlotKind::Cpu(0).backend_for(choice))
+}
+
+/// Admits a member parsed at submission (`None`: not parsed, or refused, which the queue's
+/// admission then reports) and solves it when it qualifies.
+pub(super) fn check_and_solve(
     state: &AppState,
     options: &JobOptions,
     stored: &StoredArena,
-) -> Option<Answer> {
+) -> Option<Checked> {
     let config = &state.config;
-    let backend = backend(options.backend).filter(|_| config.batch_inline_ms > 0)?;
     let (game, _) = stored.parsed.as_ref()?;
+    let admitted = admission::admit(game, config).ok()?;
     let small = usize::try_from(config.batch_inline_max_edges).unwrap_or(usize::MAX);
-    if game.arena.edge_count() > small || admission::admit(game, config).is_err() {
-        return None;
-    }
     let budget = Duration::from_millis(config.batch_inline_ms)
         .min(Duration::from_secs(options.time_limit_secs));
-    let answer = solve_one(&state.store, options, backend, budget, &stored.hash, game)?;
-    state
-        .metrics
-        .observe_phase("solve", &answer.summary.backend, answer.solve_ms / 1e3);
-    Some(answer)
+    let answer = backend(options.backend)
+        .filter(|_| config.batch_inline_ms > 0 && game.arena.edge_count() <= small)
+        .and_then(|backend| solve_one(&state.store, options, backend, budget, &stored.hash, game));
+    if let Some(answer) = &answer {
+        state
+            .metrics
+            .observe_phase("solve", &answer.summary.backend, answer.solve_ms / 1e3);
+    }
+    Some(Checked { admitted, answer })
 }
 
 /// One member's answer within `budget`, its result written; `None` when it ran past the

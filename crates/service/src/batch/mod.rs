@@ -212,7 +212,7 @@ async fn store_members(
     let stored = tokio::task::spawn_blocking({
         let (target, state, options) = (target.clone(), state.clone(), *options);
         move || {
-            let then = |stored: &StoredArena| inline::answer(&state, &options, stored);
+            let then = |stored: &StoredArena| inline::check_and_solve(&state, &options, stored);
             (member::store_all(&bodies, &target, then), bodies)
         }
     })
@@ -226,7 +226,7 @@ async fn store_members(
     };
     let answered = stored
         .iter()
-        .filter(|s| matches!(s, Some(Ok((_, Some(_))))))
+        .filter(|s| matches!(s, Some(Ok((_, Some(checked)))) if checked.answer.is_some()))
         .count();
     tracing::debug!(
         ms = start.elapsed().as_secs_f64() * 1e3,
@@ -238,14 +238,14 @@ async fn store_members(
         .map(|((name, stored), body)| {
             let target = target.clone();
             async move {
-                let (stored, solved) = match stored {
+                let (stored, checked) = match stored {
                     Some(stored) => match stored {
-                        Ok((stored, solved)) => (Ok(stored), solved),
+                        Ok((stored, checked)) => (Ok(stored), checked),
                         Err(e) => (Err(e), None),
                     },
                     None => (upload::receive(Body::from(body), target).await, None),
                 };
-                let outcome = match admit_member(state, options, stored, solved).await {
+                let outcome = match admit_member(state, options, stored, checked).await {
                     Ok(outcome) => outcome,
                     Err(e) => Outcome::Refused(e),
                 };
@@ -258,12 +258,12 @@ async fn store_members(
 }
 
 /// A stored member's job: answered from an identical finished job, or admitted (queued, or
-/// succeeded with its own answer, `solved`).
+/// succeeded with its own answer; `checked`: what [`inline`] found, if it looked).
 async fn admit_member(
     state: &AppState,
     options: &JobOptions,
     stored: Result<StoredArena, UploadError>,
-    solved: Option<inline::Answer>,
+    checked: Option<inline::Checked>,
 ) -> Result<Outcome, ApiError> {
     let mut stored = stored.map_err(|e| storage_refusal(state, e))?;
     if let Some(reuse) = submit::reusable_result(state, &stored.hash, options).await? {
@@ -274,7 +274,8 @@ async fn admit_member(
             solved: None,
         })));
     }
-    let admitted = submit::admit(state, &mut stored).await?;
+    let (admission, solved) = checked.map_or((None, None), |c| (Some(c.admitted), c.answer));
+    let admitted = submit::admit(state, &mut stored, admission, solved.is_none()).await?;
     Ok(Outcome::Accepted(Box::new(Accepted {
         stored,
         admitted: Some(admitted),

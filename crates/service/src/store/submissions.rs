@@ -212,7 +212,7 @@ impl Store {
             // The arenas and the results the jobs name, each in a few multi-row inserts
             // (one statement each cost ~40 µs on SQLite: 20 ms of a 285-member batch); a key
             // appears once per statement (PostgreSQL refuses to update a row twice in one).
-            for rows in unique(arenas.iter().map(|&(hash, bytes)| (hash, bytes))).chunks(ROWS_PER_INSERT) {
+            for rows in unique(arenas.iter().copied()).chunks(ROWS_PER_INSERT) {
                 let mut insert = sqlx::QueryBuilder::new("INSERT INTO arenas (hash, bytes, created_at) ");
                 insert.push_values(rows, |mut row, &(hash, bytes)| {
                     row.push_bind(hash.to_string()).push_bind(bytes as i64).push_bind(now);
