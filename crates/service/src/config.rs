@@ -55,9 +55,9 @@ pub struct ServeConfig {
     /// submission, not `gpu` jobs) are solved while the batch is received, one thread each
     /// and side by side, each given this many milliseconds: those answered are recorded as
     /// succeeded in the batch's one transaction, with their results; the others are queued
-    /// as usual (0: every member is queued). With 20 (the default) two to four of the 285
-    /// SYNTCOMP games run past it and are queued; the batch took 229–264 ms on the H200 host,
-    /// and 231–262 ms with 50, where every one is answered in the POST (BENCHMARKS.md §5).
+    /// as usual (0: every member is queued). With 20 (the default) one to four of the 285
+    /// SYNTCOMP games run past it and are queued; on the H200 host the batch's median was the
+    /// same as with 50, where every one is answered in the POST (BENCHMARKS.md §5).
     pub batch_inline_ms: u64,
     /// The largest batch member (edges) tried while the batch is received.
     pub batch_inline_max_edges: u64,
