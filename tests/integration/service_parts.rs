@@ -248,6 +248,9 @@ async fn parts_arrive_whole_or_not_at_all(engine: Engine) {
         put_part(&server, &id, 0, &egb, &digest(&egb)).await.status,
         200
     );
+    // Both CPU workers busy, so that no worker has parsed the job by the time its 202 is
+    // written (a free one once did, in 0.3 ms, on a loaded CI machine).
+    let blockers = [server.submit_blocker().await, server.submit_blocker().await];
     let reply = job_from(&server, &id, "?backend=cpu").await;
     assert_eq!(reply.status, 202, "{}", reply.text());
     let job = reply.json();
@@ -256,6 +259,10 @@ async fn parts_arrive_whole_or_not_at_all(engine: Engine) {
         Value::Null,
         "not parsed at submission: {job}"
     );
+    for blocker in blockers {
+        let cancelled = server.delete(&format!("/v1/jobs/{blocker}"), None).await;
+        assert!(cancelled.status < 300, "{}", cancelled.text());
+    }
     let in_parts = credits(&server, job["id"].as_str().unwrap()).await;
     assert_eq!(in_parts, credits(&server, &whole).await);
 
