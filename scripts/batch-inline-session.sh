@@ -18,7 +18,7 @@ way() {
   rm -rf /tmp/res; local t=$(now)
   "$E" submit --wait --result-format paritysol -o /tmp/res $G/*.pg > /tmp/lines 2>/tmp/batch.err
   local rc=$? batch=$(ms $t) ok=$(grep -c " succeeded " /tmp/lines)
-  local phases=$(sed 's/\x1b\[[0-9;]*m//g' /tmp/serve.err | grep -oE '(prepare_ms|receive_and_unpack_ms).*(new_files|record_ms)=[0-9.]*|answered=[0-9]+' | tail -3 | tr '\n' ' ')
+  local phases=$(sed 's/\x1b\[[0-9;]*m//g' /tmp/serve.err | grep -oE '(place_ms|receive_store_and_solve_ms).*(new_files|record_ms)=[0-9.]*|answered=[0-9]+' | tail -3 | tr '\n' ' ')
   stop
   serve "$@"
   t=$(now)

@@ -5,7 +5,7 @@
 # and defines now/ms/ratio, serve/stop (a server on a new store directory, warmed by a
 # first job; `SERVE_LOG` is its EGSOLVE_LOG) and wrong (winners that differ from Oink's).
 export LD_LIBRARY_PATH="$c"
-E="$c/egsolve"; O="$c/oink"
+E="${EGSOLVE_BIN:-$c/egsolve}"; O="$c/oink"  # EGSOLVE_BIN: another build, for an A/B in one session
 mkdir -p /tmp/sc && tar -xzf "$c/syntcomp.tgz" -C /tmp/sc
 G=/tmp/sc/examples
 echo "$(ls $G/*.pg | wc -l) games, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -36,16 +36,25 @@ pub enum BatchEntry {
 }
 
 impl Client {
-    /// Sends `members` (`(name, file)`) as one batch. The answer lists each member in
-    /// order, with its job id and state, or its `error`; a batch none of whose members was
-    /// accepted is answered the same way (with `accepted: 0`) rather than as an error, so
-    /// that the caller can report each member's problem.
+    /// Sends `members` (`(name, file)`) as one batch, the largest files first (the server
+    /// starts on each member as it arrives, and the largest bound the batch). The answer
+    /// lists each member in that order, by name, with its job id and state, or its `error`;
+    /// a batch none of whose members was accepted is answered the same way (with
+    /// `accepted: 0`) rather than as an error, so that the caller can report each member's
+    /// problem.
     pub async fn submit_batch(
         &self,
-        members: Vec<(String, PathBuf)>,
+        mut members: Vec<(String, PathBuf)>,
         options: &SubmitOptions,
     ) -> Result<Value, ClientError> {
         let archive = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
+            let mut sizes = Vec::with_capacity(members.len());
+            for (_, path) in &members {
+                sizes.push(std::fs::metadata(path)?.len());
+            }
+            let mut order: Vec<usize> = (0..members.len()).collect();
+            order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+            members = order.into_iter().map(|i| members[i].clone()).collect();
             let mut builder = tar::Builder::new(Vec::new());
             for (name, path) in &members {
                 builder.append_path_with_name(path, name)?;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use futures::StreamExt;
+use serde_json::Value;
 
 use super::batch::{BatchEntry, extension};
 use super::cli::{RANGES, SubmitArgs, reference_path, write_result};
@@ -200,8 +201,14 @@ impl SubmitArgs {
                 .await?;
             states.extend(rx.try_iter());
         }
+        // The answer lists the members in the order sent (largest first), each by name.
+        let by_name: HashMap<&str, &Value> = jobs
+            .iter()
+            .filter_map(|job| Some((job["name"].as_str()?, job)))
+            .collect();
         let mut failed = false;
-        for (file, job) in self.files.iter().zip(&jobs) {
+        for (file, name) in self.files.iter().zip(&names) {
+            let job = by_name.get(name.as_str()).copied().unwrap_or(&Value::Null);
             match job["id"].as_str() {
                 Some(id) => {
                     let state = states

@@ -6,7 +6,8 @@
 //! again is answered from the finished jobs; bad archives, a batch that fits nobody and one
 //! past the per-user limit are clear 400s and 429s; an unknown batch is 404; a batch sent
 //! again with its `Idempotency-Key` is the batch the first request made; small members are
-//! solved while the batch is received, with the queue's results.
+//! solved while the batch is received, with the queue's results; members stored before the
+//! batch was refused, or before its connection dropped, leave no file behind.
 
 use crate::service_support;
 
@@ -15,6 +16,7 @@ use std::io::{Read, Write};
 
 use egsolve_core::generate::{random_parity, write_pgsolver};
 use egsolve_service::ServeConfig;
+use futures::StreamExt;
 use reqwest::Method;
 use service_support::*;
 
@@ -316,6 +318,12 @@ async fn bad_batches_are_refused_with_the_reason(engine: Engine) {
         .assert_problem(429, "too-many-jobs");
     let listed = server.get("/v1/jobs", None).await.json();
     assert_eq!(listed["jobs"].as_array().unwrap().len(), 0, "{listed}");
+    // Members are stored as they arrive, before the archive's end is read: those of a
+    // batch refused later (a name used twice, past the limit) leave no file behind.
+    for sub in ["tmp", "arenas"] {
+        let left = files_in(&server, sub);
+        assert!(left.is_empty(), "{sub}: {left:?}");
+    }
     let unknown = format!("/v1/batches/{}", uuid::Uuid::now_v7());
     server
         .get(&unknown, None)
@@ -369,7 +377,71 @@ async fn a_batch_sent_again_with_its_key_is_the_same_batch(engine: Engine) {
     server.stop().await;
 }
 
+/// The files in the store's directory `sub` (none before the store has made it).
+fn files_in(server: &Server, sub: &str) -> Vec<std::ffi::OsString> {
+    std::fs::read_dir(server.dir.join(sub))
+        .map(|dir| dir.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default()
+}
+
+/// Waits until `done` holds, for at most 20 s; `what` says what did not happen.
+async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+/// A batch whose connection drops mid-body: the members that had arrived were stored while
+/// the rest was still to come (under temporary names, until the archive's end); they are
+/// removed, no job is made, and the server goes on.
+async fn a_connection_dropped_mid_batch_leaves_nothing_behind(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
+    let files: Vec<(String, Vec<u8>)> = (0..3)
+        .map(|i| (format!("{i}.mpg"), small_arena(400, 20 + i)))
+        .collect();
+    let named: Vec<(&str, Vec<u8>)> = files.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+    let body = archive(&named);
+    // Two members whole; the connection fails once the test has seen them stored.
+    let cut = body.len() - files[2].1.len() / 2;
+    let (go, gone) = tokio::sync::oneshot::channel::<()>();
+    let chunks = futures::stream::iter([Ok::<_, std::io::Error>(body[..cut].to_vec())]).chain(
+        futures::stream::once(async move {
+            let _ = gone.await;
+            Err(std::io::Error::other("the client goes away"))
+        }),
+    );
+    let sending = tokio::spawn(
+        server
+            .http
+            .post(format!("{}/v1/batches", server.base))
+            .header("content-type", "application/x-tar")
+            .body(reqwest::Body::wrap_stream(chunks))
+            .send(),
+    );
+    wait_until(
+        "the two members that arrived are stored before the body ends",
+        || files_in(&server, "tmp").len() >= 2,
+    )
+    .await;
+    go.send(()).unwrap();
+    let sent = sending.await.unwrap();
+    assert!(sent.is_err(), "the request cannot complete: {sent:?}");
+    wait_until("nothing is left behind", || {
+        files_in(&server, "tmp").is_empty() && files_in(&server, "arenas").is_empty()
+    })
+    .await;
+    let listed = server.get("/v1/jobs", None).await.json();
+    assert_eq!(listed["jobs"].as_array().unwrap().len(), 0, "{listed}");
+    let whole = post_batch(&server, body, "").await;
+    assert_eq!(whole.status, 202, "{}", whole.text());
+    assert_eq!(whole.json()["accepted"], 3);
+    server.stop().await;
+}
+
 on_both_stores!(
+    a_connection_dropped_mid_batch_leaves_nothing_behind,
     a_batch_makes_a_job_per_member_and_streams_their_results,
     small_members_are_solved_while_the_batch_is_received,
     a_member_past_its_inline_time_is_queued_and_solved_by_a_worker,

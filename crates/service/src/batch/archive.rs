@@ -11,29 +11,29 @@ use crate::upload::{self, Encoding};
 /// A tar archive's end: two empty 512-byte blocks.
 pub const END: [u8; 1024] = [0; 1024];
 
-/// The regular-file members of the archive `raw` (compressed as `encoding` says, or as its
-/// magic bytes say): `(name, bytes)` in archive order. Directories and other entry kinds
-/// are skipped. Refused, as a whole: a body that is not a tar archive, no member, more
-/// than `max_members`, more than `max_bytes` in all, a name used twice, or a name that is
-/// absolute or climbs out (`..`): results are written under these names.
-pub fn members(
-    raw: &[u8],
+/// Reads the archive `body` (compressed as `encoding` says, or as its magic bytes say) and
+/// hands each regular-file member to `each` as `(name, bytes)` as soon as it is read, in
+/// archive order; directories and other entry kinds are skipped. `each` may refuse the
+/// batch (its error ends the read). Refused, as a whole: a body that is not a tar archive,
+/// no member, more than `max_members`, more than `max_bytes` in all, a name used twice, or a
+/// name that is absolute or climbs out (`..`): results are written under these names.
+pub fn read_members(
+    body: impl Read,
     encoding: Encoding,
     max_members: u64,
     max_bytes: u64,
-) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
-    let encoding = match encoding {
-        Encoding::Sniff => Encoding::sniff(raw),
-        known => known,
-    };
+    mut each: impl FnMut(String, Vec<u8>) -> Result<(), ApiError>,
+) -> Result<(), ApiError> {
     let malformed = |what: String| ApiError::MalformedBatch(what);
-    let decoded = upload::decoder(encoding, raw)
+    let unreadable = |e: std::io::Error| malformed(format!("the body could not be read: {e}"));
+    let (encoding, body) = sniffed(body, encoding).map_err(unreadable)?;
+    let decoded = upload::decoder(encoding, body)
         .map_err(|e| malformed(format!("the body could not be decompressed: {e}")))?;
     let mut archive = tar::Archive::new(decoded);
     let entries = archive
         .entries()
         .map_err(|e| malformed(format!("the body is not a tar archive: {e}")))?;
-    let (mut members, mut names, mut total) = (Vec::new(), HashSet::new(), 0u64);
+    let (mut names, mut total) = (HashSet::new(), 0u64);
     for (index, entry) in entries.enumerate() {
         let at = |e: std::io::Error| {
             malformed(format!(
@@ -59,14 +59,14 @@ pub fn members(
                  no leading '/')"
             )));
         }
+        if names.len() as u64 >= max_members {
+            return Err(malformed(format!(
+                "more than {max_members} arenas (the server's max_batch_jobs): split the batch"
+            )));
+        }
         if !names.insert(name.clone()) {
             return Err(malformed(format!(
                 "two entries are named '{name}': their results would share one name"
-            )));
-        }
-        if members.len() as u64 >= max_members {
-            return Err(malformed(format!(
-                "more than {max_members} arenas (the server's max_batch_jobs): split the batch"
             )));
         }
         let mut bytes = Vec::with_capacity(entry.size().min(max_bytes) as usize);
@@ -80,14 +80,40 @@ pub fn members(
                 limit: max_bytes,
             }));
         }
-        members.push((name, bytes));
+        each(name, bytes)?;
     }
-    if members.is_empty() {
+    if names.is_empty() {
         return Err(malformed(
             "the archive holds no file: put one arena file per entry".into(),
         ));
     }
-    Ok(members)
+    Ok(())
+}
+
+/// `body`'s encoding (`encoding`, or what its first bytes say for `Sniff`), and the body
+/// with those bytes still in front.
+fn sniffed(mut body: impl Read, encoding: Encoding) -> std::io::Result<(Encoding, impl Read)> {
+    // The longest magic `Encoding::sniff` knows (zstd's) is 4 bytes.
+    let mut prefix = [0u8; 4];
+    let mut filled = 0;
+    if encoding == Encoding::Sniff {
+        while filled < prefix.len() {
+            match body.read(&mut prefix[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    let encoding = match encoding {
+        Encoding::Sniff => Encoding::sniff(&prefix[..filled]),
+        known => known,
+    };
+    Ok((
+        encoding,
+        std::io::Cursor::new(prefix).take(filled as u64).chain(body),
+    ))
 }
 
 /// One archive entry: a header block for `name` with `data`'s size, the data, and the
@@ -110,6 +136,36 @@ pub fn entry(name: &str, data: &[u8]) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The members of `raw`, read one byte at a time (as a slow connection would hand them).
+    fn members(
+        raw: &[u8],
+        encoding: Encoding,
+        max_members: u64,
+        max_bytes: u64,
+    ) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.0.len().min(out.len()).min(1);
+                out[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut members = Vec::new();
+        read_members(
+            Trickle(raw),
+            encoding,
+            max_members,
+            max_bytes,
+            |name, bytes| {
+                members.push((name, bytes));
+                Ok(())
+            },
+        )?;
+        Ok(members)
+    }
 
     fn archive(files: &[(&str, &[u8])]) -> Vec<u8> {
         let mut out = Vec::new();

@@ -3,11 +3,14 @@
 //! read, a result write and a commit of its own (3.8 ms p50 on the H200 host for a 0.1 ms
 //! solve: `docs/bench/results/service/syntcomp-batch.md`). Here the members that qualify —
 //! parsed at submission, at most `batch_inline_max_edges` edges, not `gpu` jobs, admitted —
-//! are solved right after their parse, in the same task (`member`: largest first, side by
-//! side), one thread each, each within `batch_inline_ms` (or its own time limit, if shorter).
-//! An answered member's result file is written and synced like a worker's, and its job is
-//! recorded as succeeded (device `cpu`) in the batch's one transaction; a member that runs
-//! past its time, or fails, is queued as usual and its worker records what happens.
+//! are solved right after their parse, in the same task (`member`: as they arrive, the
+//! largest waiting first, side by side), one thread each, each within `batch_inline_ms` (or
+//! its own time limit, if shorter). An answered member's result file is written and synced
+//! like a worker's, and its job is recorded as succeeded (device `cpu`) in the batch's one
+//! transaction; a member that runs past its time, or fails, is queued as usual and its
+//! worker records what happens. A batch refused after some members were solved (a bad
+//! archive further on, a dropped connection) leaves their result files, named by their
+//! content and options like any result, for a later job of the same game to write again.
 
 use std::time::{Duration, Instant};
 

@@ -6,16 +6,18 @@
 //! instead of two fsyncs per member. An identical arena stored before costs no file operation at all. `egb`
 //! members (read from a file, mapped) take the single upload's path instead.
 //!
-//! Members are taken largest first, each by the next free thread, and a caller's step runs
-//! on each parsed member in the same task (the batch solves its small members there): the
-//! largest members, whose parse and solve bound the batch, start at once, and parsing the
-//! others overlaps with their solves.
+//! Members are stored while the rest of the body streams in: each free thread of the pool
+//! takes the largest member that has arrived and is not taken yet (the CLI sends a batch's
+//! largest files first, so that the parses and solves that bound the batch start first),
+//! and a caller's step runs on each parsed member in the same task (the batch solves its
+//! small members there).
 
 use std::borrow::Cow;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 use sha2::{Digest, Sha256};
@@ -38,27 +40,88 @@ pub type Stored<T> = Result<(StoredArena, Option<T>), UploadError>;
 /// A member prepared (its file not placed yet), with what the caller's step made of it.
 type Made<T> = Result<(Prepared, Option<T>), UploadError>;
 
-/// Stores every member (`None`: an `egb` member, for the single upload's path), largest
-/// first on the pool's threads, running `then` on each stored member in the same task; new
-/// files are synced and placed before this returns.
-pub fn store_all<T: Send>(
-    members: &[Vec<u8>],
+/// A member as the batch has it: done (prepared, or stored), or an `egb` member's bytes, for
+/// the single upload's path.
+pub enum Member<S> {
+    /// Prepared ([`store_as_they_arrive`]) or stored ([`place`]).
+    Done(S),
+    /// An `egb` member, as it came.
+    Egb(Vec<u8>),
+}
+
+/// Members prepared, their new files not placed yet: [`place`] them, or [`discard`] them.
+pub type Received<T> = Vec<Member<Made<T>>>;
+
+/// Prepares every member that `arrive` hands to its callback on the pool's threads, each
+/// free thread taking the largest member arrived and not taken yet, and runs `then` on each
+/// prepared member in the same task. Returns when `arrive` has returned and every member is
+/// done, in arrival order; on `arrive`'s error the members' new files are removed.
+pub fn store_as_they_arrive<T: Send, E>(
     target: &UploadTarget,
     then: impl Fn(&StoredArena) -> Option<T> + Sync,
-) -> Vec<Option<Stored<T>>> {
-    let start = std::time::Instant::now();
-    let prepared: Vec<Option<Made<T>>> = largest_first(members, |raw| {
-        let prepared = prepare(raw, target).transpose()?;
-        Some(prepared.map(|p| {
-            let made = then(&p.stored);
-            (p, made)
-        }))
+    arrive: impl FnOnce(&mut dyn FnMut(Vec<u8>)) -> Result<(), E>,
+) -> Result<Received<T>, E> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    // Arrived and not taken: (size, arrival index reversed, bytes), the largest on top.
+    let waiting = Mutex::new(BinaryHeap::<(usize, Reverse<usize>, Vec<u8>)>::new());
+    let mut count = 0;
+    let (then, waiting_ref) = (&then, &waiting);
+    let arrived = rayon::in_place_scope(|scope| {
+        arrive(&mut |raw: Vec<u8>| {
+            lock(waiting_ref).push((raw.len(), Reverse(count), raw));
+            count += 1;
+            let sender = sender.clone();
+            // One task per member; each takes whichever member is largest when it runs.
+            scope.spawn(move |_| {
+                let (_, Reverse(index), raw) = lock(waiting_ref).pop().expect("one per task");
+                let member = match prepare(&raw, target) {
+                    Ok(None) => Member::Egb(raw),
+                    Ok(Some(prepared)) => {
+                        let made = then(&prepared.stored);
+                        Member::Done(Ok((prepared, made)))
+                    }
+                    Err(e) => Member::Done(Err(e)),
+                };
+                // The receiver lives until every task has ended (the scope waits for them).
+                let _ = sender.send((index, member));
+            });
+        })
     });
-    let prepared_at = start.elapsed();
-    let pending: Vec<(&PathBuf, PathBuf)> = prepared
+    drop(sender);
+    let mut slots: Vec<Option<Member<Made<T>>>> = (0..count).map(|_| None).collect();
+    for (index, member) in receiver {
+        slots[index] = Some(member);
+    }
+    let received = slots
+        .into_iter()
+        .map(|slot| slot.expect("every member's task sends it"))
+        .collect();
+    match arrived {
+        Ok(()) => Ok(received),
+        Err(e) => {
+            discard(received);
+            Err(e)
+        }
+    }
+}
+
+/// `mutex`'s guard, also after a panic in another holder (the heap stays whole: pushes and
+/// pops do not panic midway).
+fn lock<V>(mutex: &Mutex<V>) -> MutexGuard<'_, V> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Moves the prepared members' new files (synced already) to their content addresses and
+/// syncs the directory once: after this, each member is stored as a single upload would
+/// have stored it.
+pub fn place<T>(received: Received<T>, target: &UploadTarget) -> Vec<Member<Stored<T>>> {
+    let start = Instant::now();
+    let pending: Vec<(&PathBuf, PathBuf)> = received
         .iter()
-        .filter_map(|p| match p {
-            Some(Ok((
+        .filter_map(|member| match member {
+            Member::Done(Ok((
                 Prepared {
                     stored,
                     pending: Some(tmp),
@@ -68,59 +131,44 @@ pub fn store_all<T: Send>(
             _ => None,
         })
         .collect();
+    let new_files = pending.len();
     let placed = place_all(&pending, target);
+    drop(pending);
     tracing::debug!(
-        prepare_ms = prepared_at.as_secs_f64() * 1e3,
-        place_ms = (start.elapsed() - prepared_at).as_secs_f64() * 1e3,
-        new_files = pending.len(),
-        "batch members"
+        place_ms = start.elapsed().as_secs_f64() * 1e3,
+        new_files,
+        "batch members placed"
     );
-    prepared
+    received
         .into_iter()
-        .map(|p| {
-            p.map(|p| {
-                let (p, made) = p?;
-                match (&p.pending, &placed) {
+        .map(|member| match member {
+            Member::Egb(raw) => Member::Egb(raw),
+            Member::Done(made) => {
+                Member::Done(made.and_then(|(p, made)| match (&p.pending, &placed) {
                     (Some(_), Err(e)) => {
                         Err(io_failure(std::io::Error::new(e.kind(), e.to_string())))
                     }
                     _ => Ok((p.stored, made)),
-                }
-            })
+                }))
+            }
         })
         .collect()
 }
 
-/// `f` of every item, in the items' order, computed largest item first: each of the pool's
-/// threads takes the largest item not taken yet when it is free (rayon's own splitting would
-/// leave the largest items of a sorted list to one thread, one after another).
-fn largest_first<R: Send>(items: &[Vec<u8>], f: impl Fn(&[u8]) -> R + Sync) -> Vec<R> {
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(items[i].len()));
-    let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    let take = || {
-        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let made = f(&items[i]);
-            *slots[i]
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(made);
+/// Removes the prepared members' new files: the batch was refused after they were
+/// prepared (a bad archive, a replayed request).
+pub fn discard<T>(received: Received<T>) {
+    for member in received {
+        if let Member::Done(Ok((
+            Prepared {
+                pending: Some(tmp), ..
+            },
+            _,
+        ))) = member
+        {
+            let _ = std::fs::remove_file(tmp);
         }
-    };
-    rayon::scope(|scope| {
-        for _ in 0..rayon::current_num_threads().min(items.len()) {
-            scope.spawn(|_| take());
-        }
-    });
-    slots
-        .into_iter()
-        .map(|slot| {
-            let made = slot
-                .into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            made.expect("every item is taken")
-        })
-        .collect()
+    }
 }
 
 /// Decompresses, checks, hashes, writes (when new) and parses one member; `None` for `egb`.
@@ -247,16 +295,75 @@ fn io_failure(e: std::io::Error) -> UploadError {
 mod tests {
     use super::*;
 
+    fn target(dir: &std::path::Path) -> UploadTarget {
+        let (tmp_dir, arenas_dir) = (dir.join("tmp"), dir.join("arenas"));
+        std::fs::create_dir_all(&tmp_dir).unwrap();
+        std::fs::create_dir_all(&arenas_dir).unwrap();
+        UploadTarget {
+            encoding: Encoding::Sniff,
+            max_bytes: 1 << 20,
+            tmp_dir,
+            arenas_dir,
+            parse: None,
+            written: None,
+        }
+    }
+
+    fn game(n: usize) -> Vec<u8> {
+        format!("parity {n};\n0 1 0 0;\n").into_bytes()
+    }
+
+    /// Members are answered in arrival order, each with its step's result, and placed at
+    /// their content addresses; a member that is not a game is refused on its own.
     #[test]
-    fn every_item_is_made_once_in_its_place() {
-        let items: Vec<Vec<u8>> = (0..100).map(|i| vec![0; (i * 37) % 101]).collect();
-        let calls = AtomicUsize::new(0);
-        let made = largest_first(&items, |raw| {
-            calls.fetch_add(1, Ordering::Relaxed);
-            raw.len()
-        });
-        assert_eq!(calls.into_inner(), items.len());
-        assert_eq!(made, items.iter().map(Vec::len).collect::<Vec<_>>());
-        assert!(largest_first(&[], |raw: &[u8]| raw.len()).is_empty());
+    fn members_are_stored_in_arrival_order_and_placed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = target(dir.path());
+        let members = [game(1), game(2), b"\x00\x01 not text".to_vec(), game(3)];
+        let received = store_as_they_arrive(
+            &target,
+            |stored| Some(stored.bytes),
+            |push| {
+                for raw in &members {
+                    push(raw.clone());
+                }
+                Ok::<(), ()>(())
+            },
+        )
+        .unwrap();
+        let placed = place(received, &target);
+        assert_eq!(placed.len(), members.len());
+        for (member, raw) in placed.iter().zip(&members) {
+            match member {
+                Member::Done(Ok((stored, made))) => {
+                    assert_eq!(stored.hash, hex::encode(Sha256::digest(raw)));
+                    assert_eq!(*made, Some(raw.len() as u64));
+                    assert!(target.arenas_dir.join(&stored.hash).exists());
+                }
+                Member::Done(Err(e)) => assert!(raw.starts_with(b"\x00"), "{e}"),
+                Member::Egb(_) => panic!("no egb member here"),
+            }
+        }
+        assert_eq!(std::fs::read_dir(&target.tmp_dir).unwrap().count(), 0);
+    }
+
+    /// When the archive turns out bad after members were prepared, their files are removed
+    /// and nothing is placed.
+    #[test]
+    fn an_arrival_error_removes_the_prepared_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = target(dir.path());
+        let refused = store_as_they_arrive(
+            &target,
+            |_| None::<()>,
+            |push| {
+                push(game(1));
+                push(game(2));
+                Err("a bad archive")
+            },
+        );
+        assert_eq!(refused.err(), Some("a bad archive"));
+        assert_eq!(std::fs::read_dir(&target.tmp_dir).unwrap().count(), 0);
+        assert_eq!(std::fs::read_dir(&target.arenas_dir).unwrap().count(), 0);
     }
 }

@@ -15,6 +15,7 @@ mod inline;
 mod member;
 pub(super) mod results;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -22,9 +23,10 @@ use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use tokio_util::io::{StreamReader, SyncIoBridge};
 
 use super::AppState;
 use super::auth::Caller;
@@ -38,6 +40,7 @@ use super::store::claim::Success;
 use super::store::{BatchStart, NewJob, Reuse};
 use super::submit::{self, Admitted};
 use super::upload::{self, Encoding, StoredArena, UploadError, UploadTarget};
+use member::Member;
 
 /// The media type of a batch body (and of its results).
 pub const MEDIA_TYPE: &str = "application/x-tar";
@@ -102,56 +105,153 @@ pub(super) async fn submit_batch(
         return Err(storage_refusal(&state, UploadError::InsufficientStorage(e)));
     }
     let (guard, replay) = submit::idempotency_claim(&state, &caller.user, &headers)?;
-    let limit = config.max_body_bytes;
     let start = Instant::now();
-    let raw = axum::body::to_bytes(body, usize::try_from(limit).unwrap_or(usize::MAX))
-        .await
-        .map_err(|_| UploadError::TooLarge { limit })?;
-    let (max_members, max_bytes) = (config.max_batch_jobs, config.max_body_bytes);
+    let active = state.store.active_count(&caller.user).await?;
+    // Read on a blocking thread, member by member, while the body streams in.
+    let stream = body.into_data_stream().map_err(std::io::Error::other);
+    let body = SyncIoBridge::new(StreamReader::new(stream));
     // The body's hash identifies a keyed request's body; without a key it is not needed
     // (20 MB of SYNTCOMP games: 10–50 ms on one core).
     let keyed = guard.is_some() || replay.is_some();
-    let (members, body_hash) = tokio::task::spawn_blocking(move || {
-        let hash = keyed.then(|| hex::encode(Sha256::digest(&raw)));
-        archive::members(&raw, encoding, max_members, max_bytes).map(|m| (m, hash))
-    })
-    .await
-    .map_err(|e| ApiError::Internal(e.to_string()))??;
-    let fingerprint = Fingerprint {
-        options,
-        arena_hash: body_hash.unwrap_or_default(),
-    };
-    if let Some((key, batch, first)) = replay {
-        if first != fingerprint {
-            return Err(ApiError::IdempotencyKeyReused(key));
-        }
-        return replayed(&state, batch).await;
-    }
-    let unpacked = start.elapsed();
-    let active = state.store.active_count(&caller.user).await?;
-    if active + members.len() as u64 > config.per_user_job_limit {
-        return Err(ApiError::TooManyJobs {
-            limit: config.per_user_job_limit,
-        });
-    }
     // On its own task: a client that goes away cannot stop the batch half-way.
     let batch = tokio::spawn(async move {
-        let outcomes = store_members(&state, &options, members).await;
+        let room = room_for(&state, active);
+        let received = receive(&state, options, body, encoding, keyed, room).await?;
         let stored = start.elapsed();
+        let fingerprint = Fingerprint {
+            options,
+            arena_hash: received.hash.unwrap_or_default(),
+        };
+        if let Some((key, batch, first)) = replay {
+            member::discard(received.members);
+            if first != fingerprint {
+                return Err(ApiError::IdempotencyKeyReused(key));
+            }
+            return replayed(&state, batch).await;
+        }
+        let outcomes = admit_members(&state, &options, received.names, received.members).await;
+        let admitted = start.elapsed();
         let batch = JobId::now_v7();
         let answer = record(&state, &caller, &options, batch, outcomes).await;
         if let (Ok(_), Some(guard)) = (&answer, guard) {
             guard.complete(batch, fingerprint);
         }
         tracing::info!(
-            receive_and_unpack_ms = unpacked.as_secs_f64() * 1e3,
-            store_and_solve_ms = (stored - unpacked).as_secs_f64() * 1e3,
-            record_ms = (start.elapsed() - stored).as_secs_f64() * 1e3,
+            receive_store_and_solve_ms = stored.as_secs_f64() * 1e3,
+            place_and_admit_ms = (admitted - stored).as_secs_f64() * 1e3,
+            record_ms = (start.elapsed() - admitted).as_secs_f64() * 1e3,
             "batch submitted"
         );
         answer
     });
     batch.await.map_err(|e| ApiError::Internal(e.to_string()))?
+}
+
+/// How many more jobs the caller may have: the per-user limit less its `active` jobs.
+fn room_for(state: &AppState, active: u64) -> u64 {
+    state.config.per_user_job_limit.saturating_sub(active)
+}
+
+/// A batch body read: its members' names and what became of each, in archive order, and the
+/// body's hash (for a keyed request).
+struct ReadBatch {
+    names: Vec<String>,
+    members: member::Received<inline::Checked>,
+    hash: Option<String>,
+}
+
+/// Reads the batch `body` and stores each member as soon as it has arrived ([`member`]),
+/// solving the small ones ([`inline`]); refused as a whole for a bad archive, a body past
+/// `max_body_bytes`, or more members than the caller's `room`.
+async fn receive(
+    state: &AppState,
+    options: JobOptions,
+    body: SyncIoBridge<impl tokio::io::AsyncRead + Unpin + Send + 'static>,
+    encoding: Encoding,
+    keyed: bool,
+    room: u64,
+) -> Result<ReadBatch, ApiError> {
+    let target = member_target(state, &options);
+    let state = state.clone();
+    tokio::task::spawn_blocking(move || {
+        let config = &state.config;
+        let (max_members, max_bytes) = (config.max_batch_jobs, config.max_body_bytes);
+        let tally = RefCell::new(Tally {
+            read: 0,
+            fault: None,
+            hasher: keyed.then(Sha256::new),
+        });
+        let body = Counted {
+            inner: body,
+            limit: max_bytes,
+            tally: &tally,
+        };
+        let mut names = Vec::new();
+        let then = |stored: &StoredArena| inline::check_and_solve(&state, &options, stored);
+        let members = member::store_as_they_arrive(&target, then, |store| {
+            archive::read_members(body, encoding, max_members, max_bytes, |name, bytes| {
+                if names.len() as u64 >= room {
+                    return Err(ApiError::TooManyJobs {
+                        limit: config.per_user_job_limit,
+                    });
+                }
+                names.push(name);
+                store(bytes);
+                Ok(())
+            })
+        });
+        let tally = tally.into_inner();
+        // A failure of the connection, or a body past the limit, is what the archive's
+        // reader then saw.
+        if let Some(fault) = tally.fault {
+            if let Ok(members) = members {
+                member::discard(members);
+            }
+            return Err(ApiError::Upload(fault));
+        }
+        Ok(ReadBatch {
+            names,
+            members: members?,
+            hash: tally.hasher.map(|h| hex::encode(h.finalize())),
+        })
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))?
+}
+
+/// What the body's reader has seen: bytes read, the failure that stopped it, the hash so far.
+struct Tally {
+    read: u64,
+    fault: Option<UploadError>,
+    hasher: Option<Sha256>,
+}
+
+/// The request body as the archive's reader reads it: counted against `limit`, hashed when
+/// asked, its failures kept in the tally.
+struct Counted<'a, R> {
+    inner: R,
+    limit: u64,
+    tally: &'a RefCell<Tally>,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let mut tally = self.tally.borrow_mut();
+        let n = self.inner.read(out).inspect_err(|e| {
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                tally.fault = Some(UploadError::Interrupted(e.to_string()));
+            }
+        })?;
+        tally.read += n as u64;
+        if tally.read > self.limit {
+            tally.fault = Some(UploadError::TooLarge { limit: self.limit });
+            return Err(std::io::Error::other("the body is larger than the limit"));
+        }
+        if let Some(hasher) = &mut tally.hasher {
+            hasher.update(&out[..n]);
+        }
+        Ok(n)
+    }
 }
 
 /// The answer to a batch submitted again with its `Idempotency-Key`: the batch the first
@@ -187,16 +287,10 @@ fn answer_202(batch: JobId, body: Value) -> Response {
     response
 }
 
-/// Stores, parses and admits every member: those in memory together ([`member`], each
-/// small one solved right after its parse: [`inline`]), `egb` ones through the single
-/// upload's path.
-async fn store_members(
-    state: &AppState,
-    options: &JobOptions,
-    members: Vec<(String, Vec<u8>)>,
-) -> Vec<(String, Outcome)> {
+/// Where a batch's members are stored, and how they are parsed.
+fn member_target(state: &AppState, options: &JobOptions) -> UploadTarget {
     let config = &state.config;
-    let target = UploadTarget {
+    UploadTarget {
         encoding: Encoding::Sniff,
         max_bytes: config.max_body_bytes,
         tmp_dir: state.store.tmp_dir(),
@@ -206,44 +300,44 @@ async fn store_members(
             limit: config.inline_parse_bytes,
         }),
         written: None,
-    };
-    let (names, bodies): (Vec<String>, Vec<Vec<u8>>) = members.into_iter().unzip();
-    let start = Instant::now();
-    let stored = tokio::task::spawn_blocking({
-        let (target, state, options) = (target.clone(), state.clone(), *options);
-        move || {
-            let then = |stored: &StoredArena| inline::check_and_solve(&state, &options, stored);
-            (member::store_all(&bodies, &target, then), bodies)
-        }
+    }
+}
+
+/// Places the members' new files, then admits every member (`egb` ones through the single
+/// upload's path).
+async fn admit_members(
+    state: &AppState,
+    options: &JobOptions,
+    names: Vec<String>,
+    received: member::Received<inline::Checked>,
+) -> Vec<(String, Outcome)> {
+    let target = member_target(state, options);
+    let placed = tokio::task::spawn_blocking({
+        let target = target.clone();
+        move || member::place(received, &target)
     })
     .await;
-    let (stored, bodies) = match stored {
-        Ok(done) => done,
+    let placed = match placed {
+        Ok(placed) => placed,
         Err(e) => {
             let failed = |name| (name, Outcome::Refused(ApiError::Internal(e.to_string())));
             return names.into_iter().map(failed).collect();
         }
     };
-    let answered = stored
+    let answered = placed
         .iter()
-        .filter(|s| matches!(s, Some(Ok((_, Some(checked)))) if checked.answer.is_some()))
+        .filter(|m| matches!(m, Member::Done(Ok((_, Some(checked)))) if checked.answer.is_some()))
         .count();
-    tracing::debug!(
-        ms = start.elapsed().as_secs_f64() * 1e3,
-        answered,
-        "batch members stored, parsed and the small ones solved"
-    );
+    tracing::debug!(answered, "batch members stored, the small ones solved");
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
-    futures::stream::iter(names.into_iter().zip(stored).zip(bodies))
-        .map(|((name, stored), body)| {
+    futures::stream::iter(names.into_iter().zip(placed))
+        .map(|(name, member)| {
             let target = target.clone();
             async move {
-                let (stored, checked) = match stored {
-                    Some(stored) => match stored {
-                        Ok((stored, checked)) => (Ok(stored), checked),
-                        Err(e) => (Err(e), None),
-                    },
-                    None => (upload::receive(Body::from(body), target).await, None),
+                let (stored, checked) = match member {
+                    Member::Done(Ok((stored, checked))) => (Ok(stored), checked),
+                    Member::Done(Err(e)) => (Err(e), None),
+                    Member::Egb(body) => (upload::receive(Body::from(body), target).await, None),
                 };
                 let outcome = match admit_member(state, options, stored, checked).await {
                     Ok(outcome) => outcome,
