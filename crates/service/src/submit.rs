@@ -272,12 +272,42 @@ pub(super) async fn reusable_result(
     options: &JobOptions,
 ) -> Result<Option<(String, ResultSummary)>, ApiError> {
     let key = result_file::key(arena_hash, options.format, options.backend);
-    let reusable = state.store.reusable_result(&key).await?.filter(|summary| {
-        summary.credits_computed
-            || options.backend == BackendChoice::Parity
-            || (options.backend == BackendChoice::Auto && !options.credits)
-    });
+    let reusable = state
+        .store
+        .reusable_result(&key)
+        .await?
+        .filter(|summary| answers(summary, options));
     Ok(reusable.map(|summary| (key, summary)))
+}
+
+/// [`reusable_result`] of many arenas in one query (a batch's members): by arena hash.
+pub(super) async fn reusable_results(
+    state: &AppState,
+    arena_hashes: &[&str],
+    options: &JobOptions,
+) -> Result<HashMap<String, (String, ResultSummary)>, ApiError> {
+    let keys: Vec<String> = arena_hashes
+        .iter()
+        .map(|hash| result_file::key(hash, options.format, options.backend))
+        .collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let summaries = state.store.reusable_results(&refs).await?;
+    Ok(arena_hashes
+        .iter()
+        .zip(keys)
+        .filter_map(|(hash, key)| {
+            let summary = summaries.get(&key).filter(|s| answers(s, options))?.clone();
+            Some((hash.to_string(), (key, summary)))
+        })
+        .collect())
+}
+
+/// Whether a stored result answers a job with `options`: it has credits, or the job asks
+/// for none of them.
+fn answers(summary: &ResultSummary, options: &JobOptions) -> bool {
+    summary.credits_computed
+        || options.backend == BackendChoice::Parity
+        || (options.backend == BackendChoice::Auto && !options.credits)
 }
 
 /// An upload admitted to the queue: what its job row and queue entry record.

@@ -329,17 +329,35 @@ async fn admit_members(
         .filter(|m| matches!(m, Member::Done(Ok((_, Some(checked)))) if checked.answer.is_some()))
         .count();
     tracing::debug!(answered, "batch members stored, the small ones solved");
+    // The results the members may reuse, in one query (on a failure, each looks its own up).
+    let hashes: Vec<&str> = placed
+        .iter()
+        .filter_map(|m| match m {
+            Member::Done(Ok((stored, _))) => Some(stored.hash.as_str()),
+            _ => None,
+        })
+        .collect();
+    let reusable = submit::reusable_results(state, &hashes, options).await.ok();
+    drop(hashes);
+    let reusable = &reusable;
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     futures::stream::iter(names.into_iter().zip(placed))
         .map(|(name, member)| {
             let target = target.clone();
             async move {
-                let (stored, checked) = match member {
-                    Member::Done(Ok((stored, checked))) => (Ok(stored), checked),
-                    Member::Done(Err(e)) => (Err(e), None),
-                    Member::Egb(body) => (upload::receive(Body::from(body), target).await, None),
+                // An `egb` member's arena is stored here: it looks its reusable result up.
+                let (stored, checked, looked_up) = match member {
+                    Member::Done(Ok((stored, checked))) => {
+                        let found = reusable.as_ref().map(|r| r.get(&stored.hash).cloned());
+                        (Ok(stored), checked, found)
+                    }
+                    Member::Done(Err(e)) => (Err(e), None, None),
+                    Member::Egb(body) => {
+                        let stored = upload::receive(Body::from(body), target).await;
+                        (stored, None, None)
+                    }
                 };
-                let outcome = match admit_member(state, options, stored, checked).await {
+                let outcome = match admit_member(state, options, stored, checked, looked_up).await {
                     Ok(outcome) => outcome,
                     Err(e) => Outcome::Refused(e),
                 };
@@ -353,14 +371,20 @@ async fn admit_members(
 
 /// A stored member's job: answered from an identical finished job, or admitted (queued, or
 /// succeeded with its own answer; `checked`: what [`inline`] found, if it looked).
+/// `looked_up`: the result it may reuse, when the batch's one query looked (else it looks).
 async fn admit_member(
     state: &AppState,
     options: &JobOptions,
     stored: Result<StoredArena, UploadError>,
     checked: Option<inline::Checked>,
+    looked_up: Option<Option<(String, super::job::ResultSummary)>>,
 ) -> Result<Outcome, ApiError> {
     let mut stored = stored.map_err(|e| storage_refusal(state, e))?;
-    if let Some(reuse) = submit::reusable_result(state, &stored.hash, options).await? {
+    let reuse = match looked_up {
+        Some(found) => found,
+        None => submit::reusable_result(state, &stored.hash, options).await?,
+    };
+    if let Some(reuse) = reuse {
         return Ok(Outcome::Accepted(Box::new(Accepted {
             stored,
             admitted: None,

@@ -5,6 +5,7 @@
 //! success commits and fetched into the cache by a host that lacks them. Both are
 //! content-addressed and never change, so a cached file is always valid.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -74,6 +75,19 @@ impl Store {
             Pool::Sqlite(_) => summary.filter(|_| self.result_path(key).exists()),
             Pool::Postgres(_) => summary,
         })
+    }
+
+    /// [`Store::reusable_result`] of many keys in one query (a batch's members): the
+    /// summaries of those that may be reused, by key.
+    pub async fn reusable_results(
+        &self,
+        keys: &[&str],
+    ) -> Result<HashMap<String, ResultSummary>, StoreError> {
+        let mut summaries = self.result_summaries(keys).await?;
+        if let Pool::Sqlite(_) = &self.pool {
+            summaries.retain(|key, _| self.result_path(key).exists());
+        }
+        Ok(summaries)
     }
 }
 
