@@ -440,7 +440,43 @@ async fn a_connection_dropped_mid_batch_leaves_nothing_behind(engine: Engine) {
     server.stop().await;
 }
 
+/// A client that sends the whole body before it reads the answer (Python's `urllib`, for
+/// one) gets the answer of a batch refused early in a large body: the server reads and drops
+/// the rest first, instead of closing a connection the client is still writing to.
+async fn a_batch_refused_early_in_a_large_body_is_answered(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
+    // A name used twice, then 24 MB more: far more than the sockets' buffers hold.
+    let filler: Vec<(String, Vec<u8>)> = (0..24)
+        .map(|i| (format!("filler-{i}.mpg"), vec![b' '; 1 << 20]))
+        .collect();
+    let mut files: Vec<(&str, Vec<u8>)> =
+        vec![("a", small_arena(10, 1)), ("a", small_arena(10, 2))];
+    files.extend(filler.iter().map(|(n, b)| (n.as_str(), b.clone())));
+    let body = archive(&files);
+    let address = server.base.trim_start_matches("http://").to_string();
+    let answer = tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        let head = format!(
+            "POST /v1/batches HTTP/1.1\r\nHost: egsolve\r\nContent-Type: application/x-tar\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes())?;
+        stream.write_all(&body)?;
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer)?;
+        Ok::<_, std::io::Error>(answer)
+    })
+    .await
+    .unwrap();
+    let answer = answer.expect("the whole body is sent and the answer read");
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("two entries are named 'a'"), "{answer}");
+    server.stop().await;
+}
+
 on_both_stores!(
+    a_batch_refused_early_in_a_large_body_is_answered,
     a_connection_dropped_mid_batch_leaves_nothing_behind,
     a_batch_makes_a_job_per_member_and_streams_their_results,
     small_members_are_solved_while_the_batch_is_received,

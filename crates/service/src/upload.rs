@@ -207,7 +207,8 @@ pub async fn drain(body: Body) {
     drain_stream(body.into_data_stream()).await;
 }
 
-async fn drain_stream(mut stream: axum::body::BodyDataStream) {
+/// [`drain`] of a body's data stream (what is left of a body read in part).
+pub(crate) async fn drain_stream(mut stream: axum::body::BodyDataStream) {
     let drain = async {
         let mut drained = 0u64;
         while let Some(Ok(chunk)) = stream.next().await {

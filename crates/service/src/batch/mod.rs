@@ -108,15 +108,24 @@ pub(super) async fn submit_batch(
     let start = Instant::now();
     let active = state.store.active_count(&caller.user).await?;
     // Read on a blocking thread, member by member, while the body streams in.
-    let stream = body.into_data_stream().map_err(std::io::Error::other);
-    let body = SyncIoBridge::new(StreamReader::new(stream));
+    let to_io: fn(axum::Error) -> std::io::Error = std::io::Error::other;
+    let body = SyncIoBridge::new(StreamReader::new(body.into_data_stream().map_err(to_io)));
     // The body's hash identifies a keyed request's body; without a key it is not needed
     // (20 MB of SYNTCOMP games: 10–50 ms on one core).
     let keyed = guard.is_some() || replay.is_some();
     // On its own task: a client that goes away cannot stop the batch half-way.
     let batch = tokio::spawn(async move {
         let room = room_for(&state, active);
-        let received = receive(&state, options, body, encoding, keyed, room).await?;
+        let received = match receive(&state, options, body, encoding, keyed, room).await {
+            Ok(received) => received,
+            Err((e, rest)) => {
+                // Refused mid-body: a client still sending gets to read the answer.
+                if let Some(rest) = rest {
+                    upload::drain_stream(rest.into_inner().into_inner().into_inner()).await;
+                }
+                return Err(e);
+            }
+        };
         let stored = start.elapsed();
         let fingerprint = Fingerprint {
             options,
@@ -160,20 +169,29 @@ struct ReadBatch {
     hash: Option<String>,
 }
 
+/// The request body as the batch reads it: its data stream, on a blocking thread.
+type BodyReader = SyncIoBridge<
+    StreamReader<
+        futures::stream::MapErr<axum::body::BodyDataStream, fn(axum::Error) -> std::io::Error>,
+        bytes::Bytes,
+    >,
+>;
+
 /// Reads the batch `body` and stores each member as soon as it has arrived ([`member`]),
 /// solving the small ones ([`inline`]); refused as a whole for a bad archive, a body past
-/// `max_body_bytes`, or more members than the caller's `room`.
+/// `max_body_bytes`, or more members than the caller's `room` (with the body's unread rest,
+/// to drain).
 async fn receive(
     state: &AppState,
     options: JobOptions,
-    body: SyncIoBridge<impl tokio::io::AsyncRead + Unpin + Send + 'static>,
+    mut body: BodyReader,
     encoding: Encoding,
     keyed: bool,
     room: u64,
-) -> Result<ReadBatch, ApiError> {
+) -> Result<ReadBatch, (ApiError, Option<Box<BodyReader>>)> {
     let target = member_target(state, &options);
     let state = state.clone();
-    tokio::task::spawn_blocking(move || {
+    let read = tokio::task::spawn_blocking(move || {
         let config = &state.config;
         let (max_members, max_bytes) = (config.max_batch_jobs, config.max_body_bytes);
         let tally = RefCell::new(Tally {
@@ -181,15 +199,15 @@ async fn receive(
             fault: None,
             hasher: keyed.then(Sha256::new),
         });
-        let body = Counted {
-            inner: body,
+        let counted = Counted {
+            inner: &mut body,
             limit: max_bytes,
             tally: &tally,
         };
         let mut names = Vec::new();
         let then = |stored: &StoredArena| inline::check_and_solve(&state, &options, stored);
         let members = member::store_as_they_arrive(&target, then, |store| {
-            archive::read_members(body, encoding, max_members, max_bytes, |name, bytes| {
+            archive::read_members(counted, encoding, max_members, max_bytes, |name, bytes| {
                 if names.len() as u64 >= room {
                     return Err(ApiError::TooManyJobs {
                         limit: config.per_user_job_limit,
@@ -207,16 +225,19 @@ async fn receive(
             if let Ok(members) = members {
                 member::discard(members);
             }
-            return Err(ApiError::Upload(fault));
+            return Err((ApiError::Upload(fault), Some(Box::new(body))));
         }
-        Ok(ReadBatch {
-            names,
-            members: members?,
-            hash: tally.hasher.map(|h| hex::encode(h.finalize())),
-        })
-    })
-    .await
-    .map_err(|e| ApiError::Internal(e.to_string()))?
+        match members {
+            Ok(members) => Ok(ReadBatch {
+                names,
+                members,
+                hash: tally.hasher.map(|h| hex::encode(h.finalize())),
+            }),
+            Err(e) => Err((e, Some(Box::new(body)))),
+        }
+    });
+    read.await
+        .map_err(|e| (ApiError::Internal(e.to_string()), None))?
 }
 
 /// What the body's reader has seen: bytes read, the failure that stopped it, the hash so far.
