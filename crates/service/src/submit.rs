@@ -271,13 +271,9 @@ pub(super) async fn reusable_result(
     arena_hash: &str,
     options: &JobOptions,
 ) -> Result<Option<(String, ResultSummary)>, ApiError> {
-    let key = result_file::key(arena_hash, options.format, options.backend);
-    let reusable = state
-        .store
-        .reusable_result(&key)
+    Ok(reusable_results(state, &[arena_hash], options)
         .await?
-        .filter(|summary| answers(summary, options));
-    Ok(reusable.map(|summary| (key, summary)))
+        .remove(arena_hash))
 }
 
 /// [`reusable_result`] of many arenas in one query (a batch's members): by arena hash.

@@ -66,19 +66,9 @@ impl Store {
         Ok(path)
     }
 
-    /// The summary of a stored result that a new identical job may reuse: its row exists
-    /// and its bytes are stored (SQLite: the file; PostgreSQL: chunks, written in the same
-    /// transaction as the row).
-    pub async fn reusable_result(&self, key: &str) -> Result<Option<ResultSummary>, StoreError> {
-        let summary = self.result_summary(key).await?;
-        Ok(match &self.pool {
-            Pool::Sqlite(_) => summary.filter(|_| self.result_path(key).exists()),
-            Pool::Postgres(_) => summary,
-        })
-    }
-
-    /// [`Store::reusable_result`] of many keys in one query (a batch's members): the
-    /// summaries of those that may be reused, by key.
+    /// The summaries of the stored results, of those `keys`, that a new identical job may
+    /// reuse, by key, in one query: its row exists and its bytes are stored (SQLite: the
+    /// file; PostgreSQL: chunks, written in the same transaction as the row).
     pub async fn reusable_results(
         &self,
         keys: &[&str],
