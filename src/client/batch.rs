@@ -121,8 +121,9 @@ impl Client {
     }
 }
 
-/// The files of `members`, read side by side (a batch is hundreds of files: one after
-/// another, reading them took as long as the server's parse of them).
+/// The files of `members`, read side by side (a batch is hundreds of files: `tar` of the
+/// 285 SYNTCOMP games, one after another, took 20–26 ms on the H200 host, a tenth of the
+/// whole batch).
 fn read_all(members: &[(String, PathBuf)]) -> std::io::Result<Vec<Vec<u8>>> {
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
     let per_thread = members.len().div_ceil(threads).max(1);
