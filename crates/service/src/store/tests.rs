@@ -2,7 +2,8 @@
 //! is claimed by one worker at a time; a lease that expires puts it back in the queue with
 //! the next attempt; a late worker's renewal reports the job lost and its result is refused,
 //! so the job completes exactly once, and a renewal racing the job's own completion is no
-//! lost lease; a job that loses `max_attempts` leases ends `failed` (`worker-lost`).
+//! lost lease; a job that loses `max_attempts` leases ends `failed` (`worker-lost`). A
+//! batch's jobs, inserted many rows a statement, read back in order as they started.
 
 use std::time::Duration;
 
@@ -307,6 +308,93 @@ async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
     store.close().await;
 }
 
+/// A batch's jobs go in as multi-row inserts, a run of one kind at a time: the kinds
+/// interleaved, one run longer than an insert takes, and every job reads back in the
+/// archive's order, started the way it was given (queued; reusing a result; solved).
+async fn a_batch_reads_back_in_order_however_its_jobs_started(engine: Engine) {
+    use super::submissions::ROWS_PER_INSERT;
+    use super::{BatchStart, Reuse};
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(engine, dir.path()).await;
+    let body = small_arena(20, 3);
+    let hash = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(&body))
+    };
+    std::fs::write(store.arena_path(&hash), &body).unwrap();
+    let game = egsolve_core::format::read(&body[..], &Default::default()).unwrap();
+    let control = egsolve_core::solve::Control::new();
+    let backend = egsolve_core::solve::Backend::Reference;
+    let solution = egsolve_core::solve::solve(&game.arena, backend, &control).unwrap();
+    let key = crate::result_file::key(&hash, InputFormat::Auto, BackendChoice::Auto);
+    crate::result_file::write(&store.result_path(&key), &solution).unwrap();
+    let summary = egsolve_core::output::Summary::new(&game.arena, &solution, 0);
+    let success = super::claim::Success {
+        result_key: &key,
+        summary: &summary,
+        solve_ms: 1.5,
+        device: "cpu",
+    };
+    let reuse = Reuse {
+        key: &key,
+        summary: &summary,
+    };
+    // Twenty alternating, a run of solved ones past one insert's rows, then all three in turn.
+    let long_run = 20..20 + ROWS_PER_INSERT + 10;
+    let start = |i: usize| {
+        let kinds = [
+            BatchStart::Queued,
+            BatchStart::Reused(reuse),
+            BatchStart::Solved(success),
+        ];
+        match i {
+            0..20 => kinds[i % 2],
+            _ if long_run.contains(&i) => kinds[2],
+            _ => kinds[i % 3],
+        }
+    };
+    let members = 20 + ROWS_PER_INSERT + 40;
+    let batch = JobId::now_v7();
+    let options = job_options(BackendChoice::Auto, 0, false);
+    let names: Vec<String> = (0..members).map(|i| format!("m{i}.gm")).collect();
+    let ids: Vec<JobId> = names.iter().map(|_| JobId::now_v7()).collect();
+    let jobs: Vec<_> = (0..members)
+        .map(|i| {
+            let job = NewJob {
+                member: Some((batch, names[i].as_str())),
+                ..alices_job(ids[i], &options, &hash, None, 0)
+            };
+            (job, start(i))
+        })
+        .collect();
+    let arenas = vec![(hash.as_str(), body.len() as u64); members];
+    store.insert_batch(&arenas, &jobs).await.unwrap();
+
+    let read = store.batch_jobs(batch).await.unwrap();
+    assert_eq!(read.iter().map(|j| j.id).collect::<Vec<_>>(), ids);
+    for (i, job) in read.iter().enumerate() {
+        let member = job.batch.as_ref().unwrap();
+        assert_eq!(
+            (member.batch, member.name.as_str()),
+            (batch, names[i].as_str())
+        );
+        let (state, device, result_key) = match start(i) {
+            BatchStart::Queued => (JobState::Queued, None, None),
+            BatchStart::Reused(_) => (JobState::Succeeded, Some("cache"), Some(key.as_str())),
+            BatchStart::Solved(_) => (JobState::Succeeded, Some("cpu"), Some(key.as_str())),
+        };
+        assert_eq!(job.state, state, "member {i}");
+        assert_eq!(job.device.as_deref(), device, "member {i}");
+        assert_eq!(job.result_key.as_deref(), result_key, "member {i}");
+        assert_eq!(
+            job.reused,
+            matches!(start(i), BatchStart::Reused(_)),
+            "member {i}"
+        );
+    }
+    store.close().await;
+}
+
 /// Each case on both stores: `sqlite::CASE` and `postgres::CASE` (skipped, with the reason
 /// printed, where no PostgreSQL server can start and `CI` is unset).
 macro_rules! on_both_stores {
@@ -383,4 +471,5 @@ on_both_stores!(
     late_attempts_are_refused_by_the_fence,
     jobs_losing_every_attempt_fail_as_worker_lost,
     parity_answers_are_claimed_for_cpu_slots_only,
+    a_batch_reads_back_in_order_however_its_jobs_started,
 );
