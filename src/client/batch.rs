@@ -1,6 +1,6 @@
 //! Batches, client side: several files sent as one tar archive (`POST /v1/batches`: one
-//! request, one commit on the server for all their jobs) and the batch's results read from
-//! its one stream (`GET /v1/batches/{id}/results`), each handed over as it arrives.
+//! request, one commit on the server for all their jobs), with its results streamed in the
+//! same exchange (`?results=FORMAT`), each handed over as it arrives.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -47,6 +47,38 @@ impl Client {
         members: Vec<(String, PathBuf)>,
         options: &SubmitOptions,
     ) -> Result<Value, ClientError> {
+        match self.post_batch(members, options, None).await? {
+            Ok(response) => Ok(response.json().await?),
+            Err(refused) => Ok(refused),
+        }
+    }
+
+    /// Sends `members` as [`Client::submit_batch`] does, asking for the results in the
+    /// same exchange (`?results=FORMAT`): the server renders the members it solved while
+    /// the batch arrived as it records the batch, and streams every result after its
+    /// answer. Calls `each` (on a blocking thread) for every entry as it arrives and returns
+    /// the batch's answer once every job has ended.
+    pub async fn submit_batch_with_results(
+        &self,
+        members: Vec<(String, PathBuf)>,
+        options: &SubmitOptions,
+        format: &str,
+        each: impl FnMut(BatchEntry) -> std::io::Result<()> + Send + 'static,
+    ) -> Result<Value, ClientError> {
+        match self.post_batch(members, options, Some(format)).await? {
+            Ok(response) => read_entries(response, format, each).await,
+            Err(refused) => Ok(refused),
+        }
+    }
+
+    /// Posts `members` as one archive, the largest first; the response, or the answer of a
+    /// batch none of whose members was accepted.
+    async fn post_batch(
+        &self,
+        members: Vec<(String, PathBuf)>,
+        options: &SubmitOptions,
+        results: Option<&str>,
+    ) -> Result<Result<reqwest::Response, Value>, ClientError> {
         let archive = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
             let contents = read_all(&members)?;
             let mut order: Vec<usize> = (0..members.len()).collect();
@@ -64,9 +96,13 @@ impl Client {
         })
         .await
         .map_err(std::io::Error::other)??;
+        let mut query = submit_query(options);
+        if let Some(format) = results {
+            query.push(("results", format.to_string()));
+        }
         let request = self
             .request(reqwest::Method::POST, "/v1/batches")
-            .query(&submit_query(options))
+            .query(&query)
             .header(header::CONTENT_TYPE, MEDIA_TYPE)
             .body(archive);
         let response = request.send().await?;
@@ -77,7 +113,7 @@ impl Client {
                 .as_str()
                 .is_some_and(|t| t.ends_with(":batch-refused"))
             {
-                return Ok(json!({"accepted": 0, "jobs": problem["members"]}));
+                return Ok(Err(json!({"accepted": 0, "jobs": problem["members"]})));
             }
             return Err(ClientError::Problem {
                 status: 400,
@@ -85,40 +121,40 @@ impl Client {
                 detail: problem["detail"].as_str().map_or(text, str::to_string),
             });
         }
-        Ok(checked(response).await?.json().await?)
+        Ok(Ok(checked(response).await?))
     }
+}
 
-    /// Reads batch `id`'s results in `format` as they finish, calling `each` (on a blocking
-    /// thread) for every entry; returns when every job of the batch has ended.
-    pub async fn batch_results(
-        &self,
-        id: &str,
-        format: &str,
-        mut each: impl FnMut(BatchEntry) -> std::io::Result<()> + Send + 'static,
-    ) -> Result<(), ClientError> {
-        let path = format!("/v1/batches/{id}/results");
-        let request = self
-            .request(reqwest::Method::GET, &path)
-            .query(&[("format", format)]);
-        let response = checked(request.send().await?).await?;
-        let suffix = format!(".{}", extension(format));
-        let stream = response.bytes_stream().map_err(std::io::Error::other);
-        let reader = tokio_util::io::SyncIoBridge::new(tokio_util::io::StreamReader::new(stream));
-        tokio::task::spawn_blocking(move || -> std::io::Result<()> {
-            let mut archive = tar::Archive::new(reader);
-            for entry in archive.entries()? {
-                let mut entry = entry?;
-                let name = entry.path()?.to_string_lossy().into_owned();
-                let mut data = Vec::with_capacity(entry.size() as usize);
-                entry.read_to_end(&mut data)?;
+/// Reads the archive a batch's `POST` answered with results: its first entry is the
+/// batch's answer (a JSON document), returned; `each` is called for every other entry.
+async fn read_entries(
+    response: reqwest::Response,
+    format: &str,
+    mut each: impl FnMut(BatchEntry) -> std::io::Result<()> + Send + 'static,
+) -> Result<Value, ClientError> {
+    let suffix = format!(".{}", extension(format));
+    let stream = response.bytes_stream().map_err(std::io::Error::other);
+    let reader = tokio_util::io::SyncIoBridge::new(tokio_util::io::StreamReader::new(stream));
+    let answer = tokio::task::spawn_blocking(move || -> std::io::Result<Value> {
+        let mut archive = tar::Archive::new(reader);
+        let mut answer = None;
+        for (i, entry) in archive.entries()?.enumerate() {
+            let mut entry = entry?;
+            let name = entry.path()?.to_string_lossy().into_owned();
+            let mut data = Vec::with_capacity(entry.size() as usize);
+            entry.read_to_end(&mut data)?;
+            if i == 0 {
+                answer = Some(serde_json::from_slice(&data).map_err(std::io::Error::other)?);
+            } else {
                 each(split(&name, &suffix, data)?)?;
             }
-            Ok(())
-        })
-        .await
-        .map_err(std::io::Error::other)??;
-        Ok(())
-    }
+        }
+        answer
+            .ok_or_else(|| std::io::Error::other("the batch's answer ended before its first entry"))
+    })
+    .await
+    .map_err(std::io::Error::other)??;
+    Ok(answer)
 }
 
 /// The files of `members`, read side by side (a batch is hundreds of files: `tar` of the

@@ -156,28 +156,13 @@ impl SubmitArgs {
             .cloned()
             .zip(self.files.iter().cloned())
             .collect();
-        let answer = client.submit_batch(members, options).await?;
-        let jobs = answer["jobs"].as_array().cloned().unwrap_or_default();
-        anyhow::ensure!(
-            jobs.len() == self.files.len(),
-            "the server answered for {} of the {} files",
-            jobs.len(),
-            self.files.len()
-        );
-        let mut states: HashMap<String, String> = jobs
-            .iter()
-            .filter_map(|job| {
-                Some((
-                    job["name"].as_str()?.to_string(),
-                    job["state"].as_str()?.to_string(),
-                ))
-            })
-            .collect();
-        if let (true, Some(id), Some(dir)) = (wait, answer["id"].as_str(), &self.output) {
-            let (dir, suffix) = (dir.clone(), extension(&self.result_format));
-            let (tx, rx) = std::sync::mpsc::channel();
-            client
-                .batch_results(id, &self.result_format, move |entry| {
+        // With --wait and -o, the results come in the POST's own answer, each written as it
+        // arrives.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let answer = match (wait, &self.output) {
+            (true, Some(dir)) => {
+                let (dir, suffix) = (dir.clone(), extension(&self.result_format));
+                let each = move |entry| {
                     let (name, state) = match entry {
                         BatchEntry::Result { name, data } => {
                             std::fs::write(dir.join(format!("{name}.{suffix}")), data)?;
@@ -197,10 +182,30 @@ impl SubmitArgs {
                     };
                     let _ = tx.send((name, state));
                     Ok(())
-                })
-                .await?;
-            states.extend(rx.try_iter());
-        }
+                };
+                client
+                    .submit_batch_with_results(members, options, &self.result_format, each)
+                    .await?
+            }
+            _ => client.submit_batch(members, options).await?,
+        };
+        let jobs = answer["jobs"].as_array().cloned().unwrap_or_default();
+        anyhow::ensure!(
+            jobs.len() == self.files.len(),
+            "the server answered for {} of the {} files",
+            jobs.len(),
+            self.files.len()
+        );
+        let mut states: HashMap<String, String> = jobs
+            .iter()
+            .filter_map(|job| {
+                Some((
+                    job["name"].as_str()?.to_string(),
+                    job["state"].as_str()?.to_string(),
+                ))
+            })
+            .collect();
+        states.extend(rx.try_iter());
         // The answer lists the members in the order sent (largest first), each by name.
         let by_name: HashMap<&str, &Value> = jobs
             .iter()

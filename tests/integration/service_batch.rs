@@ -35,6 +35,11 @@ fn archive(files: &[(&str, Vec<u8>)]) -> Vec<u8> {
 
 /// The entries of a tar archive, by name.
 fn entries(bytes: &[u8]) -> BTreeMap<String, Vec<u8>> {
+    entries_in_order(bytes).into_iter().collect()
+}
+
+/// The entries of a tar archive, in its order.
+fn entries_in_order(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     let mut archive = tar::Archive::new(bytes);
     archive
         .entries()
@@ -336,6 +341,102 @@ async fn bad_batches_are_refused_with_the_reason(engine: Engine) {
     server.stop().await;
 }
 
+/// `?results=FORMAT`: the POST answers with the results archive itself: `batch.json` (the
+/// `202`'s document) first, then one entry per accepted member, byte for byte what the
+/// batch's results stream gives, whether the member was solved in the POST, queued for a
+/// worker, or reused; a batch sent again with its key answers the same way.
+async fn a_batch_posted_for_its_results_answers_them_in_the_same_exchange(engine: Engine) {
+    let server = Server::start_on(engine, |config| {
+        config.batch_inline_max_edges = 300;
+        config.batch_inline_ms = 10_000;
+    })
+    .await;
+    let files = [
+        ("small.mpg", small_arena(30, 7)),
+        ("p.gm", parity_game(8)),
+        ("large.mpg", small_arena(400, 9)),
+        ("bad.mpg", b"1;\n0 MAX".to_vec()),
+    ];
+    let reply = post_batch(&server, archive(&files), "?results=json").await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(reply.headers["content-type"], "application/x-tar");
+    let mut results = entries_in_order(&reply.body).into_iter();
+    let (first, document) = results.next().unwrap();
+    assert_eq!(first, "batch.json");
+    let answer: serde_json::Value = serde_json::from_slice(&document).unwrap();
+    let batch = answer["id"].as_str().unwrap();
+    assert_eq!(
+        reply.headers["location"].to_str().unwrap(),
+        format!("/v1/batches/{batch}")
+    );
+    let states: Vec<&str> = answer["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["state"].as_str().unwrap_or("refused"))
+        .collect();
+    assert_eq!(
+        states,
+        ["succeeded", "succeeded", "queued", "refused"],
+        "{answer}"
+    );
+    let results: BTreeMap<String, Vec<u8>> = results.collect();
+    let names: Vec<&str> = results.keys().map(String::as_str).collect();
+    assert_eq!(names, ["large.mpg.json", "p.gm.json", "small.mpg.json"]);
+    let streamed = server
+        .get(&format!("/v1/batches/{batch}/results"), None)
+        .await;
+    assert_eq!(results, entries(&streamed.body));
+
+    // Sent again: every member reused, each entry found after the commit; the parity
+    // answer has no text form.
+    let again = post_batch(&server, archive(&files[..3]), "?results=text").await;
+    assert_eq!(again.status, 200, "{}", again.text());
+    let again = entries(&again.body);
+    let names: Vec<&str> = again.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "batch.json",
+            "large.mpg.txt",
+            "p.gm.error.json",
+            "small.mpg.txt"
+        ]
+    );
+    let error: serde_json::Value = serde_json::from_slice(&again["p.gm.error.json"]).unwrap();
+    assert_eq!(error["error"]["type"], "format-unavailable", "{error}");
+
+    // With its key, sent twice: the second is the first's batch, its results again.
+    let keyed = |query: &'static str| {
+        let headers = [
+            ("content-type", "application/x-tar"),
+            ("idempotency-key", "results-key"),
+        ];
+        let body = archive(&files[..1]);
+        let server = &server;
+        async move {
+            let path = format!("/v1/batches{query}");
+            server
+                .call(Method::POST, &path, None, &headers, Some(body))
+                .await
+        }
+    };
+    let first = keyed("?results=json").await;
+    let replayed = keyed("?results=json").await;
+    assert_eq!(replayed.headers["idempotent-replayed"], "true");
+    let (first, replayed) = (entries(&first.body), entries(&replayed.body));
+    let id = |entries: &BTreeMap<String, Vec<u8>>| -> serde_json::Value {
+        serde_json::from_slice::<serde_json::Value>(&entries["batch.json"]).unwrap()["id"].clone()
+    };
+    assert_eq!(id(&first), id(&replayed));
+    assert_eq!(first["small.mpg.json"], replayed["small.mpg.json"]);
+
+    post_batch(&server, archive(&files), "?results=xml")
+        .await
+        .assert_problem(400, "invalid-parameter");
+    server.stop().await;
+}
+
 async fn post_keyed(server: &Server, body: Vec<u8>) -> Reply {
     let headers = [
         ("content-type", "application/x-tar"),
@@ -483,4 +584,5 @@ on_both_stores!(
     a_member_past_its_inline_time_is_queued_and_solved_by_a_worker,
     bad_batches_are_refused_with_the_reason,
     a_batch_sent_again_with_its_key_is_the_same_batch,
+    a_batch_posted_for_its_results_answers_them_in_the_same_exchange,
 );

@@ -147,12 +147,44 @@ pub fn render(
     rx
 }
 
+/// The whole rendering of the result at `path` in one buffer, on the calling thread
+/// (blocking): for results small enough to hold, rendered many at a time without a task
+/// and a channel each. The binary form of the arrays layout is the file as it is.
+pub fn render_whole(path: &Path, request: &RenderRequest) -> std::io::Result<Vec<u8>> {
+    if request.format == ResultFormat::Binary
+        && let Some(bytes) = mapped_binary(path)?
+    {
+        return Ok(bytes.to_vec());
+    }
+    let whole = std::cell::RefCell::new(Vec::new());
+    render_into(path, request, &whole)?;
+    Ok(whole.into_inner())
+}
+
+/// Where rendered chunks go: the response stream, or one buffer.
+trait Sink {
+    fn send(&self, chunk: Vec<u8>) -> std::io::Result<()>;
+}
+
 /// Hands rendered chunks to the response stream.
 struct ChunkSender {
     tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
 }
 
-impl ChunkSender {
+/// Gathers the chunks into one buffer.
+impl Sink for std::cell::RefCell<Vec<u8>> {
+    fn send(&self, chunk: Vec<u8>) -> std::io::Result<()> {
+        let mut whole = self.borrow_mut();
+        if whole.is_empty() {
+            *whole = chunk;
+        } else {
+            whole.extend_from_slice(&chunk);
+        }
+        Ok(())
+    }
+}
+
+impl Sink for ChunkSender {
     fn send(&self, chunk: Vec<u8>) -> std::io::Result<()> {
         if chunk.is_empty() {
             return Ok(());
@@ -254,7 +286,7 @@ fn read_up_to(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<us
 /// every core ([`egsolve_core::output::parallel`]).
 const BLOCK: u64 = 1 << 20;
 
-fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::io::Result<()> {
+fn render_into(path: &Path, request: &RenderRequest, out: &impl Sink) -> std::io::Result<()> {
     let mut records = Records::open(path)?;
     if request.format == ResultFormat::Binary {
         return binary_into(&mut records, request.summary.credits_computed, out);
@@ -326,7 +358,7 @@ fn render_into(path: &Path, request: &RenderRequest, out: &ChunkSender) -> std::
 fn binary_into(
     records: &mut Records,
     credits_computed: bool,
-    out: &ChunkSender,
+    out: &impl Sink,
 ) -> std::io::Result<()> {
     use std::os::unix::fs::FileExt;
     let header = Header {

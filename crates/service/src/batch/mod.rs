@@ -35,6 +35,7 @@ use super::idempotency::Fingerprint;
 use super::job::{JobId, JobOptions, JobRecord, JobState};
 use super::preparse::{ParseRequest, read_options};
 use super::request::{caller, full_view, job_options};
+use super::result_file::ResultFormat;
 use super::storage;
 use super::store::claim::Success;
 use super::store::{BatchStart, NewJob, Reuse};
@@ -70,6 +71,19 @@ pub(super) async fn submit_batch(
     body: Body,
 ) -> Result<Response, ApiError> {
     let caller = caller(&state, &headers)?;
+    let mut params = params;
+    let results =
+        match params.remove("results") {
+            None => None,
+            Some(name) => Some(ResultFormat::parse(&name).ok_or_else(|| {
+                ApiError::InvalidParameter {
+                    name: "results",
+                    message: format!(
+                        "'{name}' is not a result format: ask for json, text, paritysol or binary"
+                    ),
+                }
+            })?),
+        };
     let options = job_options(&params, &state)?;
     if let Some(kind) = headers
         .get(header::CONTENT_TYPE)
@@ -136,12 +150,12 @@ pub(super) async fn submit_batch(
             if first != fingerprint {
                 return Err(ApiError::IdempotencyKeyReused(key));
             }
-            return replayed(&state, batch).await;
+            return replayed(&state, batch, results).await;
         }
         let outcomes = admit_members(&state, &options, received.names, received.members).await;
         let admitted = start.elapsed();
         let batch = JobId::now_v7();
-        let answer = record(&state, &caller, &options, batch, outcomes).await;
+        let answer = record(&state, &caller, &options, batch, outcomes, results).await;
         if let (Ok(_), Some(guard)) = (&answer, guard) {
             guard.complete(batch, fingerprint);
         }
@@ -278,7 +292,12 @@ impl<R: std::io::Read> std::io::Read for Counted<'_, R> {
 /// The answer to a batch submitted again with its `Idempotency-Key`: the batch the first
 /// request made, each job with its state now (refused members are not kept, so they are
 /// not listed again).
-async fn replayed(state: &AppState, batch: JobId) -> Result<Response, ApiError> {
+async fn replayed(
+    state: &AppState,
+    batch: JobId,
+    results: Option<ResultFormat>,
+) -> Result<Response, ApiError> {
+    let notifications = state.store.subscribe();
     let jobs = state.store.batch_jobs(batch).await?;
     if jobs.is_empty() {
         // The key outlived its batch (expired).
@@ -293,7 +312,15 @@ async fn replayed(state: &AppState, batch: JobId) -> Result<Response, ApiError> 
         .collect();
     let body =
         json!({"id": batch.to_string(), "accepted": entries.len(), "refused": 0, "jobs": entries});
-    let mut response = answer_202(batch, body);
+    let mut response = match results {
+        None => answer_202(batch, body),
+        Some(format) => {
+            let (_, nothing) = results::prerender(Vec::new(), format);
+            let ids = jobs.iter().map(|job| job.id).collect();
+            let state = state.clone();
+            results::answer_with_results(state, batch, &body, nothing, ids, format, notifications)
+        }
+    };
     response
         .headers_mut()
         .insert("idempotent-replayed", HeaderValue::from_static("true"));
@@ -424,13 +451,16 @@ async fn admit_member(
 }
 
 /// Records the accepted members' jobs in one transaction, queues them and answers `202`
-/// (or `400` when no member was accepted).
+/// (or `400` when no member was accepted); with `results`, answers the results archive
+/// instead ([`results::answer_with_results`]), the members solved already rendered while
+/// the transaction runs.
 async fn record(
     state: &AppState,
     caller: &Caller,
     options: &JobOptions,
     batch: JobId,
     outcomes: Vec<(String, Outcome)>,
+    results: Option<ResultFormat>,
 ) -> Result<Response, ApiError> {
     let ids: Vec<JobId> = outcomes.iter().map(|_| JobId::now_v7()).collect();
     let mut arenas = Vec::new();
@@ -475,6 +505,28 @@ async fn record(
     if rows.is_empty() {
         return Err(ApiError::BatchRefused(entries));
     }
+    let follow = results.map(|format| {
+        // Subscribed before the commit: nothing that finishes after it is missed.
+        let notifications = state.store.subscribe();
+        let solved = outcomes
+            .iter()
+            .zip(&ids)
+            .filter_map(|((name, outcome), &id)| {
+                let Outcome::Accepted(accepted) = outcome else {
+                    return None;
+                };
+                let answer = accepted.solved.as_ref()?;
+                Some(results::Solved {
+                    name: name.clone(),
+                    id,
+                    returns: options.return_kind,
+                    summary: answer.summary.clone(),
+                    path: state.store.result_path(&answer.key),
+                })
+            });
+        let (rendered_ids, rendered) = results::prerender(solved.collect(), format);
+        (format, notifications, rendered_ids, rendered)
+    });
     state.store.insert_batch(&arenas, &rows).await?;
     let accepted = rows.len();
     let solved = rows
@@ -485,14 +537,18 @@ async fn record(
     for _ in 0..solved {
         state.metrics.count_completion();
     }
+    let mut accepted_ids = Vec::with_capacity(accepted);
     for ((_, outcome), id) in outcomes.into_iter().zip(ids) {
-        if let Outcome::Accepted(accepted) = outcome
-            && let Accepted {
-                stored,
-                admitted: Some(admitted),
-                reuse: None,
-                solved: None,
-            } = *accepted
+        let Outcome::Accepted(accepted) = outcome else {
+            continue;
+        };
+        accepted_ids.push(id);
+        if let Accepted {
+            stored,
+            admitted: Some(admitted),
+            reuse: None,
+            solved: None,
+        } = *accepted
         {
             state
                 .scheduler
@@ -506,7 +562,23 @@ async fn record(
         "refused": entries.len() - accepted,
         "jobs": entries,
     });
-    Ok(answer_202(batch, body))
+    let Some((format, notifications, rendered_ids, rendered)) = follow else {
+        return Ok(answer_202(batch, body));
+    };
+    let rest = accepted_ids
+        .into_iter()
+        .filter(|id| !rendered_ids.contains(id))
+        .collect();
+    let state = state.clone();
+    Ok(results::answer_with_results(
+        state,
+        batch,
+        &body,
+        rendered,
+        rest,
+        format,
+        notifications,
+    ))
 }
 
 /// The jobs of batch `id` when the caller may see them (every job of a batch has its

@@ -10,6 +10,7 @@
 //! is sent once, whichever way it was found.
 
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -25,7 +26,7 @@ use super::archive::{self, END};
 use super::{MEDIA_TYPE, visible_batch};
 use crate::AppState;
 use crate::error::ApiError;
-use crate::job::{JobId, JobRecord, JobState, ResultSummary};
+use crate::job::{JobId, JobRecord, JobState, ResultSummary, ReturnKind};
 use crate::request::{Params, caller, only_params, result_format};
 use crate::result_file::{self, RenderRequest, ResultFormat};
 use crate::store::StoreEvent;
@@ -49,14 +50,122 @@ pub(crate) async fn batch_results(
     // Subscribed before the first read: nothing that finishes after it is missed.
     let notifications = state.store.subscribe();
     let (batch, jobs) = visible_batch(&state, &caller, &id).await?;
-    let (tx, mut rx) = mpsc::channel::<Chunk>(QUEUED_ENTRIES);
+    let (tx, rx) = mpsc::channel::<Chunk>(QUEUED_ENTRIES);
     tokio::spawn(follow(state, batch, jobs, format, notifications, tx));
+    Ok(tar_response(rx))
+}
+
+/// A response whose body is the archive `rx` delivers.
+fn tar_response(mut rx: mpsc::Receiver<Chunk>) -> Response {
     let stream = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
     let mut response = Body::from_stream(stream).into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(MEDIA_TYPE));
-    Ok(response)
+    response
+}
+
+/// A member solved while its batch was received: its result is on disk before the batch's
+/// transaction commits.
+pub(super) struct Solved {
+    /// The member's name.
+    pub name: String,
+    /// Its job.
+    pub id: JobId,
+    /// What its job returns.
+    pub returns: ReturnKind,
+    /// Its result's summary.
+    pub summary: ResultSummary,
+    /// Its result file.
+    pub path: PathBuf,
+}
+
+/// Renders members of `solved`, in order, up to [`GROUP_VERTICES`] vertices in all, on
+/// the blocking pool and every core, while the batch's transaction runs: the ids taken, and
+/// their entries when done.
+pub(super) fn prerender(
+    solved: Vec<Solved>,
+    format: ResultFormat,
+) -> (HashSet<JobId>, tokio::task::JoinHandle<Vec<Chunk>>) {
+    let mut vertices = 0u64;
+    let taken: Vec<Solved> = solved
+        .into_iter()
+        .take_while(|member| {
+            vertices = vertices.saturating_add(member.summary.vertices as u64);
+            vertices <= GROUP_VERTICES
+        })
+        .collect();
+    let ids = taken.iter().map(|member| member.id).collect();
+    let rendered = tokio::task::spawn_blocking(move || {
+        use rayon::prelude::*;
+        taken
+            .into_par_iter()
+            .map(|member| {
+                let prepared = render_request(
+                    member.id,
+                    member.returns,
+                    format,
+                    member.summary,
+                    member.path,
+                );
+                named_entry(
+                    &member.name,
+                    member.id,
+                    JobState::Succeeded,
+                    format,
+                    prepared,
+                )
+            })
+            .collect()
+    });
+    (ids, rendered)
+}
+
+/// The answer to a batch's `POST` that asked for its results (`?results=FORMAT`), `200`: one
+/// archive whose first entry, `batch.json`, is the document a `202` would carry, then the
+/// entries `rendered` already, then those of the jobs `rest` as they finish (as
+/// `GET /v1/batches/{id}/results` streams them; `notifications`: subscribed before the
+/// batch was recorded).
+pub(super) fn answer_with_results(
+    state: AppState,
+    batch: JobId,
+    answer: &serde_json::Value,
+    rendered: tokio::task::JoinHandle<Vec<Chunk>>,
+    rest: Vec<JobId>,
+    format: ResultFormat,
+    notifications: broadcast::Receiver<StoreEvent>,
+) -> Response {
+    let (tx, rx) = mpsc::channel::<Chunk>(QUEUED_ENTRIES);
+    let document = serde_json::to_vec(answer).expect("json");
+    tokio::spawn(async move {
+        let first = archive::entry("batch.json", &document).map(Bytes::from);
+        if tx.send(first).await.is_err() {
+            return;
+        }
+        let rendered = rendered
+            .await
+            .unwrap_or_else(|e| vec![Err(std::io::Error::other(e.to_string()))]);
+        for chunk in rendered {
+            if tx.send(chunk).await.is_err() {
+                return;
+            }
+        }
+        let jobs = match rest.is_empty() {
+            true => Vec::new(),
+            false => match reread(&state, batch, &rest).await {
+                Ok(jobs) => jobs,
+                Err(e) => {
+                    let _ = tx.send(Err(std::io::Error::other(e.to_string()))).await;
+                    return;
+                }
+            },
+        };
+        follow(state, batch, jobs, format, notifications, tx).await;
+    });
+    let mut response = tar_response(rx);
+    let location = HeaderValue::from_str(&format!("/v1/batches/{batch}")).expect("ascii");
+    response.headers_mut().insert(header::LOCATION, location);
+    response
 }
 
 /// Sends each job's entry as it finishes, then the archive's end. Returns early when the
@@ -86,9 +195,10 @@ async fn follow(
         for job in &fresh {
             pending.remove(&job.id);
         }
-        // Their summaries in one query, then rendered side by side (a batch's finished jobs
-        // are hundreds of small results: one after another, with a query each, they took
-        // 0.6 ms each), sent in order.
+        // Their summaries in one query, their files found side by side, then rendered in
+        // groups, each on the blocking pool's thread and every core (a batch's finished jobs
+        // are hundreds of small results: a query each took 0.6 ms each, and a task and a
+        // channel each 0.1 ms), and sent in order.
         let keys: Vec<&str> = fresh
             .iter()
             .filter_map(|j| j.result_key.as_deref())
@@ -99,16 +209,32 @@ async fn follow(
             .result_summaries(&keys)
             .await
             .unwrap_or_default();
-        let mut entries = futures::stream::iter(fresh)
+        let prepared: Vec<(JobRecord, Prepared)> = futures::stream::iter(fresh)
             .map(|job| {
                 let state = state.clone();
                 let summary = job.result_key.as_ref().and_then(|k| summaries.remove(k));
-                async move { entry(&state, &job, format, summary).await }
+                async move {
+                    let prepared = prepare(&state, &job, format, summary).await;
+                    (job, prepared)
+                }
             })
-            .buffered(renderers);
-        while let Some(chunk) = entries.next().await {
-            if tx.send(chunk).await.is_err() {
-                return;
+            .buffered(renderers)
+            .collect()
+            .await;
+        for group in groups(prepared) {
+            let entries = tokio::task::spawn_blocking(move || {
+                use rayon::prelude::*;
+                group
+                    .into_par_iter()
+                    .map(|(job, prepared)| entry(&job, format, prepared))
+                    .collect::<Vec<Chunk>>()
+            })
+            .await
+            .unwrap_or_else(|e| vec![Err(std::io::Error::other(e.to_string()))]);
+            for chunk in entries {
+                if tx.send(chunk).await.is_err() {
+                    return;
+                }
             }
         }
         if pending.is_empty() {
@@ -154,24 +280,56 @@ async fn reread(state: &AppState, batch: JobId, ids: &[JobId]) -> Result<Vec<Job
         .collect())
 }
 
-/// The finished job's archive entry: its result, or why there is none (`summary`: its
-/// result's summary, when read already).
-async fn entry(
-    state: &AppState,
-    job: &JobRecord,
-    format: ResultFormat,
-    summary: Option<ResultSummary>,
-) -> Chunk {
+/// Vertices rendered in one group at most (results held in memory together: about 50 MB
+/// of text), unless one result alone is larger.
+const GROUP_VERTICES: u64 = 1 << 22;
+
+/// The prepared entries in groups of at most [`GROUP_VERTICES`] vertices, in order.
+fn groups(prepared: Vec<(JobRecord, Prepared)>) -> Vec<Vec<(JobRecord, Prepared)>> {
+    let mut groups: Vec<Vec<(JobRecord, Prepared)>> = Vec::new();
+    let mut vertices = u64::MAX;
+    for item in prepared {
+        let size = item
+            .1
+            .as_ref()
+            .map_or(0, |(_, request)| request.summary.vertices as u64);
+        if vertices.saturating_add(size) > GROUP_VERTICES {
+            groups.push(Vec::new());
+            vertices = 0;
+        }
+        vertices += size;
+        groups.last_mut().expect("a group was opened").push(item);
+    }
+    groups
+}
+
+/// The finished job's archive entry (blocking): its result, or why there is none.
+fn entry(job: &JobRecord, format: ResultFormat, prepared: Prepared) -> Chunk {
     let name = job
         .batch
         .as_ref()
         .map_or_else(|| job.id.to_string(), |b| b.name.clone());
-    let (name, data) = match rendered(state, job, format, summary).await {
+    named_entry(&name, job.id, job.state, format, prepared)
+}
+
+/// The entry of member `name` (job `id`, in `state`), blocking.
+fn named_entry(
+    name: &str,
+    id: JobId,
+    state: JobState,
+    format: ResultFormat,
+    prepared: Prepared,
+) -> Chunk {
+    let rendered = prepared.and_then(|(path, request)| {
+        result_file::render_whole(&path, &request)
+            .map_err(|e| json!({"type": "internal", "message": e.to_string()}))
+    });
+    let (name, data) = match rendered {
         Ok(data) => (format!("{name}.{}", extension(format)), data),
         Err(error) => {
             let document = json!({
-                "id": job.id.to_string(),
-                "state": job.state.name(),
+                "id": id.to_string(),
+                "state": state.name(),
                 "error": error,
             });
             (
@@ -193,13 +351,19 @@ pub fn extension(format: ResultFormat) -> &'static str {
     }
 }
 
-/// The job's whole result in `format`, or the error entry's `error` object.
-async fn rendered(
+/// A finished job's result file, local, and how to render it; or the error entry's `error`
+/// object.
+type Prepared = Result<(PathBuf, RenderRequest), serde_json::Value>;
+
+/// The job's result file (fetched from the database when it is not here) and its render
+/// request, or why it has no entry in `format` (`summary`: its result's summary, when read
+/// already).
+async fn prepare(
     state: &AppState,
     job: &JobRecord,
     format: ResultFormat,
     summary: Option<ResultSummary>,
-) -> Result<Vec<u8>, serde_json::Value> {
+) -> Prepared {
     let failure = |kind: &str, message: String| json!({"type": kind, "message": message});
     let key = match (job.state, &job.result_key) {
         (JobState::Succeeded, Some(key)) => key.clone(),
@@ -226,44 +390,38 @@ async fn rendered(
             .map_err(|e| internal(e.to_string()))?
             .ok_or_else(|| internal(format!("the result of job {} is missing", job.id)))?,
     };
-    if !format.renders(&summary) {
-        return Err(failure(
-            "format-unavailable",
-            format!(
-                "this answer has no {} form (a parity answer without credits): ask for \
-                 paritysol or json",
-                format.name()
-            ),
-        ));
-    }
     let path = state
         .store
         .local_result(&key)
         .await
         .map_err(|e| internal(e.to_string()))?;
-    if format == ResultFormat::Binary {
-        let mapped = tokio::task::spawn_blocking({
-            let path = path.clone();
-            move || result_file::mapped_binary(&path)
-        })
-        .await
-        .map_err(|e| internal(e.to_string()))?
-        .map_err(|e| internal(e.to_string()))?;
-        if let Some(bytes) = mapped {
-            return Ok(bytes.to_vec());
-        }
+    render_request(job.id, job.options.return_kind, format, summary, path)
+}
+
+/// How to render job `id`'s result at `path` in `format`, or why it has no such form.
+fn render_request(
+    id: JobId,
+    returns: ReturnKind,
+    format: ResultFormat,
+    summary: ResultSummary,
+    path: PathBuf,
+) -> Prepared {
+    if !format.renders(&summary) {
+        return Err(json!({
+            "type": "format-unavailable",
+            "message": format!(
+                "this answer has no {} form (a parity answer without credits): ask for \
+                 paritysol or json",
+                format.name()
+            ),
+        }));
     }
     let request = RenderRequest {
-        job: job.id,
+        job: id,
         format,
-        returns: job.options.return_kind,
+        returns,
         vertices: None,
         summary,
     };
-    let mut chunks = result_file::render(path, request);
-    let mut data = Vec::new();
-    while let Some(chunk) = chunks.recv().await {
-        data.extend_from_slice(&chunk.map_err(|e| internal(e.to_string()))?);
-    }
-    Ok(data)
+    Ok((path, request))
 }
