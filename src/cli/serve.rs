@@ -72,7 +72,7 @@ pub struct ServeArgs {
     #[arg(long, env = "EGSOLVE_MAX_BATCH_JOBS")]
     pub max_batch_jobs: Option<u64>,
     /// A batch's small members are solved while it is received, each given this many
-    /// milliseconds on one thread; the rest are queued (0: queue every member) [default: 20].
+    /// milliseconds on one thread; the rest are queued (0: queue every member) [default: 50].
     #[arg(long, env = "EGSOLVE_BATCH_INLINE_MS")]
     pub batch_inline_ms: Option<u64>,
     /// The largest batch member (edges) solved while the batch is received [default: 2^20].

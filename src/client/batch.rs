@@ -4,12 +4,16 @@
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use futures::TryStreamExt;
 use reqwest::header;
 use serde_json::{Value, json};
 
 use super::{Client, ClientError, SubmitOptions, checked, submit_query};
+
+/// Threads writing a batch's results at once.
+const WRITERS: usize = 4;
 
 /// The media type of batch bodies and results.
 pub const MEDIA_TYPE: &str = "application/x-tar";
@@ -56,14 +60,15 @@ impl Client {
     /// Sends `members` as [`Client::submit_batch`] does, asking for the results in the
     /// same exchange (`?results=FORMAT`): the server renders the members it solved while
     /// the batch arrived as it records the batch, and streams every result after its
-    /// answer. Calls `each` (on a blocking thread) for every entry as it arrives and returns
+    /// answer. Calls `each` (on a few blocking threads at once) for every entry as it
+    /// arrives and returns
     /// the batch's answer once every job has ended.
     pub async fn submit_batch_with_results(
         &self,
         members: Vec<(String, PathBuf)>,
         options: &SubmitOptions,
         format: &str,
-        each: impl FnMut(BatchEntry) -> std::io::Result<()> + Send + 'static,
+        each: impl Fn(BatchEntry) -> std::io::Result<()> + Send + Sync + 'static,
     ) -> Result<Value, ClientError> {
         match self.post_batch(members, options, Some(format)).await? {
             Ok(response) => read_entries(response, format, each).await,
@@ -79,6 +84,7 @@ impl Client {
         options: &SubmitOptions,
         results: Option<&str>,
     ) -> Result<Result<reqwest::Response, Value>, ClientError> {
+        let start = std::time::Instant::now();
         let archive = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
             let contents = read_all(&members)?;
             let mut order: Vec<usize> = (0..members.len()).collect();
@@ -96,6 +102,12 @@ impl Client {
         })
         .await
         .map_err(std::io::Error::other)??;
+        let ms = |at: std::time::Instant| at.elapsed().as_secs_f64() * 1e3;
+        tracing::debug!(
+            bytes = archive.len(),
+            read_ms = ms(start),
+            "batch archive built"
+        );
         let mut query = submit_query(options);
         if let Some(format) = results {
             query.push(("results", format.to_string()));
@@ -106,6 +118,7 @@ impl Client {
             .header(header::CONTENT_TYPE, MEDIA_TYPE)
             .body(archive);
         let response = request.send().await?;
+        tracing::debug!(status = %response.status(), answered_ms = ms(start), "batch sent");
         if response.status() == reqwest::StatusCode::BAD_REQUEST {
             let text = response.text().await.unwrap_or_default();
             let problem: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
@@ -130,12 +143,32 @@ impl Client {
 async fn read_entries(
     response: reqwest::Response,
     format: &str,
-    mut each: impl FnMut(BatchEntry) -> std::io::Result<()> + Send + 'static,
+    each: impl Fn(BatchEntry) -> std::io::Result<()> + Send + Sync + 'static,
 ) -> Result<Value, ClientError> {
     let suffix = format!(".{}", extension(format));
     let stream = response.bytes_stream().map_err(std::io::Error::other);
     let reader = tokio_util::io::SyncIoBridge::new(tokio_util::io::StreamReader::new(stream));
-    let answer = tokio::task::spawn_blocking(move || -> std::io::Result<Value> {
+    // Entries are handed to `each` on writer threads of their own, so that reading the
+    // stream and writing results overlap, and the writes overlap each other (285 results
+    // written one after another took 25–34 ms on the H200 host while the stream waited).
+    let (entries, handed) = std::sync::mpsc::sync_channel::<BatchEntry>(64);
+    let (handed, each) = (Arc::new(Mutex::new(handed)), Arc::new(each));
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|_| {
+            let (handed, each) = (handed.clone(), each.clone());
+            tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+                loop {
+                    let next = handed.lock().expect("no writer panics holding it").recv();
+                    match next {
+                        Ok(entry) => each(entry)?,
+                        Err(_) => return Ok(()),
+                    }
+                }
+            })
+        })
+        .collect();
+    let read = tokio::task::spawn_blocking(move || -> std::io::Result<Value> {
+        let start = std::time::Instant::now();
         let mut archive = tar::Archive::new(reader);
         let mut answer = None;
         for (i, entry) in archive.entries()?.enumerate() {
@@ -145,15 +178,23 @@ async fn read_entries(
             entry.read_to_end(&mut data)?;
             if i == 0 {
                 answer = Some(serde_json::from_slice(&data).map_err(std::io::Error::other)?);
-            } else {
-                each(split(&name, &suffix, data)?)?;
+            } else if entries.send(split(&name, &suffix, data)?).is_err() {
+                break; // The writer stopped: its error is the one to report.
             }
         }
+        tracing::debug!(
+            read_ms = start.elapsed().as_secs_f64() * 1e3,
+            "batch results read"
+        );
         answer
             .ok_or_else(|| std::io::Error::other("the batch's answer ended before its first entry"))
     })
     .await
-    .map_err(std::io::Error::other)??;
+    .map_err(std::io::Error::other)?;
+    for writer in writers {
+        writer.await.map_err(std::io::Error::other)??;
+    }
+    let answer = read?;
     Ok(answer)
 }
 

@@ -55,9 +55,11 @@ pub struct ServeConfig {
     /// submission, not `gpu` jobs) are solved while the batch is received, one thread each
     /// and side by side, each given this many milliseconds: those answered are recorded as
     /// succeeded in the batch's one transaction, with their results; the others are queued
-    /// as usual (0: every member is queued). With 20 (the default) one to four of the 285
-    /// SYNTCOMP games run past it and are queued; on the H200 host the batch's median was the
-    /// same as with 50, where every one is answered in the POST (BENCHMARKS.md §5).
+    /// as usual (0: every member is queued). 50 by default: members are solved as they
+    /// stream in, so the slowest of the 285 SYNTCOMP games (30–40 ms beside the others)
+    /// finish while the rest of the body arrives; with 20, two or three of them ran past it,
+    /// were queued, solved again after the commit, and held the results 25–35 ms longer
+    /// (H200 host, `scripts/batch-ab-session.sh`, BENCHMARKS.md §5).
     pub batch_inline_ms: u64,
     /// The largest batch member (edges) tried while the batch is received.
     pub batch_inline_max_edges: u64,
@@ -124,7 +126,7 @@ impl Default for ServeConfig {
             result_ttl_secs: 7 * 24 * 3600,
             per_user_job_limit: 1000,
             max_batch_jobs: 1000,
-            batch_inline_ms: 20,
+            batch_inline_ms: 50,
             batch_inline_max_edges: 1 << 20,
             max_open_uploads: 16,
             upload_ttl_secs: 24 * 3600,

@@ -55,6 +55,34 @@ pub(crate) async fn batch_results(
     Ok(tar_response(rx))
 }
 
+/// Bytes per chunk handed to the response at most when entries are joined.
+const JOINED_BYTES: usize = 1 << 20;
+
+/// `chunks` with neighbours joined up to [`JOINED_BYTES`]: hundreds of small entries sent one
+/// by one cost a wake-up and a write each on both sides (283 entries, 3.6 MB: 37 ms).
+fn coalesced(chunks: Vec<Chunk>) -> Vec<Chunk> {
+    let mut joined: Vec<Chunk> = Vec::new();
+    let mut open: Vec<u8> = Vec::new();
+    for chunk in chunks {
+        match chunk {
+            Ok(bytes) if open.len() + bytes.len() <= JOINED_BYTES => open.extend_from_slice(&bytes),
+            other => {
+                if !open.is_empty() {
+                    joined.push(Ok(Bytes::from(std::mem::take(&mut open))));
+                }
+                match other {
+                    Ok(bytes) if bytes.len() < JOINED_BYTES => open.extend_from_slice(&bytes),
+                    other => joined.push(other),
+                }
+            }
+        }
+    }
+    if !open.is_empty() {
+        joined.push(Ok(Bytes::from(open)));
+    }
+    joined
+}
+
 /// A response whose body is the archive `rx` delivers.
 fn tar_response(mut rx: mpsc::Receiver<Chunk>) -> Response {
     let stream = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
@@ -138,6 +166,7 @@ pub(super) fn answer_with_results(
     let (tx, rx) = mpsc::channel::<Chunk>(QUEUED_ENTRIES);
     let document = serde_json::to_vec(answer).expect("json");
     tokio::spawn(async move {
+        let start = std::time::Instant::now();
         let first = archive::entry("batch.json", &document).map(Bytes::from);
         if tx.send(first).await.is_err() {
             return;
@@ -145,7 +174,9 @@ pub(super) fn answer_with_results(
         let rendered = rendered
             .await
             .unwrap_or_else(|e| vec![Err(std::io::Error::other(e.to_string()))]);
-        for chunk in rendered {
+        let ms = |at: std::time::Instant| at.elapsed().as_secs_f64() * 1e3;
+        tracing::debug!(%batch, entries = rendered.len(), after_commit_ms = ms(start), "batch entries rendered");
+        for chunk in coalesced(rendered) {
             if tx.send(chunk).await.is_err() {
                 return;
             }
@@ -161,6 +192,7 @@ pub(super) fn answer_with_results(
             },
         };
         follow(state, batch, jobs, format, notifications, tx).await;
+        tracing::debug!(%batch, after_commit_ms = ms(start), "batch results sent");
     });
     let mut response = tar_response(rx);
     let location = HeaderValue::from_str(&format!("/v1/batches/{batch}")).expect("ascii");
@@ -231,7 +263,7 @@ async fn follow(
             })
             .await
             .unwrap_or_else(|e| vec![Err(std::io::Error::other(e.to_string()))]);
-            for chunk in entries {
+            for chunk in coalesced(entries) {
                 if tx.send(chunk).await.is_err() {
                     return;
                 }

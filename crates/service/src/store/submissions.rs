@@ -10,7 +10,7 @@ use sqlx::{Database, Encode, Row, Type};
 
 use super::chunks::{ChunkWriter, Table};
 use super::claim::Success;
-use super::{JOB_COLUMNS, Store, StoreError, StoreEvent, decode_job, now_ms, with_pool};
+use super::{Dialect, JOB_COLUMNS, Store, StoreError, StoreEvent, decode_job, now_ms, with_pool};
 use crate::job::{ArenaStats, JobId, JobOptions, JobRecord, ResultSummary};
 
 /// A job about to be recorded.
@@ -55,24 +55,32 @@ pub enum BatchStart<'a> {
     Solved(Success<'a>),
 }
 
+// Each placeholder appears once, in order (the creation time bound once per column that
+// takes it), so that SQLite's form of a multi-row insert can use anonymous `?`s
+// ([`multi_row`]).
 const INSERT_QUEUED: &str = "INSERT INTO jobs (id, owner, state, priority, backend, \
      time_limit_secs, format, return_kind, arena_hash, created_at, queued_at, upload_ms, \
      vertices, edges, bound, parse_ms, credits, parity, gpu_memory, batch, member) VALUES \
-     ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14, $15, $16, \
-     $17, $18, $19) RETURNING seq";
+     ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
+     $18, $19, $20) RETURNING seq";
 
 const INSERT_REUSED: &str = "INSERT INTO jobs (id, owner, state, priority, backend, \
      time_limit_secs, format, return_kind, arena_hash, created_at, queued_at, started_at, \
      finished_at, completions, backend_used, device, vertices, edges, bound, result_key, \
      reused, credits, batch, member) VALUES ($1, $2, 'succeeded', $3, $4, $5, $6, $7, $8, $9, \
-     $9, $9, $9, 1, $10, 'cache', $11, $12, $13, $14, 1, $15, $16, $17) RETURNING seq";
+     $10, $11, $12, 1, $13, 'cache', $14, $15, $16, $17, 1, $18, $19, $20) RETURNING seq";
 
 const INSERT_SOLVED: &str = "INSERT INTO jobs (id, owner, state, priority, backend, \
      time_limit_secs, format, return_kind, arena_hash, created_at, queued_at, started_at, \
      finished_at, attempts, completions, upload_ms, vertices, edges, bound, parse_ms, credits, \
      parity, gpu_memory, batch, member, backend_used, device, result_key, solve_ms) VALUES \
-     ($1, $2, 'succeeded', $3, $4, $5, $6, $7, $8, $9, $9, $9, $9, 1, 1, $10, $11, $12, $13, \
-     $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) RETURNING seq";
+     ($1, $2, 'succeeded', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1, 1, $13, $14, $15, $16, \
+     $17, $18, $19, $20, $21, $22, $23, $24, $25, $26) RETURNING seq";
+
+/// How many of the inserts' columns take the creation time: created and queued; and for a
+/// job that starts finished, started and finished too.
+const QUEUED_TIMES: usize = 2;
+const FINISHED_TIMES: usize = 4;
 
 impl BatchStart<'_> {
     /// Which kind of start, for grouping rows that one statement inserts.
@@ -94,10 +102,13 @@ impl BatchStart<'_> {
     }
 }
 
-/// `insert` (a one-row `INSERT … VALUES (…) RETURNING seq`) as a statement that inserts
-/// `rows` rows: its tuple repeated, each copy's placeholders `$n` shifted past the copies
-/// before it, so binding the rows one after another fills them in order.
-fn multi_row(insert: &str, rows: usize) -> String {
+/// `insert` (a one-row `INSERT … VALUES (…) RETURNING seq`, each placeholder once and in
+/// order) as a statement that inserts `rows` rows, so that binding the rows one after
+/// another fills them in order: on PostgreSQL its tuple repeated, each copy's placeholders
+/// `$n` shifted past the copies before it; on SQLite with anonymous `?`s, because SQLite
+/// (and sqlx's binding) looks each numbered placeholder up among those before it: 285 jobs
+/// in statements of 500 rows took 91–94 ms that way, against 28–30 with a statement each.
+fn multi_row(insert: &str, rows: usize, dialect: Dialect) -> String {
     let (head, tail) = insert.split_once("VALUES ").expect("an insert has VALUES");
     let tuple = tail
         .split_once(" RETURNING")
@@ -122,21 +133,19 @@ fn multi_row(insert: &str, rows: usize) -> String {
         let mut parts = tuple.split('$');
         sql.push_str(parts.next().unwrap_or_default());
         for (after, (digits, n)) in parts.zip(placeholders()) {
-            sql.push_str(&format!("${}{}", n + row * per_row, &after[digits..]));
+            match dialect {
+                Dialect::Postgres => sql.push_str(&format!("${}", n + row * per_row)),
+                Dialect::Sqlite => sql.push('?'),
+            }
+            sql.push_str(&after[digits..]);
         }
     }
     sql
 }
 
-/// Rows per multi-row insert of [`Store::insert_batch`] (at most 23 parameters each, 11,500
+/// Rows per multi-row insert of [`Store::insert_batch`] (at most 26 parameters each, 13,000
 /// a statement: below both engines' limits on bound parameters, 32,766 and 65,535).
 pub(super) const ROWS_PER_INSERT: usize = 500;
-
-/// Job rows per multi-row insert: few, because SQLite looks each named placeholder up
-/// among those before it (a statement of `n` placeholders costs `n²`): 285 jobs in
-/// statements of 500 rows (6,555 placeholders) took 91–94 ms where one statement per job
-/// took 28–30 (build VM).
-pub(super) const JOB_ROWS_PER_INSERT: usize = 32;
 
 /// `items` with each key (the first field) once, in their first order.
 fn unique<'a, T>(items: impl Iterator<Item = (&'a str, T)>) -> Vec<(&'a str, T)> {
@@ -150,14 +159,20 @@ pub(super) const INSERT_ARENA: &str = "INSERT INTO arenas (hash, bytes, created_
 type Query<'q, DB> = sqlx::query::Query<'q, DB, <DB as Database>::Arguments>;
 
 impl NewJob<'_> {
-    /// The columns every insert shares: id to arena hash, then the creation time.
-    fn bind_common<'q, DB: Database>(&self, query: Query<'q, DB>, now: i64) -> Query<'q, DB>
+    /// The columns every insert shares: id to arena hash, then the creation time, `times`
+    /// times.
+    fn bind_common<'q, DB: Database>(
+        &self,
+        query: Query<'q, DB>,
+        now: i64,
+        times: usize,
+    ) -> Query<'q, DB>
     where
         String: Encode<'q, DB> + Type<DB>,
         i64: Encode<'q, DB> + Type<DB>,
     {
         let o = self.options;
-        query
+        let query = query
             .bind(self.id.to_string())
             .bind(self.owner.to_string())
             .bind(o.priority)
@@ -165,8 +180,8 @@ impl NewJob<'_> {
             .bind(o.time_limit_secs as i64)
             .bind(o.format.name().to_string())
             .bind(o.return_kind.name().to_string())
-            .bind(self.arena_hash.to_string())
-            .bind(now)
+            .bind(self.arena_hash.to_string());
+        (0..times).fold(query, |query, _| query.bind(now))
     }
 
     fn bind_member<'q, DB: Database>(&self, query: Query<'q, DB>) -> Query<'q, DB>
@@ -178,7 +193,12 @@ impl NewJob<'_> {
             .bind(self.member.map(|(_, name)| name.to_string()))
     }
 
-    fn bind_queued<'q, DB: Database>(&self, query: Query<'q, DB>, now: i64) -> Query<'q, DB>
+    fn bind_queued<'q, DB: Database>(
+        &self,
+        query: Query<'q, DB>,
+        now: i64,
+        times: usize,
+    ) -> Query<'q, DB>
     where
         String: Encode<'q, DB> + Type<DB>,
         i64: Encode<'q, DB> + Type<DB>,
@@ -189,7 +209,7 @@ impl NewJob<'_> {
     {
         let arena = self.parsed.map(|(a, _)| a);
         let query = self
-            .bind_common(query, now)
+            .bind_common(query, now, times)
             .bind(self.upload_ms)
             .bind(arena.map(|a| a.vertices as i64))
             .bind(arena.map(|a| a.edges as i64))
@@ -214,7 +234,7 @@ impl NewJob<'_> {
     {
         let summary = reuse.summary;
         let query = self
-            .bind_common(query, now)
+            .bind_common(query, now, FINISHED_TIMES)
             .bind(summary.backend.clone())
             .bind(summary.vertices as i64)
             .bind(summary.edges as i64)
@@ -230,7 +250,7 @@ impl Store {
     pub async fn insert_job(&self, job: &NewJob<'_>) -> Result<i64, StoreError> {
         let now = now_ms();
         let seq: i64 = with_pool!(self, pool => job
-            .bind_queued(sqlx::query(INSERT_QUEUED), now)
+            .bind_queued(sqlx::query(INSERT_QUEUED), now, QUEUED_TIMES)
             .fetch_one(pool)
             .await?
             .try_get(0)?);
@@ -267,8 +287,12 @@ impl Store {
     ) -> Result<(), StoreError> {
         let now = now_ms();
         let begin = self.dialect().begin_relaxed();
+        let start = std::time::Instant::now();
+        let mut marks = [0.0f64; 5];
+        let mut mark = |i: usize| marks[i] = start.elapsed().as_secs_f64() * 1e3;
         with_pool!(self, pool => {
             let mut tx = pool.begin_with(begin).await?;
+            mark(0);
             // The arenas and the results the jobs name, each in a few multi-row inserts
             // (one statement each cost ~40 µs on SQLite: 20 ms of a 285-member batch); a key
             // appears once per statement (PostgreSQL refuses to update a row twice in one).
@@ -284,6 +308,7 @@ impl Store {
                 tx.store_chunks_if_absent(Table::Arenas, hash, &self.arena_path(hash))
                     .await?;
             }
+            mark(1);
             let solved = jobs.iter().filter_map(|(_, start)| match start {
                 BatchStart::Solved(solved) => Some((solved.result_key, solved.summary)),
                 _ => None,
@@ -301,20 +326,21 @@ impl Store {
                         .await?;
                 }
             }
+            mark(4);
             // The jobs in the archive's order (their `seq`), each run of one kind in
             // multi-row inserts of that kind's statement (one statement per job cost ~40 µs
             // on SQLite: 11 ms of a 285-member batch).
             for run in jobs.chunk_by(|(_, a), (_, b)| a.kind() == b.kind()) {
-                for rows in run.chunks(JOB_ROWS_PER_INSERT) {
-                    let sql = multi_row(rows[0].1.insert_sql(), rows.len());
+                for rows in run.chunks(ROWS_PER_INSERT) {
+                    let sql = multi_row(rows[0].1.insert_sql(), rows.len(), self.dialect());
                     let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
                     for (job, start) in rows {
                         query = match *start {
-                            BatchStart::Queued => job.bind_queued(query, now),
+                            BatchStart::Queued => job.bind_queued(query, now, QUEUED_TIMES),
                             BatchStart::Reused(reuse) => job.bind_reused(query, now, reuse),
                             // The queued row's columns, then where and how it was solved.
                             BatchStart::Solved(solved) => job
-                                .bind_queued(query, now)
+                                .bind_queued(query, now, FINISHED_TIMES)
                                 .bind(solved.summary.backend.clone())
                                 .bind(solved.device.to_string())
                                 .bind(solved.result_key.to_string())
@@ -324,8 +350,19 @@ impl Store {
                     query.execute(&mut *tx).await?;
                 }
             }
+            mark(2);
             tx.commit().await?;
+            mark(3);
         });
+        tracing::debug!(
+            begun_ms = marks[0],
+            arenas_ms = marks[1] - marks[0],
+            results_ms = marks[4] - marks[1],
+            jobs_ms = marks[2] - marks[4],
+            commit_ms = marks[3] - marks[2],
+            jobs = jobs.len(),
+            "batch inserted"
+        );
         for (job, start) in jobs {
             if !matches!(start, BatchStart::Queued) {
                 self.announce(StoreEvent::Changed(job.id));
@@ -352,35 +389,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn multi_row_shifts_each_copy_of_the_tuple_past_the_ones_before() {
-        let sql = "INSERT INTO t (a, b, c) VALUES ($1, $2, $1 + $12) RETURNING seq";
+    fn multi_row_shifts_each_copy_or_makes_its_placeholders_anonymous() {
+        let sql = "INSERT INTO t (a, b, c) VALUES ($1, 'x', $2 + $3) RETURNING seq";
         assert_eq!(
-            multi_row(sql, 3),
-            "INSERT INTO t (a, b, c) VALUES ($1, $2, $1 + $12), ($13, $14, $13 + $24), \
-             ($25, $26, $25 + $36)"
+            multi_row(sql, 3, Dialect::Postgres),
+            "INSERT INTO t (a, b, c) VALUES ($1, 'x', $2 + $3), ($4, 'x', $5 + $6), \
+             ($7, 'x', $8 + $9)"
         );
         assert_eq!(
-            multi_row(sql, 1),
-            "INSERT INTO t (a, b, c) VALUES ($1, $2, $1 + $12)"
+            multi_row(sql, 2, Dialect::Sqlite),
+            "INSERT INTO t (a, b, c) VALUES (?, 'x', ? + ?), (?, 'x', ? + ?)"
+        );
+        assert_eq!(
+            multi_row(sql, 1, Dialect::Postgres),
+            "INSERT INTO t (a, b, c) VALUES ($1, 'x', $2 + $3)"
         );
     }
 
+    /// Anonymous placeholders are filled in the order they appear, so each job insert must
+    /// name its placeholders once each, in order; and a full statement stays within both
+    /// engines' limits.
     #[test]
-    fn every_job_insert_becomes_a_multi_row_insert_within_the_parameter_limits() {
+    fn every_job_insert_names_its_placeholders_once_in_order() {
         for insert in [INSERT_QUEUED, INSERT_REUSED, INSERT_SOLVED] {
-            let sql = multi_row(insert, JOB_ROWS_PER_INSERT);
-            assert!(!sql.contains("RETURNING"));
-            let highest = sql
+            let numbers: Vec<usize> = insert
                 .split('$')
                 .skip(1)
                 .map(|after| {
                     let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
-                    digits.parse::<usize>().unwrap()
+                    digits.parse().unwrap()
                 })
-                .max()
-                .unwrap();
-            assert!(highest <= 32_766, "{highest} parameters");
-            assert_eq!(sql.matches("), (").count(), JOB_ROWS_PER_INSERT - 1);
+                .collect();
+            assert_eq!(numbers, (1..=numbers.len()).collect::<Vec<_>>(), "{insert}");
+            let sql = multi_row(insert, ROWS_PER_INSERT, Dialect::Postgres);
+            assert!(!sql.contains("RETURNING"));
+            assert!(numbers.len() * ROWS_PER_INSERT <= 32_766);
+            assert_eq!(sql.matches("), (").count(), ROWS_PER_INSERT - 1);
+            assert_eq!(
+                multi_row(insert, ROWS_PER_INSERT, Dialect::Sqlite)
+                    .matches('?')
+                    .count(),
+                numbers.len() * ROWS_PER_INSERT
+            );
         }
     }
 }

@@ -312,7 +312,7 @@ async fn parity_answers_are_claimed_for_cpu_slots_only(engine: Engine) {
 /// interleaved, one run longer than an insert takes, and every job reads back in the
 /// archive's order, started the way it was given (queued; reusing a result; solved).
 async fn a_batch_reads_back_in_order_however_its_jobs_started(engine: Engine) {
-    use super::submissions::JOB_ROWS_PER_INSERT;
+    use super::submissions::ROWS_PER_INSERT;
     use super::{BatchStart, Reuse};
     let dir = tempfile::tempdir().unwrap();
     let store = open(engine, dir.path()).await;
@@ -340,7 +340,7 @@ async fn a_batch_reads_back_in_order_however_its_jobs_started(engine: Engine) {
         summary: &summary,
     };
     // Twenty alternating, a run of solved ones past one insert's rows, then all three in turn.
-    let long_run = 20..20 + 2 * JOB_ROWS_PER_INSERT + 10;
+    let long_run = 20..20 + ROWS_PER_INSERT + 10;
     let start = |i: usize| {
         let kinds = [
             BatchStart::Queued,
