@@ -22,7 +22,7 @@ for r in $(seq "$RUNS"); do
     rm -rf /tmp/res; mkdir -p /tmp/res; t=$(now)
     EGSOLVE_LOG=egsolve=debug "$c/$b" submit --wait --result-format paritysol -o /tmp/res $G/*.pg > /tmp/lines 2>/tmp/batch.err
     took=$(ms $t) ok=$(grep -c " succeeded " /tmp/lines)
-    phases=$( (sed 's/\x1b\[[0-9;]*m//g' /tmp/serve.err | grep -oE 'receive_store_and_solve_ms=[0-9.]+ place_and_admit_ms=[0-9.]+ record_ms=[0-9.]+|begun_ms=[0-9.]+ arenas_ms=[0-9.]+ results_and_jobs_ms=[0-9.]+ commit_ms=[0-9.]+|results sent.*after_commit_ms=[0-9.]+' | sed 's/results sent.*after_commit/sent_after_commit/'; \
+    phases=$( (sed 's/\x1b\[[0-9;]*m//g' /tmp/serve.err | grep -oE 'receive_store_and_solve_ms=[0-9.]+ place_and_admit_ms=[0-9.]+ record_ms=[0-9.]+|begun_ms=[0-9.]+ inserts_ms=[0-9.]+ commit_ms=[0-9.]+|results sent.*after_commit_ms=[0-9.]+' | sed 's/results sent.*after_commit/sent_after_commit/'; \
       sed 's/\x1b\[[0-9;]*m//g' /tmp/batch.err | grep -oE '(read_ms|answered_ms)=[0-9.]+' | sed 's/^/client_/') | sed -E 's/([0-9]+)\.[0-9]+/\1/g' | tr '\n' ' ')
     E="$c/$b" stop
     line="$line; $b ${took} ms = $(ratio $took $oink)× ($ok ok, $(wrong /tmp/res) differ; $phases)"

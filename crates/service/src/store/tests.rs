@@ -113,6 +113,33 @@ async fn queue(store: &Store, body: &[u8], priority: i64) -> (JobId, String) {
     (id, hash)
 }
 
+/// The arena `body` (stored as `hash`) solved by the reference solver, its result file
+/// written: the result's key and summary.
+fn solved_result(store: &Store, body: &[u8], hash: &str) -> (String, crate::job::ResultSummary) {
+    let game = egsolve_core::format::read(body, &Default::default()).unwrap();
+    let control = egsolve_core::solve::Control::new();
+    let backend = egsolve_core::solve::Backend::Reference;
+    let solution = egsolve_core::solve::solve(&game.arena, backend, &control).unwrap();
+    let key = crate::result_file::key(hash, InputFormat::Auto, BackendChoice::Auto);
+    crate::result_file::write(&store.result_path(&key), &solution).unwrap();
+    let summary = egsolve_core::output::Summary::new(&game.arena, &solution, 0);
+    (key, summary)
+}
+
+/// A success on the CPU in `solve_ms`, with the result `key` and its `summary`.
+fn on_cpu_in<'a>(
+    key: &'a str,
+    summary: &'a crate::job::ResultSummary,
+    solve_ms: f64,
+) -> super::claim::Success<'a> {
+    super::claim::Success {
+        result_key: key,
+        summary,
+        solve_ms,
+        device: "cpu",
+    }
+}
+
 async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let store = open(engine, dir.path()).await;
@@ -159,22 +186,8 @@ async fn late_attempts_are_refused_by_the_fence(engine: Engine) {
     );
 
     // Both solve it; worker-b records first, worker-a's late result is refused.
-    let game = egsolve_core::format::read(&body[..], &Default::default()).unwrap();
-    let solution = egsolve_core::solve::solve(
-        &game.arena,
-        egsolve_core::solve::Backend::Reference,
-        &egsolve_core::solve::Control::new(),
-    )
-    .unwrap();
-    let key = crate::result_file::key(&hash, InputFormat::Auto, BackendChoice::Auto);
-    crate::result_file::write(&store.result_path(&key), &solution).unwrap();
-    let summary = egsolve_core::output::Summary::new(&game.arena, &solution, 0);
-    let success = super::claim::Success {
-        result_key: &key,
-        summary: &summary,
-        solve_ms: 1.0,
-        device: "cpu",
-    };
+    let (key, summary) = solved_result(&store, &body, &hash);
+    let success = on_cpu_in(&key, &summary, 1.0);
     assert!(store.succeed(id, 2, "worker-b", &success).await.unwrap());
     // worker-b's heartbeat listed the job before it finished and renews after: a job it
     // finished itself is not a lost lease; worker-a's attempt still is.
@@ -322,19 +335,8 @@ async fn a_batch_reads_back_in_order_however_its_jobs_started(engine: Engine) {
         hex::encode(sha2::Sha256::digest(&body))
     };
     std::fs::write(store.arena_path(&hash), &body).unwrap();
-    let game = egsolve_core::format::read(&body[..], &Default::default()).unwrap();
-    let control = egsolve_core::solve::Control::new();
-    let backend = egsolve_core::solve::Backend::Reference;
-    let solution = egsolve_core::solve::solve(&game.arena, backend, &control).unwrap();
-    let key = crate::result_file::key(&hash, InputFormat::Auto, BackendChoice::Auto);
-    crate::result_file::write(&store.result_path(&key), &solution).unwrap();
-    let summary = egsolve_core::output::Summary::new(&game.arena, &solution, 0);
-    let success = super::claim::Success {
-        result_key: &key,
-        summary: &summary,
-        solve_ms: 1.5,
-        device: "cpu",
-    };
+    let (key, summary) = solved_result(&store, &body, &hash);
+    let success = on_cpu_in(&key, &summary, 1.5);
     let reuse = Reuse {
         key: &key,
         summary: &summary,
