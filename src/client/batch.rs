@@ -61,8 +61,8 @@ impl Client {
     /// same exchange (`?results=FORMAT`): the server renders the members it solved while
     /// the batch arrived as it records the batch, and streams every result after its
     /// answer. Calls `each` (on a few blocking threads at once) for every entry as it
-    /// arrives and returns
-    /// the batch's answer once every job has ended.
+    /// arrives and returns the batch's answer once every job has ended. A server from
+    /// before `?results=` is asked the older way: the batch, then its results stream.
     pub async fn submit_batch_with_results(
         &self,
         members: Vec<(String, PathBuf)>,
@@ -70,9 +70,33 @@ impl Client {
         format: &str,
         each: impl Fn(BatchEntry) -> std::io::Result<()> + Send + Sync + 'static,
     ) -> Result<Value, ClientError> {
-        match self.post_batch(members, options, Some(format)).await? {
-            Ok(response) => read_entries(response, format, each).await,
-            Err(refused) => Ok(refused),
+        match self
+            .post_batch(members.clone(), options, Some(format))
+            .await
+        {
+            Ok(Ok(response)) => Ok(read_entries(response, format, true, each)
+                .await?
+                .expect("the first entry is the answer")),
+            Ok(Err(refused)) => Ok(refused),
+            // A server from before `?results=` refuses the parameter, and nothing else
+            // happened: the batch alone, then its results stream.
+            Err(ClientError::Problem {
+                status: 400,
+                kind,
+                detail,
+            }) if kind.ends_with(":invalid-parameter") && detail.contains("results") => {
+                let answer = self.submit_batch(members, options).await?;
+                if let Some(id) = answer["id"].as_str() {
+                    let path = format!("/v1/batches/{id}/results");
+                    let request = self
+                        .request(reqwest::Method::GET, &path)
+                        .query(&[("format", format)]);
+                    let response = checked(request.send().await?).await?;
+                    read_entries(response, format, false, each).await?;
+                }
+                Ok(answer)
+            }
+            Err(e) => Err(e),
         }
     }
 
@@ -138,13 +162,15 @@ impl Client {
     }
 }
 
-/// Reads the archive a batch's `POST` answered with results: its first entry is the
-/// batch's answer (a JSON document), returned; `each` is called for every other entry.
+/// Reads a batch's results archive, calling `each` for every entry; with `answer_first` (the
+/// archive a `POST` answered with), its first entry is the batch's answer (a JSON document),
+/// returned instead.
 async fn read_entries(
     response: reqwest::Response,
     format: &str,
+    answer_first: bool,
     each: impl Fn(BatchEntry) -> std::io::Result<()> + Send + Sync + 'static,
-) -> Result<Value, ClientError> {
+) -> Result<Option<Value>, ClientError> {
     let suffix = format!(".{}", extension(format));
     let stream = response.bytes_stream().map_err(std::io::Error::other);
     let reader = tokio_util::io::SyncIoBridge::new(tokio_util::io::StreamReader::new(stream));
@@ -167,7 +193,7 @@ async fn read_entries(
             })
         })
         .collect();
-    let read = tokio::task::spawn_blocking(move || -> std::io::Result<Value> {
+    let read = tokio::task::spawn_blocking(move || -> std::io::Result<Option<Value>> {
         let start = std::time::Instant::now();
         let mut archive = tar::Archive::new(reader);
         let mut answer = None;
@@ -176,7 +202,7 @@ async fn read_entries(
             let name = entry.path()?.to_string_lossy().into_owned();
             let mut data = Vec::with_capacity(entry.size() as usize);
             entry.read_to_end(&mut data)?;
-            if i == 0 {
+            if answer_first && i == 0 {
                 answer = Some(serde_json::from_slice(&data).map_err(std::io::Error::other)?);
             } else if entries.send(split(&name, &suffix, data)?).is_err() {
                 break; // The writer stopped: its error is the one to report.
@@ -186,8 +212,12 @@ async fn read_entries(
             read_ms = start.elapsed().as_secs_f64() * 1e3,
             "batch results read"
         );
-        answer
-            .ok_or_else(|| std::io::Error::other("the batch's answer ended before its first entry"))
+        match answer {
+            None if answer_first => Err(std::io::Error::other(
+                "the batch's answer ended before its first entry",
+            )),
+            answer => Ok(answer),
+        }
     })
     .await
     .map_err(std::io::Error::other)?;

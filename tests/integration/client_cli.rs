@@ -1,9 +1,9 @@
 //! The client commands end to end, as processes against a real `egsolve serve`:
 //! `submit --wait -o` writes a result that `egsolve check` certifies; `submit` then
 //! `status --wait`, `result` (its binary form is the bytes of `solve --output binary`), `jobs`
-//! (one line per job); `cancel` of a long job; `submit` of several files (a result each);
-//! a bearer token from the environment; clear failures for an unknown job and for no
-//! server.
+//! (one line per job); `cancel` of a long job; `submit` of several files (a result each,
+//! also from a server from before results in the batch's POST); a bearer token from the
+//! environment; clear failures for an unknown job and for no server.
 
 use crate::common;
 use crate::packaging_support;
@@ -183,22 +183,7 @@ fn submit_many_files_waits_for_each_and_writes_each_result() {
     let data = tempfile::tempdir().unwrap();
     let server = Server::start(&data.path().join("store"), &["--cpu-workers", "2"]);
     let mut files = vec![shared(GAME)];
-    for seed in 1..=4 {
-        let file = data.path().join(format!("random-{seed}.mpg"));
-        egsolve_ok(&[
-            "gen",
-            "random",
-            "--vertices",
-            "300",
-            "--degree",
-            "3",
-            "--seed",
-            &seed.to_string(),
-            "-o",
-            file.to_str().unwrap(),
-        ]);
-        files.push(file);
-    }
+    files.extend((1..=4).map(|seed| random_game(data.path(), seed)));
     let names: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
     let results = data.path().join("results");
     // As one batch (the default: one request, one results stream), and one request each.
@@ -240,6 +225,115 @@ fn submit_many_files_waits_for_each_and_writes_each_result() {
         "{out}"
     );
     check_more_files(&server, &names, &files, &results, data.path());
+}
+
+/// A random game of 300 vertices from `seed`, written as `random-SEED.mpg` in `dir`.
+fn random_game(dir: &std::path::Path, seed: u64) -> PathBuf {
+    let file = dir.join(format!("random-{seed}.mpg"));
+    let seed = seed.to_string();
+    let path = file.to_str().unwrap();
+    egsolve_ok(&[
+        "gen",
+        "random",
+        "--vertices",
+        "300",
+        "--degree",
+        "3",
+        "--seed",
+        &seed,
+        "-o",
+        path,
+    ]);
+    file
+}
+
+/// `submit --wait -o DIR FILE…` against a server from before `POST /v1/batches?results=`
+/// (this server behind a proxy that refuses the parameter as that server's query check
+/// did): the batch is sent again without it and the results come from the batch's results
+/// stream, each written as before.
+#[test]
+fn submit_many_files_works_with_a_server_from_before_results_in_the_post() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(&data.path().join("store"), &[]);
+    let older = older_server(server.url());
+    let files: Vec<PathBuf> = (5..=6).map(|seed| random_game(data.path(), seed)).collect();
+    let results = data.path().join("results");
+    let mut args = vec!["submit", "--wait", "-o", results.to_str().unwrap()];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let output = egsolve()
+        .args(&args)
+        .env("EGSOLVE_SERVER", &older)
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{out}{err}");
+    check_each_result(&out, &files, &results);
+}
+
+/// A proxy to `upstream` that answers `POST /v1/batches?results=…` as a server from before
+/// that parameter did (`400 invalid-parameter`, naming it) and passes everything else on.
+fn older_server(upstream: String) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async move {
+            let client = reqwest::Client::new();
+            let app = axum::Router::new().fallback(move |request: axum::extract::Request| {
+                pass_on(client.clone(), upstream.clone(), request)
+            });
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    url
+}
+
+async fn pass_on(
+    client: reqwest::Client,
+    upstream: String,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let (parts, body) = request.into_parts();
+    let query = parts.uri.query().unwrap_or("");
+    if parts.uri.path() == "/v1/batches" && query.split('&').any(|p| p.starts_with("results=")) {
+        let problem = serde_json::json!({
+            "type": "urn:egsolve:problem:invalid-parameter",
+            "title": "Invalid parameter",
+            "status": 400,
+            "detail": "unknown parameter(s) [\"results\"]; this endpoint takes backend, \
+                       priority, time_limit, format, return, credits",
+        });
+        let headers = [("content-type", "application/problem+json")];
+        return (
+            axum::http::StatusCode::BAD_REQUEST,
+            headers,
+            problem.to_string(),
+        )
+            .into_response();
+    }
+    let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let mut forward = client
+        .request(parts.method, format!("{upstream}{path}"))
+        .body(body);
+    for (name, value) in &parts.headers {
+        if name != "host" && name != "content-length" {
+            forward = forward.header(name, value);
+        }
+    }
+    let answer = forward.send().await.unwrap();
+    let (status, mut headers) = (answer.status(), answer.headers().clone());
+    headers.remove("content-length");
+    headers.remove("transfer-encoding");
+    let mut response = (status, answer.bytes().await.unwrap()).into_response();
+    response.headers_mut().extend(headers);
+    response
 }
 
 /// One line per file, `ID succeeded FILE`, and each result under its file's name.
