@@ -4,6 +4,7 @@
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::TryStreamExt;
@@ -51,7 +52,8 @@ impl Client {
         members: Vec<(String, PathBuf)>,
         options: &SubmitOptions,
     ) -> Result<Value, ClientError> {
-        match self.post_batch(members, options, None).await? {
+        let archive = archive_of(members).await?;
+        match self.post_batch(archive, options, None).await? {
             Ok(response) => Ok(response.json().await?),
             Err(refused) => Ok(refused),
         }
@@ -70,68 +72,63 @@ impl Client {
         format: &str,
         each: impl Fn(BatchEntry) -> std::io::Result<()> + Send + Sync + 'static,
     ) -> Result<Value, ClientError> {
-        match self
-            .post_batch(members.clone(), options, Some(format))
-            .await
-        {
-            Ok(Ok(response)) => Ok(read_entries(response, format, true, each)
-                .await?
-                .expect("the first entry is the answer")),
-            Ok(Err(refused)) => Ok(refused),
-            // A server from before `?results=` refuses the parameter, and nothing else
-            // happened: the batch alone, then its results stream.
-            Err(ClientError::Problem {
-                status: 400,
-                kind,
-                detail,
-            }) if kind.ends_with(":invalid-parameter") && detail.contains("results") => {
-                let answer = self.submit_batch(members, options).await?;
-                if let Some(id) = answer["id"].as_str() {
-                    let path = format!("/v1/batches/{id}/results");
-                    let request = self
-                        .request(reqwest::Method::GET, &path)
-                        .query(&[("format", format)]);
-                    let response = checked(request.send().await?).await?;
-                    read_entries(response, format, false, each).await?;
-                }
-                Ok(answer)
-            }
-            Err(e) => Err(e),
+        // Whether the server takes `results` is asked while the files are read, so that
+        // a server from before it never receives the batch only to refuse it (it answers
+        // before reading the body, and a large body unread can reset the connection).
+        let (archive, takes_results) = tokio::join!(archive_of(members), self.takes_results());
+        let (archive, takes_results) = (archive?, takes_results?);
+        let results = takes_results.then_some(format);
+        let response = match self.post_batch(archive, options, results).await? {
+            Ok(response) => response,
+            Err(refused) => return Ok(refused),
+        };
+        if takes_results {
+            let answer = read_entries(response, format, true, each).await?;
+            return Ok(answer.expect("the first entry is the answer"));
         }
+        let answer: Value = response.json().await?;
+        if let Some(id) = answer["id"].as_str() {
+            let path = format!("/v1/batches/{id}/results");
+            let request = self
+                .request(reqwest::Method::GET, &path)
+                .query(&[("format", format)]);
+            let response = checked(request.send().await?).await?;
+            read_entries(response, format, false, each).await?;
+        }
+        Ok(answer)
     }
 
-    /// Posts `members` as one archive, the largest first; the response, or the answer of a
+    /// Whether the server answers a batch's `POST` with its results (`?results=`), asked
+    /// with an empty archive: a server that takes the parameter refuses that as a
+    /// malformed batch, one from before it refuses the unknown parameter; neither makes
+    /// anything.
+    async fn takes_results(&self) -> Result<bool, ClientError> {
+        let response = self
+            .request(reqwest::Method::POST, "/v1/batches")
+            .query(&[("results", "json")])
+            .header(header::CONTENT_TYPE, MEDIA_TYPE)
+            .body(Vec::new())
+            .send()
+            .await?;
+        if response.status() != reqwest::StatusCode::BAD_REQUEST {
+            return Ok(true);
+        }
+        let problem: Value = response.json().await.unwrap_or(Value::Null);
+        let kind = problem["type"].as_str().unwrap_or("");
+        let detail = problem["detail"].as_str().unwrap_or("");
+        let unknown = detail.contains("unknown parameter") && detail.contains("results");
+        Ok(!(kind.ends_with(":invalid-parameter") && unknown))
+    }
+
+    /// Posts `archive` (with `?results=FORMAT` when given); the response, or the answer of a
     /// batch none of whose members was accepted.
     async fn post_batch(
         &self,
-        members: Vec<(String, PathBuf)>,
+        archive: Vec<u8>,
         options: &SubmitOptions,
         results: Option<&str>,
     ) -> Result<Result<reqwest::Response, Value>, ClientError> {
         let start = std::time::Instant::now();
-        let archive = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
-            let contents = read_all(&members)?;
-            let mut order: Vec<usize> = (0..members.len()).collect();
-            order.sort_by_key(|&i| std::cmp::Reverse(contents[i].len()));
-            let bytes: usize = contents.iter().map(|c| c.len() + 1024).sum();
-            let mut builder = tar::Builder::new(Vec::with_capacity(bytes + 1024));
-            for i in order {
-                let mut header = tar::Header::new_gnu();
-                header.set_size(contents[i].len() as u64);
-                header.set_mode(0o644);
-                header.set_entry_type(tar::EntryType::Regular);
-                builder.append_data(&mut header, &members[i].0, &contents[i][..])?;
-            }
-            builder.into_inner()
-        })
-        .await
-        .map_err(std::io::Error::other)??;
-        let ms = |at: std::time::Instant| at.elapsed().as_secs_f64() * 1e3;
-        tracing::debug!(
-            bytes = archive.len(),
-            read_ms = ms(start),
-            "batch archive built"
-        );
         let mut query = submit_query(options);
         if let Some(format) = results {
             query.push(("results", format.to_string()));
@@ -142,7 +139,8 @@ impl Client {
             .header(header::CONTENT_TYPE, MEDIA_TYPE)
             .body(archive);
         let response = request.send().await?;
-        tracing::debug!(status = %response.status(), answered_ms = ms(start), "batch sent");
+        let answered_ms = start.elapsed().as_secs_f64() * 1e3;
+        tracing::debug!(status = %response.status(), answered_ms, "batch sent");
         if response.status() == reqwest::StatusCode::BAD_REQUEST {
             let text = response.text().await.unwrap_or_default();
             let problem: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
@@ -162,6 +160,32 @@ impl Client {
     }
 }
 
+/// `members` (`(name, file)`) as one tar archive, the largest files first (the server
+/// starts on each member as it arrives, and the largest bound the batch).
+async fn archive_of(members: Vec<(String, PathBuf)>) -> Result<Vec<u8>, ClientError> {
+    let start = std::time::Instant::now();
+    let archive = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
+        let contents = read_all(&members)?;
+        let mut order: Vec<usize> = (0..members.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(contents[i].len()));
+        let bytes: usize = contents.iter().map(|c| c.len() + 1024).sum();
+        let mut builder = tar::Builder::new(Vec::with_capacity(bytes + 1024));
+        for i in order {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(contents[i].len() as u64);
+            header.set_mode(0o644);
+            header.set_entry_type(tar::EntryType::Regular);
+            builder.append_data(&mut header, &members[i].0, &contents[i][..])?;
+        }
+        builder.into_inner()
+    })
+    .await
+    .map_err(std::io::Error::other)??;
+    let read_ms = start.elapsed().as_secs_f64() * 1e3;
+    tracing::debug!(bytes = archive.len(), read_ms, "batch archive built");
+    Ok(archive)
+}
+
 /// Reads a batch's results archive, calling `each` for every entry; with `answer_first` (the
 /// archive a `POST` answered with), its first entry is the batch's answer (a JSON document),
 /// returned instead.
@@ -177,23 +201,25 @@ async fn read_entries(
     // Entries are handed to `each` on writer threads of their own, so that reading the
     // stream and writing results overlap, and the writes overlap each other (285 results
     // written one after another took 25–34 ms on the H200 host while the stream waited).
-    let (entries, handed) = std::sync::mpsc::sync_channel::<BatchEntry>(64);
+    // A writer that fails stops the reading (its error is the one reported).
+    let (entries, handed) = std::sync::mpsc::sync_channel::<BatchEntry>(WRITERS * 2);
     let (handed, each) = (Arc::new(Mutex::new(handed)), Arc::new(each));
+    let failed = Arc::new(AtomicBool::new(false));
     let writers: Vec<_> = (0..WRITERS)
         .map(|_| {
-            let (handed, each) = (handed.clone(), each.clone());
+            let (handed, each, failed) = (handed.clone(), each.clone(), failed.clone());
             tokio::task::spawn_blocking(move || -> std::io::Result<()> {
                 loop {
                     let next = handed.lock().expect("no writer panics holding it").recv();
-                    match next {
-                        Ok(entry) => each(entry)?,
-                        Err(_) => return Ok(()),
-                    }
+                    let Ok(entry) = next else { return Ok(()) };
+                    each(entry).inspect_err(|_| failed.store(true, Ordering::Relaxed))?;
                 }
             })
         })
         .collect();
+    let stop = failed.clone();
     let read = tokio::task::spawn_blocking(move || -> std::io::Result<Option<Value>> {
+        let failed = stop;
         let start = std::time::Instant::now();
         let mut archive = tar::Archive::new(reader);
         let mut answer = None;
@@ -204,8 +230,10 @@ async fn read_entries(
             entry.read_to_end(&mut data)?;
             if answer_first && i == 0 {
                 answer = Some(serde_json::from_slice(&data).map_err(std::io::Error::other)?);
-            } else if entries.send(split(&name, &suffix, data)?).is_err() {
-                break; // The writer stopped: its error is the one to report.
+            } else if failed.load(Ordering::Relaxed)
+                || entries.send(split(&name, &suffix, data)?).is_err()
+            {
+                break;
             }
         }
         tracing::debug!(

@@ -95,7 +95,7 @@ pub struct SubmitArgs {
     pub output: Option<PathBuf>,
     /// Result format: json, text, paritysol or binary (with --wait; binary: the arrays of
     /// docs/result-binary.md, the bytes `egsolve solve --output binary` writes).
-    #[arg(long, default_value = "json")]
+    #[arg(long, default_value = "json", value_parser = ["json", "text", "paritysol", "binary"])]
     pub result_format: String,
 }
 

@@ -455,4 +455,21 @@ fn tokens_come_from_the_environment_and_failures_are_clear() {
         stderr.contains(&port.to_string()) || stderr.contains("connect"),
         "{stderr}"
     );
+
+    // A result format the server has no name for is refused before anything is sent.
+    let output = egsolve()
+        .args([
+            "submit",
+            "--wait",
+            "--result-format",
+            "txt",
+            "a.mpg",
+            "b.mpg",
+        ])
+        .env("EGSOLVE_SERVER", format!("http://127.0.0.1:{port}"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("paritysol"), "{stderr}");
 }

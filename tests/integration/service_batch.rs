@@ -360,7 +360,16 @@ async fn a_batch_posted_for_its_results_answers_them_in_the_same_exchange(engine
     let reply = post_batch(&server, archive(&files), "?results=json").await;
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert_eq!(reply.headers["content-type"], "application/x-tar");
-    let mut results = entries_in_order(&reply.body).into_iter();
+    let in_order = entries_in_order(&reply.body);
+    let mut names: Vec<&str> = in_order.iter().map(|(name, _)| name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(
+        names.len(),
+        in_order.len(),
+        "an entry sent twice: {names:?}"
+    );
+    let mut results = in_order.into_iter();
     let (first, document) = results.next().unwrap();
     assert_eq!(first, "batch.json");
     let answer: serde_json::Value = serde_json::from_slice(&document).unwrap();

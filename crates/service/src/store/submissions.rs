@@ -303,7 +303,7 @@ impl Store {
                     row.push_bind(hash.to_string()).push_bind(bytes as i64).push_bind(now);
                 });
                 insert.push(" ON CONFLICT (hash) DO UPDATE SET created_at = excluded.created_at");
-                insert.build().execute(&mut *tx).await?;
+                insert.build().persistent(false).execute(&mut *tx).await?;
             }
             for &(hash, _) in arenas {
                 tx.store_chunks_if_absent(Table::Arenas, hash, &self.arena_path(hash))
@@ -320,7 +320,7 @@ impl Store {
                     row.push_bind(key.to_string()).push_bind(summary).push_bind(now);
                 });
                 insert.push(" ON CONFLICT (key) DO UPDATE SET summary = excluded.summary");
-                insert.build().execute(&mut *tx).await?;
+                insert.build().persistent(false).execute(&mut *tx).await?;
                 for &(key, _) in rows {
                     tx.store_chunks_if_absent(Table::Results, key, &self.result_path(key))
                         .await?;
@@ -332,7 +332,8 @@ impl Store {
             for run in jobs.chunk_by(|(_, a), (_, b)| a.kind() == b.kind()) {
                 for rows in run.chunks(ROWS_PER_INSERT) {
                     let sql = multi_row(rows[0].1.insert_sql(), rows.len(), self.dialect());
-                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+                    // Not kept prepared: each row count is a statement of its own.
+                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).persistent(false);
                     for (job, start) in rows {
                         query = match *start {
                             BatchStart::Queued => job.bind_queued(query, Stamp::queued(now)),

@@ -393,6 +393,18 @@ async fn a_batch_reads_back_in_order_however_its_jobs_started(engine: Engine) {
             matches!(start(i), BatchStart::Reused(_)),
             "member {i}"
         );
+        // The solve's own figures, and the times: a queued job has not started; one that
+        // starts finished started and finished at its creation.
+        let solved = matches!(start(i), BatchStart::Solved(_));
+        assert_eq!(job.solve_ms, solved.then_some(1.5), "member {i}");
+        let started = (state == JobState::Succeeded).then_some(job.created_at);
+        assert_eq!(
+            (job.started_at, job.finished_at),
+            (started, started),
+            "member {i}"
+        );
+        let backend = (state == JobState::Succeeded).then_some(summary.backend.as_str());
+        assert_eq!(job.backend_used.as_deref(), backend, "member {i}");
     }
     store.close().await;
 }
