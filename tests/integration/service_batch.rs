@@ -395,6 +395,10 @@ async fn a_batch_posted_for_its_results_answers_them_in_the_same_exchange(engine
     let streamed = server
         .get(&format!("/v1/batches/{batch}/results"), None)
         .await;
+    let again = server
+        .get(&format!("/v1/batches/{batch}/results"), None)
+        .await;
+    assert_eq!(streamed.body, again.body, "two reads, one archive");
     let streamed = entries(&streamed.body);
     for (name, bytes) in &results {
         assert_eq!(

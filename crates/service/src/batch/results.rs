@@ -219,7 +219,9 @@ async fn follow(
         .collect();
     let renderers = std::thread::available_parallelism().map_or(2, usize::from);
     loop {
-        finished.sort_by_key(|j| j.finished_at);
+        // In the order they finished; those of one millisecond in the archive's order, so
+        // that two reads of a batch's results give the same archive.
+        finished.sort_by_key(|j| (j.finished_at, j.seq));
         let fresh: Vec<JobRecord> = finished
             .drain(..)
             .filter(|job| sent.insert(job.id))
