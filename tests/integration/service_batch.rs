@@ -79,6 +79,13 @@ async fn post_batch(server: &Server, body: Vec<u8>, query: &str) -> Reply {
         .await
 }
 
+/// `GET /v1/batches/{batch}/results{query}`.
+async fn results_of(server: &Server, batch: &str, query: &str) -> Reply {
+    server
+        .get(&format!("/v1/batches/{batch}/results{query}"), None)
+        .await
+}
+
 async fn a_batch_makes_a_job_per_member_and_streams_their_results(engine: Engine) {
     let server = Server::start_on(engine, |_| {}).await;
     let files = [
@@ -230,12 +237,8 @@ async fn small_members_are_solved_while_the_batch_is_received(engine: Engine) {
     }
     let other = answer["id"].as_str().unwrap();
     for query in ["", "?format=text"] {
-        let mine = inline
-            .get(&format!("/v1/batches/{batch}/results{query}"), None)
-            .await;
-        let theirs = queued
-            .get(&format!("/v1/batches/{other}/results{query}"), None)
-            .await;
+        let mine = results_of(&inline, batch, query).await;
+        let theirs = results_of(&queued, other, query).await;
         let (mine, theirs) = (entries(&mine.body), entries(&theirs.body));
         assert_eq!(mine.len(), 4);
         for (name, bytes) in &theirs {
@@ -392,12 +395,8 @@ async fn a_batch_posted_for_its_results_answers_them_in_the_same_exchange(engine
     let results: BTreeMap<String, Vec<u8>> = results.collect();
     let names: Vec<&str> = results.keys().map(String::as_str).collect();
     assert_eq!(names, ["large.mpg.json", "p.gm.json", "small.mpg.json"]);
-    let streamed = server
-        .get(&format!("/v1/batches/{batch}/results"), None)
-        .await;
-    let again = server
-        .get(&format!("/v1/batches/{batch}/results"), None)
-        .await;
+    let streamed = results_of(&server, batch, "").await;
+    let again = results_of(&server, batch, "").await;
     assert_eq!(streamed.body, again.body, "two reads, one archive");
     let streamed = entries(&streamed.body);
     for (name, bytes) in &results {
