@@ -10,7 +10,8 @@
 # PARTS picks the sections (default: egb service big parse, in this order; `parts`: the
 # 10^9-edge game sent in parts, CONNECTIONS at a time; `ref`: jobs by reference at 10^7 and
 # 10^9 edges); BIG_VERTICES the large game's
-# vertices (default 250000000: 10^9 edges).
+# vertices (default 250000000: 10^9 edges); SERVE_ARGS more `serve` flags; REF_SMALL_RUNS
+# the 10^7 runs of `ref` less one (default 3); BUILDS the builds `ref` sends the 10^9 game to.
 set -u
 PARTS=" ${PARTS:-egb service big parse} "; part() { [[ "$PARTS" == *" $1 "* ]]; }
 c="$(cd "$(dirname "$0")" && pwd)"; e="$c/egsolve"; out="${OUT:-/tmp}"
@@ -45,7 +46,7 @@ wait_done() { # wait_done PORT JOB: until the job has ended
 }
 serve() { # serve DATA_DIR PORT -> pid in $srv
   "$e" serve --bind "127.0.0.1:$2" --data-dir "$1" --import-root "$w" --max-body-bytes 40000000000 --max-vertices 4000000000 \
-    --max-edges 4000000000 --cpu-small-edges 0 --sync-commits false > "$out/serve-$2.log" 2>&1 & srv=$!
+    --max-edges 4000000000 --cpu-small-edges 0 --sync-commits false ${SERVE_ARGS:-} > "$out/serve-$2.log" 2>&1 & srv=$!
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$2/healthz" >/dev/null 2>&1 && return; sleep 0.1; done
   echo "server on $2 did not start"; tail -5 "$out/serve-$2.log"
 }
@@ -149,7 +150,7 @@ if part ref; then
   # in parts on every core; the server's log line says how long the copy took).
   # One server, warmed by a first job (its GPU context), then games it has not seen.
   serve "$w/storer" 8585
-  for r in 0 1 2 3; do
+  for r in $(seq 0 "${REF_SMALL_RUNS:-3}"); do
     SEED=$((20 + r)) gen 2500000 --to egb -o "$w/r$r.egb" 2>/dev/null
     s=$(date +%s%N); "$e" solve "$w/r$r.egb" --backend gpu --output binary -o "$w/cli.bin" 2>/dev/null; cli=$(ms "$s")
     curl -s http://127.0.0.1:8585/metrics | grep -E "^egsolve_phase_duration_seconds_sum" > "$out/metrics-r$r-before.log"
@@ -163,9 +164,14 @@ if part ref; then
   v="${BIG_VERTICES:-250000000}"
   [ -f "$w/big.egb" ] || measure gen gen "$v" --to egb -o "$w/big.egb"
   measure "CLI solve" "$e" solve "$w/big.egb" --backend gpu --output binary -o "$w/big-cli.bin"
-  for r in 1 2; do
-    timed_job "service by reference run $r" 8484 "ref-$r" --by-reference "$w/big.egb"
+  # BUILDS: the builds (in the carried folder) whose servers take the 10^9 job in turn.
+  for b in ${BUILDS:-egsolve}; do
+    e="$c/$b"
+    for r in 1 2; do
+      timed_job "$b: service by reference run $r" 8484 "ref-$b-$r" --by-reference "$w/big.egb"
+    done
   done
+  e="$c/egsolve"
 fi
 if part parse; then
   echo "== text parse (MB/s; 50 MB and 1 GB generated) =="

@@ -2,8 +2,9 @@
 //! `gen random --vertices 2500000 --degree 4..4 --weights=-10..10 --player1 10 --seed 3`,
 //! 133 MB as `.mpg`, 72 MB as `egb`). For each file, interleaved runs of the CLI's whole
 //! process (`egsolve solve FILE --output binary -o OUT`, the baseline, measured in the same
-//! run) and of a service job (POST the file → long poll → `GET …/result?format=binary` to a
-//! file) on a fresh in-process server each time (so nothing is reused), with the server's
+//! run) and of a service job (POST the file, or for `egb` also a job naming it by reference
+//! → long poll → `GET …/result?format=binary` to a file) on a fresh in-process server each
+//! time (so nothing is reused), with the server's
 //! phases (`/metrics` sums: receive, hash, fsync, parse, stats, store, queue wait, solve,
 //! result write) and the client's (post, wait, result). Goal on the 2-core build machine:
 //! service ≤ 1.5× the CLI. `DATAPATH_REPS` (default 3) sets the runs; `DATAPATH_VERTICES`
@@ -60,14 +61,18 @@ pub async fn data_path() {
         file_mb(&egb),
         bench::load_average()
     );
-    for (name, file) in [("mpg", &mpg), ("egb", &egb)] {
+    for (name, file, by_reference) in [
+        ("mpg", &mpg, false),
+        ("egb", &egb, false),
+        ("egb by reference", &egb, true),
+    ] {
         let mut cli = Vec::new();
         let mut served = Vec::new();
         let mut phases: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         for _ in 0..reps {
             let out = dir.path().join("cli.bin");
             cli.push(solve_to(file, &["--output", "binary"], &out));
-            let (total, parts) = service_job(file, dir.path()).await;
+            let (total, parts) = service_job(file, dir.path(), by_reference).await;
             served.push(total);
             for (phase, seconds) in parts {
                 phases.entry(phase).or_default().push(seconds);
@@ -118,10 +123,19 @@ fn median(values: &mut [Duration]) -> Duration {
     values[values.len() / 2]
 }
 
-/// One job on a fresh server: the whole time, and the phases (client's and server's).
-async fn service_job(file: &Path, scratch: &Path) -> (Duration, Vec<(String, f64)>) {
+/// One job on a fresh server: the whole time, and the phases (client's and server's). By
+/// reference, the server's import root is the file's folder and the POST names the file.
+async fn service_job(
+    file: &Path,
+    scratch: &Path,
+    by_reference: bool,
+) -> (Duration, Vec<(String, f64)>) {
     let data = tempfile::tempdir().unwrap();
-    let server = InProcess::start(ServeConfig::for_tests(data.path())).await;
+    let mut config = ServeConfig::for_tests(data.path());
+    if by_reference {
+        config.import_roots = vec![file.parent().unwrap().to_owned()];
+    }
+    let server = InProcess::start(config).await;
     let base = server.base.clone();
     // Uncompressed answers, as `curl` without `--compressed` (loopback gains nothing).
     let http = uncompressed_client();
@@ -130,12 +144,25 @@ async fn service_job(file: &Path, scratch: &Path) -> (Duration, Vec<(String, f64
     }
     let before = phase_sums(&http, &base).await;
     let start = Instant::now();
-    // The file streamed from disk, as `curl --data-binary @FILE` or `egsolve submit` sends it.
-    let body = reqwest::Body::wrap_stream(tokio_util::io::ReaderStream::with_capacity(
-        tokio::fs::File::open(file).await.unwrap(),
-        1 << 20,
-    ));
-    let mut job = post_job(&http, &base, "?return=strategies", body).await;
+    let mut job = if by_reference {
+        let reply = http
+            .post(format!("{base}/v1/jobs?return=strategies"))
+            .header("content-type", "application/vnd.egsolve.reference+json")
+            .body(serde_json::json!({ "path": file }).to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), 202);
+        reply.json().await.unwrap()
+    } else {
+        // The file streamed from disk, as `curl --data-binary @FILE` or `egsolve submit`
+        // sends it.
+        let body = reqwest::Body::wrap_stream(tokio_util::io::ReaderStream::with_capacity(
+            tokio::fs::File::open(file).await.unwrap(),
+            1 << 20,
+        ));
+        post_job(&http, &base, "?return=strategies", body).await
+    };
     let posted = start.elapsed();
     let id = job["id"].as_str().unwrap().to_string();
     while matches!(job["state"].as_str(), Some("queued" | "running")) {

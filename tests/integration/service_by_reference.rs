@@ -298,30 +298,26 @@ async fn a_file_changing_mid_copy_is_refused_or_answered(engine: Engine) {
     server.stop().await;
 }
 
-/// A plain `egb` file of 8 MiB or more is copied in parts on every core and keyed like an
-/// upload in parts of 8 MiB (SHA-256 over the part size, the size and each part's
-/// SHA-256); truncated right after the `202`, its job still answers about the copy.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_large_egb_is_copied_in_parts_and_keyed_like_an_upload_in_parts() {
-    use sha2::Digest;
-    const PART: u64 = 8 << 20;
-    let vertices = 1_000_000u32;
-    let text = self_loops(vertices, 3);
-    let read = egsolve_core::format::read_bytes(&text, &Default::default()).unwrap();
-    drop(text);
+/// Bytes of parts for a plain `egb` file's key, as an upload in parts of this size.
+const PART: u64 = 8 << 20;
+
+/// A plain `egb` file of `n` self-loops of weight `w`: over [`PART`] bytes for 10^6.
+fn big_egb(n: u32, w: u32) -> Vec<u8> {
+    let read = egsolve_core::format::read_bytes(&self_loops(n, w), &Default::default()).unwrap();
     let mut egb = Vec::new();
     egsolve_core::format::write_egb(&read, &mut egb).unwrap();
-    drop(read);
     assert!(
         egb.len() as u64 > PART,
         "{} bytes: one part only",
         egb.len()
     );
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("root");
-    std::fs::create_dir(&root).unwrap();
-    let path = root.join("big.egb");
-    std::fs::write(&path, &egb).unwrap();
+    egb
+}
+
+/// The key of `egb` as an upload in parts of [`PART`] (SHA-256 over the part size, the size
+/// and each part's SHA-256).
+fn parts_key(egb: &[u8]) -> String {
+    use sha2::Digest;
     let mut key = sha2::Sha256::new();
     key.update(b"egsolve upload in parts v1\0");
     key.update(PART.to_le_bytes());
@@ -329,8 +325,35 @@ async fn a_large_egb_is_copied_in_parts_and_keyed_like_an_upload_in_parts() {
     for part in egb.chunks(PART as usize) {
         key.update(sha2::Sha256::digest(part));
     }
-    let key = hex::encode(key.finalize());
-    drop(egb);
+    hex::encode(key.finalize())
+}
+
+/// Waits until the store in `data` holds the arena `key` (a copy written behind its job).
+async fn stored_copy(data: &Path, key: &str) -> Vec<u8> {
+    let path = data.join("arenas").join(key);
+    for _ in 0..600 {
+        if let Ok(bytes) = std::fs::read(&path) {
+            return bytes;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the store never got its copy of {key}");
+}
+
+/// A plain `egb` file of 8 MiB or more is keyed like an upload in parts of 8 MiB;
+/// truncated right after the `202`, its job still answers about the bytes read. On SQLite
+/// it is answered from memory and the store's copy, written behind the job, holds the
+/// bytes read; a malformed one is refused before a job exists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_egb_is_copied_in_parts_and_keyed_like_an_upload_in_parts() {
+    let vertices = 1_000_000u32;
+    let egb = big_egb(vertices, 3);
+    let key = parts_key(&egb);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let path = root.join("big.egb");
+    std::fs::write(&path, &egb).unwrap();
     let server = Server::start_on(Engine::Sqlite, |config| {
         config.import_roots = vec![root.clone()];
     })
@@ -346,7 +369,83 @@ async fn a_large_egb_is_copied_in_parts_and_keyed_like_an_upload_in_parts() {
     assert_eq!(done["state"], "succeeded", "{done}");
     assert_eq!(done["summary"]["vertices"], u64::from(vertices), "{done}");
     assert_eq!(done["summary"]["w0"], u64::from(vertices), "{done}");
+    assert!(
+        stored_copy(&server.dir, &key).await == egb,
+        "the store's copy differs"
+    );
+    // A block's checksum no longer matches: refused as an upload of it would be.
+    let mut damaged = egb.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x5a;
+    std::fs::write(&path, &damaged).unwrap();
+    submit_reference(&server, &path, "?backend=cpu", None)
+        .await
+        .assert_problem(422, "malformed-arena");
+    assert!(!server.dir.join("arenas").join(parts_key(&damaged)).exists());
     server.stop().await;
+}
+
+/// A job answered from memory whose store copy is missing when it runs (a server stopped
+/// before it ran, the copy lost as a crash would lose it) reads the file again: the same
+/// bytes are solved and stored; changed bytes fail the job with `reference-changed`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_whose_store_copy_is_missing_reads_its_file_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let (same, changed) = (root.join("same.egb"), root.join("changed.egb"));
+    let (egb, other) = (big_egb(1_000_000, 3), big_egb(1_000_000, 4));
+    std::fs::write(&same, &egb).unwrap();
+    std::fs::write(&changed, &other).unwrap();
+    let configure = |config: &mut egsolve_service::ServeConfig| {
+        config.import_roots = vec![root.clone()];
+        config.cpu_workers = 1;
+    };
+    // One worker, busy with a slow job: the two jobs wait in the queue.
+    let first = Server::start_on(Engine::Sqlite, configure).await;
+    let slow = first
+        .submit(slow_cycle(30_000), "?backend=reference", None)
+        .await;
+    assert_eq!(slow.status, 202, "{}", slow.text());
+    let mut ids = Vec::new();
+    for path in [&same, &changed] {
+        let reply = submit_reference(&first, path, "?backend=cpu", None).await;
+        assert_eq!(reply.status, 202, "{}", reply.text());
+        let job = reply.json();
+        assert_eq!(job["state"], "queued", "{job}");
+        let key = job["arena"]["sha256"].as_str().unwrap().to_string();
+        ids.push((job["id"].as_str().unwrap().to_string(), key));
+    }
+    // The copies wait for their jobs to let go of the bytes: here, the stop.
+    let data = first.dir.clone();
+    let kept = first.stop().await;
+    for (_, key) in &ids {
+        stored_copy(&data, key).await;
+        std::fs::remove_file(data.join("arenas").join(key)).unwrap();
+    }
+    std::fs::write(&changed, &egb).unwrap();
+    let second = Server::start_in(&data, configure).await;
+    let slow_id = slow.json()["id"].as_str().unwrap().to_string();
+    second.delete(&format!("/v1/jobs/{slow_id}"), None).await;
+    let done = second
+        .wait_finished(&ids[0].0, None, Duration::from_secs(120))
+        .await;
+    assert_eq!(done["state"], "succeeded", "{done}");
+    assert_eq!(done["summary"]["w0"], 1_000_000, "{done}");
+    assert!(std::fs::read(data.join("arenas").join(&ids[0].1)).unwrap() == egb);
+    let failed = second
+        .wait_finished(&ids[1].0, None, Duration::from_secs(120))
+        .await;
+    assert_eq!(failed["state"], "failed", "{failed}");
+    assert_eq!(failed["failure"]["type"], "reference-changed", "{failed}");
+    let message = failed["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("changed.egb") && message.contains("submit it again"),
+        "{message}"
+    );
+    assert!(!data.join("arenas").join(&ids[1].1).exists());
+    second.stop().await;
+    drop(kept);
 }
 
 on_both_stores!(

@@ -64,6 +64,7 @@ mod import;
 mod job;
 mod metrics;
 mod offload;
+mod parallel_write;
 mod parts;
 mod preparse;
 mod request;

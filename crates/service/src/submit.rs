@@ -107,6 +107,7 @@ pub(super) async fn submit(
         arenas_dir: state.store.arenas_dir(),
         parse,
         written: None,
+        copy_behind: !state.store.is_shared(),
     };
     let stored = if by_reference {
         by_reference_arena(&state, body, target).await?
@@ -129,7 +130,10 @@ pub(super) async fn submit(
             .map_err(|e| storage_refusal(&state, e))?
     };
     let store_start = Instant::now();
-    state.store.insert_arena(&stored.hash, stored.bytes).await?;
+    state
+        .store
+        .insert_arena(&stored.hash, stored.bytes, stored.source.as_deref())
+        .await?;
     if let Some((key, job, fingerprint)) = replay {
         let asked = Fingerprint {
             options,

@@ -143,6 +143,10 @@ pub struct StoredArena {
     pub phases: UploadPhases,
     /// The game and the parse's seconds, when it was parsed.
     pub parsed: Option<(Game, f64)>,
+    /// The file named by reference it was read from, while the store's copy is written
+    /// behind the job (recorded with the arena, for a worker that finds no stored copy:
+    /// [`crate::import`]'s `memory`).
+    pub source: Option<String>,
 }
 
 /// Where an upload goes and what is done with it.
@@ -161,6 +165,9 @@ pub struct UploadTarget {
     /// The body is in this file of `tmp_dir` already (a reflinked copy of a file named by
     /// reference): it is read, hashed, parsed, synced and placed, not written again.
     pub written: Option<PathBuf>,
+    /// A large `egb` file named by reference may be answered from memory, its store copy
+    /// written behind the job: the store's arena files are the store (SQLite).
+    pub copy_behind: bool,
 }
 
 /// Body chunks queued between the connection's task and the spool thread.
@@ -300,6 +307,7 @@ fn store_and_parse(
             seconds: start.elapsed().as_secs_f64(),
             phases,
             parsed,
+            source: None,
         })
     })();
     if outcome.is_err() {

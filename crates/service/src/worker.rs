@@ -290,6 +290,9 @@ fn load(run: &Run<'_>, backend: Backend) -> Result<Arc<PreparsedGame>, Failure> 
         store.local_arena(&run.record.arena_hash)
     })
     .map_err(|e| Failure::new("internal", format!("cannot read the stored arena: {e}")))?;
+    if !path.exists() {
+        read_again(run, &path)?;
+    }
     let game = format::read_path(
         &path,
         &read_options(run.record.options.format, &context.config),
@@ -307,6 +310,28 @@ fn load(run: &Run<'_>, backend: Backend) -> Result<Arc<PreparsedGame>, Failure> 
         parse_seconds * 1e3,
     ));
     Ok(Arc::new(PreparsedGame::unreserved(game)))
+}
+
+/// The job's arena read again from the file it was named by, its store copy having been
+/// written behind a job that did not finish ([`crate::import`]'s `memory`); a file that no
+/// longer has the arena's bytes fails the job with `reference-changed`.
+fn read_again(run: &Run<'_>, path: &std::path::Path) -> Result<(), Failure> {
+    let (context, hash) = (run.context, &run.record.arena_hash);
+    let source = retrying(context, "read the arena's source", || {
+        context.store.arena_source(hash)
+    })
+    .map_err(|e| Failure::new("internal", format!("cannot read the arena's record: {e}")))?
+    .ok_or_else(|| Failure::new("internal", "the stored arena is missing"))?;
+    tracing::info!(job = %run.job.id, %source, "the store has no copy of the arena: reading the file it was named by again");
+    let tmp_dir = context.store.tmp_dir();
+    crate::import::read_again(&context.config.import_roots, &source, hash, &tmp_dir, path).map_err(
+        |e| match e {
+            crate::import::ReadAgainError::Changed { .. } => {
+                Failure::new("reference-changed", e.to_string())
+            }
+            crate::import::ReadAgainError::Store { .. } => Failure::new("internal", e.to_string()),
+        },
+    )
 }
 
 /// Where a job runs.

@@ -197,22 +197,35 @@ unsafe impl StableBytes for MappedFile {
 /// Reads the `egb` file mapped in `map`: version 2's arrays stay in the map (the arena
 /// holds it), after the checksums and the arena's checks ([`egb::load_shared`]).
 pub fn read_mapped(map: memmap2::Mmap, opts: &ReadOptions) -> Result<Game, FormatError> {
+    read_shared(Arc::new(MappedFile(map)), opts)
+}
+
+/// `map` (of a file, or anonymous memory filled by the caller) as bytes an arena may borrow
+/// its arrays from ([`read_shared`]).
+pub fn shared_map(map: memmap2::Mmap) -> SharedBytes {
+    Arc::new(MappedFile(map))
+}
+
+/// Reads the `egb` file held by `bytes` (a map, or a buffer filled in memory): version 2's
+/// arrays stay where they lie and the arena holds `bytes`, after the checksums and the
+/// arena's checks ([`egb::load_shared`]), on `opts.threads` threads (0: the current pool).
+pub fn read_shared(bytes: SharedBytes, opts: &ReadOptions) -> Result<Game, FormatError> {
+    let len = bytes.bytes().len() as u64;
     if let Some(limit) = opts.max_bytes {
-        if map.len() as u64 > limit {
+        if len > limit {
             return Err(FormatError::TooLarge { limit });
         }
     }
     if let Some(counter) = &opts.bytes_read {
-        counter.fetch_add(map.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        counter.fetch_add(len, std::sync::atomic::Ordering::Relaxed);
     }
-    let shared: SharedBytes = Arc::new(MappedFile(map));
     match opts.threads {
-        0 => egb::load_shared(&shared),
+        0 => egb::load_shared(&bytes),
         threads => rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .map_err(|e| FormatError::Io(io::Error::other(e)))?
-            .install(|| egb::load_shared(&shared)),
+            .install(|| egb::load_shared(&bytes)),
     }
 }
 

@@ -230,6 +230,7 @@ fn prepare(raw: &[u8], target: &UploadTarget) -> Result<Option<Prepared>, Upload
             seconds: start.elapsed().as_secs_f64(),
             phases,
             parsed,
+            source: None,
         },
         pending,
     }))
@@ -306,6 +307,7 @@ mod tests {
             arenas_dir,
             parse: None,
             written: None,
+            copy_behind: false,
         }
     }
 

@@ -23,10 +23,13 @@
 //! bytes read disagree with its size) is refused ([`ReferenceError::Changed`]); a copy that
 //! does not fit the disk is `507` like an upload.
 //!
-//! A plain `egb` file of [`parallel::PART_BYTES`] (8 MiB) or more skips the pipeline: it is
-//! copied (or its snapshot hashed) in parts on every core ([`parallel`]) and keyed like an
-//! upload in parts of 8 MiB, and its worker maps and checks it (so a malformed one fails
-//! its job instead of the request, as an upload in parts does).
+//! A plain `egb` file of [`parallel::PART_BYTES`] (8 MiB) or more skips the pipeline and is
+//! keyed like an upload in parts of 8 MiB. Up to the parse-on-submission limit, on a store
+//! whose arena files are the store (SQLite), it is read into memory on every core, checked
+//! and loaded there (a malformed one is refused like an upload), and its store copy is
+//! written behind the job ([`memory`]). Otherwise it is copied (or its snapshot hashed) in
+//! parts on every core ([`parallel`]), and its worker maps and checks it (so a malformed one
+//! fails its job instead of the request, as an upload in parts does).
 //!
 //! This module knows nothing about HTTP beyond the body it is given.
 
@@ -45,7 +48,10 @@ use super::parts::session::parts_key;
 use super::storage;
 use super::upload::{self, StoredArena, UploadError, UploadPhases, UploadTarget};
 
+mod memory;
 mod parallel;
+
+pub(crate) use memory::{ReadAgainError, read_again};
 
 /// The media type of a by-reference submission's body.
 pub const MEDIA_TYPE: &str = "application/vnd.egsolve.reference+json";
@@ -300,9 +306,20 @@ pub async fn receive(
             .into());
         }
         let reflinked = clone.is_some();
-        let stored = tokio::task::spawn_blocking(move || copy_egb(source, clone, &target, reserve))
-            .await
-            .map_err(|e| UploadError::Io(std::io::Error::other(e.to_string())))??;
+        let in_memory = target
+            .parse
+            .clone()
+            .filter(|p| clone.is_none() && target.copy_behind && source.len() <= p.limit);
+        let stored = tokio::task::spawn_blocking(move || match in_memory {
+            Some(parse) => {
+                storage::check_room(&target.tmp_dir, source.len(), reserve)
+                    .map_err(UploadError::InsufficientStorage)?;
+                memory::receive(source, &target, &parse, copy_threads())
+            }
+            None => copy_egb(source, clone, &target, reserve),
+        })
+        .await
+        .map_err(|e| UploadError::Io(std::io::Error::other(e.to_string())))??;
         return Ok((stored, reflinked));
     }
     let requested = source.requested.clone();
@@ -369,9 +386,7 @@ fn copy_egb(
 ) -> Result<StoredArena, ImportError> {
     let start = Instant::now();
     let len = source.len();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(parallel::MAX_THREADS);
+    let threads = copy_threads();
     let (tmp_path, outcome) = match clone {
         Some((path, snapshot)) => {
             // The snapshot is of the file as it was at the reflink, which need not be its
@@ -440,7 +455,16 @@ fn copy_egb(
             ..UploadPhases::default()
         },
         parsed: None,
+        source: None,
     })
+}
+
+/// Threads that read (and copy) a large file named by reference: every core, up to
+/// [`parallel::MAX_THREADS`].
+fn copy_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(parallel::MAX_THREADS)
 }
 
 /// A failed write of the store's copy: a full disk is `507`, as for an upload.

@@ -29,6 +29,7 @@ use std::sync::{Mutex, PoisonError};
 
 use sha2::{Digest, Sha256};
 
+use crate::parallel_write::{page_size, populate};
 use crate::storage;
 
 /// Bytes per part (and the smallest file copied this way).
@@ -69,48 +70,42 @@ pub(super) fn copy_in_parts(
             return hash_in_parts(source, len, Some(copy), threads);
         }
     };
-    let parts = Mutex::new(map.chunks_mut(PART_BYTES as usize).enumerate());
-    let digests = in_parts(len, threads, |_| {
-        let Some((part, stored)) = parts.lock().unwrap_or_else(PoisonError::into_inner).next()
-        else {
-            return Ok(None);
-        };
-        populate(stored).map_err(CopyError::Io)?;
-        source
-            .read_exact_at(stored, part as u64 * PART_BYTES)
-            .map_err(short_or_io)?;
-        Ok(Some((part, Sha256::digest(&*stored).into())))
-    })?;
+    let digests = fill_in_parts(source, &mut map, threads, populate)?;
     map.flush().map_err(CopyError::Io)?;
     Ok(digests)
 }
 
-/// Allocates the pages of `range` (a part of a shared mapping) for writing, or says why
-/// not (a full file system: `ENOSPC`), instead of a SIGBUS at the first write.
-fn populate(range: &[u8]) -> std::io::Result<()> {
-    // SAFETY: `range` lies inside a live mapping and starts on a page boundary (parts are
-    // whole pages from the mapping's start); populating changes no byte.
-    let status = unsafe {
-        libc::madvise(
-            range.as_ptr().cast_mut().cast(),
-            range.len(),
-            libc::MADV_POPULATE_WRITE,
-        )
-    };
-    if status == 0 {
-        return Ok(());
-    }
-    let e = std::io::Error::last_os_error();
-    match e.raw_os_error() {
-        // The pages could not be allocated: the file system (or memory, for tmpfs) is full.
-        Some(libc::EFAULT | libc::ENOMEM) => Err(std::io::Error::from_raw_os_error(libc::ENOSPC)),
-        _ => Err(e),
-    }
+/// Reads `source` into `dest` (its first `dest.len()` bytes, in memory) in parts of
+/// [`PART_BYTES`] on up to `threads` threads; every part's SHA-256, in order.
+pub(super) fn read_in_parts(
+    source: &File,
+    dest: &mut [u8],
+    threads: usize,
+) -> Result<Vec<[u8; 32]>, CopyError> {
+    fill_in_parts(source, dest, threads, |_| Ok(()))
 }
 
-fn page_size() -> usize {
-    // SAFETY: sysconf reads no memory of ours.
-    usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096)
+/// Fills `dest` from `source` part by part on up to `threads` threads, running `prepare`
+/// on each part first (the pages' allocation, for a mapped file); the parts' digests.
+fn fill_in_parts(
+    source: &File,
+    dest: &mut [u8],
+    threads: usize,
+    prepare: impl Fn(&[u8]) -> std::io::Result<()> + Sync,
+) -> Result<Vec<[u8; 32]>, CopyError> {
+    let len = dest.len() as u64;
+    let parts = Mutex::new(dest.chunks_mut(PART_BYTES as usize).enumerate());
+    in_parts(len, threads, |_| {
+        let Some((part, stored)) = parts.lock().unwrap_or_else(PoisonError::into_inner).next()
+        else {
+            return Ok(None);
+        };
+        prepare(stored).map_err(CopyError::Io)?;
+        source
+            .read_exact_at(stored, part as u64 * PART_BYTES)
+            .map_err(short_or_io)?;
+        Ok(Some((part, Sha256::digest(&*stored).into())))
+    })
 }
 
 fn short_or_io(e: std::io::Error) -> CopyError {

@@ -430,6 +430,7 @@ fn stored(hash: String, bytes: u64, seconds: f64) -> StoredArena {
             ..UploadPhases::default()
         },
         parsed: None,
+        source: None,
     }
 }
 

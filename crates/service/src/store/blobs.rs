@@ -19,7 +19,14 @@ impl Store {
     /// identical bytes are stored once; on PostgreSQL its chunks are written with the row).
     /// Refreshes its timestamp, so that [`Store::expire`] never removes an arena a
     /// submission is about to reference (it only removes arenas untouched for a whole TTL).
-    pub async fn insert_arena(&self, hash: &str, bytes: u64) -> Result<(), StoreError> {
+    /// `source`: the file named by reference its bytes come from while their copy is
+    /// written behind the job (SQLite only, see [`Store::arena_source`]).
+    pub async fn insert_arena(
+        &self,
+        hash: &str,
+        bytes: u64,
+        source: Option<&str>,
+    ) -> Result<(), StoreError> {
         let path = self.arena_path(hash);
         let begin = self.dialect().begin_relaxed();
         with_pool!(self, pool => {
@@ -28,6 +35,7 @@ impl Store {
             .bind(hash)
             .bind(bytes as i64)
             .bind(now_ms())
+            .bind(source)
             .execute(&mut *tx)
             .await?;
             // The row is locked until commit: a concurrent upload of the same bytes on
@@ -36,6 +44,19 @@ impl Store {
             tx.commit().await?;
         });
         Ok(())
+    }
+
+    /// The file named by reference that the arena `hash` was read from when its store copy
+    /// was written behind its job: where a worker that finds no stored copy reads it again.
+    pub(crate) async fn arena_source(&self, hash: &str) -> Result<Option<String>, StoreError> {
+        let sql = "SELECT source FROM arenas WHERE hash = $1";
+        let source = with_pool!(self, pool => {
+            sqlx::query_scalar::<_, Option<String>>(sql)
+                .bind(hash)
+                .fetch_optional(pool)
+                .await?
+        });
+        Ok(source.flatten())
     }
 
     /// The local file of the arena `hash`, fetched from the database first when this host

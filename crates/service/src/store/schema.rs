@@ -45,6 +45,11 @@ pub(super) fn sqlite_migrator() -> Migrator {
             "batches",
             include_str!("../migrations/sqlite/0006_batches.sql"),
         ),
+        migration(
+            7,
+            "arena_sources",
+            include_str!("../migrations/sqlite/0007_arena_sources.sql"),
+        ),
     ])
 }
 
@@ -79,6 +84,11 @@ pub(super) fn postgres_migrator() -> Migrator {
             6,
             "batches",
             include_str!("../migrations/postgres/0006_batches.sql"),
+        ),
+        migration(
+            7,
+            "arena_sources",
+            include_str!("../migrations/postgres/0007_arena_sources.sql"),
         ),
     ])
 }

@@ -163,8 +163,9 @@ fn unique<'a, T>(items: impl Iterator<Item = (&'a str, T)>) -> Vec<(&'a str, T)>
     items.filter(|(key, _)| seen.insert(*key)).collect()
 }
 
-pub(super) const INSERT_ARENA: &str = "INSERT INTO arenas (hash, bytes, created_at) VALUES ($1, $2, $3) \
-     ON CONFLICT (hash) DO UPDATE SET created_at = excluded.created_at";
+pub(super) const INSERT_ARENA: &str = "INSERT INTO arenas (hash, bytes, created_at, source) \
+     VALUES ($1, $2, $3, $4) ON CONFLICT (hash) DO UPDATE SET created_at = excluded.created_at, \
+     source = COALESCE(excluded.source, arenas.source)";
 
 type Query<'q, DB> = sqlx::query::Query<'q, DB, <DB as Database>::Arguments>;
 

@@ -65,7 +65,10 @@ async fn stored_arena(store: &Store, body: &[u8]) -> String {
     use sha2::Digest;
     let hash = hex::encode(sha2::Sha256::digest(body));
     std::fs::write(store.arena_path(&hash), body).unwrap();
-    store.insert_arena(&hash, body.len() as u64).await.unwrap();
+    store
+        .insert_arena(&hash, body.len() as u64, None)
+        .await
+        .unwrap();
     hash
 }
 
