@@ -9,7 +9,7 @@
 #   run(command="bash .carry/datapath-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
 # PARTS picks the sections (default: egb service big parse, in this order; `parts`: the
 # 10^9-edge game sent in parts, CONNECTIONS at a time; `ref`: jobs by reference at 10^7 and
-# 10^9 edges); BIG_VERTICES the large game's
+# 10^9 edges; `cli`: the CLI at 10^9 edges, each of BUILDS); BIG_VERTICES the large game's
 # vertices (default 250000000: 10^9 edges); SERVE_ARGS more `serve` flags; REF_SMALL_RUNS
 # the 10^7 runs of `ref` less one (default 3); BUILDS the builds `ref` sends the 10^9 game to.
 set -u
@@ -172,6 +172,20 @@ if part ref; then
     done
   done
   e="$c/egsolve"
+fi
+if part cli; then
+  # Issue 43: the CLI at 10^9 edges (`--backend gpu`, whole process, peak resident memory),
+  # each build in BUILDS twice, in turn; every answer compared with the first.
+  v="${BIG_VERTICES:-250000000}"
+  [ -f "$w/big.egb" ] || measure gen gen "$v" --to egb -o "$w/big.egb"
+  for r in 1 2; do
+    for b in ${BUILDS:-egsolve}; do
+      measure "$b: CLI solve run $r" "$c/$b" solve "$w/big.egb" --backend gpu --output binary -o "$w/big-cli-$b.bin"
+      [ -f "$w/big-cli.bin" ] || cp "$w/big-cli-$b.bin" "$w/big-cli.bin"
+      cmp -s "$w/big-cli-$b.bin" "$w/big-cli.bin" && echo "  same answer" || echo "  DIFFERS"
+      rm -f "$w/big-cli-$b.bin"
+    done
+  done
 fi
 if part parse; then
   echo "== text parse (MB/s; 50 MB and 1 GB generated) =="

@@ -170,18 +170,18 @@ async fn service_job(
     }
     assert_eq!(job["state"], "succeeded", "{job}");
     let waited = start.elapsed();
+    // Written to the file as it arrives, as `egsolve result -o` does.
     let result = format!("{base}/v1/jobs/{id}/result?format=binary");
-    let bytes = http
-        .get(result)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
+    let mut response = http.get(result).send().await.unwrap();
+    let mut out = tokio::fs::File::create(scratch.join("served.bin"))
         .await
         .unwrap();
-    tokio::fs::write(scratch.join("served.bin"), &bytes)
-        .await
-        .unwrap();
+    while let Some(chunk) = response.chunk().await.unwrap() {
+        tokio::io::AsyncWriteExt::write_all(&mut out, &chunk)
+            .await
+            .unwrap();
+    }
+    tokio::io::AsyncWriteExt::flush(&mut out).await.unwrap();
     let total = start.elapsed();
     let after = phase_sums(&http, &base).await;
     server.stop().await.unwrap();

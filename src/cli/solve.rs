@@ -175,6 +175,11 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         seconds = parse_start.elapsed().as_secs_f64(),
         "parsed"
     );
+    if args.backend == Backend::Gpu {
+        // The device lists the predecessors itself; the host's, checked by the load, are
+        // not read again (the peak memory at 10^9 edges: BENCHMARKS.md §9).
+        game.arena.release_predecessors();
+    }
     if args.output == OutputFormat::Paritysol && game.parity.is_none() {
         return Err(CliError::new(
             EXIT_BAD_INPUT,

@@ -23,6 +23,12 @@ use super::{Player, first_index};
 pub unsafe trait StableBytes: Send + Sync + 'static {
     /// The bytes.
     fn bytes(&self) -> &[u8];
+
+    /// Says that `range` of the bytes will not be read for a while. A map of a file may
+    /// drop those pages from the process's memory: they are read from the file again when
+    /// next touched, and the bytes do not change. Memory of its own keeps them (the
+    /// default).
+    fn release(&self, _range: Range<usize>) {}
 }
 
 /// A shared, read-only buffer that arrays can borrow from.
@@ -110,6 +116,16 @@ impl<T> Array<T> {
     /// Whether this array borrows a shared buffer (and so costs no memory of its own).
     pub fn is_shared(&self) -> bool {
         matches!(self, Array::Shared { .. })
+    }
+
+    /// Says that this array will not be read for a while ([`StableBytes::release`]): a
+    /// borrowed stretch of a mapped file may leave the process's memory. Its values do not
+    /// change.
+    pub fn release(&self) {
+        if let Array::Shared { ptr, len, keep } = self {
+            let start = (*ptr as usize).wrapping_sub(keep.bytes().as_ptr() as usize);
+            keep.release(start..start + len * std::mem::size_of::<T>());
+        }
     }
 }
 

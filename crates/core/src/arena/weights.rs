@@ -24,6 +24,15 @@ pub(crate) enum Weights {
 }
 
 impl Weights {
+    /// [`Array::release`] of the weights' array.
+    pub(crate) fn release(&self) {
+        match self {
+            Weights::I16(a) => a.release(),
+            Weights::I32(a) => a.release(),
+            Weights::I64(a) => a.release(),
+        }
+    }
+
     /// `weights` stored at `width`, which must hold every one of them ([`Width::of`]; both
     /// directions of an arena use one width).
     pub fn at_width(weights: Box<[i64]>, width: Width) -> Weights {

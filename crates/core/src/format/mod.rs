@@ -192,6 +192,32 @@ unsafe impl StableBytes for MappedFile {
     fn bytes(&self) -> &[u8] {
         &self.0
     }
+
+    fn release(&self, range: std::ops::Range<usize>) {
+        #[cfg(unix)]
+        if range.end <= self.0.len() && !range.is_empty() {
+            // SAFETY: the map is of a file and never written, so dropping its pages changes
+            // no byte: a later read faults them in again from the file (its page cache).
+            let _ = unsafe {
+                self.0.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    range.start,
+                    range.len(),
+                )
+            };
+        }
+    }
+}
+
+/// Anonymous memory a caller filled, then made read-only: kept whole (its pages are its
+/// only copy, so [`StableBytes::release`] keeps them).
+struct AnonymousMap(memmap2::Mmap);
+
+// SAFETY: as for `MappedFile`; the map is private to this process and read-only.
+unsafe impl StableBytes for AnonymousMap {
+    fn bytes(&self) -> &[u8] {
+        &self.0
+    }
 }
 
 /// Reads the `egb` file mapped in `map`: version 2's arrays stay in the map (the arena
@@ -200,10 +226,10 @@ pub fn read_mapped(map: memmap2::Mmap, opts: &ReadOptions) -> Result<Game, Forma
     read_shared(Arc::new(MappedFile(map)), opts)
 }
 
-/// `map` (of a file, or anonymous memory filled by the caller) as bytes an arena may borrow
+/// `map` (anonymous memory the caller filled, made read-only) as bytes an arena may borrow
 /// its arrays from ([`read_shared`]).
-pub fn shared_map(map: memmap2::Mmap) -> SharedBytes {
-    Arc::new(MappedFile(map))
+pub fn shared_anonymous(map: memmap2::Mmap) -> SharedBytes {
+    Arc::new(AnonymousMap(map))
 }
 
 /// Reads the `egb` file held by `bytes` (a map, or a buffer filled in memory): version 2's
@@ -279,5 +305,42 @@ mod tests {
                 .to_string()
                 .contains("expected mpg")
         );
+    }
+
+    /// A mapped `egb` file's predecessors released (their pages dropped) read back the
+    /// same, and so does a game in anonymous memory, which keeps its pages.
+    #[test]
+    fn released_predecessors_read_back_the_same() {
+        let arena = crate::generate::random(
+            crate::generate::RandomParams {
+                vertices: 40_000,
+                min_degree: 1,
+                max_degree: 6,
+                min_weight: -300,
+                max_weight: 300,
+                player1_percent: 40,
+            },
+            7,
+        );
+        let game = Game {
+            arena,
+            parity: None,
+            initial: None,
+        };
+        let mut bytes = Vec::new();
+        egb::write_egb(&game, &mut bytes).unwrap();
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &bytes).unwrap();
+        let mapped = read_path(file.path(), &ReadOptions::default()).unwrap();
+        let mut anonymous = memmap2::MmapMut::map_anon(bytes.len()).unwrap();
+        anonymous.copy_from_slice(&bytes);
+        let anonymous = shared_anonymous(anonymous.make_read_only().unwrap());
+        let in_memory = read_shared(anonymous, &ReadOptions::default()).unwrap();
+        for read in [mapped, in_memory] {
+            assert!(read.arena.mapped_bytes() > 0, "the arrays are borrowed");
+            read.arena.release_predecessors();
+            read.arena.release_predecessors();
+            assert_eq!(read, game);
+        }
     }
 }

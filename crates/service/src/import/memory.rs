@@ -56,7 +56,10 @@ fn read(source: &Source, threads: usize) -> Result<(SharedBytes, String), CopyEr
         Err(e) => return Err(CopyError::Io(e)),
     }
     let map = map.make_read_only().map_err(CopyError::Io)?;
-    Ok((format::shared_map(map), parts_key(PART_BYTES, len, digests)))
+    Ok((
+        format::shared_anonymous(map),
+        parts_key(PART_BYTES, len, digests),
+    ))
 }
 
 fn changed_or_io(e: CopyError, requested: &str) -> ImportError {
