@@ -21,7 +21,12 @@ const ENERGY: &str = "energy/clique_500_cp4.mpg.gz";
 const MEDIA: &str = "application/vnd.egsolve.reference+json";
 
 /// POST /v1/jobs naming `path`.
-async fn submit_reference(server: &Server, path: &Path, query: &str, token: Option<&str>) -> Reply {
+pub(crate) async fn submit_reference(
+    server: &Server,
+    path: &Path,
+    query: &str,
+    token: Option<&str>,
+) -> Reply {
     let body = serde_json::json!({ "path": path }).to_string();
     submit_raw_reference(server, body.into_bytes(), query, token).await
 }
@@ -302,7 +307,7 @@ async fn a_file_changing_mid_copy_is_refused_or_answered(engine: Engine) {
 const PART: u64 = 8 << 20;
 
 /// A plain `egb` file of `n` self-loops of weight `w`: over [`PART`] bytes for 10^6.
-fn big_egb(n: u32, w: u32) -> Vec<u8> {
+pub(crate) fn big_egb(n: u32, w: u32) -> Vec<u8> {
     let read = egsolve_core::format::read_bytes(&self_loops(n, w), &Default::default()).unwrap();
     let mut egb = Vec::new();
     egsolve_core::format::write_egb(&read, &mut egb).unwrap();
@@ -316,7 +321,7 @@ fn big_egb(n: u32, w: u32) -> Vec<u8> {
 
 /// The key of `egb` as an upload in parts of [`PART`] (SHA-256 over the part size, the size
 /// and each part's SHA-256).
-fn parts_key(egb: &[u8]) -> String {
+pub(crate) fn parts_key(egb: &[u8]) -> String {
     use sha2::Digest;
     let mut key = sha2::Sha256::new();
     key.update(b"egsolve upload in parts v1\0");
@@ -329,7 +334,7 @@ fn parts_key(egb: &[u8]) -> String {
 }
 
 /// Waits until the store in `data` holds the arena `key` (a copy written behind its job).
-async fn stored_copy(data: &Path, key: &str) -> Vec<u8> {
+pub(crate) async fn stored_copy(data: &Path, key: &str) -> Vec<u8> {
     let path = data.join("arenas").join(key);
     for _ in 0..600 {
         if let Ok(bytes) = std::fs::read(&path) {
@@ -382,6 +387,67 @@ async fn a_large_egb_is_copied_in_parts_and_keyed_like_an_upload_in_parts() {
         .await
         .assert_problem(422, "malformed-arena");
     assert!(!server.dir.join("arenas").join(parts_key(&damaged)).exists());
+    server.stop().await;
+}
+
+/// The budget holds a file read into memory but not its game: the worker loads the game
+/// from the bytes whose copy is still being written, not from the file (changed right after
+/// the `202`). With no parsing at submission the file is copied at once, keyed alike, and a
+/// malformed one fails its job.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_egb_is_answered_from_its_bytes_in_memory_or_copied_at_once() {
+    let egb = big_egb(1_000_000, 3);
+    let key = parts_key(&egb);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let path = root.join("big.egb");
+    std::fs::write(&path, &egb).unwrap();
+    let server = Server::start_on(Engine::Sqlite, |config| {
+        config.import_roots = vec![root.clone()];
+        config.preparsed_memory_bytes = egb.len() as u64 + (1 << 20);
+    })
+    .await;
+    let reply = submit_reference(&server, &path, "?backend=cpu", None).await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    truncate_to_7_bytes(&path);
+    let job = reply.json();
+    assert_eq!(job["arena"]["sha256"], key, "{job}");
+    let done = server
+        .wait_finished(job["id"].as_str().unwrap(), None, Duration::from_secs(120))
+        .await;
+    assert_eq!(done["state"], "succeeded", "{done}");
+    assert_eq!(done["summary"]["w0"], 1_000_000, "{done}");
+    assert!(
+        stored_copy(&server.dir, &key).await == egb,
+        "the store's copy differs"
+    );
+    server.stop().await;
+
+    std::fs::write(&path, &egb).unwrap();
+    let server = Server::start_on(Engine::Sqlite, |config| {
+        config.import_roots = vec![root.clone()];
+        config.inline_parse_bytes = 0;
+    })
+    .await;
+    let reply = submit_reference(&server, &path, "?backend=cpu", None).await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    assert_eq!(reply.json()["arena"]["sha256"], key, "{}", reply.text());
+    assert!(std::fs::read(server.dir.join("arenas").join(&key)).unwrap() == egb);
+    let mut damaged = egb.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x5a;
+    std::fs::write(&path, &damaged).unwrap();
+    let reply = submit_reference(&server, &path, "?backend=cpu", None).await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    let failed = server
+        .wait_finished(
+            reply.json()["id"].as_str().unwrap(),
+            None,
+            Duration::from_secs(120),
+        )
+        .await;
+    assert_eq!(failed["failure"]["type"], "malformed-arena", "{failed}");
     server.stop().await;
 }
 

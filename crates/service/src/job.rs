@@ -207,7 +207,8 @@ pub struct JobOptions {
 pub struct Failure {
     /// Stable kind: `malformed-arena`, `too-large`, `exceeds-memory`, `time-limit`,
     /// `bound-overflow`, `backend-unavailable`, `worker-lost`, `insufficient-storage` (the
-    /// result could not be written: the disk is full), `internal`.
+    /// result could not be written: the disk is full), `reference-changed` (a file named by
+    /// reference, needed again before its store copy landed, has other bytes), `internal`.
     #[serde(rename = "type")]
     pub kind: String,
     /// What went wrong, lowercase.

@@ -107,7 +107,7 @@ pub(super) async fn submit(
         arenas_dir: state.store.arenas_dir(),
         parse,
         written: None,
-        copy_behind: !state.store.is_shared(),
+        copy_behind: (!state.store.is_shared()).then(|| state.preparse_budget.clone()),
     };
     let stored = if by_reference {
         by_reference_arena(&state, body, target).await?
@@ -449,7 +449,7 @@ async fn by_reference_arena(
         bytes = stored.bytes,
         reflinked,
         seconds = start.elapsed().as_secs_f64(),
-        "file named by reference copied into the store"
+        "file named by reference stored (or read into memory, its copy to follow)"
     );
     Ok(stored)
 }

@@ -34,7 +34,7 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use super::offload::{FileSink, Hash, Offloaded};
-use super::preparse::{self, ParseRequest, ParseSource};
+use super::preparse::{self, MemoryBudget, ParseRequest, ParseSource};
 use super::storage::{self, NoRoom};
 use egsolve_core::format::{FormatError, Game};
 
@@ -166,8 +166,9 @@ pub struct UploadTarget {
     /// reference): it is read, hashed, parsed, synced and placed, not written again.
     pub written: Option<PathBuf>,
     /// A large `egb` file named by reference may be answered from memory, its store copy
-    /// written behind the job: the store's arena files are the store (SQLite).
-    pub copy_behind: bool,
+    /// written behind the job, holding its size of this budget until the copy is placed:
+    /// where the store's arena files are the store (SQLite).
+    pub copy_behind: Option<Arc<MemoryBudget>>,
 }
 
 /// Body chunks queued between the connection's task and the spool thread.

@@ -290,13 +290,17 @@ fn load(run: &Run<'_>, backend: Backend) -> Result<Arc<PreparsedGame>, Failure> 
         store.local_arena(&run.record.arena_hash)
     })
     .map_err(|e| Failure::new("internal", format!("cannot read the stored arena: {e}")))?;
-    if !path.exists() {
-        read_again(run, &path)?;
+    let options = read_options(run.record.options.format, &context.config);
+    // A copy still being written behind its job in this process: its bytes are here.
+    let game = match crate::import::in_flight(&path) {
+        Some(bytes) => format::read_shared(bytes, &options),
+        None => {
+            if !path.exists() {
+                read_again(run, &path)?;
+            }
+            format::read_path(&path, &options)
+        }
     }
-    let game = format::read_path(
-        &path,
-        &read_options(run.record.options.format, &context.config),
-    )
     .map_err(malformed)?;
     let admitted = admission::admit(&game, &context.config)?;
     let parse_seconds = parse_start.elapsed().as_secs_f64();

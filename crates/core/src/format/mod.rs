@@ -311,22 +311,21 @@ mod tests {
     /// same, and so does a game in anonymous memory, which keeps its pages.
     #[test]
     fn released_predecessors_read_back_the_same() {
-        let arena = crate::generate::random(
-            crate::generate::RandomParams {
-                vertices: 40_000,
-                min_degree: 1,
-                max_degree: 6,
-                min_weight: -300,
-                max_weight: 300,
-                player1_percent: 40,
-            },
-            7,
-        );
-        let game = Game {
-            arena,
-            parity: None,
-            initial: None,
+        // 40,000 vertices with 1 to 6 edges each, drawn by a fixed LCG, as `.mpg` text.
+        let (n, mut x) = (40_000u64, 7u64);
+        let mut draw = |below: u64| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (x >> 33) % below
         };
+        let mut text = format!("{};\n", n - 1);
+        for v in 0..n {
+            let owner = if draw(10) < 4 { "MIN" } else { "MAX" };
+            let edges: Vec<String> = (0..=draw(6))
+                .map(|_| format!("{}:{}", draw(n), draw(601) as i64 - 300))
+                .collect();
+            text += &format!("{v} {owner} {};\n", edges.join(","));
+        }
+        let game = read_bytes(text.as_bytes(), &ReadOptions::default()).unwrap();
         let mut bytes = Vec::new();
         egb::write_egb(&game, &mut bytes).unwrap();
         let file = tempfile::NamedTempFile::new().unwrap();

@@ -307,7 +307,7 @@ mod tests {
             arenas_dir,
             parse: None,
             written: None,
-            copy_behind: false,
+            copy_behind: None,
         }
     }
 

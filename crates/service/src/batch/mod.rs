@@ -348,7 +348,7 @@ fn member_target(state: &AppState, options: &JobOptions) -> UploadTarget {
             limit: config.inline_parse_bytes,
         }),
         written: None,
-        copy_behind: false,
+        copy_behind: None,
     }
 }
 

@@ -8,28 +8,31 @@
 //! in parts, as [`super::parallel`] computes it) and checked and loaded where it lies
 //! ([`egsolve_core::format::read_shared`]): the job's game holds the buffer, and its worker
 //! starts at once. The store's copy is written from the same buffer on a thread of its
-//! own once the job is done with it ([`write_behind`]).
+//! own once the job is done with it, or after at most [`MAX_WAIT`] ([`write_behind`]).
 //!
-//! Until that copy is placed the store does not hold the arena's bytes, so the arena's row
-//! names the file it came from (`arenas.source`): a worker that finds no stored copy (after
-//! a restart, or a game the pre-parse budget did not keep) reads that file again
-//! ([`read_again`]) and takes it only if its bytes still have the arena's hash; a changed
-//! file fails the job with `reference-changed`. The job is about the bytes read at
-//! submission either way. Only stores whose arena files are the store (SQLite) take this
-//! path: PostgreSQL writes an arena's chunks before its row commits.
+//! Until that copy is placed the store does not hold the arena's bytes. In this process
+//! they stay reachable ([`in_flight`]: a game the pre-parse budget did not keep is loaded
+//! from them), and the arena's row names the file they came from (`arenas.source`): a
+//! worker that finds neither (after a restart) reads that file again ([`read_again`]) and
+//! takes it only if its bytes still have the arena's hash; a changed file fails the job
+//! with `reference-changed`. The buffer holds its size of the pre-parse memory budget until
+//! the copy is placed (a file the budget cannot hold is copied at submission instead). Only
+//! stores whose arena files are the store (SQLite) take this path: PostgreSQL writes an
+//! arena's chunks before its row commits.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use egsolve_core::arena::SharedBytes;
+use egsolve_core::arena::{SharedBytes, StableBytes};
 use egsolve_core::format;
 
 use super::parallel::{self, CopyError, PART_BYTES};
 use super::{ImportError, ImportRoots, ReferenceError, Source, Stamp, stored_error};
 use crate::parts::session::parts_key;
-use crate::preparse::ParseRequest;
+use crate::preparse::{ParseRequest, Reservation};
 use crate::upload::{self, StoredArena, UploadError, UploadPhases, UploadTarget};
 
 /// Threads that write the store's copy behind a job: one, at the lowest CPU priority. The
@@ -39,6 +42,9 @@ use crate::upload::{self, StoredArena, UploadError, UploadPhases, UploadTarget};
 const BEHIND_THREADS: usize = 1;
 /// Longest pause between two looks at whether the job still holds the bytes.
 const MAX_PAUSE: Duration = Duration::from_millis(50);
+/// Longest wait for the job before the copy starts anyway: a job that waits in the queue
+/// must not leave its bytes uncopied (and its file needed again after a restart) for long.
+const MAX_WAIT: Duration = Duration::from_secs(10);
 
 /// Reads `source` into memory on `threads` threads: its bytes and their parts key. The file
 /// must end at its size when opened and keep its size and time stamps until read.
@@ -78,6 +84,7 @@ pub(super) fn receive(
     source: Source,
     target: &UploadTarget,
     parse: &ParseRequest,
+    held: Reservation,
     threads: usize,
 ) -> Result<StoredArena, ImportError> {
     let start = Instant::now();
@@ -90,7 +97,7 @@ pub(super) fn receive(
     // Identical bytes stored before need no copy (and no file to read again).
     let behind = !dest.exists();
     if behind {
-        write_behind(bytes, target.tmp_dir.clone(), dest);
+        write_behind(bytes, target.tmp_dir.clone(), dest, held);
     }
     Ok(StoredArena {
         hash: key,
@@ -107,21 +114,25 @@ pub(super) fn receive(
 }
 
 /// Writes `bytes` to `dest` (through a new file of `tmp_dir`, synced, then renamed) on a
-/// thread of its own, once the job's game no longer holds them. A failure is logged: the
-/// job goes on from memory, and a worker that needs the bytes later reads the named file
-/// again.
+/// thread of its own, once the job's game no longer holds them (or [`MAX_WAIT`] has
+/// passed), holding `held` of the memory budget until then. Meanwhile a worker finds the
+/// bytes through [`in_flight`]. A failure is logged: the job goes on from memory, and a
+/// worker that needs the bytes later reads the named file again.
 ///
 /// Waiting for the job keeps the copy (5 s at 10^9 edges on tmpfs) from competing with the
 /// job's own result write for the page cache.
-fn write_behind(bytes: SharedBytes, tmp_dir: PathBuf, dest: PathBuf) {
+fn write_behind(bytes: SharedBytes, tmp_dir: PathBuf, dest: PathBuf, held: Reservation) {
+    let registered = dest.clone();
+    in_flight_copies().insert(registered.clone(), Arc::downgrade(&bytes));
     let spawned = std::thread::Builder::new()
         .name("egsolve-copy-behind".into())
         .spawn(move || {
+            let _held = held;
             // SAFETY: setpriority reads no memory; on Linux `who = 0` is this thread
             // alone, and threads it starts inherit the priority.
             let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 19) };
-            let mut pause = Duration::from_millis(1);
-            while Arc::strong_count(&bytes) > 1 {
+            let (waited, mut pause) = (Instant::now(), Duration::from_millis(1));
+            while Arc::strong_count(&bytes) > 1 && waited.elapsed() < MAX_WAIT {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(MAX_PAUSE);
             }
@@ -138,10 +149,30 @@ fn write_behind(bytes: SharedBytes, tmp_dir: PathBuf, dest: PathBuf) {
                      goes on from memory, and the file is read again if the bytes are needed"
                 ),
             }
+            // Placed (or failed) first, forgotten after: a worker that finds neither the
+            // bytes here nor the file reads the named file again.
+            in_flight_copies().remove(&dest);
         });
     if let Err(e) = spawned {
+        in_flight_copies().remove(&registered);
         tracing::warn!("cannot start the store copy's thread: {e}");
     }
+}
+
+/// The copies being written behind their jobs in this process, by the arena path they go
+/// to: the bytes while anything still holds them.
+fn in_flight_copies() -> std::sync::MutexGuard<'static, HashMap<PathBuf, Weak<dyn StableBytes>>> {
+    static COPIES: LazyLock<Mutex<HashMap<PathBuf, Weak<dyn StableBytes>>>> =
+        LazyLock::new(Mutex::default);
+    COPIES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The bytes of the arena that goes to `dest` (a path of the store's arenas), while its
+/// copy is being written behind its job in this process. A worker that finds no stored copy
+/// asks here first, then looks for the file again (the copy places it before it is
+/// forgotten here), and reads the named file again only when both fail: after a restart.
+pub(crate) fn in_flight(dest: &Path) -> Option<SharedBytes> {
+    in_flight_copies().get(dest).and_then(Weak::upgrade)
 }
 
 /// `bytes` written on `threads` threads, synced and placed at `dest`.

@@ -51,7 +51,7 @@ use super::upload::{self, StoredArena, UploadError, UploadPhases, UploadTarget};
 mod memory;
 mod parallel;
 
-pub(crate) use memory::{ReadAgainError, read_again};
+pub(crate) use memory::{ReadAgainError, in_flight, read_again};
 
 /// The media type of a by-reference submission's body.
 pub const MEDIA_TYPE: &str = "application/vnd.egsolve.reference+json";
@@ -306,15 +306,19 @@ pub async fn receive(
             .into());
         }
         let reflinked = clone.is_some();
-        let in_memory = target
-            .parse
-            .clone()
-            .filter(|p| clone.is_none() && target.copy_behind && source.len() <= p.limit);
+        // In memory while the budget holds the bytes until their copy is placed; else
+        // copied now.
+        let in_memory = match (&target.parse, &target.copy_behind) {
+            (Some(parse), Some(budget)) if clone.is_none() && source.len() <= parse.limit => budget
+                .try_reserve(source.len())
+                .map(|held| (parse.clone(), held)),
+            _ => None,
+        };
         let stored = tokio::task::spawn_blocking(move || match in_memory {
-            Some(parse) => {
+            Some((parse, held)) => {
                 storage::check_room(&target.tmp_dir, source.len(), reserve)
                     .map_err(UploadError::InsufficientStorage)?;
-                memory::receive(source, &target, &parse, copy_threads())
+                memory::receive(source, &target, &parse, held, copy_threads())
             }
             None => copy_egb(source, clone, &target, reserve),
         })

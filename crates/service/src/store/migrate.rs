@@ -24,6 +24,23 @@ pub struct Copied {
 }
 
 impl Store {
+    /// Stores the arena `hash` from the file `named` by reference, whose copy was never
+    /// written; logs why not where the file no longer has those bytes.
+    async fn read_named_again(&self, hash: &str, named: String) {
+        let (hash, tmp_dir, dest) = (hash.to_string(), self.tmp_dir(), self.arena_path(hash));
+        let read = tokio::task::spawn_blocking(move || {
+            let root = std::path::Path::new(&named)
+                .parent()
+                .map(std::path::Path::to_path_buf);
+            let roots: Vec<_> = root.into_iter().collect();
+            crate::import::read_again(&roots, &named, &hash, &tmp_dir, &dest).map_err(|e| (hash, e))
+        })
+        .await;
+        if let Ok(Err((hash, e))) = read {
+            tracing::warn!(arena = %hash, "{e}");
+        }
+    }
+
     /// Copies this SQLite store into the PostgreSQL store `target`, which must hold no job.
     pub async fn copy_into(&self, target: &Store) -> Result<Copied, StoreError> {
         let (Pool::Sqlite(source), Pool::Postgres(dest)) = (&self.pool, &target.pool) else {
@@ -41,12 +58,18 @@ impl Store {
             )));
         }
         let mut copied = Copied::default();
-        let arenas = sqlx::query("SELECT hash, bytes, created_at FROM arenas")
+        let arenas = sqlx::query("SELECT hash, bytes, created_at, source FROM arenas")
             .fetch_all(source)
             .await?;
         for row in arenas {
             let hash: String = row.try_get(0)?;
             let path = self.arena_path(&hash);
+            let named: Option<String> = row.try_get(3)?;
+            if let (false, Some(named)) = (path.exists(), named) {
+                // Read into memory and never copied (the server stopped first): the file it
+                // was named by, if its bytes are still the arena's.
+                self.read_named_again(&hash, named).await;
+            }
             if !path.exists() {
                 tracing::warn!(arena = %hash, "arena file missing: its jobs are copied without it");
             }
