@@ -289,16 +289,8 @@ async fn a_file_changing_mid_copy_is_refused_or_answered(engine: Engine) {
         );
     }
     std::fs::write(&path, &big).unwrap();
-    let reply = submit_reference(&server, &path, "?backend=cpu", None).await;
-    assert_eq!(reply.status, 202, "{}", reply.text());
-    assert_eq!(reply.json()["arena"]["sha256"], versions[0]);
-    let done = server
-        .wait_finished(
-            reply.json()["id"].as_str().unwrap(),
-            None,
-            Duration::from_secs(120),
-        )
-        .await;
+    let (job, done) = submit_and_wait(&server, &path, || {}).await;
+    assert_eq!(job["arena"]["sha256"], versions[0]);
     assert_eq!(done["state"], "succeeded", "{done}");
     server.stop().await;
 }
@@ -345,6 +337,40 @@ pub(crate) async fn stored_copy(data: &Path, key: &str) -> Vec<u8> {
     panic!("the store never got its copy of {key}");
 }
 
+/// An import root (in a temporary directory) holding `egb` as `big.egb`.
+fn root_holding(egb: &[u8]) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let path = root.join("big.egb");
+    std::fs::write(&path, egb).unwrap();
+    (dir, root, path)
+}
+
+/// Submits `path` by reference, runs `then` right after the `202`, and waits for the job's
+/// end: the job as accepted, and as ended.
+async fn submit_and_wait(
+    server: &Server,
+    path: &Path,
+    then: impl FnOnce(),
+) -> (serde_json::Value, serde_json::Value) {
+    let reply = submit_reference(server, path, "?backend=cpu", None).await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    then();
+    let job = reply.json();
+    let done = server
+        .wait_finished(job["id"].as_str().unwrap(), None, Duration::from_secs(120))
+        .await;
+    (job, done)
+}
+
+/// [`submit_and_wait`], the file truncated right after the `202`; the arena keyed `key`.
+async fn answered_after_truncating(server: &Server, path: &Path, key: &str) -> serde_json::Value {
+    let (job, done) = submit_and_wait(server, path, || truncate_to_7_bytes(path)).await;
+    assert_eq!(job["arena"]["sha256"], key, "{job}");
+    done
+}
+
 /// A plain `egb` file of 8 MiB or more is keyed like an upload in parts of 8 MiB;
 /// truncated right after the `202`, its job still answers about the bytes read. On SQLite
 /// it is answered from memory and the store's copy, written behind the job, holds the
@@ -354,23 +380,12 @@ async fn a_large_egb_is_copied_in_parts_and_keyed_like_an_upload_in_parts() {
     let vertices = 1_000_000u32;
     let egb = big_egb(vertices, 3);
     let key = parts_key(&egb);
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("root");
-    std::fs::create_dir(&root).unwrap();
-    let path = root.join("big.egb");
-    std::fs::write(&path, &egb).unwrap();
+    let (_dir, root, path) = root_holding(&egb);
     let server = Server::start_on(Engine::Sqlite, |config| {
         config.import_roots = vec![root.clone()];
     })
     .await;
-    let reply = submit_reference(&server, &path, "?backend=cpu", None).await;
-    assert_eq!(reply.status, 202, "{}", reply.text());
-    truncate_to_7_bytes(&path);
-    let job = reply.json();
-    assert_eq!(job["arena"]["sha256"], key, "{job}");
-    let done = server
-        .wait_finished(job["id"].as_str().unwrap(), None, Duration::from_secs(120))
-        .await;
+    let done = answered_after_truncating(&server, &path, &key).await;
     assert_eq!(done["state"], "succeeded", "{done}");
     assert_eq!(done["summary"]["vertices"], u64::from(vertices), "{done}");
     assert_eq!(done["summary"]["w0"], u64::from(vertices), "{done}");
@@ -398,24 +413,13 @@ async fn a_large_egb_is_copied_in_parts_and_keyed_like_an_upload_in_parts() {
 async fn a_large_egb_is_answered_from_its_bytes_in_memory_or_copied_at_once() {
     let egb = big_egb(1_000_000, 3);
     let key = parts_key(&egb);
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("root");
-    std::fs::create_dir(&root).unwrap();
-    let path = root.join("big.egb");
-    std::fs::write(&path, &egb).unwrap();
+    let (_dir, root, path) = root_holding(&egb);
     let server = Server::start_on(Engine::Sqlite, |config| {
         config.import_roots = vec![root.clone()];
         config.preparsed_memory_bytes = egb.len() as u64 + (1 << 20);
     })
     .await;
-    let reply = submit_reference(&server, &path, "?backend=cpu", None).await;
-    assert_eq!(reply.status, 202, "{}", reply.text());
-    truncate_to_7_bytes(&path);
-    let job = reply.json();
-    assert_eq!(job["arena"]["sha256"], key, "{job}");
-    let done = server
-        .wait_finished(job["id"].as_str().unwrap(), None, Duration::from_secs(120))
-        .await;
+    let done = answered_after_truncating(&server, &path, &key).await;
     assert_eq!(done["state"], "succeeded", "{done}");
     assert_eq!(done["summary"]["w0"], 1_000_000, "{done}");
     assert!(
@@ -438,15 +442,7 @@ async fn a_large_egb_is_answered_from_its_bytes_in_memory_or_copied_at_once() {
     let middle = damaged.len() / 2;
     damaged[middle] ^= 0x5a;
     std::fs::write(&path, &damaged).unwrap();
-    let reply = submit_reference(&server, &path, "?backend=cpu", None).await;
-    assert_eq!(reply.status, 202, "{}", reply.text());
-    let failed = server
-        .wait_finished(
-            reply.json()["id"].as_str().unwrap(),
-            None,
-            Duration::from_secs(120),
-        )
-        .await;
+    let (_, failed) = submit_and_wait(&server, &path, || {}).await;
     assert_eq!(failed["failure"]["type"], "malformed-arena", "{failed}");
     server.stop().await;
 }
