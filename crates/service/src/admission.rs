@@ -18,6 +18,8 @@
 //!   ([`super::scheduler::pick_slot`]), and a GPU solve that still finds too little free
 //!   memory falls back to the CPU in its worker.
 
+use std::sync::LazyLock;
+
 use egsolve_core::arena::Arena;
 use egsolve_core::format::Game;
 use egsolve_core::solve::memory::{host_bytes, human_bytes};
@@ -84,9 +86,13 @@ fn arena_stats(game: &Game, config: &ServeConfig) -> Result<ArenaStats, Failure>
         ));
     }
     // A pass over every edge: on every core for large games (1.2 s on one thread at 10^9
-    // edges), on the calling thread otherwise (a pool is not worth starting).
-    let threads = if edges >= PARALLEL_BOUND_FROM_EDGES {
+    // edges), on the calling thread otherwise. One pool for the process, started by the
+    // first large game (not one per call: submissions and workers' loads run side by side).
+    static EVERY_CORE: LazyLock<Threads> = LazyLock::new(|| {
         Threads::new(std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
+    });
+    let threads = if edges >= PARALLEL_BOUND_FROM_EDGES {
+        EVERY_CORE.clone()
     } else {
         Threads::one()
     };
