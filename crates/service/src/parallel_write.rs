@@ -19,10 +19,10 @@ use crate::storage;
 /// Bytes each thread takes at a time.
 const PART_BYTES: usize = 8 << 20;
 
-/// Writes the concatenation of `pieces` into `file` (new and empty) on up to `threads`
-/// threads. A full file system is `ENOSPC` ([`storage::is_full`]).
-pub(crate) fn write_in_parts(pieces: &[&[u8]], file: &File, threads: usize) -> std::io::Result<()> {
-    let len: usize = pieces.iter().map(|p| p.len()).sum();
+/// Writes `bytes` into `file` (new and empty) on up to `threads` threads. A full file
+/// system is `ENOSPC` ([`storage::is_full`]).
+pub(crate) fn write_in_parts(bytes: &[u8], file: &File, threads: usize) -> std::io::Result<()> {
+    let len = bytes.len();
     if len == 0 {
         return Ok(());
     }
@@ -34,22 +34,17 @@ pub(crate) fn write_in_parts(pieces: &[&[u8]], file: &File, threads: usize) -> s
         Ok(map) if populate(&map[..page_size().min(len)]).is_ok() => map,
         _ => {
             storage::allocate(file, len as u64)?;
-            let mut offset = 0u64;
-            for piece in pieces {
-                file.write_all_at(piece, offset)?;
-                offset += piece.len() as u64;
-            }
-            return Ok(());
+            return file.write_all_at(bytes, 0);
         }
     };
-    let parts = Mutex::new(map.chunks_mut(PART_BYTES).enumerate());
+    let parts = Mutex::new(map.chunks_mut(PART_BYTES).zip(bytes.chunks(PART_BYTES)));
     let first_error = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..threads.clamp(1, len.div_ceil(PART_BYTES)) {
             scope.spawn(|| {
                 loop {
                     let next = parts.lock().unwrap_or_else(PoisonError::into_inner).next();
-                    let Some((part, dest)) = next else { return };
+                    let Some((dest, part)) = next else { return };
                     if let Err(e) = populate(dest) {
                         first_error
                             .lock()
@@ -57,7 +52,7 @@ pub(crate) fn write_in_parts(pieces: &[&[u8]], file: &File, threads: usize) -> s
                             .get_or_insert(e);
                         return;
                     }
-                    copy_range(pieces, part * PART_BYTES, dest);
+                    dest.copy_from_slice(part);
                 }
             });
         }
@@ -69,24 +64,6 @@ pub(crate) fn write_in_parts(pieces: &[&[u8]], file: &File, threads: usize) -> s
         return Err(e);
     }
     map.flush()
-}
-
-/// Fills `dest` with the bytes of the concatenation of `pieces` from `offset` on.
-fn copy_range(pieces: &[&[u8]], mut offset: usize, mut dest: &mut [u8]) {
-    for piece in pieces {
-        if dest.is_empty() {
-            return;
-        }
-        if offset >= piece.len() {
-            offset -= piece.len();
-            continue;
-        }
-        let take = (piece.len() - offset).min(dest.len());
-        let (now, rest) = dest.split_at_mut(take);
-        now.copy_from_slice(&piece[offset..offset + take]);
-        dest = rest;
-        offset = 0;
-    }
 }
 
 /// Allocates the pages of `range` (a part of a shared mapping) for writing, or says why
@@ -123,27 +100,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_file_is_the_pieces_one_after_another() {
-        let pattern = |len: usize, seed: u8| -> Vec<u8> {
-            (0..len)
-                .map(|i| (i as u8).wrapping_mul(31) ^ seed)
-                .collect()
-        };
-        let (a, b, c) = (
-            pattern(32, 1),
-            pattern(3 * PART_BYTES + 17, 2),
-            pattern(PART_BYTES - 5, 3),
-        );
-        for (pieces, threads) in [
-            (vec![&a[..], &b[..], &c[..]], 4),
-            (vec![&a[..], &[][..], &c[..]], 1),
-            (vec![&b[..]], 3),
+    fn the_file_holds_the_bytes_whatever_the_threads() {
+        let bytes: Vec<u8> = (0..3 * PART_BYTES + 17)
+            .map(|i| (i as u8).wrapping_mul(31) ^ 2)
+            .collect();
+        for (len, threads) in [
+            (bytes.len(), 4),
+            (PART_BYTES - 5, 1),
+            (bytes.len(), 1),
+            (32, 3),
         ] {
             let file = tempfile::tempfile().unwrap();
-            write_in_parts(&pieces, &file, threads).unwrap();
+            write_in_parts(&bytes[..len], &file, threads).unwrap();
             let mut read = Vec::new();
             std::io::Read::read_to_end(&mut &file, &mut read).unwrap();
-            assert!(read == pieces.concat(), "{} bytes differ", read.len());
+            assert!(read == bytes[..len], "{} bytes differ", read.len());
         }
         let empty = tempfile::tempfile().unwrap();
         write_in_parts(&[], &empty, 2).unwrap();

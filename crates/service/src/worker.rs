@@ -294,12 +294,8 @@ fn load(run: &Run<'_>, backend: Backend) -> Result<Arc<PreparsedGame>, Failure> 
     // A copy still being written behind its job in this process: its bytes are here.
     let game = match crate::import::in_flight(&path) {
         Some(bytes) => format::read_shared(bytes, &options),
-        None => {
-            if !path.exists() {
-                read_again(run, &path)?;
-            }
-            format::read_path(&path, &options)
-        }
+        None if !path.exists() => format::read_shared(read_again(run, &path)?, &options),
+        None => format::read_path(&path, &options),
     }
     .map_err(malformed)?;
     let admitted = admission::admit(&game, &context.config)?;
@@ -316,10 +312,14 @@ fn load(run: &Run<'_>, backend: Backend) -> Result<Arc<PreparsedGame>, Failure> 
     Ok(Arc::new(PreparsedGame::unreserved(game)))
 }
 
-/// The job's arena read again from the file it was named by, its store copy having been
-/// written behind a job that did not finish ([`crate::import`]'s `memory`); a file that no
-/// longer has the arena's bytes fails the job with `reference-changed`.
-fn read_again(run: &Run<'_>, path: &std::path::Path) -> Result<(), Failure> {
+/// The job's arena read again from the file it was named by (and stored at `path`), its
+/// store copy having been written behind a job that did not finish ([`crate::import`]'s
+/// `memory`): its bytes. A file that no longer has the arena's bytes fails the job with
+/// `reference-changed`.
+fn read_again(
+    run: &Run<'_>,
+    path: &std::path::Path,
+) -> Result<egsolve_core::arena::SharedBytes, Failure> {
     let (context, hash) = (run.context, &run.record.arena_hash);
     let source = retrying(context, "read the arena's source", || {
         context.store.arena_source(hash)

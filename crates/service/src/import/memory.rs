@@ -179,7 +179,7 @@ pub(crate) fn in_flight(dest: &Path) -> Option<SharedBytes> {
 fn write_copy(bytes: &[u8], tmp_dir: &Path, dest: &Path, threads: usize) -> std::io::Result<()> {
     let tmp_path = tmp_dir.join(format!("{}.ref", uuid::Uuid::now_v7()));
     let written = File::create(&tmp_path).and_then(|copy| {
-        crate::parallel_write::write_in_parts(&[bytes], &copy, threads)?;
+        crate::parallel_write::write_in_parts(bytes, &copy, threads)?;
         copy.sync_data()
     });
     let placed = written.and_then(|()| upload::place(&tmp_path, dest, false));
@@ -213,14 +213,15 @@ pub(crate) enum ReadAgainError {
 }
 
 /// The arena `hash` read again from `requested` (named by reference when it was submitted)
-/// and stored at `dest` (through `tmp_dir`), if the file's bytes still have that hash.
+/// and stored at `dest` (through `tmp_dir`), if the file's bytes still have that hash: its
+/// bytes, for the caller to load without reading the copy once more.
 pub(crate) fn read_again(
     roots: &[PathBuf],
     requested: &str,
     hash: &str,
     tmp_dir: &Path,
     dest: &Path,
-) -> Result<(), ReadAgainError> {
+) -> Result<SharedBytes, ReadAgainError> {
     let changed = |reason: String| ReadAgainError::Changed {
         path: requested.to_string(),
         reason,
@@ -239,5 +240,6 @@ pub(crate) fn read_again(
             path: requested.to_string(),
             reason: stored_error(e).to_string(),
         }
-    })
+    })?;
+    Ok(bytes)
 }
