@@ -82,6 +82,7 @@ mod worker;
 use std::future::Future;
 use std::ops::Deref;
 use std::path::Path;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -169,10 +170,35 @@ impl Deref for AppState {
 /// requests get up to `shutdown_grace_secs` to finish before they are dropped; last, the
 /// store is closed. A job whose worker does not stop within the grace time stays `running`
 /// in the store and is re-queued by the next start.
-pub async fn run(
+///
+/// The signal is boxed at once, and the server comes back boxed, so the server (axum,
+/// hyper and the job machinery behind them) is compiled once, in this crate: a future
+/// awaited by its type is compiled again in every crate that polls it, once per caller's
+/// signal type. The test harness, whose every test passes its own, spent 100 of its 140 s
+/// of build in those copies (issue 44).
+pub fn run(
     listener: TcpListener,
     config: ServeConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Running {
+    serve_boxed(listener, config, Box::pin(shutdown))
+}
+
+/// A shutdown signal whose type does not multiply the code that awaits it.
+type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A server or worker running until its signal, compiled in this crate ([`run`]).
+pub type Running = Pin<Box<dyn Future<Output = Result<(), ServiceError>> + Send>>;
+
+fn serve_boxed(listener: TcpListener, config: ServeConfig, shutdown: Signal) -> Running {
+    Box::pin(serve_until(listener, config, shutdown))
+}
+
+/// [`run`]'s body.
+async fn serve_until(
+    listener: TcpListener,
+    config: ServeConfig,
+    shutdown: Signal,
 ) -> Result<(), ServiceError> {
     let local = listener.local_addr()?;
     ServeConfig {
@@ -281,10 +307,19 @@ pub async fn run(
 /// Runs jobs from a shared store without serving HTTP (`egsolve worker`) until `shutdown`
 /// completes; then running jobs go back to the queue at once (other workers pick them up)
 /// and the process leaves the worker registry.
-pub async fn run_worker(
+pub fn run_worker(
     config: ServeConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), ServiceError> {
+) -> Running {
+    work_boxed(config, Box::pin(shutdown))
+}
+
+fn work_boxed(config: ServeConfig, shutdown: Signal) -> Running {
+    Box::pin(work_until(config, shutdown))
+}
+
+/// [`run_worker`]'s body, compiled once (as [`run`]'s).
+async fn work_until(config: ServeConfig, shutdown: Signal) -> Result<(), ServiceError> {
     config.validate()?;
     let config = Arc::new(config);
     let node = Node::start(config.clone(), false).await?;
@@ -303,8 +338,15 @@ pub async fn run_worker(
 
 /// `egsolve migrate`: copies the SQLite store in `data_dir` (a stopped server's data
 /// directory) into the empty PostgreSQL database `database`. Returns the line that says
-/// what moved.
-pub async fn migrate(data_dir: &Path, database: &str) -> Result<String, ServiceError> {
+/// what moved. Boxed for the reason [`run`] is.
+pub fn migrate<'a>(
+    data_dir: &'a Path,
+    database: &'a str,
+) -> Pin<Box<dyn Future<Output = Result<String, ServiceError>> + Send + 'a>> {
+    Box::pin(migrate_store(data_dir, database))
+}
+
+async fn migrate_store(data_dir: &Path, database: &str) -> Result<String, ServiceError> {
     if !store::is_postgres_url(database) {
         return Err(ServiceError::Usage(
             "--database must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB)".into(),
