@@ -255,6 +255,26 @@ def small_arena(n: int, seed: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def acyclic_arena(n: int, seed: int) -> bytes:
+    """An EGSolver arena of ``n`` vertices whose only cycle is vertex 0's loop of weight 0:
+    every other vertex has two edges to lower ids with weights in [-1000, 1000]. Its credits
+    and moves look random (its binary result compresses little), yet it is solved in a
+    fraction of a second, where :func:`small_arena`'s cycles take seconds at this size."""
+    state = seed * 6364136223846793005 + 1442695040888963407
+
+    def draw() -> int:
+        nonlocal state
+        state = (state * 6364136223846793005 + 1442695040888963407) % 2**64
+        return state >> 33
+
+    lines = [f"{n - 1};", "0 MAX 0:0;"]
+    for v in range(1, n):
+        owner = "MAX" if draw() % 2 == 0 else "MIN"
+        edges = ",".join(f"{draw() % v}:{draw() % 2001 - 1000}" for _ in range(2))
+        lines.append(f"{v} {owner} {edges};")
+    return ("\n".join(lines) + "\n").encode()
+
+
 def expected_winners(solution: Path) -> List[int]:
     """Winners by vertex id from a shared ``.sol.gz`` (PGSolver ``paritysol``)."""
     rows = []

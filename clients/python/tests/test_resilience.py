@@ -9,7 +9,7 @@ import time
 
 import pytest
 from conftest import PER_USER_LIMIT
-from serve import FlakyProxy, slow_cycle, small_arena
+from serve import FlakyProxy, acyclic_arena, slow_cycle, small_arena
 
 from egsolve import BatchError, Client, IdempotencyConflict, MalformedArena, TooManyJobs
 
@@ -119,8 +119,9 @@ def test_a_binary_result_cut_off_mid_download_resumes(open_server, tmp_path) -> 
     proxy = FlakyProxy(open_server.port)
     try:
         with Client(open_server.url, token="") as direct:
-            # 4.8 MB of results that compress little: the cut falls inside the body.
-            job = direct.submit(small_arena(400_000, seed=77))
+            # 4.8 MB of results that compress little (1.5 MB gzipped): the cut falls
+            # inside the body.
+            job = direct.submit(acyclic_arena(400_000, seed=77))
             whole = job.download(tmp_path / "direct.bin", format="binary").read_bytes()
         with Client(proxy.url, token="", retries=3, backoff=0.05) as client:
             proxy.cut_binary_answers = 1
