@@ -13,8 +13,12 @@ pub fn trials() -> Vec<egsolve_test_support::Trial> {
     vec![pytest_trial(
         "python_client_suite_passes",
         "clients/python/tests",
+        // Two processes: most of the suite waits on its servers (34 s in one process on
+        // the build VM, 21 s in two).
+        2,
         &[Need::Modules(&[
             "pytest",
+            "xdist",
             "httpx",
             "zstandard",
             "mypy",

@@ -11,6 +11,7 @@ pub fn trials() -> Vec<egsolve_test_support::Trial> {
     vec![pytest_trial(
         "web_page_suite_passes_in_chromium",
         "tests/web_ui",
+        1,
         &[
             Need::Modules(&["pytest", "httpx", "selenium"]),
             Need::Program {

@@ -76,32 +76,41 @@ fn missing(needs: &[Need]) -> Option<String> {
 }
 
 /// A check named `name` that runs `pytest` on `suite` (a folder relative to the crate root)
-/// and fails unless every test passes (and at least one ran); listed as ignored, with the
-/// reason, where something in `needs` is missing (a failure under `CI`).
+/// in `workers` processes (more than one through `pytest-xdist`, which `needs` must then
+/// name as the module `xdist`) and fails unless every test passes (and at least one ran);
+/// listed as ignored, with the reason, where something in `needs` is missing (a failure
+/// under `CI`).
 pub fn pytest_trial(
     name: &str,
     suite: &'static str,
+    workers: usize,
     needs: &[Need],
 ) -> egsolve_test_support::Trial {
     egsolve_test_support::needing(
         name,
         missing(needs).map(|reason| format!("{reason}; `bash .ci/run` installs it")),
-        move || run_pytest(suite),
+        move || run_pytest(suite, workers),
     )
 }
 
-fn run_pytest(suite: &str) {
+fn run_pytest(suite: &str, workers: usize) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut args = [
+        "-m",
+        "pytest",
+        suite,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-rfEs",
+    ]
+    .map(String::from)
+    .to_vec();
+    if workers > 1 {
+        args.extend(["-n".to_owned(), workers.to_string()]);
+    }
     let output = Command::new(python())
-        .args([
-            "-m",
-            "pytest",
-            suite,
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-rfEs",
-        ])
+        .args(&args)
         .current_dir(root)
         .env("EGSOLVE_BIN", env!("CARGO_BIN_EXE_egsolve"))
         .env("EGSOLVE_DATA", data::shared_data())
