@@ -88,9 +88,7 @@ fn arena_stats(game: &Game, config: &ServeConfig) -> Result<ArenaStats, Failure>
     // A pass over every edge: on every core for large games (1.2 s on one thread at 10^9
     // edges), on the calling thread otherwise. One pool for the process, started by the
     // first large game (not one per call: submissions and workers' loads run side by side).
-    static EVERY_CORE: LazyLock<Threads> = LazyLock::new(|| {
-        Threads::new(std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
-    });
+    static EVERY_CORE: LazyLock<Threads> = LazyLock::new(|| Threads::new(crate::config::cores()));
     let threads = if edges >= PARALLEL_BOUND_FROM_EDGES {
         EVERY_CORE.clone()
     } else {

@@ -154,7 +154,7 @@ impl Node {
             cpu_threads: if config.cpu_threads > 0 {
                 config.cpu_threads
             } else {
-                std::thread::available_parallelism().map_or(1, usize::from)
+                crate::config::cores()
             },
             version: env!("CARGO_PKG_VERSION").to_string(),
         };

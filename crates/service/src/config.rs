@@ -299,7 +299,8 @@ pub fn redact(url: &str) -> String {
     }
 }
 
-fn cores() -> usize {
+/// The cores this process may use (1 where that cannot be told).
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism()
         .map(std::num::NonZero::get)
         .unwrap_or(1)

@@ -225,9 +225,7 @@ async fn serve_until(
     let cpu_threads = if config.cpu_threads > 0 {
         config.cpu_threads
     } else {
-        std::thread::available_parallelism()
-            .map(std::num::NonZero::get)
-            .unwrap_or(1)
+        config::cores()
     };
     let stopping = CancellationToken::new();
     let state = AppState(Arc::new(Shared {

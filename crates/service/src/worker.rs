@@ -383,10 +383,9 @@ fn solve_on(
     let arena = &game.game.arena;
     let parity = game.game.parity.as_ref().map(ParityInfo::view);
     let cpu_solve = |backend: Backend| {
-        let ticket = context.cpu_solves.start(
-            context.config.cpu_threads,
-            std::thread::available_parallelism().map_or(1, usize::from),
-        );
+        let ticket = context
+            .cpu_solves
+            .start(context.config.cpu_threads, crate::config::cores());
         let mut options = SolveOptions {
             backend,
             device: Some(egsolve_gpu::SOLVER),
@@ -535,7 +534,7 @@ impl ParityRace<'_> {
             game.game.parity.as_ref().map(ParityInfo::view),
         );
         let view = view.expect("the parity solver answers parity games");
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let cores = crate::config::cores();
         let ticket = self
             .context
             .cpu_solves

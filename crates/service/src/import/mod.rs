@@ -466,9 +466,7 @@ fn copy_egb(
 /// Threads that read (and copy) a large file named by reference: every core, up to
 /// [`parallel::MAX_THREADS`].
 fn copy_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(parallel::MAX_THREADS)
+    crate::config::cores().min(parallel::MAX_THREADS)
 }
 
 /// A failed write of the store's copy: a full disk is `507`, as for an upload.
