@@ -11,7 +11,7 @@ use egsolve_test_support as common;
 
 use std::path::Path;
 
-use egsolve_core::format::{ReadOptions, read_paritysol, read_path};
+use egsolve_core::format::{Game, ReadOptions, read_paritysol, read_path};
 use egsolve_core::solve::cpu::{self, CpuOptions};
 use egsolve_core::solve::energy::bound;
 use egsolve_core::solve::{Control, TOP};
@@ -35,10 +35,13 @@ fn configurations() -> [CpuOptions; 2] {
     ]
 }
 
-/// The credits of the game at `path` under `options` (credits only, no strategies).
-fn credits(path: &Path, options: &CpuOptions) -> Vec<u64> {
-    let game = read_path(path, &ReadOptions::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+/// The game at `path` (read once for every configuration).
+fn read(path: &Path) -> Game {
+    read_path(path, &ReadOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The credits of `game` under `options` (credits only, no strategies).
+fn credits(game: &Game, options: &CpuOptions) -> Vec<u64> {
     let m = bound(&game.arena).unwrap();
     let lifted = cpu::lift_from(
         &game.arena,
@@ -59,8 +62,9 @@ fn energy_games_match_the_shared_credits() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let stem = name.strip_suffix(".mpg.gz").unwrap();
         let expected = expected_credits(&path.with_file_name(format!("{stem}.credits.gz")));
+        let game = read(&path);
         for options in configurations() {
-            let got = credits(&path, &options);
+            let got = credits(&game, &options);
             let wrong: Vec<usize> = (0..expected.len())
                 .filter(|&v| got[v] != expected[v])
                 .take(5)
@@ -87,8 +91,9 @@ fn parity_games_match_oinks_winners() {
             std::fs::File::open(path.with_file_name(format!("{stem}.sol.gz"))).unwrap(),
         )
         .unwrap();
+        let game = read(&path);
         for options in configurations() {
-            let got = credits(&path, &options);
+            let got = credits(&game, &options);
             assert_eq!(oink.len(), got.len(), "{name}");
             for &(v, winner, _) in &oink {
                 let ours = u8::from(got[v as usize] == TOP);
