@@ -18,7 +18,7 @@ from typing import Any, List
 import httpx
 import pytest
 from conftest import PER_USER_LIMIT
-from serve import Server, expected_winners, shared_data, slow_cycle, small_arena
+from serve import FlakyProxy, Server, expected_winners, shared_data, slow_cycle, small_arena
 
 from egsolve import (
     Batch,
@@ -397,3 +397,67 @@ def test_submit_many_goes_one_by_one_past_the_servers_member_limit(monkeypatch: 
             assert (spy.batches, spy.submits) == (1, 3)
     finally:
         server.stop()
+
+
+def test_solve_batch_answers_with_the_results_in_one_exchange(open_server: Server) -> None:
+    sent: List[str] = []
+    with Client(open_server.url, token="") as client:
+        client._http.event_hooks["request"].append(lambda r: sent.append(f"{r.method} {r.url.path}"))
+        names = ["a.mpg", "b.mpg", "bad.mpg", "p.pg"]
+        sources = [small_arena(200, seed=61), small_arena(300, seed=62), MALFORMED, PARITY_B]
+        with client.solve_batch(sources, names=names, results="json") as solved:
+            entries = list(solved)
+        batch = solved.batch
+        assert sent == ["POST /v1/batches", f"GET /v1/batches/{batch.id}"], "one exchange, and the batch read once"
+        assert sorted(batch.members) == ["a.mpg", "b.mpg", "p.pg"]
+        refused = batch.refused["bad.mpg"]
+        assert isinstance(refused, MalformedArena) and (refused.line, refused.column) == (3, 9)
+        assert sorted(e.name for e in entries) == ["a.mpg", "b.mpg", "p.pg"]
+        for entry in entries:
+            job = batch.job(entry.name)
+            assert entry.ok and entry.job_id == job.id and entry.format == "json"
+            assert_same_answer(entry.result(), job.result())
+        assert batch.refresh().finished and batch.counts["succeeded"] == 3
+
+
+def test_solve_batch_goes_on_after_its_answer_breaks_off(open_server: Server) -> None:
+    proxy = FlakyProxy(open_server.port)
+    try:
+        with Client(proxy.url, token="", retries=3, backoff=0.05) as client, Client(open_server.url, token="") as direct:
+            names = ["slow.mpg"] + [f"e{i}.mpg" for i in range(3)]
+            sources = [slow_cycle(200_000)] + [small_arena(200, seed=70 + i) for i in range(3)]
+            sent: List[str] = []
+            client._http.event_hooks["request"].append(lambda r: sent.append(f"{r.method} {r.url.path}"))
+            seen: List[BatchResult] = []
+            with client.solve_batch(sources, names=names, backend="reference", results="text") as solved:
+                for entry in solved:
+                    seen.append(entry)
+                    if len(seen) == 3:  # the small ones; the slow one runs until cancelled
+                        assert proxy.drop_all() >= 1, "the answer is cut while the slow job runs"
+                        direct.job(solved.batch.job("slow.mpg").id).cancel()
+            # Every member once: the small ones from the POST's answer, the cancelled one
+            # from the results stream read again after the cut.
+            assert sorted(e.name for e in seen) == sorted(names)
+            assert seen[-1].name == "slow.mpg" and seen[-1].state == "cancelled" and not seen[-1].ok
+            assert sent[-1] == f"GET /v1/batches/{solved.batch.id}/results", sent
+            for entry in seen[:3]:
+                job = direct.job(solved.batch.job(entry.name).id)
+                assert entry.ok and entry.text() == job.result("text")
+    finally:
+        proxy.close()
+
+
+def test_solve_batch_whose_answer_is_lost_makes_one_batch(open_server: Server) -> None:
+    proxy = FlakyProxy(open_server.port)
+    try:
+        with Client(proxy.url, token="", retries=3, backoff=0.05) as client:
+            before = len(client.jobs())
+            proxy.drop_post_answers = 1
+            sources = [small_arena(150, seed=80), small_arena(160, seed=81)]
+            with client.solve_batch(sources, names=["x.mpg", "y.mpg"]) as solved:
+                entries = {e.name: e for e in solved}
+            assert proxy.dropped == 1, "the first answer was cut"
+            assert sorted(entries) == ["x.mpg", "y.mpg"] and all(e.ok for e in entries.values())
+            assert len(client.jobs()) == before + 2, "the request sent again made no second batch"
+    finally:
+        proxy.close()

@@ -8,6 +8,7 @@
 
 Many small games: ``client.submit_batch(paths)`` sends them in one request (a tar archive)
 and returns a :class:`Batch` whose ``results()`` streams each answer as its job finishes;
+``client.solve_batch(paths)`` does both in one exchange (``POST /v1/batches?results=``);
 ``client.submit_many(paths)`` returns the finished jobs in input order (as batches when the
 sources are small, else one request each).
 Files the server can read itself (under its ``--import-root`` directories):
@@ -22,7 +23,7 @@ Errors are :class:`ApiError` subclasses carrying the server's problem document
 without a result.
 """
 
-from .batch import Batch, BatchInfo, BatchResult
+from .batch import Batch, BatchInfo, BatchResult, SolvedBatch
 from .binary import NO_MOVE, TOP, BinaryResult, MissingNumpy, parse_binary, read_binary
 from .client import DEFAULT_SERVER, Client, Job
 from .errors import (
@@ -108,6 +109,7 @@ __all__ = [
     "Progress",
     "ReferenceRefused",
     "Result",
+    "SolvedBatch",
     "Summary",
     "TOP",
     "TooManyJobs",

@@ -59,7 +59,7 @@ from .session import RETRY_STATUSES, error_of
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     from .client import Client, Job
 
-__all__ = ["Batch", "BatchInfo", "BatchResult", "RESULT_EXTENSIONS"]
+__all__ = ["Batch", "BatchInfo", "BatchResult", "RESULT_EXTENSIONS", "SolvedBatch"]
 
 T = TypeVar("T")
 
@@ -470,12 +470,18 @@ class Batch:
             return as_answer, False
         return entry, False
 
-    def _stream(self, format: str, handle: Callable[[tarfile.TarInfo, IO[bytes]], T]) -> Iterator[T]:
-        """``handle`` applied to each regular-file entry of the results archive, in order;
-        a broken connection is opened again (``client.retries`` times without progress) and
-        the entries already handled are skipped."""
+    def _stream(
+        self,
+        format: str,
+        handle: Callable[[tarfile.TarInfo, IO[bytes]], T],
+        handled: Optional[Set[str]] = None,
+    ) -> Iterator[T]:
+        """``handle`` applied to each regular-file entry of the results archive, in order,
+        but those named in ``handled``; a broken connection is opened again
+        (``client.retries`` times without progress) and the entries already handled are
+        skipped."""
         client = self.client
-        handled: Set[str] = set()
+        handled = set() if handled is None else handled
         failures = 0
         timeout = httpx.Timeout(client.timeout, read=None)
         while True:
@@ -513,6 +519,134 @@ def _extension(format: str) -> str:
     if format not in RESULT_EXTENSIONS:
         raise ValueError(f"format must be json, text, paritysol or binary, not {format!r}")
     return RESULT_EXTENSIONS[format]
+
+
+class SolvedBatch:
+    """What :meth:`Client.solve_batch` answers: :attr:`batch`, the :class:`Batch` made, and,
+    iterating over it, one :class:`BatchResult` per accepted member as it arrives (completion
+    order; the members solved while the batch was received come first). The iteration ends
+    when every job has ended. :meth:`close` (or the end of a ``with`` block) lets the rest
+    go: the jobs run on, and :meth:`Batch.results` reads their results later."""
+
+    def __init__(self, batch: Batch, entries: Iterator[BatchResult]) -> None:
+        self.batch = batch
+        self._entries = entries
+
+    def __repr__(self) -> str:
+        return f"SolvedBatch({self.batch!r})"
+
+    def __iter__(self) -> Iterator[BatchResult]:
+        return self._entries
+
+    def close(self) -> None:
+        """Stops reading the results (closes their connection)."""
+        close = getattr(self._entries, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> "SolvedBatch":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _unknown_results_parameter(error: ApiError) -> bool:
+    """Whether ``error`` is a server from before ``?results=`` refusing the parameter."""
+    return error.status == 400 and error.kind == "invalid-parameter" and "results" in error.detail
+
+
+def solve(
+    client: "Client", params: Dict[str, Any], body: upload.Body, key: str, format: str
+) -> SolvedBatch:
+    """``POST /v1/batches?results=FORMAT`` (:meth:`Client.solve_batch`): the batch from the
+    answer's first entry (``batch.json``), then its results from the same answer. The
+    request is sent again, with the same ``Idempotency-Key``, while no entry has arrived
+    (the server answers a replay with the first request's batch and its results); once
+    the batch is known, a broken answer goes on at ``GET /v1/batches/{id}/results``,
+    skipping the entries already given. A server from before ``?results=`` is asked the
+    older way: the batch, then its results stream."""
+    extension = _extension(format)
+    http = client._http
+    failures = 0
+    while True:
+        request = http.build_request(
+            "POST",
+            "/v1/batches",
+            params={**params, "results": format},
+            content=body.chunks(),
+            headers={**body.headers, "Idempotency-Key": key},
+            timeout=httpx.Timeout(client.timeout, read=None),
+        )
+        response: Optional[httpx.Response] = None
+        try:
+            response = http.send(request, stream=True)
+            if response.status_code >= 400:
+                response.read()
+                error = error_of(response)
+                response.close()
+                if _unknown_results_parameter(error):
+                    batch = submitted(client, client._submission("/v1/batches", params, body, key))
+                    return SolvedBatch(batch, batch.results(format))
+                again = response.status_code in RETRY_STATUSES or error.kind == "idempotency-key-in-use"
+                if again and failures < client.retries:
+                    failures += 1
+                    time.sleep(error.retry_after or client._delay(failures))
+                    continue
+                raise error
+            if response.headers.get("content-type", "").startswith("application/json"):
+                batch = submitted(client, json.loads(response.read()))  # answered without results
+                response.close()
+                return SolvedBatch(batch, batch.results(format))
+            tar = tarfile.open(fileobj=_Chunks(response.iter_bytes()), mode="r|")
+            first = tar.next()
+            if first is None or first.name != "batch.json" or not first.isfile():
+                raise EgsolveError("the answer with results did not start with batch.json")
+            document = tar.extractfile(first)
+            assert document is not None
+            batch = submitted(client, json.loads(document.read()))
+        except (httpx.TransportError, tarfile.TarError) as e:
+            if response is not None:
+                response.close()
+            failures += 1
+            if failures > client.retries:
+                raise ConnectionFailed(f"cannot reach {client.url}: {e!r}") from e
+            time.sleep(client._delay(failures))
+            continue
+        except BaseException:
+            if response is not None:
+                response.close()
+            raise
+        return SolvedBatch(batch, _entries(batch, response, tar, format, extension))
+
+
+def _entries(
+    batch: Batch, response: httpx.Response, tar: tarfile.TarFile, format: str, extension: str
+) -> Iterator[BatchResult]:
+    """The results entries that follow ``batch.json`` in ``tar`` (the answer ``response``),
+    then, if that answer breaks off, the rest from ``GET /v1/batches/{id}/results``."""
+    handled: Set[str] = set()
+    try:
+        # The iteration starts again at the first entry, `batch.json` (read already; a
+        # member named `batch` may have a result entry of that name later).
+        for position, entry in enumerate(tar):
+            if position == 0 or not entry.isfile() or entry.name in handled:
+                continue
+            data = tar.extractfile(entry)
+            assert data is not None
+            result = batch._result(entry.name, data.read(), format, extension)
+            handled.add(entry.name)
+            yield result
+        return
+    except (httpx.TransportError, tarfile.TarError):
+        pass  # the answer broke off: the rest from the batch's results stream
+    finally:
+        response.close()
+
+    def read(entry: tarfile.TarInfo, data: IO[bytes]) -> BatchResult:
+        return batch._result(entry.name, data.read(), format, extension)
+
+    yield from batch._stream(format, read, handled)
 
 
 def submitted(client: "Client", data: Dict[str, Any]) -> Batch:
