@@ -10,7 +10,7 @@
 #   3. datapath-session.sh's `cli` part: the 10^9-edge egb game, `--backend gpu`, wall and
 #      peak RSS, twice per build;
 #   4. ref-ab-session.sh: jobs by reference at 10^7 edges.
-# Run from a carried folder holding the two stripped builds, datapath-session.sh,
+# Run from a carried folder holding the two stripped builds, measure.sh, datapath-session.sh,
 # ref-ab-session.sh, the games as games/{BRP,Hesselink}.gm.zst and games/nl{1..8}.zst
 # (`printf '\n%.0s' $(seq N) | zstd -q > nlN.zst`):
 #   run(command="bash .carry/alloc-ab-session.sh > $OUT/ab.log 2>&1", carry=[".carry"])
@@ -20,15 +20,7 @@ c="$(cd "$(dirname "$0")" && pwd)"; out="${OUT:-/tmp}"
 read -r -a builds <<< "${BUILDS:-egsolve-je egsolve-mi}"
 ln -sf "${builds[-1]}" "$c/egsolve"   # the scripts below generate games with ./egsolve
 w=/dev/shm/egs-alloc; rm -rf "$w"; mkdir -p "$w"
-ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
-measure() { # measure LABEL CMD...: wall ms, peak RSS (VmHWM, polled), rc
-  local label=$1; shift; local s; s=$(date +%s%N); "$@" & local p=$! hwm=0 h
-  while kill -0 "$p" 2>/dev/null; do
-    h=$(awk '/VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null); [ -n "$h" ] && hwm=$h; sleep 0.02
-  done
-  wait "$p"; local rc=$?
-  echo "$label: $(ms "$s") ms, peak RSS $((hwm / 1024)) MiB, rc=$rc"
-}
+. "$c/measure.sh"  # ms, measure
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   cat /sys/kernel/mm/transparent_hugepage/enabled; } 2>&1

@@ -4,7 +4,7 @@
 # and the 10^9-edge game generated to egb, solved with --backend gpu and sent through the
 # service (uploaded, and by reference: the server's --import-root is the work folder). Answers are compared (GPU against CPU on 10^7 edges; service against CLI at 10^9).
 # Run from a carried folder (git-ignored, e.g. .carry/) holding stripped release builds of
-# `egsolve` and the `parse` and `egb` bench executables (`cargo bench -p egsolve-core --bench
+# `egsolve`, measure.sh and the `parse` and `egb` bench executables (`cargo bench -p egsolve-core --bench
 # parse --bench egb --no-run` prints their paths; copy them as parse-bench, egb-bench):
 #   run(command="bash .carry/datapath-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
 # PARTS picks the sections (default: egb service big parse, in this order; `parts`: the
@@ -17,16 +17,7 @@ PARTS=" ${PARTS:-egb service big parse} "; part() { [[ "$PARTS" == *" $1 "* ]]; 
 c="$(cd "$(dirname "$0")" && pwd)"; e="$c/egsolve"; out="${OUT:-/tmp}"
 w=/dev/shm/egs; rm -rf "$w"; mkdir -p "$w"
 gen() { "$e" gen random --vertices "$1" --degree 4..4 --weights=-10..10 --player1 10 --seed "${SEED:-3}" "${@:2}"; }
-ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
-# measure LABEL CMD...: wall time and peak resident memory (VmHWM, polled), rc
-measure() {
-  local label=$1; shift; local s; s=$(date +%s%N); "$@" & local p=$! hwm=0 h
-  while kill -0 "$p" 2>/dev/null; do
-    h=$(awk '/VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null); [ -n "$h" ] && hwm=$h; sleep 0.05
-  done
-  wait "$p"; local rc=$?
-  echo "$label: $(ms "$s") ms wall, peak RSS $((hwm / 1024)) MiB, rc=$rc"
-}
+. "$c/measure.sh"  # ms, measure
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc
   free -g | head -2; df -h /dev/shm | tail -1; echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; } 2>&1 | tee "$out/machine.log"
 

@@ -277,36 +277,31 @@ class Client(PartsMixin):
         *,
         results: str = "json",
         names: Optional[Sequence[str]] = None,
-        backend: Optional[str] = None,
-        priority: Optional[int] = None,
-        time_limit: Optional[int] = None,
-        format: Optional[str] = None,
-        returns: Optional[str] = None,
-        credits: Optional[bool] = None,
         compress: Optional[str] = "auto",
-        idempotency_key: Optional[str] = None,
+        **options: Unpack[uploads.SubmitOptions],
     ) -> SolvedBatch:
         """Submits many arenas in one request and reads their results in the same exchange
         (``POST /v1/batches?results=FORMAT``): one round trip for a pipeline's many small
         games, whose members the server may solve while it receives the batch.
 
-        Takes what :meth:`submit_batch` takes, and ``results``, the results' format
-        (``json``, ``text``, ``paritysol`` or ``binary``). Returns a
-        :class:`~egsolve.SolvedBatch`: its ``batch`` (refused members in
-        ``batch.refused``), and, iterated, a :class:`~egsolve.BatchResult` per accepted
-        member as its job ends. Raises what :meth:`submit_batch` raises. The request is
-        sent again with its ``Idempotency-Key`` while no answer has arrived; a results
-        stream that breaks off goes on at ``GET /v1/batches/{id}/results``, nothing given
-        twice. A server from before ``?results=`` is asked the older way.
+        ``sources``, ``names``, ``compress`` and the job options (``backend=``,
+        ``priority=``, …, ``idempotency_key=``) are those of :meth:`submit_batch`;
+        ``results`` is the results' format (``json``, ``text``, ``paritysol`` or
+        ``binary``). Returns a :class:`~egsolve.SolvedBatch`: its ``batch`` (refused
+        members in ``batch.refused``), and, iterated, a :class:`~egsolve.BatchResult` per
+        accepted member as its job ends. Raises what :meth:`submit_batch` raises. The
+        request is sent again with its ``Idempotency-Key`` while no answer has arrived; a
+        results stream that breaks off goes on at ``GET /v1/batches/{id}/results``, nothing
+        given twice. A server from before ``?results=`` is asked the older way.
         """
         items = list(sources)
         if not items:
             raise ValueError("a batch needs at least one arena")
         batches._extension(results)
-        chosen = batches.member_names(items, names)
-        body = batches.archive_body(batches.archive(items, chosen), compress)
-        params = uploads.submit_params(backend, priority, time_limit, format, returns, credits)
-        return batches.solve(self, params, body, idempotency_key or uuid.uuid4().hex, results)
+        params = uploads.options_params(options)
+        body = batches.archive_body(batches.archive(items, batches.member_names(items, names)), compress)
+        key = options.get("idempotency_key") or uuid.uuid4().hex
+        return batches.solve(self, params, body, key, results)
 
     def batch(self, batch_id: str) -> Batch:
         """The batch with this id (raises :class:`~egsolve.NotFound` for other users'
