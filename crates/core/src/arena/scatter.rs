@@ -1,8 +1,11 @@
 //! The stable transpose (CSC from CSR) written into arrays the caller provides — the
-//! predecessor sections of an `egb` file being generated, mapped — with no scratch copy of
-//! the edges (the radix transpose of [`super::transpose`] moves every edge through two
-//! scratch arrays, 2 × `m` × (8 + weight) bytes, which a billion-edge game cannot spare):
-//! 1. in-degrees counted with atomic increments, then a parallel prefix sum: the offsets;
+//! predecessor sections of an `egb` file being generated, mapped. Large graphs go through
+//! the radix sort of [`super::transpose`] ([`super::transpose::radix_into`]), whose only
+//! scratch is each edge's place in its bucket (2 or 4 bytes an edge): on the 2-core build
+//! machine it transposes 10^8 edges in 0.74 s where the scatter below took 3.5 s (every
+//! edge an atomic increment and two writes at random places). Small graphs take the
+//! scatter, on one thread:
+//! 1. in-degrees counted with atomic increments, then a prefix sum: the offsets;
 //! 2. each edge placed at its target's next free slot, taken with an atomic increment
 //!    (`n` cursors of 4 bytes are the only scratch memory); a source's edges are placed by
 //!    one thread in order, so its parallel edges get increasing slots;
@@ -51,7 +54,7 @@ fn atomics(values: &mut [u32]) -> &[AtomicU32] {
 /// one: `n + 1` offsets from 0 to `m`, targets `< n`) into `pred_offsets` (`n + 1`),
 /// `pred_sources` and `pred_weights` (`m` each): exactly what [`super::Arena`]'s
 /// constructors build.
-pub(crate) fn transpose_into<W: Copy + Send + Sync>(
+pub(crate) fn transpose_into<W: Copy + Send + Sync + Default>(
     offsets: &[u32],
     targets: &[VertexId],
     weights: &[W],
@@ -62,6 +65,10 @@ pub(crate) fn transpose_into<W: Copy + Send + Sync>(
     let n = offsets.len() - 1;
     let m = targets.len();
     assert!(pred_offsets.len() == n + 1 && pred_sources.len() == m && pred_weights.len() == m);
+    if m >= PARALLEL_EDGES {
+        let graph = (offsets, targets, weights);
+        return super::transpose::radix_into(graph, pred_offsets, pred_sources, pred_weights);
+    }
     // 1. Offsets: counts at t + 1, then a prefix sum.
     pred_offsets.par_chunks_mut(1 << 16).for_each(|c| c.fill(0));
     {
@@ -97,11 +104,7 @@ pub(crate) fn transpose_into<W: Copy + Send + Sync>(
         }
     };
     let blocks = n.div_ceil(VERTICES);
-    if m < PARALLEL_EDGES {
-        (0..blocks).for_each(place);
-    } else {
-        (0..blocks).into_par_iter().for_each(place);
-    }
+    (0..blocks).for_each(place);
     drop(cursors);
     // 3. Each list in ascending source order (stable: parallel edges keep their order).
     let mut lists = Vec::with_capacity(blocks);
@@ -187,54 +190,78 @@ mod tests {
     use super::super::{Arena, EdgeList, Player};
     use super::*;
 
-    #[test]
-    fn equals_the_constructors_transpose_on_every_pool_size() {
-        // Hubs (long lists), parallel edges of different weights, vertices without
-        // predecessors, and enough edges for the parallel path.
-        let n = 3000u32;
-        let mut edges = EdgeList::default();
-        let mut state = 7u64;
+    /// The stable transpose by the textbook counting sort: offsets, sources, weights.
+    fn counting_sort(
+        offsets: &[u32],
+        targets: &[u32],
+        weights: &[i16],
+    ) -> (Vec<u32>, Vec<u32>, Vec<i16>) {
+        let n = offsets.len() - 1;
+        let mut starts = vec![0u32; n + 1];
+        for &t in targets {
+            starts[t as usize + 1] += 1;
+        }
         for v in 0..n {
-            for _ in 0..=(v % 40) {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let t = if state >> 60 < 3 {
-                    (state >> 33) as u32 % 5
-                } else {
-                    (state >> 33) as u32 % n
-                };
-                edges.push(v, t, (state >> 50) as i64 % 100);
+            starts[v + 1] += starts[v];
+        }
+        let mut next = starts.clone();
+        let (mut sources, mut pred_weights) = (vec![0; targets.len()], vec![0; targets.len()]);
+        for s in 0..n {
+            for e in offsets[s] as usize..offsets[s + 1] as usize {
+                let slot = &mut next[targets[e] as usize];
+                sources[*slot as usize] = s as u32;
+                pred_weights[*slot as usize] = weights[e];
+                *slot += 1;
             }
         }
-        let arena = Arena::from_edges(vec![Player::Zero; n as usize], edges, None).unwrap();
-        let w: Vec<i16> = arena.succ_weights().iter().map(|w| w as i16).collect();
-        for threads in [1, 2, 3] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
+        (starts, sources, pred_weights)
+    }
+
+    /// Both paths — the scatter (fewer than `PARALLEL_EDGES` edges) and the radix sort
+    /// (more) — equal the counting sort on every pool size: hubs (long lists), parallel
+    /// edges of different weights, vertices without predecessors.
+    #[test]
+    fn both_paths_equal_the_counting_sort_on_every_pool_size() {
+        for n in [1000u32, 3000] {
+            let mut edges = EdgeList::default();
+            let mut state = 7u64;
+            for v in 0..n {
+                for _ in 0..=(v % 40) {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let t = if state >> 60 < 3 {
+                        (state >> 33) as u32 % 5
+                    } else {
+                        (state >> 33) as u32 % n
+                    };
+                    edges.push(v, t, (state >> 50) as i64 % 100);
+                }
+            }
+            let arena = Arena::from_edges(vec![Player::Zero; n as usize], edges, None).unwrap();
             let m = arena.edge_count();
-            let (mut po, mut ps, mut pw) =
-                (vec![9u32; n as usize + 1], vec![0u32; m], vec![0i16; m]);
-            pool.install(|| {
-                transpose_into(
-                    arena.succ_offsets(),
-                    arena.succ_targets(),
-                    &w,
-                    &mut po,
-                    &mut ps,
-                    &mut pw,
-                );
-            });
-            assert_eq!(&po[..], arena.pred_offsets());
-            assert_eq!(&ps[..], arena.pred_sources());
-            assert!(
-                pw.iter()
-                    .map(|&w| i64::from(w))
-                    .eq(arena.pred_weights().iter()),
-                "{threads} threads"
-            );
+            assert_eq!(m >= PARALLEL_EDGES, n == 3000, "one graph for each path");
+            let w: Vec<i16> = arena.succ_weights().iter().map(|w| w as i16).collect();
+            let expected = counting_sort(arena.succ_offsets(), arena.succ_targets(), &w);
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let (mut po, mut ps, mut pw) =
+                    (vec![9u32; n as usize + 1], vec![7u32; m], vec![5i16; m]);
+                pool.install(|| {
+                    transpose_into(
+                        arena.succ_offsets(),
+                        arena.succ_targets(),
+                        &w,
+                        &mut po,
+                        &mut ps,
+                        &mut pw,
+                    );
+                });
+                assert!((po, ps, pw) == expected, "{m} edges, {threads} threads");
+            }
         }
     }
 }

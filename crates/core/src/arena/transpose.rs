@@ -188,25 +188,100 @@ fn radix<W: Copy + Send + Sync + Default>(
     targets: &[VertexId],
     weights: &[W],
 ) -> Transposed<W> {
+    let m = targets.len();
+    let mut pred_offsets: Vec<u32> = for_writing(n + 1);
+    let mut sources: Vec<VertexId> = for_writing(m);
+    let mut pred_weights: Vec<W> = for_writing(m);
+    radix_into_uninit(
+        n,
+        (offsets, targets, weights),
+        (
+            &mut pred_offsets.spare_capacity_mut()[..=n],
+            &mut sources.spare_capacity_mut()[..m],
+            &mut pred_weights.spare_capacity_mut()[..m],
+        ),
+    );
+    // SAFETY: `radix_into_uninit` wrote every one of the `n + 1` and `m` slots.
+    unsafe {
+        pred_offsets.set_len(n + 1);
+        sources.set_len(m);
+        pred_weights.set_len(m);
+    }
+    (
+        pred_offsets.into_boxed_slice(),
+        sources.into_boxed_slice(),
+        pred_weights.into_boxed_slice(),
+    )
+}
+
+/// The stable transpose of the CSR graph `(offsets, targets, weights)` (`n + 1` offsets
+/// from 0 to `m`, targets `< n`) written by the radix sort into arrays the caller provides
+/// (`n + 1` offsets, `m` sources and weights: the predecessor sections of an `egb` file
+/// being generated, mapped). Its only scratch is each edge's place in its bucket (2 or 4
+/// bytes an edge) and the threads' buffers.
+pub(crate) fn radix_into<W: Copy + Send + Sync + Default>(
+    (offsets, targets, weights): (&[u32], &[VertexId], &[W]),
+    pred_offsets: &mut [u32],
+    pred_sources: &mut [VertexId],
+    pred_weights: &mut [W],
+) {
+    let n = offsets.len() - 1;
+    assert!(
+        pred_offsets.len() == n + 1
+            && pred_sources.len() == targets.len()
+            && pred_weights.len() == targets.len()
+    );
+    radix_into_uninit(
+        n,
+        (offsets, targets, weights),
+        (
+            as_uninit(pred_offsets),
+            as_uninit(pred_sources),
+            as_uninit(pred_weights),
+        ),
+    );
+}
+
+/// An initialised slice seen as possibly uninitialised, to be overwritten (only values of
+/// `T` are written through it).
+fn as_uninit<T>(values: &mut [T]) -> &mut [MaybeUninit<T>] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout, and the writers here only write values of
+    // `T` through it, so the slice stays initialised.
+    unsafe { &mut *(std::ptr::from_mut(values) as *mut [MaybeUninit<T>]) }
+}
+
+/// [`radix_into`] into `n + 1`, `m` and `m` slots that may be uninitialised; each is
+/// written once.
+fn radix_into_uninit<W: Copy + Send + Sync + Default>(
+    n: usize,
+    graph: (&[u32], &[VertexId], &[W]),
+    out: Outputs<'_, W>,
+) {
     let mut shift = 0u32;
     while ((n - 1) >> shift) + 1 > MAX_BUCKETS {
         shift += 1;
     }
     if shift <= 16 {
-        radix_with::<W, u16>(n, shift, offsets, targets, weights)
+        radix_with::<W, u16>(n, shift, graph, out);
     } else {
-        radix_with::<W, u32>(n, shift, offsets, targets, weights)
+        radix_with::<W, u32>(n, shift, graph, out);
     }
 }
+
+/// The CSC arrays being written: offsets, sources, weights.
+type Outputs<'o, W> = (
+    &'o mut [MaybeUninit<u32>],
+    &'o mut [MaybeUninit<VertexId>],
+    &'o mut [MaybeUninit<W>],
+);
 
 /// [`radix`] with buckets of `2^shift` targets, places in them stored as `L`.
 fn radix_with<W: Copy + Send + Sync + Default, L: Local>(
     n: usize,
     shift: u32,
-    offsets: &[u32],
-    targets: &[VertexId],
-    weights: &[W],
-) -> Transposed<W> {
+    (offsets, targets, weights): (&[u32], &[VertexId], &[W]),
+    (pred_offsets, sources, pred_weights): Outputs<'_, W>,
+) {
     let m = targets.len();
     let buckets = ((n - 1) >> shift) + 1;
     let mask = (1usize << shift) - 1;
@@ -241,12 +316,10 @@ fn radix_with<W: Copy + Send + Sync + Default, L: Local>(
 
     // The partition goes straight into the CSC arrays (each bucket's stretch is already
     // its final place); only the places of the targets need scratch.
-    let mut sources: Vec<VertexId> = for_writing(m);
-    let mut pred_weights: Vec<W> = for_writing(m);
     let mut places: Vec<L> = for_writing(m);
     let (so, wo, pl) = (
-        Shared(sources.as_mut_ptr()),
-        Shared(pred_weights.as_mut_ptr()),
+        Shared(sources.as_mut_ptr().cast::<VertexId>()),
+        Shared(pred_weights.as_mut_ptr().cast::<W>()),
         Shared(places.as_mut_ptr()),
     );
     cursor.par_iter_mut().enumerate().for_each_init(
@@ -288,25 +361,20 @@ fn radix_with<W: Copy + Send + Sync + Default, L: Local>(
             }
         },
     );
-    // SAFETY: the blocks' ranges cover `0..m`, each slot of the three written once above.
-    unsafe {
-        sources.set_len(m);
-        pred_weights.set_len(m);
+    // SAFETY: the blocks' ranges cover `0..m`, each slot of the three written once above,
+    // so `sources` and `pred_weights` are initialised from here on.
+    let (sources, pred_weights) = unsafe {
         places.set_len(m);
-    }
+        (assume_init(sources), assume_init(pred_weights))
+    };
 
     // Step 3: each bucket sorted by target within its own stretch, through a buffer of
     // the thread's (a bucket's stretch is small enough to stay in cache).
-    let mut pred_offsets: Vec<u32> = for_writing(n + 1);
-    let parts = split(&mut sources, &bucket_start)
+    let (head, last) = pred_offsets.split_at_mut(n);
+    let parts = split(sources, &bucket_start)
         .into_par_iter()
-        .zip(split(&mut pred_weights, &bucket_start))
-        .zip(split_uninit(
-            pred_offsets.spare_capacity_mut(),
-            buckets,
-            shift,
-            n,
-        ))
+        .zip(split(pred_weights, &bucket_start))
+        .zip(split_uninit(head, buckets, shift, n))
         .enumerate();
     parts.for_each_init(
         || (Vec::new(), Vec::new(), vec![0u32; 1 << shift]),
@@ -339,15 +407,17 @@ fn radix_with<W: Copy + Send + Sync + Default, L: Local>(
             }
         },
     );
-    pred_offsets.spare_capacity_mut()[n].write(m as u32);
-    // SAFETY: the buckets' target ranges cover offsets `0..n`, each written once above, and
-    // offset `n` was written just now.
-    unsafe { pred_offsets.set_len(n + 1) };
-    (
-        pred_offsets.into_boxed_slice(),
-        sources.into_boxed_slice(),
-        pred_weights.into_boxed_slice(),
-    )
+    // The buckets' target ranges covered offsets `0..n`, each written once above.
+    last[0].write(m as u32);
+}
+
+/// `values`, every one of which has been written, as initialised.
+///
+/// # Safety
+/// Every element of `values` is initialised.
+unsafe fn assume_init<T>(values: &mut [MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout, and the caller vouches for every element.
+    unsafe { &mut *(std::ptr::from_mut(values) as *mut [T]) }
 }
 
 /// `values` cut at `bounds` (the first 0, the last `values.len()`).
@@ -418,8 +488,17 @@ mod tests {
                 // Places at 32 bits (graphs of over 2^26 vertices), with narrow buckets.
                 let shift = usize::BITS - (n - 1).leading_zeros();
                 let shift = shift.saturating_sub(4);
-                let wide =
-                    pool.install(|| radix_with::<i32, u32>(n, shift, &offsets, &targets, &weights));
+                let m = targets.len();
+                let (mut po, mut ps, mut pw) = (vec![9u32; n + 1], vec![7u32; m], vec![5i32; m]);
+                pool.install(|| {
+                    let out = (
+                        as_uninit(&mut po[..]),
+                        as_uninit(&mut ps[..]),
+                        as_uninit(&mut pw[..]),
+                    );
+                    radix_with::<i32, u32>(n, shift, (&offsets, &targets, &weights), out);
+                });
+                let wide = (po.into(), ps.into(), pw.into());
                 assert!(
                     wide == expected,
                     "n = {n}, {threads} threads, 32-bit places"

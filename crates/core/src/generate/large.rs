@@ -7,9 +7,10 @@
 //! weights), so the game depends on the parameters and the seed only, never on the number
 //! of threads. Two passes: the out-degrees first (per chunk: its edge count, so each chunk
 //! knows where its edges go), then each chunk writes its owners, offsets, targets and
-//! weights where the file keeps them, and the predecessor side is the in-place transpose
-//! (`arena::transpose_into`). Nothing is held besides the file: `n` cursors of the
-//! transpose and one counter per chunk.
+//! weights where the file keeps them, and the predecessor side is the transpose written
+//! into the file's sections (`arena::transpose_into`: the radix sort, whose only scratch is
+//! each edge's place in its bucket, 2 or 4 bytes an edge). At 10^9 edges on the H200 host:
+//! 5.3–6.4 s in all, against 27 s when the transpose scattered edges with atomic cursors.
 //!
 //! The games differ from [`super::random`]'s for the same seed (that sequential
 //! generator, one stream for the whole game, stays for the tests and benchmarks that name
@@ -94,24 +95,37 @@ impl RandomPlan {
 
     /// Writes the game into `out`'s sections (sized by [`RandomPlan::vertices`],
     /// [`RandomPlan::edges`] and [`RandomPlan::width`]), on the current rayon pool.
+    /// Its phases' times are logged at `debug` (`EGSOLVE_LOG=egsolve_core=debug`).
     pub fn fill(&self, out: Sections<'_>) {
         let (owners, offsets, targets) = (out.owners, out.succ_offsets, out.succ_targets);
         let (pred_offsets, sources) = (out.pred_offsets, out.pred_sources);
-        match (out.succ_weights, out.pred_weights) {
+        let clock = std::time::Instant::now();
+        let successors_done = match (out.succ_weights, out.pred_weights) {
             (WeightsMut::I16(s), WeightsMut::I16(p)) => {
                 self.fill_typed(owners, offsets, targets, s, |w| w as i16);
+                let done = clock.elapsed();
                 transpose_into(offsets, targets, s, pred_offsets, sources, p);
+                done
             }
             (WeightsMut::I32(s), WeightsMut::I32(p)) => {
                 self.fill_typed(owners, offsets, targets, s, |w| w as i32);
+                let done = clock.elapsed();
                 transpose_into(offsets, targets, s, pred_offsets, sources, p);
+                done
             }
             (WeightsMut::I64(s), WeightsMut::I64(p)) => {
                 self.fill_typed(owners, offsets, targets, s, |w| w);
+                let done = clock.elapsed();
                 transpose_into(offsets, targets, s, pred_offsets, sources, p);
+                done
             }
             _ => unreachable!("both directions have the file's width"),
-        }
+        };
+        tracing::debug!(
+            successors_ms = successors_done.as_secs_f64() * 1e3,
+            transpose_ms = (clock.elapsed() - successors_done).as_secs_f64() * 1e3,
+            "random game written"
+        );
     }
 
     /// The successor side, chunks in parallel.

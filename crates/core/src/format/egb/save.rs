@@ -260,7 +260,12 @@ impl EgbWriter {
     /// Seals the file. A mapped file is left to the system to write back (no `fsync`, like
     /// any buffered output); an in-memory one is written to `out`.
     pub fn finish(mut self, out: Option<&mut dyn Write>) -> io::Result<()> {
+        let clock = std::time::Instant::now();
         self.seal();
+        tracing::debug!(
+            ms = clock.elapsed().as_secs_f64() * 1e3,
+            "egb checksums written"
+        );
         if let (Some(out), Target::Memory(_)) = (out, &self.target) {
             out.write_all(self.bytes_mut())?;
             out.flush()?;
