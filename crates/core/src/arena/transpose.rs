@@ -52,8 +52,8 @@ pub(super) fn transpose<W: Copy + Send + Sync + Default>(
     }
 }
 
-/// The plain counting sort.
-fn sequential<W: Copy + Default>(
+/// The plain counting sort (also the scatter's tests' reference).
+pub(super) fn sequential<W: Copy + Default>(
     n: usize,
     offsets: &[u32],
     targets: &[VertexId],
