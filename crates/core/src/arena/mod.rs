@@ -31,7 +31,6 @@ mod csr;
 mod fingerprint;
 mod parts;
 mod repeats;
-mod scatter;
 mod storage;
 mod transpose;
 mod weights;
@@ -40,8 +39,8 @@ pub use build::{ArenaError, EdgeList};
 pub(crate) use csr::first_index;
 pub use csr::{EdgeWeights, Successors};
 pub(crate) use parts::{Part, Parts, check_successor_offsets};
-pub(crate) use scatter::transpose_into;
 pub use storage::{AlignedBytes, Array, SharedBytes, StableBytes};
+pub(crate) use transpose::transpose_into;
 pub(crate) use weights::Weights;
 pub use weights::{Weight, WeightIter, WeightSlice, Width};
 

@@ -52,7 +52,7 @@ pub(super) fn transpose<W: Copy + Send + Sync + Default>(
     }
 }
 
-/// The plain counting sort (also the scatter's tests' reference).
+/// The plain counting sort.
 pub(super) fn sequential<W: Copy + Default>(
     n: usize,
     offsets: &[u32],
@@ -61,6 +61,30 @@ pub(super) fn sequential<W: Copy + Default>(
 ) -> Transposed<W> {
     let m = targets.len();
     let mut pred_offsets = vec![0u32; n + 1];
+    let mut sources = vec![0 as VertexId; m];
+    let mut pred_weights = vec![W::default(); m];
+    sequential_into(
+        (offsets, targets, weights),
+        &mut pred_offsets,
+        &mut sources,
+        &mut pred_weights,
+    );
+    (
+        pred_offsets.into_boxed_slice(),
+        sources.into_boxed_slice(),
+        pred_weights.into_boxed_slice(),
+    )
+}
+
+/// [`sequential`] into arrays the caller provides (every slot written).
+fn sequential_into<W: Copy>(
+    (offsets, targets, weights): (&[u32], &[VertexId], &[W]),
+    pred_offsets: &mut [u32],
+    sources: &mut [VertexId],
+    pred_weights: &mut [W],
+) {
+    let n = offsets.len() - 1;
+    pred_offsets.fill(0);
     for &t in targets {
         pred_offsets[t as usize + 1] += 1;
     }
@@ -68,8 +92,6 @@ pub(super) fn sequential<W: Copy + Default>(
         pred_offsets[v + 1] += pred_offsets[v];
     }
     let mut next: Vec<u32> = pred_offsets[..n].to_vec();
-    let mut sources = vec![0 as VertexId; m];
-    let mut pred_weights = vec![W::default(); m];
     for v in 0..n {
         for e in offsets[v] as usize..offsets[v + 1] as usize {
             let slot = &mut next[targets[e] as usize];
@@ -78,11 +100,31 @@ pub(super) fn sequential<W: Copy + Default>(
             *slot += 1;
         }
     }
-    (
-        pred_offsets.into_boxed_slice(),
-        sources.into_boxed_slice(),
-        pred_weights.into_boxed_slice(),
-    )
+}
+
+/// The stable transpose of the CSR graph `(offsets, targets, weights)` (`n + 1` offsets
+/// from 0 to `m`, targets `< n`) written into arrays the caller provides (`n + 1`
+/// offsets, `m` sources and weights: the predecessor sections of an `egb` file being
+/// generated, mapped): exactly what [`super::Arena`]'s constructors build. Large graphs
+/// go through the radix sort, whose only scratch is each edge's place in its bucket (2 or
+/// 4 bytes an edge); small ones through the plain counting sort.
+pub(crate) fn transpose_into<W: Copy + Send + Sync + Default>(
+    offsets: &[u32],
+    targets: &[VertexId],
+    weights: &[W],
+    pred_offsets: &mut [u32],
+    pred_sources: &mut [VertexId],
+    pred_weights: &mut [W],
+) {
+    let n = offsets.len() - 1;
+    let m = targets.len();
+    assert!(pred_offsets.len() == n + 1 && pred_sources.len() == m && pred_weights.len() == m);
+    let graph = (offsets, targets, weights);
+    if m < PARALLEL_EDGES {
+        sequential_into(graph, pred_offsets, pred_sources, pred_weights);
+    } else {
+        radix_into(graph, pred_offsets, pred_sources, pred_weights);
+    }
 }
 
 /// A pointer that tasks writing disjoint ranges of one array may share.
@@ -214,12 +256,9 @@ fn radix<W: Copy + Send + Sync + Default>(
     )
 }
 
-/// The stable transpose of the CSR graph `(offsets, targets, weights)` (`n + 1` offsets
-/// from 0 to `m`, targets `< n`) written by the radix sort into arrays the caller provides
-/// (`n + 1` offsets, `m` sources and weights: the predecessor sections of an `egb` file
-/// being generated, mapped). Its only scratch is each edge's place in its bucket (2 or 4
-/// bytes an edge) and the threads' buffers.
-pub(crate) fn radix_into<W: Copy + Send + Sync + Default>(
+/// [`transpose_into`] by the radix sort: its only scratch is each edge's place in its
+/// bucket (2 or 4 bytes an edge) and the threads' buffers.
+fn radix_into<W: Copy + Send + Sync + Default>(
     (offsets, targets, weights): (&[u32], &[VertexId], &[W]),
     pred_offsets: &mut [u32],
     pred_sources: &mut [VertexId],
@@ -444,6 +483,7 @@ fn split_uninit<T>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Arena, EdgeList, Player};
     use super::*;
 
     /// A pseudo-random CSR graph with hubs, parallel edges and every vertex a source.
@@ -503,6 +543,56 @@ mod tests {
                     wide == expected,
                     "n = {n}, {threads} threads, 32-bit places"
                 );
+            }
+        }
+    }
+
+    /// Both paths — the counting sort (fewer than `PARALLEL_EDGES` edges) and the radix sort
+    /// (more) — equal the plain sequential counting sort on every pool size: hubs (long lists), parallel
+    /// edges of different weights, vertices without predecessors.
+    #[test]
+    fn transpose_into_equals_the_counting_sort_on_every_pool_size() {
+        for n in [1000u32, 3000] {
+            let mut edges = EdgeList::default();
+            let mut state = 7u64;
+            for v in 0..n {
+                for _ in 0..=(v % 40) {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let t = if state >> 60 < 3 {
+                        (state >> 33) as u32 % 5
+                    } else {
+                        (state >> 33) as u32 % n
+                    };
+                    edges.push(v, t, (state >> 50) as i64 % 100);
+                }
+            }
+            let arena = Arena::from_edges(vec![Player::Zero; n as usize], edges, None).unwrap();
+            let m = arena.edge_count();
+            assert_eq!(m >= PARALLEL_EDGES, n == 3000, "one graph for each path");
+            let w: Vec<i16> = arena.succ_weights().iter().map(|w| w as i16).collect();
+            let (o, t) = (arena.succ_offsets(), arena.succ_targets());
+            let expected = sequential(n as usize, o, t, &w);
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let (mut po, mut ps, mut pw) =
+                    (vec![9u32; n as usize + 1], vec![7u32; m], vec![5i16; m]);
+                pool.install(|| {
+                    transpose_into(
+                        arena.succ_offsets(),
+                        arena.succ_targets(),
+                        &w,
+                        &mut po,
+                        &mut ps,
+                        &mut pw,
+                    );
+                });
+                let got = (po.into(), ps.into(), pw.into());
+                assert!(got == expected, "{m} edges, {threads} threads");
             }
         }
     }
