@@ -337,6 +337,30 @@ pub(crate) async fn stored_copy(data: &Path, key: &str) -> Vec<u8> {
     panic!("the store never got its copy of {key}");
 }
 
+/// Waits until no thread of this process still writes a store copy behind its job
+/// (`egsolve-copy-behind`, 15 characters of it in `comm`). Such a thread places the copy
+/// before it forgets the bytes it offers to workers, at the lowest CPU priority: a test
+/// that removes the placed copy and starts another server in this process must wait for
+/// it, or that server's worker is answered from the bytes still offered.
+async fn copies_behind_done() {
+    let writing = || {
+        std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .flatten()
+            .any(|task| {
+                std::fs::read_to_string(task.path().join("comm"))
+                    .is_ok_and(|name| name.trim_end() == "egsolve-copy-be")
+            })
+    };
+    for _ in 0..1200 {
+        if !writing() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("a store copy was still being written behind its job after a minute");
+}
+
 /// An import root (in a temporary directory) holding `egb` as `big.egb`.
 fn root_holding(egb: &[u8]) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -483,6 +507,9 @@ async fn a_job_whose_store_copy_is_missing_reads_its_file_again() {
     let kept = first.stop().await;
     for (_, key) in &ids {
         stored_copy(&data, key).await;
+    }
+    copies_behind_done().await;
+    for (_, key) in &ids {
         std::fs::remove_file(data.join("arenas").join(key)).unwrap();
     }
     std::fs::write(&changed, &egb).unwrap();
