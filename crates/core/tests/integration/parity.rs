@@ -94,7 +94,14 @@ fn every_shared_parity_game_matches_oink_on_every_path() {
 
         let reduced = solve(&game, Backend::Auto);
         assert!(reduced.credits_computed, "{name}");
-        assert_eq!(reduced.stats.algorithm, "accelerated-lifting", "{name}");
+        // Strategy improvement joins where the phasing (timed) calls for it: on a loaded
+        // machine it may on any of these games.
+        let algorithm = &reduced.stats.algorithm;
+        assert!(
+            algorithm == "accelerated-lifting"
+                || algorithm == "accelerated-lifting+strategy-improvement",
+            "{name}: {algorithm}"
+        );
         assert_eq!(
             winners(&reduced),
             expected,
