@@ -50,6 +50,11 @@ pub struct ServeArgs {
     /// need the `import` permission: `egsolve token add NAME --import`) [default: none].
     #[arg(long = "import-root", env = "EGSOLVE_IMPORT_ROOT")]
     pub import_roots: Option<Vec<PathBuf>>,
+    /// A directory under which the server writes results where clients ask (repeatable;
+    /// `egsolve submit --result-by-reference`; tokens need the `import` permission)
+    /// [default: none].
+    #[arg(long = "export-root", env = "EGSOLVE_EXPORT_ROOT")]
+    pub export_roots: Option<Vec<PathBuf>>,
     /// Largest accepted vertex count.
     #[arg(long, env = "EGSOLVE_MAX_VERTICES")]
     pub max_vertices: Option<u64>,
@@ -154,6 +159,7 @@ impl ServeArgs {
             max_body_bytes,
             storage_reserve_bytes,
             import_roots,
+            export_roots,
             max_vertices,
             max_edges,
             default_time_limit_secs,

@@ -97,6 +97,12 @@ pub struct SubmitArgs {
     /// docs/result-binary.md, the bytes `egsolve solve --output binary` writes).
     #[arg(long, default_value = "json", value_parser = ["json", "text", "paritysol", "binary"])]
     pub result_format: String,
+    /// With --wait and -o FILE: the server writes the result to FILE itself, instead of
+    /// sending it (a link to its stored copy where the file system allows). FILE must lie
+    /// under one of the server's --export-root directories, at the same path there, and the
+    /// token needs the import permission.
+    #[arg(long, requires_all = ["wait", "output"])]
+    pub result_by_reference: bool,
 }
 
 /// `egsolve status ID`.
@@ -135,6 +141,10 @@ pub struct ResultArgs {
     /// Byte ranges fetched at once.
     #[arg(long, default_value_t = 8)]
     pub connections: usize,
+    /// With -o FILE: the server writes the result to FILE itself (see `submit
+    /// --result-by-reference`).
+    #[arg(long, requires = "output", conflicts_with = "vertices")]
+    pub by_reference: bool,
 }
 
 /// `egsolve cancel ID`.
@@ -219,6 +229,10 @@ impl SubmitArgs {
             credits: self.credits,
         };
         if let [_, _, ..] = self.files.as_slice() {
+            anyhow::ensure!(
+                !self.result_by_reference,
+                "--result-by-reference takes one file: submit the others on their own"
+            );
             return self.run_many(&client, &options).await;
         }
         let file = &self.files[0];
@@ -252,6 +266,11 @@ impl SubmitArgs {
         if job["state"] != "succeeded" {
             return Ok(1);
         }
+        if self.result_by_reference {
+            let output = self.output.as_deref().expect("clap requires -o");
+            export_result(&client, &id, &self.result_format, output).await?;
+            return Ok(0);
+        }
         let ranges = Ranges {
             connections: self.connections,
             ..RANGES
@@ -267,6 +286,37 @@ impl SubmitArgs {
         .await?;
         Ok(0)
     }
+}
+
+/// Has the server write job `id`'s result as `format` to `output` (`POST
+/// /v1/jobs/{id}/result/export`), named by its absolute path; says how on standard error.
+async fn export_result(
+    client: &Client,
+    id: &str,
+    format: &str,
+    output: &std::path::Path,
+) -> anyhow::Result<()> {
+    let name = output
+        .file_name()
+        .with_context(|| format!("{} names no file", output.display()))?;
+    let dir = match output.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    let dir = std::fs::canonicalize(dir).with_context(|| {
+        format!(
+            "--result-by-reference needs the directory of {} as the server sees it",
+            output.display()
+        )
+    })?;
+    let placed = client.export_result(id, &dir.join(name), format).await?;
+    let how = if placed["linked"] == true {
+        "linked to the server's copy"
+    } else {
+        "written by the server"
+    };
+    eprintln!("{} ({} bytes, {how})", output.display(), placed["bytes"]);
+    Ok(())
 }
 
 impl SubmitArgs {
@@ -387,6 +437,11 @@ impl ResultArgs {
     /// Writes the result.
     pub async fn run(&self) -> anyhow::Result<i32> {
         let client = self.server.client()?;
+        if self.by_reference {
+            let output = self.output.as_deref().expect("clap requires -o");
+            export_result(&client, &self.id, &self.format, output).await?;
+            return Ok(0);
+        }
         let ranges = Ranges {
             above: self.ranges_above,
             connections: self.connections,

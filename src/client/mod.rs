@@ -137,6 +137,25 @@ impl Client {
         self.json(request).await
     }
 
+    /// Has the server write job `id`'s result as `format` to `path` on its file system
+    /// (under one of its export roots): the server's answer (`path`, `bytes`, `linked`).
+    pub async fn export_result(
+        &self,
+        id: &str,
+        path: &Path,
+        format: &str,
+    ) -> Result<Value, ClientError> {
+        let body = serde_json::json!({ "path": path, "format": format });
+        let request = self
+            .request(
+                reqwest::Method::POST,
+                &format!("/v1/jobs/{id}/result/export"),
+            )
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+        self.json(request).await
+    }
+
     /// A job; with `wait`, answers when its state changes or after that many seconds.
     pub async fn job(&self, id: &str, wait: Option<u64>) -> Result<Value, ClientError> {
         let mut request = self.request(reqwest::Method::GET, &format!("/v1/jobs/{id}"));

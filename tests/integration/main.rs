@@ -22,6 +22,7 @@ mod service_batch;
 mod service_by_reference;
 mod service_cluster;
 mod service_data_path;
+mod service_export;
 mod service_idempotency;
 mod service_memory;
 mod service_migrate;

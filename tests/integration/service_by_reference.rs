@@ -127,14 +127,7 @@ async fn every_bad_reference_has_its_own_answer(engine: Engine) {
         )
         .await
         .unwrap_or_else(|_| panic!("{shown}: no answer (hung)"));
-        assert_eq!(
-            (reply.status, reply.problem_type().as_str()),
-            (status, kind),
-            "{shown}: {}",
-            reply.text()
-        );
-        let detail = reply.json()["detail"].as_str().unwrap().to_string();
-        assert!(!detail.ends_with('.') && detail.contains(':'), "{detail}");
+        reply.assert_refusal(status, kind, &shown);
     }
     let jobs = server.get("/v1/jobs", Some(&alice)).await.json();
     assert_eq!(jobs["jobs"].as_array().unwrap().len(), 0, "no job was made");
@@ -543,20 +536,28 @@ on_both_stores!(
     a_file_changing_mid_copy_is_refused_or_answered,
 );
 
-/// Through the real binary: `egsolve serve --import-root`, then `egsolve submit
-/// --by-reference FILE --wait --result-format binary -o` writes what the uploaded job's
-/// result is; without roots the CLI says why.
+/// Through the real binary: `egsolve serve --import-root --export-root`, then `egsolve
+/// submit --by-reference FILE --wait --result-format binary -o` writes what the uploaded
+/// job's result is, and so does the server itself with `--result-by-reference` (a link to
+/// its copy); `egsolve result ID -o FILE --by-reference` renders into FILE what the download
+/// gives; outside the roots the CLI says why.
 #[test]
 fn the_cli_submits_by_reference() {
     use packaging_support::{Server as Binary, run_client};
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("root");
+    let (root, exports) = (dir.path().join("root"), dir.path().join("exports"));
     std::fs::create_dir(&root).unwrap();
+    std::fs::create_dir(&exports).unwrap();
     let game = root.join("game.mpg.gz");
     std::fs::copy(data_file(ENERGY), &game).unwrap();
     let server = Binary::start(
         &dir.path().join("store"),
-        &["--import-root", root.to_str().unwrap()],
+        &[
+            "--import-root",
+            root.to_str().unwrap(),
+            "--export-root",
+            exports.to_str().unwrap(),
+        ],
     );
     let run = |args: &[&str]| {
         let (code, _, stderr) = run_client(&server, args);
@@ -564,7 +565,13 @@ fn the_cli_submits_by_reference() {
     };
     let by_reference = dir.path().join("by-reference.bin");
     let uploaded = dir.path().join("uploaded.bin");
-    for (out, by_reference) in [(&by_reference, true), (&uploaded, false)] {
+    let exported = exports.join("exported.bin");
+    let both_ways = ["--by-reference", "--result-by-reference"];
+    for (out, flags) in [
+        (&by_reference, &both_ways[..1]),
+        (&uploaded, &[][..]),
+        (&exported, &both_ways[..]),
+    ] {
         let mut args = vec![
             "submit",
             game.to_str().unwrap(),
@@ -576,16 +583,51 @@ fn the_cli_submits_by_reference() {
             "-o",
             out.to_str().unwrap(),
         ];
-        if by_reference {
-            args.push("--by-reference");
-        }
+        args.extend_from_slice(flags);
         let (code, stderr) = run(&args);
         assert_eq!(code, 0, "{stderr}");
         assert!(stderr.contains("succeeded"), "{stderr}");
+        if out == &exported {
+            assert!(stderr.contains("linked to the server's copy"), "{stderr}");
+        }
     }
     let bytes = std::fs::read(&by_reference).unwrap();
     assert_eq!(&bytes[..8], b"EGSRESLT");
     assert_eq!(bytes, std::fs::read(&uploaded).unwrap());
+    assert_eq!(bytes, std::fs::read(&exported).unwrap());
+    // `result ID -o FILE --by-reference`: a rendering, FILE relative to the client's
+    // directory.
+    let (code, id, stderr) = run_client(&server, &["submit", game.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let id = id.trim();
+    let (code, stderr) = run(&["status", id, "--wait", "30"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json = loop {
+        let (code, json, _) = run_client(&server, &["result", id, "--format", "json"]);
+        if code == 0 {
+            break json;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let written = packaging_support::egsolve()
+        .current_dir(&exports)
+        .env("EGSOLVE_SERVER", server.url())
+        .args([
+            "result",
+            id,
+            "--format",
+            "json",
+            "-o",
+            "job.json",
+            "--by-reference",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(written.status.code(), Some(0), "{written:?}");
+    assert_eq!(
+        std::fs::read_to_string(exports.join("job.json")).unwrap(),
+        json
+    );
     // Outside the roots: the server's message, and a failing exit.
     let outside = dir.path().join("outside.mpg.gz");
     std::fs::copy(data_file(ENERGY), &outside).unwrap();
@@ -595,5 +637,20 @@ fn the_cli_submits_by_reference() {
         stderr.contains("outside the server's import roots"),
         "{stderr}"
     );
+    let elsewhere = dir.path().join("elsewhere.bin");
+    let (code, stderr) = run(&[
+        "submit",
+        game.to_str().unwrap(),
+        "--wait",
+        "-o",
+        elsewhere.to_str().unwrap(),
+        "--result-by-reference",
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("outside the server's export roots"),
+        "{stderr}"
+    );
+    assert!(!elsewhere.exists());
     drop(server);
 }

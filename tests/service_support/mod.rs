@@ -147,6 +147,21 @@ impl Reply {
         );
     }
 
+    /// Asserts the status and problem type of the refusal of `what`, and that its detail
+    /// says what is wrong and what to do (a colon, no closing full stop).
+    pub fn assert_refusal(&self, status: u16, kind: &str, what: &str) {
+        assert_eq!(
+            (self.status, self.problem_type().as_str()),
+            (status, kind),
+            "{what}: {}",
+            self.text()
+        );
+        let detail = self.json()["detail"].as_str().unwrap().to_string();
+        assert!(
+            !detail.ends_with('.') && detail.contains(':'),
+            "{what}: {detail}"
+        );
+    }
     pub fn problem_type(&self) -> String {
         assert_eq!(
             self.headers

@@ -1,7 +1,9 @@
-"""Jobs by reference and a full store through the Python client: a file under the server's
-import root answers like its upload, and changing it after the submission changes nothing;
-each refusal raises :class:`~egsolve.ReferenceRefused` with its kind; a store without room
-raises :class:`~egsolve.InsufficientStorage` with the server's message."""
+"""Jobs and results by reference and a full store through the Python client: a file under the
+server's import root answers like its upload, and changing it after the submission changes
+nothing; each refusal raises :class:`~egsolve.ReferenceRefused` with its kind; a result
+exported under the server's export root is the download (the binary one a link to the
+store's copy), and a path outside raises :class:`~egsolve.ExportRefused`; a store without
+room raises :class:`~egsolve.InsufficientStorage` with the server's message."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Iterator
 import pytest
 from serve import Server, shared_data, small_arena
 
-from egsolve import Client, InsufficientStorage, ReferenceRefused
+from egsolve import Client, ExportRefused, InsufficientStorage, ReferenceRefused
 
 GAME = "parity/ABP_datasize=2_infinitely_often_lost_mcrl2example.gm.gz"
 
@@ -76,5 +78,28 @@ def test_a_store_without_room_is_insufficient_storage() -> None:
             assert full.value.status == 507
             assert full.value.problem["setting"] == "storage_reserve_bytes"
             assert "free space" in str(full.value)
+    finally:
+        server.stop()
+
+
+def test_a_result_by_reference_is_the_download(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    exports = tmp_path_factory.mktemp("exports")
+    server = Server(args=["--export-root", str(exports)])
+    try:
+        with Client(server.url, token="") as client:
+            job = client.submit(shared_data() / GAME)
+            placed = job.export(exports / "abp.bin")
+            assert placed["linked"] is True and placed["format"] == "binary", placed
+            downloaded = job.download(tmp_path / "abp.bin", format="binary")
+            assert (exports / "abp.bin").read_bytes() == downloaded.read_bytes()
+            assert placed["bytes"] == downloaded.stat().st_size
+            placed = job.export(exports / "abp.sol", format="paritysol")
+            assert placed["linked"] is False
+            rendered = job.download(tmp_path / "abp.sol", format="paritysol")
+            assert (exports / "abp.sol").read_bytes() == rendered.read_bytes()
+            with pytest.raises(ExportRefused) as refused:
+                job.export(tmp_path / "elsewhere.bin")
+            assert refused.value.kind == "outside-export-roots", str(refused.value)
+            assert not (tmp_path / "elsewhere.bin").exists()
     finally:
         server.stop()

@@ -14,6 +14,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
+use bytes::Bytes;
 use serde_json::json;
 use tower_http::compression::CompressionLayer;
 
@@ -22,9 +23,12 @@ use super::batch;
 use super::byte_range;
 use super::cluster;
 use super::error::ApiError;
+use super::export;
 use super::job::JobState;
 use super::parts;
-use super::request::{Params, caller, full_view, only_params, param, result_format, visible_job};
+use super::request::{
+    Params, caller, full_view, only_params, param, result_format, stored_result, visible_job,
+};
 use super::result_file::{self, RenderRequest, ResultFormat};
 use super::scheduler::LiveStatus;
 use super::submit;
@@ -57,6 +61,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/uploads/{id}"),
     ("delete", "/v1/uploads/{id}"),
     ("put", "/v1/uploads/{id}/parts/{number}"),
+    ("post", "/v1/jobs/{id}/result/export"),
 ];
 
 /// Longest `?wait=` honoured, seconds.
@@ -103,6 +108,7 @@ fn handler(method: &str, path: &str) -> MethodRouter<AppState> {
         ("get", "/v1/uploads/{id}") => get(parts::upload_by_id),
         ("delete", "/v1/uploads/{id}") => delete(parts::upload_by_id),
         ("put", "/v1/uploads/{id}/parts/{number}") => put(parts::put_part),
+        ("post", "/v1/jobs/{id}/result/export") => post(export_result),
         _ => unreachable!("every entry of ROUTES has a handler"),
     }
 }
@@ -256,30 +262,7 @@ async fn get_result(
                 .into(),
         });
     }
-    let job = visible_job(&state, &caller, &id).await?;
-    let key = match (job.state, &job.result_key) {
-        (JobState::Succeeded, Some(key)) => key.clone(),
-        _ => {
-            return Err(ApiError::NoResult {
-                id,
-                state: job.state.name(),
-            });
-        }
-    };
-    let summary = state
-        .store
-        .result_summary(&key)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("the result of job {id} is missing")))?;
-    if !format.renders(&summary) {
-        return Err(ApiError::InvalidParameter {
-            name: "format",
-            message: "format=text lists credits, and this parity game was answered by the \
-                      parity solver without credits; use format=paritysol (ID WINNER \
-                      [STRATEGY];) or json"
-                .into(),
-        });
-    }
+    let (job, key, summary) = stored_result(&state, &caller, &id, format).await?;
     if let Some(list) = &vertices {
         result_file::check_vertices(list, summary.vertices as u64).map_err(|v| {
             ApiError::InvalidParameter {
@@ -388,4 +371,51 @@ async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
     Ok(response)
+}
+
+/// `POST /v1/jobs/{id}/result/export`: `201` with the file's path, format, size and whether
+/// it was linked to the store's copy.
+async fn export_result(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(params): Params,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let caller = caller(&state, &headers)?;
+    only_params(&params, &[])?;
+    if state.export_roots.is_empty() {
+        return Err(export::ExportError::Disabled.into());
+    }
+    if !caller.may_import {
+        return Err(export::ExportError::Forbidden.into());
+    }
+    let request = export::parse_request(&body)?;
+    let (job, key, summary) = stored_result(&state, &caller, &id, request.format).await?;
+    let stored = state.store.local_result(&key).await?;
+    let render = RenderRequest {
+        job: job.id,
+        format: request.format,
+        returns: job.options.return_kind,
+        vertices: None,
+        summary,
+    };
+    let roots = state.export_roots.clone();
+    let start = Instant::now();
+    let target = request.path.clone();
+    let placed =
+        tokio::task::spawn_blocking(move || export::place(&roots, &target, &stored, &render))
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))??;
+    let seconds = start.elapsed().as_secs_f64();
+    tracing::info!(job = %job.id, path = %request.path.display(), linked = placed.linked, bytes = placed.bytes, seconds, "result written by reference");
+    let answer = json!({
+        "job": job.id.to_string(),
+        "path": request.path,
+        "format": request.format.name(),
+        "bytes": placed.bytes,
+        "linked": placed.linked,
+        "seconds": seconds,
+    });
+    Ok((StatusCode::CREATED, axum::Json(answer)).into_response())
 }

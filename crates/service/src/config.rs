@@ -37,6 +37,10 @@ pub struct ServeConfig {
     /// Directories whose files jobs may name instead of uploading them (jobs by reference;
     /// the token needs the `import` permission). Empty: no jobs by reference.
     pub import_roots: Vec<PathBuf>,
+    /// Directories under which the server writes results where a client asks (results by
+    /// reference, `POST /v1/jobs/{id}/result/export`; the token needs the `import`
+    /// permission too). Empty: no results by reference.
+    pub export_roots: Vec<PathBuf>,
     /// Largest accepted vertex count.
     pub max_vertices: u64,
     /// Largest accepted edge count.
@@ -119,6 +123,7 @@ impl Default for ServeConfig {
             max_body_bytes: 1 << 30,
             storage_reserve_bytes: 128 << 20,
             import_roots: Vec::new(),
+            export_roots: Vec::new(),
             max_vertices: 50_000_000,
             max_edges: 200_000_000,
             default_time_limit_secs: 3600,
@@ -246,11 +251,18 @@ impl ServeConfig {
                 "max_body_bytes, per_user_job_limit, max_batch_jobs, max_open_uploads and upload_ttl_secs must be positive".into(),
             ));
         }
-        for root in &self.import_roots {
+        let roots = [
+            ("import", &self.import_roots),
+            ("export", &self.export_roots),
+        ];
+        for (kind, root) in roots
+            .iter()
+            .flat_map(|(k, r)| r.iter().map(move |r| (k, r)))
+        {
             if !root.is_absolute() || !root.is_dir() {
                 return Err(ConfigError::Invalid(format!(
-                    "import root '{}' is not an absolute path to a directory: name existing \
-                     directories (--import-root /data/games)",
+                    "{kind} root '{}' is not an absolute path to a directory: name existing \
+                     directories (--{kind}-root /data/games)",
                     root.display()
                 )));
             }

@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::admission::{ExceedsMemory, HOST_SETTING};
+use super::export::ExportError;
 use super::import::ReferenceError;
 use super::metrics::StorageStage;
 use super::parts::session::PartsError;
@@ -46,6 +47,9 @@ pub enum ApiError {
     /// A job by reference refused.
     #[error(transparent)]
     Reference(#[from] ReferenceError),
+    /// A result by reference refused or failed.
+    #[error(transparent)]
+    Export(#[from] ExportError),
     /// An upload in parts refused.
     #[error(transparent)]
     Parts(#[from] PartsError),
@@ -160,6 +164,41 @@ impl ApiError {
                     S::UNPROCESSABLE_ENTITY,
                     "malformed-arena",
                     "Malformed arena",
+                ),
+            },
+            ApiError::Export(e) => match e {
+                ExportError::Disabled => (
+                    S::FORBIDDEN,
+                    "export-disabled",
+                    "Results by reference are off",
+                ),
+                ExportError::Forbidden => (
+                    S::FORBIDDEN,
+                    "export-forbidden",
+                    "Results by reference not allowed",
+                ),
+                ExportError::Invalid(_) => {
+                    (S::BAD_REQUEST, "invalid-export", "Invalid export request")
+                }
+                ExportError::Outside { .. } => (
+                    S::FORBIDDEN,
+                    "outside-export-roots",
+                    "Path outside the export roots",
+                ),
+                ExportError::NoDirectory(_) => (
+                    S::UNPROCESSABLE_ENTITY,
+                    "export-directory-missing",
+                    "Export directory missing",
+                ),
+                ExportError::Unwritable { .. } => (
+                    S::UNPROCESSABLE_ENTITY,
+                    "export-unwritable",
+                    "Export file unwritable",
+                ),
+                ExportError::NoSpace(_) => (
+                    S::INSUFFICIENT_STORAGE,
+                    "insufficient-storage",
+                    "Insufficient storage",
                 ),
             },
             ApiError::Reference(e) => match e {

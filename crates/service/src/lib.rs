@@ -59,6 +59,7 @@ mod cluster;
 mod config;
 mod error;
 mod events;
+mod export;
 mod idempotency;
 mod import;
 mod job;
@@ -154,6 +155,8 @@ pub(crate) struct Shared {
     pub(crate) usage: Arc<ui::usage::UsageHistory>,
     /// The directories jobs by reference may name files under, resolved at start-up.
     pub(crate) import_roots: import::ImportRoots,
+    /// The directories results by reference may be written under, resolved at start-up.
+    pub(crate) export_roots: import::ImportRoots,
     /// Uploads in parts under way (their own lock inside).
     pub(crate) uploads: Arc<parts::session::Uploads>,
 }
@@ -214,6 +217,9 @@ async fn serve_until(
     let import_roots = import::ImportRoots::new(&config.import_roots).map_err(|e| {
         config::ConfigError::Invalid(format!("cannot resolve the import roots: {e}"))
     })?;
+    let export_roots = import::ImportRoots::new(&config.export_roots).map_err(|e| {
+        config::ConfigError::Invalid(format!("cannot resolve the export roots: {e}"))
+    })?;
     let config = Arc::new(config);
     let node = Node::start(config.clone(), true).await?;
     let uploads = Arc::new(parts::session::Uploads::open(
@@ -241,6 +247,7 @@ async fn serve_until(
         idempotency: Arc::default(),
         usage: Arc::default(),
         import_roots,
+        export_roots,
         uploads: uploads.clone(),
     }));
     let expiry = tokio::spawn(expire_forever(store.clone(), events, config.result_ttl()));

@@ -12,7 +12,9 @@ use axum::http::{HeaderMap, header};
 use super::AppState;
 use super::auth::Caller;
 use super::error::ApiError;
-use super::job::{BackendChoice, InputFormat, JobId, JobOptions, JobRecord, JobState, ReturnKind};
+use super::job::{
+    BackendChoice, InputFormat, JobId, JobOptions, JobRecord, JobState, ResultSummary, ReturnKind,
+};
 use super::result_file::ResultFormat;
 use super::scheduler::LiveStatus;
 use super::views::job_view;
@@ -167,6 +169,42 @@ pub async fn visible_job(
         Some(job) if caller.may_access(&job.owner) => Ok(job),
         _ => Err(not_found()),
     }
+}
+
+/// The answer of job `id` as the caller may see it, rendered as `format`: the job, its
+/// result's key and summary; `409 no-result` before it succeeded, `400` for a rendering the
+/// answer has not (text of an answer without credits).
+pub async fn stored_result(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    format: ResultFormat,
+) -> Result<(JobRecord, String, ResultSummary), ApiError> {
+    let job = visible_job(state, caller, id).await?;
+    let key = match (job.state, &job.result_key) {
+        (JobState::Succeeded, Some(key)) => key.clone(),
+        _ => {
+            return Err(ApiError::NoResult {
+                id: id.to_string(),
+                state: job.state.name(),
+            });
+        }
+    };
+    let summary = state
+        .store
+        .result_summary(&key)
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("the result of job {id} is missing")))?;
+    if !format.renders(&summary) {
+        return Err(ApiError::InvalidParameter {
+            name: "format",
+            message: "format=text lists credits, and this parity game was answered by the \
+                      parity solver without credits; use format=paritysol (ID WINNER \
+                      [STRATEGY];) or json"
+                .into(),
+        });
+    }
+    Ok((job, key, summary))
 }
 
 /// The JSON view of `job`, with live status and summary filled in.

@@ -103,6 +103,10 @@ pub fn write(path: &Path, solution: &Solution) -> std::io::Result<()> {
         let file = out
             .into_inner()
             .map_err(std::io::IntoInnerError::into_error)?;
+        // Read-only: results by reference may link this file into a user's directory
+        // ([`crate::export`]); it is never changed in place.
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o444))?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -161,7 +165,16 @@ pub fn render_whole(path: &Path, request: &RenderRequest) -> std::io::Result<Vec
     Ok(whole.into_inner())
 }
 
-/// Where rendered chunks go: the response stream, or one buffer.
+/// Renders the result at `path` into `out` ([`crate::export`]'s files).
+pub fn render_to_file(
+    path: &Path,
+    request: &RenderRequest,
+    out: &std::fs::File,
+) -> std::io::Result<()> {
+    render_into(path, request, out)
+}
+
+/// Where rendered chunks go: the response stream, one buffer, or a file.
 trait Sink {
     fn send(&self, chunk: Vec<u8>) -> std::io::Result<()>;
 }
@@ -181,6 +194,13 @@ impl Sink for std::cell::RefCell<Vec<u8>> {
             whole.extend_from_slice(&chunk);
         }
         Ok(())
+    }
+}
+
+impl Sink for std::fs::File {
+    fn send(&self, chunk: Vec<u8>) -> std::io::Result<()> {
+        use std::io::Write;
+        (&*self).write_all(&chunk)
     }
 }
 

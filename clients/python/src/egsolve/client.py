@@ -644,6 +644,30 @@ class Job:
                     time.sleep(self.client._delay(attempt + 1))
         raise AssertionError("unreachable")
 
+    def export(
+        self, path: Union[str, "os.PathLike[str]"], format: ResultFormat = "binary", timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """Has the server write the solution to ``path`` on its own file system (under one of
+        its export roots, ``egsolve serve --export-root DIR``) instead of downloading it:
+        where the server shares a file system with you, a large binary result costs no
+        transfer (on the store's file system the file is a hard link to the stored result).
+
+        ``path`` is resolved here when its directory exists here, else it must be absolute:
+        it names the file as the server sees it. The token needs the ``import`` permission.
+        Returns the server's answer (``path``, ``format``, ``bytes``, ``linked``). Raises
+        :class:`~egsolve.ExportRefused` (its ``kind`` says why),
+        :class:`~egsolve.InsufficientStorage` and the other :class:`~egsolve.ApiError` kinds.
+        """
+        self._finished_successfully(timeout)
+        target = Path(path)
+        if target.parent.exists():
+            target = target.parent.resolve() / target.name
+        elif not target.is_absolute():
+            raise ValueError(f"{path!s}: its directory does not exist here; pass the absolute path the server sees")
+        body = uploads.json_body({"path": str(target), "format": format}, "application/json", str(target))
+        data: Dict[str, Any] = self.client._json("POST", f"/v1/jobs/{self.id}/result/export", body=body)
+        return data
+
     def histogram(self, bins: int = 20) -> Histogram:
         """Finite credits in ``bins`` equal-width bins, and the vertices each player wins."""
         self._finished_successfully(None)

@@ -122,6 +122,15 @@ class ReferenceRefused(ApiError):
     while it was copied (``reference-changed``); :attr:`kind` says which."""
 
 
+class ExportRefused(ApiError):
+    """A result by reference was refused: the server has no export roots
+    (``export-disabled``), the token lacks the ``import`` permission (``export-forbidden``),
+    the path is not absolute, has ``..`` or names a directory (``invalid-export``), its
+    directory lies outside the export roots (``outside-export-roots``), does not exist
+    (``export-directory-missing``) or the server cannot write there (``export-unwritable``);
+    :attr:`kind` says which."""
+
+
 class TooManyJobs(ApiError):
     """The caller has as many queued and running jobs as allowed (429); ``limit`` says how many."""
 
@@ -183,6 +192,12 @@ _KINDS: Dict[str, Type[ApiError]] = {
     "not-a-regular-file": ReferenceRefused,
     "reference-unreadable": ReferenceRefused,
     "reference-changed": ReferenceRefused,
+    "export-disabled": ExportRefused,
+    "export-forbidden": ExportRefused,
+    "invalid-export": ExportRefused,
+    "outside-export-roots": ExportRefused,
+    "export-directory-missing": ExportRefused,
+    "export-unwritable": ExportRefused,
     "upload-not-found": NotFound,
     "invalid-upload": InvalidParameter,
     "too-many-uploads": TooManyUploads,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import os
 import threading
 import time
@@ -35,7 +34,7 @@ import httpx
 from .errors import ConnectionFailed, EgsolveError, NotFound, UploadFailed
 from .models import JobInfo, Upload
 from .session import Session, error_of
-from .upload import Body, SubmitOptions, options_params
+from .upload import Body, SubmitOptions, json_body, options_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing_extensions import Unpack
@@ -61,19 +60,14 @@ SEND_AGAIN = frozenset({"part-damaged", "part-in-progress", "upload-interrupted"
 PartsProgress = Callable[[int, int], None]
 
 
-def _json_body(data: Dict[str, Any], media_type: str, name: str) -> Body:
-    encoded = json.dumps(data).encode()
-    return Body(chunks=lambda: iter([encoded]), headers={"Content-Type": media_type}, name=name, encoding=None)
-
-
 def new_upload(size: int, part_size: int) -> Body:
     """The body of ``POST /v1/uploads``."""
-    return _json_body({"size": size, "part_size": part_size}, "application/json", "<upload>")
+    return json_body({"size": size, "part_size": part_size}, "application/json", "<upload>")
 
 
 def job_request(upload_id: str) -> Body:
     """The body of ``POST /v1/jobs`` naming the upload ``upload_id``."""
-    return _json_body({"upload": upload_id}, UPLOAD_MEDIA_TYPE, upload_id)
+    return json_body({"upload": upload_id}, UPLOAD_MEDIA_TYPE, upload_id)
 
 
 def content_digest(data: bytes) -> str:

@@ -88,17 +88,17 @@ def _compressed(raw: Callable[[], Iterator[bytes]], encoding: str) -> Callable[[
 REFERENCE_MEDIA_TYPE = "application/vnd.egsolve.reference+json"
 
 
-def reference(path: str) -> Body:
-    """The body of a job by reference: ``{"path": path}``."""
+def json_body(data: Dict[str, Any], media_type: str, name: str) -> Body:
+    """A JSON request body of ``media_type``."""
     import json
 
-    data = json.dumps({"path": path}).encode()
-    return Body(
-        chunks=lambda: iter([data]),
-        headers={"Content-Type": REFERENCE_MEDIA_TYPE},
-        name=path,
-        encoding=None,
-    )
+    encoded = json.dumps(data).encode()
+    return Body(chunks=lambda: iter([encoded]), headers={"Content-Type": media_type}, name=name, encoding=None)
+
+
+def reference(path: str) -> Body:
+    """The body of a job by reference: ``{"path": path}``."""
+    return json_body({"path": path}, REFERENCE_MEDIA_TYPE, path)
 
 
 def submit_params(

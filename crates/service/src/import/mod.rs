@@ -121,7 +121,7 @@ pub enum ImportError {
     Upload(#[from] UploadError),
 }
 
-/// The import roots, resolved once at start-up.
+/// The import roots (or the export roots: [`crate::export`]), resolved once at start-up.
 #[derive(Debug, Clone, Default)]
 pub struct ImportRoots(Vec<PathBuf>);
 
@@ -140,11 +140,24 @@ impl ImportRoots {
         self.0.is_empty()
     }
 
-    fn contain(&self, resolved: &Path) -> bool {
+    /// Whether `resolved` (a path with its links followed) lies inside a root.
+    pub(crate) fn contain(&self, resolved: &Path) -> bool {
         self.0.iter().any(|root| resolved.starts_with(root))
     }
 
-    fn listed(&self) -> String {
+    /// Whether `file` lies inside a root as the kernel names the open descriptor: a
+    /// directory on the way swapped for a link between the resolution and the open shows
+    /// here.
+    pub(crate) fn hold_opened(&self, file: &File) -> bool {
+        use std::os::fd::AsRawFd;
+        match std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+            Ok(opened) => self.contain(&opened),
+            Err(_) => true,
+        }
+    }
+
+    /// The roots, for messages.
+    pub(crate) fn listed(&self) -> String {
         let names: Vec<String> = self.0.iter().map(|r| r.display().to_string()).collect();
         names.join(", ")
     }
@@ -181,6 +194,16 @@ pub fn parse_request(body: &[u8]) -> Result<PathBuf, ReferenceError> {
         )));
     }
     Ok(path)
+}
+
+/// Opens `resolved` (a path with its links followed) for reading, with `flags` beside
+/// `O_NOFOLLOW | O_CLOEXEC`: a last component that became a link meanwhile fails `ELOOP`.
+pub(crate) fn open_resolved(resolved: &Path, flags: i32) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | flags)
+        .open(resolved)
 }
 
 /// What identifies a file's contents for the change check.
@@ -220,7 +243,7 @@ impl Source {
 
 /// Resolves and opens `requested` (see the module's checks).
 pub fn open(roots: &ImportRoots, requested: &Path) -> Result<Source, ReferenceError> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::fs::FileTypeExt;
     let name = requested.display().to_string();
     let system = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::NotFound => ReferenceError::NotFound(name.clone()),
@@ -237,15 +260,11 @@ pub fn open(roots: &ImportRoots, requested: &Path) -> Result<Source, ReferenceEr
     if !roots.contain(&resolved) {
         return Err(outside());
     }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(&resolved)
-        .map_err(|e| match e.raw_os_error() {
-            // The last component became a link after it was resolved.
-            Some(libc::ELOOP) => outside(),
-            _ => system(e),
-        })?;
+    let file = open_resolved(&resolved, libc::O_NONBLOCK).map_err(|e| match e.raw_os_error() {
+        // The last component became a link after it was resolved.
+        Some(libc::ELOOP) => outside(),
+        _ => system(e),
+    })?;
     let meta = file.metadata().map_err(system)?;
     let kind = meta.file_type();
     let what = if kind.is_dir() {
@@ -264,16 +283,8 @@ pub fn open(roots: &ImportRoots, requested: &Path) -> Result<Source, ReferenceEr
     if let Some(what) = what {
         return Err(ReferenceError::NotRegular { path: name, what });
     }
-    // What was opened, as the kernel names it: a directory on the way swapped for a link
-    // between the resolution and the open shows here.
-    {
-        use std::os::fd::AsRawFd;
-        let link = format!("/proc/self/fd/{}", file.as_raw_fd());
-        if let Ok(opened) = std::fs::read_link(link) {
-            if !roots.contain(&opened) {
-                return Err(outside());
-            }
-        }
+    if !roots.hold_opened(&file) {
+        return Err(outside());
     }
     Ok(Source {
         file,

@@ -11,9 +11,8 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::job::JobState;
-use crate::request::{Params, caller, only_params, param, visible_job};
-use crate::result_file;
+use crate::request::{Params, caller, only_params, param, stored_result};
+use crate::result_file::{self, ResultFormat};
 
 /// Most bins a caller may ask for.
 pub const MAX_BINS: u64 = 200;
@@ -88,21 +87,7 @@ pub async fn credit_histogram(
         |s| s.parse().ok().filter(|b| (1..=MAX_BINS).contains(b)),
         "a number of bins from 1 to 200",
     )?;
-    let job = visible_job(&state, &caller, &id).await?;
-    let key = match (job.state, &job.result_key) {
-        (JobState::Succeeded, Some(key)) => key.clone(),
-        _ => {
-            return Err(ApiError::NoResult {
-                id,
-                state: job.state.name(),
-            });
-        }
-    };
-    let summary = state
-        .store
-        .result_summary(&key)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("the result of job {id} is missing")))?;
+    let (job, key, summary) = stored_result(&state, &caller, &id, ResultFormat::Json).await?;
     let max_credit = summary.max_credit;
     let credits_computed = summary.credits_computed;
     let path = state.store.result_path(&key);
