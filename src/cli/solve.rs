@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::progress::ProgressDisplay;
-use super::{CliError, EXIT_BAD_INPUT, output_file};
+use super::{CliError, EXIT_BAD_INPUT, EXIT_IO, output_file};
 use clap::builder::TypedValueParser;
 use egsolve_core::format::{self, Format, ParityInfo, ReadOptions};
 use egsolve_core::output::{self, OutputFormat};
@@ -223,16 +223,26 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         "solved"
     );
     let write_start = Instant::now();
-    let mut out = output_file(args.out.as_ref())?;
-    let initial = game.initial.unwrap_or(0);
-    match args.output {
-        OutputFormat::Json => output::write_json(&mut out, &game.arena, &solution, initial, None)?,
-        OutputFormat::Text => output::write_text(&mut out, &solution, None)?,
-        OutputFormat::Paritysol => output::write_paritysol(&mut out, &solution, None)?,
-        OutputFormat::Binary => output::binary::write_binary(&mut out, &solution)?,
+    let file = args.out.as_ref().filter(|p| p.as_os_str() != "-");
+    if let (OutputFormat::Binary, Some(path)) = (args.output, file) {
+        // A binary answer to a file: its arrays written from two threads at their offsets.
+        let file = std::fs::File::create(path).map_err(|e| {
+            CliError::new(EXIT_IO, format!("cannot create {}: {e}", path.display()))
+        })?;
+        output::binary::write_binary_file(&file, &solution)?;
+    } else {
+        let mut out = output_file(args.out.as_ref())?;
+        let initial = game.initial.unwrap_or(0);
+        match args.output {
+            OutputFormat::Json => {
+                output::write_json(&mut out, &game.arena, &solution, initial, None)?
+            }
+            OutputFormat::Text => output::write_text(&mut out, &solution, None)?,
+            OutputFormat::Paritysol => output::write_paritysol(&mut out, &solution, None)?,
+            OutputFormat::Binary => output::binary::write_binary(&mut out, &solution)?,
+        }
+        out.flush()?;
     }
-    out.flush()?;
-    drop(out);
     tracing::info!(seconds = write_start.elapsed().as_secs_f64(), "written");
     if solve::race::detached_loser_running() || egsolve_gpu::warm_up_running() {
         exit_leaving_the_loser();

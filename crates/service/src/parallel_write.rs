@@ -8,7 +8,9 @@
 //! Used for the store's copy of a file named by reference ([`crate::import`]). Not for
 //! results: the 3 GB binary result of a 10^9-edge job took 2.2–2.5 s this way against 2.0 s
 //! from one thread's buffered writes (H200 host, tmpfs): on tmpfs each page joins the file's
-//! page-cache index under one lock, and sixteen threads contend for it.
+//! page-cache index under one lock, and sixteen threads contend for it. Results are written
+//! by two threads' positioned writes instead
+//! ([`egsolve_core::output::binary::write_binary_file`]).
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;

@@ -13,7 +13,7 @@
 //! Files written before it (`EGSR1\n`, `n` as u64 LE, then `n` records of credit u64 LE and
 //! strategy u32 LE) are still read, and served in the binary form by conversion.
 
-use std::io::{BufWriter, Read};
+use std::io::Read;
 use std::path::Path;
 
 use bytes::Bytes;
@@ -98,11 +98,7 @@ pub fn write(path: &Path, solution: &Solution) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", uuid::Uuid::now_v7()));
     let written = (|| {
         let file = std::fs::File::create(&tmp)?;
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        binary::write_binary(&mut out, solution)?;
-        let file = out
-            .into_inner()
-            .map_err(std::io::IntoInnerError::into_error)?;
+        binary::write_binary_file(&file, solution)?;
         // Read-only: results by reference may link this file into a user's directory
         // ([`crate::export`]); it is never changed in place.
         use std::os::unix::fs::PermissionsExt;

@@ -480,13 +480,15 @@ fn record_answer(
             format!("cannot store the result: {e}"),
         ));
     }
-    let initial = game.game.initial.unwrap_or(0);
-    let summary = Summary::new(&game.game.arena, solution, initial);
     let write_seconds = write_start.elapsed().as_secs_f64();
     context
         .metrics
         .observe_phase("result_write", &solution.stats.backend, write_seconds);
-    tracing::info!(job = %id, solve = solve_seconds, result_write = write_seconds, "solved");
+    let summary_start = Instant::now();
+    let initial = game.game.initial.unwrap_or(0);
+    let summary = Summary::new(&game.game.arena, solution, initial);
+    let summary_seconds = summary_start.elapsed().as_secs_f64();
+    tracing::info!(job = %id, solve = solve_seconds, result_write = write_seconds, summary = summary_seconds, "solved");
 
     let success = Success {
         result_key: &key,

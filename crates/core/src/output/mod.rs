@@ -133,17 +133,18 @@ impl Summary {
     /// The summary of `solution` for `arena`, with `initial` as the initial vertex.
     pub fn new(arena: &Arena, solution: &Solution, initial: VertexId) -> Summary {
         let credit = solution.credit[initial as usize];
+        let (w0, max_credit) = solution.tally();
         Summary {
             vertices: arena.vertex_count(),
             edges: arena.edge_count(),
-            w0: solution.w0_size(),
-            w1: solution.w1_size(),
+            w0,
+            w1: solution.credit.len() - w0,
             initial: Initial {
                 vertex: initial,
                 winner: solution.winner(initial).index(),
                 credit: (credit != TOP && solution.credits_computed).then_some(credit),
             },
-            max_credit: solution.max_credit(),
+            max_credit,
             bound: solution.stats.bound,
             lifts: solution.stats.lifts,
             rounds: solution.stats.rounds,
