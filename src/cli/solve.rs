@@ -235,7 +235,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         let initial = game.initial.unwrap_or(0);
         match args.output {
             OutputFormat::Json => {
-                output::write_json(&mut out, &game.arena, &solution, initial, None)?
+                output::write_json(&mut out, &game.arena, &solution, initial, None)?;
             }
             OutputFormat::Text => output::write_text(&mut out, &solution, None)?,
             OutputFormat::Paritysol => output::write_paritysol(&mut out, &solution, None)?,
