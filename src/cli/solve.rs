@@ -177,8 +177,10 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     );
     if args.backend == Backend::Gpu {
         // The device lists the predecessors itself; the host's, checked by the load, are
-        // not read again (the peak memory at 10^9 edges: BENCHMARKS.md §9).
-        game.arena.release_predecessors();
+        // not read again (the peak memory at 10^9 edges: BENCHMARKS.md §9). Released on a
+        // thread of their own, beside the upload: unmapping 7 GB took 0.18-0.35 s.
+        let game = game.clone();
+        std::thread::spawn(move || game.arena.release_predecessors());
     }
     if args.output == OutputFormat::Paritysol && game.parity.is_none() {
         return Err(CliError::new(
@@ -244,18 +246,18 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         out.flush()?;
     }
     tracing::info!(seconds = write_start.elapsed().as_secs_f64(), "written");
-    if solve::race::detached_loser_running() || egsolve_gpu::warm_up_running() {
-        exit_leaving_the_loser();
-    }
-    Ok(())
+    exit_with_the_answer_written()
 }
 
-/// Ends the process now, its answer written: a race's loser, or the driver's warm-up, may
-/// still be inside the GPU driver (its start-up, a large copy), and the driver's exit
-/// handlers would wait for it (measured on the H200 host: +180 ms on Onebit, whose answer
-/// the CPU had in 82 ms) or crash beside it (a segmentation fault when a 0.1 s CPU solve of
-/// a 30 MB game ended while its warm-up was starting the driver).
-fn exit_leaving_the_loser() -> ! {
+/// Ends the process now, its answer written, without unwinding what it holds:
+/// - a race's loser, or the driver's warm-up, may still be inside the GPU driver (its
+///   start-up, a large copy), and the driver's exit handlers would wait for it (measured on
+///   the H200 host: +180 ms on Onebit, whose answer the CPU had in 82 ms) or crash beside it
+///   (a segmentation fault when a 0.1 s CPU solve of a 30 MB game ended while its warm-up was
+///   starting the driver);
+/// - at 10^9 edges, dropping the game and the answer (a 14 GB file map, 3 GB of arrays, the
+///   device's buffers and context) took about 0.4 s after the answer was written.
+fn exit_with_the_answer_written() -> ! {
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
     // SAFETY: `_exit` ends the process without running exit handlers, which is what is
