@@ -51,14 +51,6 @@ fn parse_header(bytes: &[u8]) -> Result<(Shape, u64), FormatError> {
 
 /// The layout of `bytes`' header, the length checked against it, and every checksum.
 pub(super) fn checked_layout(bytes: &[u8]) -> Result<(Shape, Layout), FormatError> {
-    let (shape, layout) = header_layout(bytes)?;
-    check_blocks(bytes, &layout)?;
-    Ok((shape, layout))
-}
-
-/// The layout of `bytes`' header, the length checked against it and the header's own
-/// checksum (its fields and the block table): what must hold before any section is read.
-fn header_layout(bytes: &[u8]) -> Result<(Shape, Layout), FormatError> {
     let (shape, stored) = parse_header(bytes)?;
     let layout = Layout::of(&shape)
         .ok_or_else(|| damaged(48, "the section sizes the header gives overflow 64 bits"))?;
@@ -74,12 +66,6 @@ fn header_layout(bytes: &[u8]) -> Result<(Shape, Layout), FormatError> {
             ),
         ));
     }
-    Ok((shape, layout))
-}
-
-/// Every block's checksum, and the padding between sections.
-fn check_blocks(bytes: &[u8], layout: &Layout) -> Result<(), FormatError> {
-    let table = &bytes[layout.table.clone()];
     let blocks = layout.blocks();
     let sums = block_sums(&blocks, |b| &bytes[b]);
     let wrong = (0..blocks.len())
@@ -104,7 +90,7 @@ fn check_blocks(bytes: &[u8], layout: &Layout) -> Result<(), FormatError> {
             ));
         }
     }
-    Ok(())
+    Ok((shape, layout))
 }
 
 /// The `T`s of `range`, borrowed from the buffer (copied where they cannot be borrowed:
@@ -119,34 +105,14 @@ fn array<T: Le>(bytes: &SharedBytes, range: std::ops::Range<usize>) -> Array<T> 
 }
 
 /// Loads the version 2 `egb` file held by `bytes` (see the module docs).
-///
-/// The block checksums are computed beside the arena's own checks (`rayon::join`): the
-/// checksums are bound by memory, the checks by arithmetic (10^9 edges on the H200 host:
-/// 0.23-0.34 s and 0.8-1.0 s one after the other). The arena's checks hold for any bytes,
-/// so building it from bytes not yet summed is safe; a damaged block is reported first.
 pub(crate) fn load_shared(bytes: &SharedBytes) -> Result<Game, FormatError> {
     let raw = bytes.bytes();
-    let (shape, layout) = header_layout(raw)?;
-    let (summed, game) = rayon::join(
-        || {
-            let clock = std::time::Instant::now();
-            let summed = check_blocks(raw, &layout);
-            tracing::debug!(
-                ms = clock.elapsed().as_secs_f64() * 1e3,
-                "egb checksums checked"
-            );
-            summed
-        },
-        || game_of(bytes, &shape, &layout),
+    let clock = std::time::Instant::now();
+    let (shape, layout) = checked_layout(raw)?;
+    tracing::debug!(
+        ms = clock.elapsed().as_secs_f64() * 1e3,
+        "egb checksums checked"
     );
-    summed?;
-    game
-}
-
-/// The game of the version 2 `egb` bytes laid out as `layout`, every section checked but
-/// the checksums.
-fn game_of(bytes: &SharedBytes, shape: &Shape, layout: &Layout) -> Result<Game, FormatError> {
-    let raw = bytes.bytes();
     let n = shape.n as usize;
     let owners = match Array::shared_players(bytes, layout.owners.clone()) {
         Ok(owners) => owners,
