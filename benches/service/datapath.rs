@@ -3,7 +3,8 @@
 //! 133 MB as `.mpg`, 72 MB as `egb`). For each file, interleaved runs of the CLI's whole
 //! process (`egsolve solve FILE --output binary -o OUT`, the baseline, measured in the same
 //! run) and of a service job (POST the file, or for `egb` also a job naming it by reference
-//! → long poll → `GET …/result?format=binary` to a file) on a fresh in-process server each
+//! → long poll → `GET …/result?format=binary` to a file, or for the job by reference also
+//! the result written by the server, `POST …/result/export`) on a fresh in-process server each
 //! time (so nothing is reused), with the server's
 //! phases (`/metrics` sums: receive, hash, fsync, parse, stats, store, queue wait, solve,
 //! result write) and the client's (post, wait, result). Goal on the 2-core build machine:
@@ -61,10 +62,11 @@ pub async fn data_path() {
         file_mb(&egb),
         bench::load_average()
     );
-    for (name, file, by_reference) in [
-        ("mpg", &mpg, false),
-        ("egb", &egb, false),
-        ("egb by reference", &egb, true),
+    for (name, file, by_reference, exported) in [
+        ("mpg", &mpg, false, false),
+        ("egb", &egb, false, false),
+        ("egb by reference", &egb, true, false),
+        ("egb by reference, result by reference", &egb, true, true),
     ] {
         let mut cli = Vec::new();
         let mut served = Vec::new();
@@ -72,7 +74,7 @@ pub async fn data_path() {
         for _ in 0..reps {
             let out = dir.path().join("cli.bin");
             cli.push(solve_to(file, &["--output", "binary"], &out));
-            let (total, parts) = service_job(file, dir.path(), by_reference).await;
+            let (total, parts) = service_job(file, dir.path(), by_reference, exported).await;
             served.push(total);
             for (phase, seconds) in parts {
                 phases.entry(phase).or_default().push(seconds);
@@ -123,17 +125,34 @@ fn median(values: &mut [Duration]) -> Duration {
     values[values.len() / 2]
 }
 
+/// POSTs `{"path": path}` to `url` as `content_type`.
+async fn post_path(
+    http: &reqwest::Client,
+    url: &str,
+    content_type: &str,
+    path: &Path,
+) -> reqwest::Response {
+    let body = serde_json::json!({ "path": path }).to_string();
+    let request = http.post(url).header("content-type", content_type);
+    request.body(body).send().await.unwrap()
+}
+
 /// One job on a fresh server: the whole time, and the phases (client's and server's). By
-/// reference, the server's import root is the file's folder and the POST names the file.
+/// reference, the server's import root is the file's folder and the POST names the file;
+/// `exported`: the server writes the result into `scratch`, its export root.
 async fn service_job(
     file: &Path,
     scratch: &Path,
     by_reference: bool,
+    exported: bool,
 ) -> (Duration, Vec<(String, f64)>) {
     let data = tempfile::tempdir().unwrap();
     let mut config = ServeConfig::for_tests(data.path());
     if by_reference {
         config.import_roots = vec![file.parent().unwrap().to_owned()];
+    }
+    if exported {
+        config.export_roots = vec![scratch.to_owned()];
     }
     let server = InProcess::start(config).await;
     let base = server.base.clone();
@@ -145,13 +164,8 @@ async fn service_job(
     let before = phase_sums(&http, &base).await;
     let start = Instant::now();
     let mut job = if by_reference {
-        let reply = http
-            .post(format!("{base}/v1/jobs?return=strategies"))
-            .header("content-type", "application/vnd.egsolve.reference+json")
-            .body(serde_json::json!({ "path": file }).to_string())
-            .send()
-            .await
-            .unwrap();
+        let url = format!("{base}/v1/jobs?return=strategies");
+        let reply = post_path(&http, &url, "application/vnd.egsolve.reference+json", file).await;
         assert_eq!(reply.status(), 202);
         reply.json().await.unwrap()
     } else {
@@ -170,18 +184,24 @@ async fn service_job(
     }
     assert_eq!(job["state"], "succeeded", "{job}");
     let waited = start.elapsed();
-    // Written to the file as it arrives, as `egsolve result -o` does.
-    let result = format!("{base}/v1/jobs/{id}/result?format=binary");
-    let mut response = http.get(result).send().await.unwrap();
-    let mut out = tokio::fs::File::create(scratch.join("served.bin"))
-        .await
-        .unwrap();
-    while let Some(chunk) = response.chunk().await.unwrap() {
-        tokio::io::AsyncWriteExt::write_all(&mut out, &chunk)
-            .await
-            .unwrap();
+    let served = scratch.join("served.bin");
+    if exported {
+        // Written by the server, as `egsolve result -o FILE --by-reference` has it.
+        let url = format!("{base}/v1/jobs/{id}/result/export");
+        let reply = post_path(&http, &url, "application/json", &served).await;
+        assert_eq!(reply.status(), 201);
+    } else {
+        // Written to the file as it arrives, as `egsolve result -o` does.
+        let result = format!("{base}/v1/jobs/{id}/result?format=binary");
+        let mut response = http.get(result).send().await.unwrap();
+        let mut out = tokio::fs::File::create(&served).await.unwrap();
+        while let Some(chunk) = response.chunk().await.unwrap() {
+            tokio::io::AsyncWriteExt::write_all(&mut out, &chunk)
+                .await
+                .unwrap();
+        }
+        tokio::io::AsyncWriteExt::flush(&mut out).await.unwrap();
     }
-    tokio::io::AsyncWriteExt::flush(&mut out).await.unwrap();
     let total = start.elapsed();
     let after = phase_sums(&http, &base).await;
     server.stop().await.unwrap();

@@ -231,7 +231,8 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         let file = std::fs::File::create(path).map_err(|e| {
             CliError::new(EXIT_IO, format!("cannot create {}: {e}", path.display()))
         })?;
-        output::binary::write_binary_file(&file, &solution)?;
+        use std::os::unix::fs::FileExt;
+        output::binary::write_binary_at(|bytes, at| file.write_all_at(bytes, at), &solution)?;
     } else {
         let mut out = output_file(args.out.as_ref())?;
         let initial = game.initial.unwrap_or(0);

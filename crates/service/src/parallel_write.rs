@@ -10,7 +10,7 @@
 //! from one thread's buffered writes (H200 host, tmpfs): on tmpfs each page joins the file's
 //! page-cache index under one lock, and sixteen threads contend for it. Results are written
 //! by two threads' positioned writes instead
-//! ([`egsolve_core::output::binary::write_binary_file`]).
+//! ([`egsolve_core::output::binary::write_binary_at`]).
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;

@@ -98,7 +98,8 @@ pub fn write(path: &Path, solution: &Solution) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", uuid::Uuid::now_v7()));
     let written = (|| {
         let file = std::fs::File::create(&tmp)?;
-        binary::write_binary_file(&file, solution)?;
+        use std::os::unix::fs::FileExt;
+        binary::write_binary_at(|bytes, at| file.write_all_at(bytes, at), solution)?;
         // Read-only: results by reference may link this file into a user's directory
         // ([`crate::export`]); it is never changed in place.
         use std::os::unix::fs::PermissionsExt;

@@ -115,78 +115,98 @@ pub fn write_binary(out: &mut impl Write, solution: &Solution) -> io::Result<()>
     write_le(out, &solution.strategy, u32::to_le_bytes)
 }
 
-/// Threads of [`write_binary_file`]. A new tmpfs file of 3 GB (the answer of a 10^9-edge
+/// Threads of [`write_binary_at`]. A new tmpfs file of 3 GB (the answer of a 10^9-edge
 /// game) took 1.82–1.90 s from one writer on the H200 host, 0.89–1.03 s from two at their own
 /// offsets, and 0.94–1.21 s from four to sixteen: each page joins the file's page-cache index
 /// under its lock, which two writers keep busy (`scripts/tmpfs-write.sh`).
 const FILE_WRITERS: usize = 2;
-/// Bytes a writer of [`write_binary_file`] takes at a time.
+/// Bytes a writer of [`write_binary_at`] takes at a time.
 const FILE_PART: usize = 32 << 20;
 
-/// Writes `solution` in the binary layout into `file` (new and empty): the bytes of
-/// [`write_binary`], written with positioned writes from [`FILE_WRITERS`] threads on a
-/// little-endian machine (the arrays' own bytes), else through [`write_binary`].
-pub fn write_binary_file(file: &std::fs::File, solution: &Solution) -> io::Result<()> {
-    write_file_in_parts(file, solution, FILE_PART)
+/// Writes `solution` in the binary layout through `write_at` (writes `bytes` at `offset` of
+/// a new, empty file: `FileExt::write_all_at`): the bytes of [`write_binary`], in parts from
+/// [`FILE_WRITERS`] threads on a little-endian machine (the arrays' own bytes), else in
+/// order on this thread. The caller owns the file (the core names none).
+pub fn write_binary_at<F>(write_at: F, solution: &Solution) -> io::Result<()>
+where
+    F: Fn(&[u8], u64) -> io::Result<()> + Sync,
+{
+    write_in_parts(&write_at, solution, FILE_PART)
 }
 
-fn write_file_in_parts(
-    file: &std::fs::File,
-    solution: &Solution,
-    part_bytes: usize,
-) -> io::Result<()> {
-    #[cfg(all(unix, target_endian = "little"))]
-    {
-        use std::os::unix::fs::FileExt;
-        use std::sync::{Mutex, PoisonError};
-        let header = Header {
-            n: solution.credit.len() as u64,
-            credits_computed: solution.credits_computed,
-        }
-        .to_bytes();
-        let mut parts = vec![(0, &header[..])];
-        let mut offset = HEADER_BYTES;
-        let credits: &[u8] = bytemuck::cast_slice(&solution.credit);
-        let strategies: &[u8] = bytemuck::cast_slice(&solution.strategy);
-        for part in credits
-            .chunks(part_bytes)
-            .chain(strategies.chunks(part_bytes))
-        {
-            parts.push((offset, part));
-            offset += part.len() as u64;
-        }
-        let parts = Mutex::new(parts.into_iter());
-        let first_error = Mutex::new(None);
-        std::thread::scope(|scope| {
-            for _ in 0..FILE_WRITERS {
-                scope.spawn(|| {
-                    loop {
-                        let next = parts.lock().unwrap_or_else(PoisonError::into_inner).next();
-                        let Some((offset, bytes)) = next else { return };
-                        if let Err(e) = file.write_all_at(bytes, offset) {
-                            let mut first =
-                                first_error.lock().unwrap_or_else(PoisonError::into_inner);
-                            first.get_or_insert(e);
-                            return;
-                        }
-                    }
-                });
-            }
-        });
-        match first_error
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner)
-        {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-    #[cfg(not(all(unix, target_endian = "little")))]
-    {
-        let _ = part_bytes;
-        let mut out = io::BufWriter::with_capacity(1 << 20, file);
+fn write_in_parts<F>(write_at: &F, solution: &Solution, part_bytes: usize) -> io::Result<()>
+where
+    F: Fn(&[u8], u64) -> io::Result<()> + Sync,
+{
+    if cfg!(target_endian = "big") {
+        let mut out = io::BufWriter::with_capacity(
+            1 << 20,
+            AtOffsets {
+                write_at,
+                offset: 0,
+            },
+        );
         write_binary(&mut out, solution)?;
-        out.flush()
+        return out.flush();
+    }
+    use std::sync::{Mutex, PoisonError};
+    let header = Header {
+        n: solution.credit.len() as u64,
+        credits_computed: solution.credits_computed,
+    }
+    .to_bytes();
+    let mut parts = vec![(0, &header[..])];
+    let mut offset = HEADER_BYTES;
+    let credits: &[u8] = bytemuck::cast_slice(&solution.credit);
+    let strategies: &[u8] = bytemuck::cast_slice(&solution.strategy);
+    for part in credits
+        .chunks(part_bytes)
+        .chain(strategies.chunks(part_bytes))
+    {
+        parts.push((offset, part));
+        offset += part.len() as u64;
+    }
+    let parts = Mutex::new(parts.into_iter());
+    let first_error = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..FILE_WRITERS {
+            scope.spawn(|| {
+                loop {
+                    let next = parts.lock().unwrap_or_else(PoisonError::into_inner).next();
+                    let Some((offset, bytes)) = next else { return };
+                    if let Err(e) = write_at(bytes, offset) {
+                        let mut first = first_error.lock().unwrap_or_else(PoisonError::into_inner);
+                        first.get_or_insert(e);
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    match first_error
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+    {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// A [`Write`] through positioned writes, one after another.
+struct AtOffsets<'a, F> {
+    write_at: &'a F,
+    offset: u64,
+}
+
+impl<F: Fn(&[u8], u64) -> io::Result<()>> Write for AtOffsets<'_, F> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        (self.write_at)(bytes, self.offset)?;
+        self.offset += bytes.len() as u64;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -297,6 +317,7 @@ mod tests {
 
     #[test]
     fn files_written_in_parts_hold_the_streamed_bytes() {
+        use std::os::unix::fs::FileExt;
         let n = 1000;
         let mut solution = solution(true);
         solution.credit = (0..n)
@@ -312,7 +333,8 @@ mod tests {
         for part_bytes in [40, 1 << 20] {
             let path = dir.path().join(format!("{part_bytes}.bin"));
             let file = std::fs::File::create(&path).unwrap();
-            write_file_in_parts(&file, &solution, part_bytes).unwrap();
+            let write_at = |bytes: &[u8], at: u64| file.write_all_at(bytes, at);
+            write_in_parts(&write_at, &solution, part_bytes).unwrap();
             drop(file);
             assert!(
                 std::fs::read(&path).unwrap() == streamed,
@@ -320,8 +342,30 @@ mod tests {
             );
         }
         let path = dir.path().join("whole.bin");
-        write_binary_file(&std::fs::File::create(&path).unwrap(), &solution).unwrap();
+        let file = std::fs::File::create(&path).unwrap();
+        write_binary_at(|bytes, at| file.write_all_at(bytes, at), &solution).unwrap();
         assert!(std::fs::read(&path).unwrap() == streamed);
+        // The sequential path (big-endian machines) writes the same bytes.
+        let sequential = std::sync::Mutex::new(vec![0u8; streamed.len()]);
+        let write_at = |bytes: &[u8], at: u64| {
+            let at = at as usize;
+            sequential.lock().unwrap()[at..at + bytes.len()].copy_from_slice(bytes);
+            Ok(())
+        };
+        let mut out = io::BufWriter::with_capacity(
+            64,
+            AtOffsets {
+                write_at: &write_at,
+                offset: 0,
+            },
+        );
+        write_binary(&mut out, &solution).unwrap();
+        out.flush().unwrap();
+        drop(out);
+        assert!(sequential.into_inner().unwrap() == streamed);
+        // A failing write is the answer's error.
+        let failing = |_: &[u8], _: u64| Err(io::Error::other("disk gone"));
+        assert!(write_binary_at(failing, &solution).is_err());
     }
 
     #[test]
