@@ -226,8 +226,10 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     );
     let write_start = Instant::now();
     let file = args.out.as_ref().filter(|p| p.as_os_str() != "-");
-    if let (OutputFormat::Binary, Some(path)) = (args.output, file) {
-        // A binary answer to a file: its arrays written from two threads at their offsets.
+    // A binary answer to a regular file: its arrays written from two threads at their
+    // offsets (a pipe or a device, which has no offsets, is written in order).
+    let regular = file.filter(|p| std::fs::metadata(p).map_or(true, |m| m.is_file()));
+    if let (OutputFormat::Binary, Some(path)) = (args.output, regular) {
         let file = std::fs::File::create(path).map_err(|e| {
             CliError::new(EXIT_IO, format!("cannot create {}: {e}", path.display()))
         })?;

@@ -138,14 +138,15 @@ impl Client {
     }
 
     /// Has the server write job `id`'s result as `format` to `path` on its file system
-    /// (under one of its export roots): the server's answer (`path`, `bytes`, `linked`).
+    /// (under one of its export roots), replacing a file of that name as `-o` does: the
+    /// server's answer (`path`, `bytes`, `linked`).
     pub async fn export_result(
         &self,
         id: &str,
         path: &Path,
         format: &str,
     ) -> Result<Value, ClientError> {
-        let body = serde_json::json!({ "path": path, "format": format });
+        let body = serde_json::json!({ "path": path, "format": format, "replace": true });
         let request = self
             .request(
                 reqwest::Method::POST,

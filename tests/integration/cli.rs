@@ -339,6 +339,33 @@ fn egb_converts_solves_checks_and_reports_damage_by_offset() {
     assert_fails_with(&out, 3, "byte 100: the file ends");
 }
 
+/// A binary answer to a regular file is written in parts at its offsets; to a pipe (no
+/// offsets) in order: the same bytes either way.
+#[test]
+fn binary_answers_reach_files_and_pipes_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("small.bin");
+    let answers: Vec<Vec<u8>> = [file.to_str().unwrap(), "/dev/stdout"]
+        .into_iter()
+        .map(|to| {
+            let out = egsolve(&[
+                "solve",
+                "examples/small.mpg",
+                "--output",
+                "binary",
+                "-o",
+                to,
+            ]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            out.stdout
+        })
+        .collect();
+    let written = std::fs::read(&file).unwrap();
+    assert_eq!(&written[..8], b"EGSRESLT");
+    assert!(answers[0].is_empty());
+    assert_eq!(answers[1], written);
+}
+
 #[test]
 fn bad_input_exits_with_its_code() {
     // A malformed file (exit 3, line and column): `snapshots::malformed_files_are_named_with_line_and_column`.

@@ -602,13 +602,16 @@ fn the_cli_submits_by_reference() {
     let id = id.trim();
     let (code, stderr) = run(&["status", id, "--wait", "30"]);
     assert_eq!(code, 0, "{stderr}");
-    let json = loop {
-        let (code, json, _) = run_client(&server, &["result", id, "--format", "json"]);
+    let mut json = None;
+    for _ in 0..300 {
+        let (code, text, _) = run_client(&server, &["result", id, "--format", "json"]);
         if code == 0 {
-            break json;
+            json = Some(text);
+            break;
         }
         std::thread::sleep(Duration::from_millis(100));
-    };
+    }
+    let json = json.expect("the job succeeded within 30 s");
     let written = packaging_support::egsolve()
         .current_dir(&exports)
         .env("EGSOLVE_SERVER", server.url())

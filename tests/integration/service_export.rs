@@ -34,7 +34,7 @@ async fn export(server: &Server, id: &str, body: String, token: Option<&str>) ->
 }
 
 fn request(path: &Path, format: &str) -> String {
-    serde_json::json!({ "path": path, "format": format }).to_string()
+    serde_json::json!({ "path": path, "format": format, "replace": true }).to_string()
 }
 
 /// Hidden files the server left in `dir`.
@@ -81,6 +81,16 @@ async fn results_are_linked_rendered_and_replaced(engine: Engine) {
     assert_eq!(meta.permissions().mode() & 0o222, 0, "read-only");
 
     // Another format is rendered, and replaces the file whole.
+    // Again over itself (a rename onto the same file renames nothing): no hidden link left.
+    let reply = export(&server, &id, request(&out, "binary"), None).await;
+    assert_eq!(reply.status, 201, "{}", reply.text());
+    assert!(leftovers(&root).is_empty(), "{:?}", leftovers(&root));
+    // Without `replace`, an existing name is refused and kept.
+    let keep = serde_json::json!({ "path": out, "format": "json" }).to_string();
+    export(&server, &id, keep, None)
+        .await
+        .assert_refusal(409, "export-exists", "no replace");
+    assert!(std::fs::read(&out).unwrap() == downloaded.body);
     let reply = export(&server, &id, request(&out, "json"), None).await;
     assert_eq!(reply.status, 201, "{}", reply.text());
     assert_eq!(reply.json()["linked"], false);
@@ -213,7 +223,43 @@ async fn every_bad_export_has_its_own_answer(engine: Engine) {
     server.stop().await;
 }
 
+/// An export root above the server's data directory: the store's files are no target.
+async fn the_servers_own_data_is_no_export_target(engine: Engine) {
+    let above = tempfile::tempdir().unwrap();
+    let (root, data) = (above.path().to_owned(), above.path().join("store"));
+    std::fs::create_dir(&data).unwrap();
+    let server = Server::start_in(&data, |config| {
+        engine.configure(config);
+        config.export_roots = vec![root.clone()];
+    })
+    .await;
+    let game = gunzip(&std::fs::read(data_file(ENERGY)).unwrap());
+    let (id, _) = server.submit_finished(game, "?backend=cpu").await;
+    let stored: Vec<_> = std::fs::read_dir(data.join("results"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(stored.len(), 1);
+    let target = stored[0].path();
+    let before = std::fs::read(&target).unwrap();
+    for path in [target.clone(), data.join("jobs.db"), data.join("new.bin")] {
+        export(&server, &id, request(&path, "json"), None)
+            .await
+            .assert_refusal(403, "outside-export-roots", &path.display().to_string());
+    }
+    assert!(
+        std::fs::read(&target).unwrap() == before,
+        "the stored result is untouched"
+    );
+    assert!(!data.join("new.bin").exists());
+    let beside = root.join("beside.bin");
+    let reply = export(&server, &id, request(&beside, "binary"), None).await;
+    assert_eq!(reply.status, 201, "{}", reply.text());
+    server.stop().await;
+}
+
 on_both_stores!(
     results_are_linked_rendered_and_replaced,
     every_bad_export_has_its_own_answer,
+    the_servers_own_data_is_no_export_target,
 );

@@ -400,13 +400,15 @@ async fn export_result(
         vertices: None,
         summary,
     };
-    let roots = state.export_roots.clone();
+    let targets = state.export_roots.clone();
     let start = Instant::now();
-    let target = request.path.clone();
-    let placed =
-        tokio::task::spawn_blocking(move || export::place(&roots, &target, &stored, &render))
-            .await
-            .map_err(|e| ApiError::Internal(e.to_string()))??;
+    let (request, placed) = tokio::task::spawn_blocking(move || {
+        let placed = export::place(&targets, &request, &stored, &render);
+        (request, placed)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let placed = placed?;
     let seconds = start.elapsed().as_secs_f64();
     tracing::info!(job = %job.id, path = %request.path.display(), linked = placed.linked, bytes = placed.bytes, seconds, "result written by reference");
     let answer = json!({

@@ -185,6 +185,13 @@ impl ApiError {
                     "outside-export-roots",
                     "Path outside the export roots",
                 ),
+                ExportError::Protected { .. } => (
+                    S::FORBIDDEN,
+                    "outside-export-roots",
+                    "Path outside the export roots",
+                ),
+                ExportError::Exists(_) => (S::CONFLICT, "export-exists", "Export file exists"),
+                ExportError::Stored(_) => (S::INTERNAL_SERVER_ERROR, "internal", "Internal error"),
                 ExportError::NoDirectory(_) => (
                     S::UNPROCESSABLE_ENTITY,
                     "export-directory-missing",

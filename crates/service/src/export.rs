@@ -66,6 +66,25 @@ pub enum ExportError {
         /// The roots, for the message.
         roots: String,
     },
+    /// The file's directory lies in the server's own data (its store, its tokens file's
+    /// directory).
+    #[error(
+        "'{path}' lies in the server's own data directory: name a file elsewhere under {roots}"
+    )]
+    Protected {
+        /// The path as requested.
+        path: String,
+        /// The roots, for the message.
+        roots: String,
+    },
+    /// A file of that name exists and the request did not ask to replace it.
+    #[error(
+        "'{0}' exists: name another file, or ask to replace it (\"replace\": true; the CLI's -o replaces)"
+    )]
+    Exists(String),
+    /// The stored result could not be read.
+    #[error("the stored result could not be read ({0}); submit the job again")]
+    Stored(String),
     /// The file's directory does not exist.
     #[error(
         "the directory of '{0}' does not exist on the server: create it first (the path as the server sees it)"
@@ -95,6 +114,8 @@ pub(crate) struct Request {
     pub(crate) path: PathBuf,
     /// Its format.
     pub(crate) format: ResultFormat,
+    /// Whether an existing file of that name is replaced (else `409 export-exists`).
+    pub(crate) replace: bool,
 }
 
 /// The body's path and format (`binary` when absent).
@@ -104,6 +125,8 @@ pub(crate) fn parse_request(body: &[u8]) -> Result<Request, ExportError> {
     struct Body {
         path: String,
         format: Option<String>,
+        #[serde(default)]
+        replace: bool,
     }
     let invalid = |message: String| ExportError::Invalid(message);
     if body.len() > MAX_REQUEST_BYTES {
@@ -146,7 +169,66 @@ pub(crate) fn parse_request(body: &[u8]) -> Result<Request, ExportError> {
             body.path
         )));
     }
-    Ok(Request { path, format })
+    Ok(Request {
+        path,
+        format,
+        replace: body.replace,
+    })
+}
+
+/// Where results may be written: the export roots, less the server's own data (its data
+/// directory and what lies below it, and the directory that holds its tokens file), all
+/// resolved at start-up.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ExportTargets {
+    roots: ImportRoots,
+    /// Directories no file may be written in or below.
+    trees: Vec<PathBuf>,
+    /// Directories no file may be written in (their subdirectories may be written in).
+    dirs: Vec<PathBuf>,
+}
+
+impl ExportTargets {
+    /// The targets of `roots`, none of which may lie inside `data_dir` (a root there would
+    /// let a token replace the store's files); files beside `tokens_file` are no target.
+    pub(crate) fn new(
+        roots: &[PathBuf],
+        data_dir: &Path,
+        tokens_file: Option<&Path>,
+    ) -> Result<ExportTargets, String> {
+        let resolve = |path: &Path| std::fs::canonicalize(path).unwrap_or(path.to_owned());
+        let data = resolve(data_dir);
+        let resolved = ImportRoots::new(roots).map_err(|e| e.to_string())?;
+        for root in roots.iter().map(|r| resolve(r)) {
+            if root.starts_with(&data) {
+                return Err(format!(
+                    "export root '{}' lies inside the server's data directory '{}': name a directory of its own",
+                    root.display(),
+                    data.display()
+                ));
+            }
+        }
+        Ok(ExportTargets {
+            roots: resolved,
+            trees: vec![data],
+            dirs: tokens_file
+                .and_then(Path::parent)
+                .map(resolve)
+                .into_iter()
+                .collect(),
+        })
+    }
+
+    /// Whether there are none (results by reference are off).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.roots.is_empty()
+    }
+
+    /// Whether `resolved` (a directory, links followed) is the server's own.
+    fn protects(&self, resolved: &Path) -> bool {
+        self.trees.iter().any(|t| resolved.starts_with(t))
+            || self.dirs.iter().any(|d| resolved == d)
+    }
 }
 
 /// A result placed at its path.
@@ -158,10 +240,16 @@ pub(crate) struct Placed {
     pub(crate) linked: bool,
 }
 
-/// The directory of `requested`, resolved, checked to lie inside `roots` and opened.
-fn open_directory(roots: &ImportRoots, requested: &Path) -> Result<File, ExportError> {
+/// The directory of `requested`, resolved, checked to lie inside a root and outside the
+/// server's own data, and opened.
+fn open_directory(targets: &ExportTargets, requested: &Path) -> Result<File, ExportError> {
     let name = requested.display().to_string();
+    let roots = &targets.roots;
     let outside = || ExportError::Outside {
+        path: name.clone(),
+        roots: roots.listed(),
+    };
+    let protected = || ExportError::Protected {
         path: name.clone(),
         roots: roots.listed(),
     };
@@ -179,6 +267,9 @@ fn open_directory(roots: &ImportRoots, requested: &Path) -> Result<File, ExportE
     if !roots.contain(&resolved) {
         return Err(outside());
     }
+    if targets.protects(&resolved) {
+        return Err(protected());
+    }
     let dir = open_resolved(&resolved, libc::O_DIRECTORY).map_err(|e| match e.raw_os_error() {
         Some(libc::ELOOP) => outside(),
         Some(libc::ENOTDIR) => ExportError::NoDirectory(name.clone()),
@@ -190,58 +281,59 @@ fn open_directory(roots: &ImportRoots, requested: &Path) -> Result<File, ExportE
     Ok(dir)
 }
 
-/// Writes the result stored at `stored` to `requested` (see the module's steps).
+/// Writes the result stored at `stored` to `request.path` (see the module's steps).
 pub(crate) fn place(
-    roots: &ImportRoots,
-    requested: &Path,
+    targets: &ExportTargets,
+    request: &Request,
     stored: &Path,
     render: &RenderRequest,
 ) -> Result<Placed, ExportError> {
+    let requested = &request.path;
     let name = requested.display().to_string();
     let failed = |e: std::io::Error| match e.raw_os_error() {
         Some(libc::ENOSPC | libc::EDQUOT) => ExportError::NoSpace(name.clone()),
+        Some(libc::EEXIST) => ExportError::Exists(name.clone()),
         _ => ExportError::Unwritable {
             path: name.clone(),
             reason: e.to_string(),
         },
     };
-    let dir = open_directory(roots, requested)?;
+    // The stored result first: a missing or damaged one is the server's problem, not the
+    // target's.
+    let as_stored = render.format == ResultFormat::Binary
+        && result_file::mapped_binary(stored)
+            .map_err(|e| ExportError::Stored(e.to_string()))?
+            .is_some();
+    let dir = open_directory(targets, requested)?;
     let file_name = requested.file_name().expect("checked by parse_request");
     let final_name = c_name(file_name.as_bytes()).map_err(failed)?;
     let hidden = c_name(format!(".egsolve-export-{}.part", uuid::Uuid::now_v7()).as_bytes())
         .map_err(failed)?;
-    let written = write_hidden(&dir, &hidden, stored, render).and_then(|linked| {
+    let fd = dir.as_raw_fd();
+    let written = write_hidden(&dir, &hidden, stored, render, as_stored).and_then(|placed| {
+        // Without `replace`, a new name for the hidden file (fails if the name exists);
+        // with it, the hidden file renamed over the name.
         // SAFETY: both names are NUL-terminated C strings alive for the call, relative to
         // `dir`, an open directory descriptor.
-        let renamed = unsafe {
-            libc::renameat(
-                dir.as_raw_fd(),
-                hidden.as_ptr(),
-                dir.as_raw_fd(),
-                final_name.as_ptr(),
-            )
+        let named = unsafe {
+            if request.replace {
+                libc::renameat(fd, hidden.as_ptr(), fd, final_name.as_ptr())
+            } else {
+                libc::linkat(fd, hidden.as_ptr(), fd, final_name.as_ptr(), 0)
+            }
         };
-        if renamed != 0 {
+        if named != 0 {
             return Err(std::io::Error::last_os_error());
         }
-        dir.sync_all()?;
-        Ok(linked)
+        Ok(placed)
     });
-    let linked = match written {
-        Ok(linked) => linked,
-        Err(e) => {
-            // SAFETY: as above; the hidden name is ours alone (a fresh UUID).
-            unsafe { libc::unlinkat(dir.as_raw_fd(), hidden.as_ptr(), 0) };
-            return Err(failed(e));
-        }
-    };
-    let bytes = std::fs::metadata(stored).map(|m| m.len()).unwrap_or(0);
-    let bytes = if linked {
-        bytes
-    } else {
-        std::fs::metadata(requested).map(|m| m.len()).unwrap_or(0)
-    };
-    Ok(Placed { bytes, linked })
+    // Gone after a link, or after a rename onto a name that was already a link to the
+    // same file (which renames nothing); gone on a failure too.
+    // SAFETY: as above; the hidden name is ours alone (a fresh UUID).
+    unsafe { libc::unlinkat(fd, hidden.as_ptr(), 0) };
+    let placed = written.map_err(failed)?;
+    dir.sync_all().map_err(failed)?;
+    Ok(placed)
 }
 
 /// A file name as a C string.
@@ -250,15 +342,15 @@ fn c_name(bytes: &[u8]) -> std::io::Result<CString> {
 }
 
 /// Makes the hidden file `hidden` in `dir`: a link to the stored binary result where the
-/// file system takes one, else a copy or a rendering, synced. Whether it is a link.
+/// file system takes one (`as_stored`: the request is for the stored bytes as they are),
+/// else a copy or a rendering, synced. Its size, and whether it is a link.
 fn write_hidden(
     dir: &File,
     hidden: &CString,
     stored: &Path,
     render: &RenderRequest,
-) -> std::io::Result<bool> {
-    let as_stored =
-        render.format == ResultFormat::Binary && result_file::mapped_binary(stored)?.is_some();
+    as_stored: bool,
+) -> std::io::Result<Placed> {
     if as_stored {
         let source = c_name(stored.as_os_str().as_bytes())?;
         // SAFETY: both names are NUL-terminated C strings alive for the call; the source is
@@ -273,7 +365,11 @@ fn write_hidden(
             )
         };
         if linked == 0 {
-            return Ok(true);
+            let bytes = std::fs::metadata(stored)?.len();
+            return Ok(Placed {
+                bytes,
+                linked: true,
+            });
         }
         // Another file system (EXDEV), or one without hard links: copied below.
     }
@@ -298,7 +394,10 @@ fn write_hidden(
         result_file::render_to_file(stored, render, &out)?;
     }
     out.sync_all()?;
-    Ok(false)
+    Ok(Placed {
+        bytes: out.metadata()?.len(),
+        linked: false,
+    })
 }
 
 #[cfg(test)]
@@ -306,10 +405,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn export_roots_may_not_lie_in_the_servers_own_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let (data, scratch) = (dir.path().join("data"), dir.path().join("scratch"));
+        std::fs::create_dir_all(data.join("results")).unwrap();
+        std::fs::create_dir_all(scratch.join("keys/deeper")).unwrap();
+        let tokens = scratch.join("keys/tokens");
+        let inside = ExportTargets::new(&[data.join("results")], &data, None).unwrap_err();
+        assert!(inside.contains("data directory"), "{inside}");
+        // A root above the data directory and the tokens file is allowed; the data
+        // directory (and below) and the tokens file's directory (not below) are no target.
+        let above = ExportTargets::new(&[dir.path().to_owned()], &data, Some(&tokens)).unwrap();
+        let resolved = |p: PathBuf| std::fs::canonicalize(p).unwrap();
+        assert!(above.protects(&resolved(data.clone())));
+        assert!(above.protects(&resolved(data.join("results"))));
+        assert!(above.protects(&resolved(scratch.join("keys"))));
+        assert!(!above.protects(&resolved(scratch.join("keys/deeper"))));
+        assert!(!above.protects(&resolved(scratch)));
+    }
+
+    #[test]
     fn requests_name_an_absolute_file_without_parent_components() {
         let ok = parse_request(br#"{"path": "/scratch/out.bin"}"#).unwrap();
         assert_eq!(ok.path, PathBuf::from("/scratch/out.bin"));
         assert_eq!(ok.format, ResultFormat::Binary);
+        assert!(!ok.replace);
+        let replace = parse_request(br#"{"path": "/o.bin", "replace": true}"#).unwrap();
+        assert!(replace.replace);
         let json = parse_request(br#"{"path": "/o.json", "format": "json"}"#).unwrap();
         assert_eq!(json.format, ResultFormat::Json);
         for (body, says) in [

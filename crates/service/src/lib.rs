@@ -156,7 +156,7 @@ pub(crate) struct Shared {
     /// The directories jobs by reference may name files under, resolved at start-up.
     pub(crate) import_roots: import::ImportRoots,
     /// The directories results by reference may be written under, resolved at start-up.
-    pub(crate) export_roots: import::ImportRoots,
+    pub(crate) export_roots: export::ExportTargets,
     /// Uploads in parts under way (their own lock inside).
     pub(crate) uploads: Arc<parts::session::Uploads>,
 }
@@ -217,9 +217,12 @@ async fn serve_until(
     let import_roots = import::ImportRoots::new(&config.import_roots).map_err(|e| {
         config::ConfigError::Invalid(format!("cannot resolve the import roots: {e}"))
     })?;
-    let export_roots = import::ImportRoots::new(&config.export_roots).map_err(|e| {
-        config::ConfigError::Invalid(format!("cannot resolve the export roots: {e}"))
-    })?;
+    let export_roots = export::ExportTargets::new(
+        &config.export_roots,
+        &config.data_dir,
+        config.tokens_file.as_deref(),
+    )
+    .map_err(config::ConfigError::Invalid)?;
     let config = Arc::new(config);
     let node = Node::start(config.clone(), true).await?;
     let uploads = Arc::new(parts::session::Uploads::open(

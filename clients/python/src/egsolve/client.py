@@ -645,7 +645,11 @@ class Job:
         raise AssertionError("unreachable")
 
     def export(
-        self, path: Union[str, "os.PathLike[str]"], format: ResultFormat = "binary", timeout: Optional[float] = None
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        format: ResultFormat = "binary",
+        timeout: Optional[float] = None,
+        replace: bool = False,
     ) -> Dict[str, Any]:
         """Has the server write the solution to ``path`` on its own file system (under one of
         its export roots, ``egsolve serve --export-root DIR``) instead of downloading it:
@@ -654,8 +658,10 @@ class Job:
 
         ``path`` is resolved here when its directory exists here, else it must be absolute:
         it names the file as the server sees it. The token needs the ``import`` permission.
-        Returns the server's answer (``path``, ``format``, ``bytes``, ``linked``). Raises
-        :class:`~egsolve.ExportRefused` (its ``kind`` says why),
+        A file of that name is replaced only with ``replace`` (else ``export-exists``). The
+        request is not sent again once it left (a large rendering may take a while; waiting
+        for it has no time limit). Returns the server's answer (``path``, ``format``,
+        ``bytes``, ``linked``). Raises :class:`~egsolve.ExportRefused` (its ``kind`` says why),
         :class:`~egsolve.InsufficientStorage` and the other :class:`~egsolve.ApiError` kinds.
         """
         self._finished_successfully(timeout)
@@ -664,8 +670,11 @@ class Job:
             target = target.parent.resolve() / target.name
         elif not target.is_absolute():
             raise ValueError(f"{path!s}: its directory does not exist here; pass the absolute path the server sees")
-        body = uploads.json_body({"path": str(target), "format": format}, "application/json", str(target))
-        data: Dict[str, Any] = self.client._json("POST", f"/v1/jobs/{self.id}/result/export", body=body)
+        request = {"path": str(target), "format": format, "replace": replace}
+        body = uploads.json_body(request, "application/json", str(target))
+        data: Dict[str, Any] = self.client._json(
+            "POST", f"/v1/jobs/{self.id}/result/export", body=body, retry="unsent", read_timeout=86400.0
+        )
         return data
 
     def histogram(self, bins: int = 20) -> Histogram:

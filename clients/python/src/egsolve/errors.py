@@ -127,8 +127,9 @@ class ExportRefused(ApiError):
     (``export-disabled``), the token lacks the ``import`` permission (``export-forbidden``),
     the path is not absolute, has ``..`` or names a directory (``invalid-export``), its
     directory lies outside the export roots (``outside-export-roots``), does not exist
-    (``export-directory-missing``) or the server cannot write there (``export-unwritable``);
-    :attr:`kind` says which."""
+    (``export-directory-missing``), the server cannot write there (``export-unwritable``) or
+    the file exists and replacing it was not asked for (``export-exists``); :attr:`kind`
+    says which."""
 
 
 class TooManyJobs(ApiError):
@@ -198,6 +199,7 @@ _KINDS: Dict[str, Type[ApiError]] = {
     "outside-export-roots": ExportRefused,
     "export-directory-missing": ExportRefused,
     "export-unwritable": ExportRefused,
+    "export-exists": ExportRefused,
     "upload-not-found": NotFound,
     "invalid-upload": InvalidParameter,
     "too-many-uploads": TooManyUploads,

@@ -148,6 +148,10 @@ pub async fn fetch_to_file(
                 table.name()
             )));
         }
+        // Read-only, as the files a worker writes ([`crate::result_file::write`]).
+        use std::os::unix::fs::PermissionsExt;
+        out.set_permissions(std::fs::Permissions::from_mode(0o444))
+            .await?;
         out.sync_all().await?;
         tokio::fs::rename(&tmp, dest).await?;
         Ok(())
