@@ -180,12 +180,7 @@ impl ApiError {
                 ExportError::Invalid(_) => {
                     (S::BAD_REQUEST, "invalid-export", "Invalid export request")
                 }
-                ExportError::Outside { .. } => (
-                    S::FORBIDDEN,
-                    "outside-export-roots",
-                    "Path outside the export roots",
-                ),
-                ExportError::Protected { .. } => (
+                ExportError::Outside { .. } | ExportError::Protected { .. } => (
                     S::FORBIDDEN,
                     "outside-export-roots",
                     "Path outside the export roots",

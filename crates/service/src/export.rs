@@ -199,14 +199,12 @@ impl ExportTargets {
         let resolve = |path: &Path| std::fs::canonicalize(path).unwrap_or(path.to_owned());
         let data = resolve(data_dir);
         let resolved = ImportRoots::new(roots).map_err(|e| e.to_string())?;
-        for root in roots.iter().map(|r| resolve(r)) {
-            if root.starts_with(&data) {
-                return Err(format!(
-                    "export root '{}' lies inside the server's data directory '{}': name a directory of its own",
-                    root.display(),
-                    data.display()
-                ));
-            }
+        if let Some(root) = resolved.first_inside(&data) {
+            return Err(format!(
+                "export root '{}' lies inside the server's data directory '{}': name a directory of its own",
+                root.display(),
+                data.display()
+            ));
         }
         Ok(ExportTargets {
             roots: resolved,

@@ -46,6 +46,14 @@ pub struct Header {
 }
 
 impl Header {
+    /// The header of `solution`'s binary result.
+    pub fn of(solution: &Solution) -> Header {
+        Header {
+            n: solution.credit.len() as u64,
+            credits_computed: solution.credits_computed,
+        }
+    }
+
     /// The 32 header bytes.
     pub fn to_bytes(self) -> [u8; HEADER_BYTES as usize] {
         let mut bytes = [0u8; HEADER_BYTES as usize];
@@ -106,11 +114,7 @@ const PIECE: usize = 1 << 19;
 /// Writes `solution` in the binary layout. The arrays are converted to little-endian bytes
 /// in pieces on every core and written in order.
 pub fn write_binary(out: &mut impl Write, solution: &Solution) -> io::Result<()> {
-    let header = Header {
-        n: solution.credit.len() as u64,
-        credits_computed: solution.credits_computed,
-    };
-    out.write_all(&header.to_bytes())?;
+    out.write_all(&Header::of(solution).to_bytes())?;
     write_le(out, &solution.credit, u64::to_le_bytes)?;
     write_le(out, &solution.strategy, u32::to_le_bytes)
 }
@@ -150,11 +154,7 @@ where
         return out.flush();
     }
     use std::sync::{Mutex, PoisonError};
-    let header = Header {
-        n: solution.credit.len() as u64,
-        credits_computed: solution.credits_computed,
-    }
-    .to_bytes();
+    let header = Header::of(solution).to_bytes();
     let mut parts = vec![(0, &header[..])];
     let mut offset = HEADER_BYTES;
     let credits: &[u8] = bytemuck::cast_slice(&solution.credit);

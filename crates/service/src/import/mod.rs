@@ -140,6 +140,14 @@ impl ImportRoots {
         self.0.is_empty()
     }
 
+    /// The first root that lies inside `dir` (a path with its links followed).
+    pub(crate) fn first_inside(&self, dir: &Path) -> Option<&Path> {
+        self.0
+            .iter()
+            .map(PathBuf::as_path)
+            .find(|root| root.starts_with(dir))
+    }
+
     /// Whether `resolved` (a path with its links followed) lies inside a root.
     pub(crate) fn contain(&self, resolved: &Path) -> bool {
         self.0.iter().any(|root| resolved.starts_with(root))
