@@ -462,8 +462,11 @@ __device__ __forceinline__ void choose_player0_moves(const LiftParams& p, u32* m
 // add on cursor[t] (all zero on entry; each ends at t's in-degree). Within a list the order
 // is the claims' order, which varies from run to run: lifting does not depend on it (it
 // only decides which predecessors a lift pushes, and the pushes form a set).
+// Memory-safe on any successor arrays (`m` edges), so that it may run while the host still
+// checks them (an early upload, src/engine/early.rs): offsets are clamped to m, targets of n
+// or more skipped, and a claim past t's list dropped. On checked arrays none of that happens.
 template <typename W>
-__device__ void list_predecessors(const LiftParams& p, u32* cursor, u32 lanes) {
+__device__ void list_predecessors(const LiftParams& p, u32* cursor, u32 lanes, u32 m) {
     u32* sources = (u32*)p.pred_sources;
     W* pred_weights = (W*)p.pred_weights;
     const W* succ_weights = (const W*)p.succ_weights;
@@ -471,10 +474,12 @@ __device__ void list_predecessors(const LiftParams& p, u32* cursor, u32 lanes) {
     const u32 sub = thread & (lanes - 1);
     const u32 groups = gridDim.x * blockDim.x / lanes;
     for (u32 u = thread / lanes; u < p.n; u += groups) {
-        const u32 end = __ldg(p.succ_offsets + u + 1);
-        for (u32 k = __ldg(p.succ_offsets + u) + sub; k < end; k += lanes) {
+        const u32 end = min(__ldg(p.succ_offsets + u + 1), m);
+        for (u32 k = min(__ldg(p.succ_offsets + u), m) + sub; k < end; k += lanes) {
             const u32 t = __ldg(p.succ_targets + k);
+            if (t >= p.n) continue;
             const u32 slot = __ldg(p.pred_offsets + t) + atomicAdd(cursor + t, 1u);
+            if (slot >= __ldg(p.pred_offsets + t + 1)) continue;
             sources[slot] = u;
             pred_weights[slot] = __ldg(succ_weights + k);
         }
@@ -485,11 +490,13 @@ __device__ void list_predecessors(const LiftParams& p, u32* cursor, u32 lanes) {
 // predecessor arrays: count_in_degrees adds 1 to count[t] for every edge into t (count
 // holds n + 1 zeros; count[n] stays 0), and an exclusive prefix sum of count in place
 // (scan_tiles, then the tiles' totals scanned the same way and added back by
-// add_tile_offsets) turns it into the offsets, ending at m.
-extern "C" __global__ void __launch_bounds__(BLOCK) count_in_degrees(const u32* targets, u32 m, u32* count) {
+// add_tile_offsets) turns it into the offsets, ending at m. Targets of n or more (unchecked
+// arrays, see list_predecessors) are not counted.
+extern "C" __global__ void __launch_bounds__(BLOCK) count_in_degrees(const u32* targets, u32 m, u32* count, u32 n) {
     const u32 stride = gridDim.x * blockDim.x;
     for (u32 k = blockIdx.x * blockDim.x + threadIdx.x; k < m; k += stride) {
-        atomicAdd(count + __ldg(targets + k), 1u);
+        const u32 t = __ldg(targets + k);
+        if (t < n) atomicAdd(count + t, 1u);
     }
 }
 
@@ -658,8 +665,8 @@ __device__ __forceinline__ void choose_player1_edges(const LiftParams& p, u32* e
 
 #define PREDECESSORS_KERNEL(WB, W, VB, V)                                             \
     extern "C" __global__ void __launch_bounds__(BLOCK)                               \
-        predecessors_w##WB##_v##VB(LiftParams p, u32* cursor, u32 lanes) {            \
-        list_predecessors<W>(p, cursor, lanes);                                       \
+        predecessors_w##WB##_v##VB(LiftParams p, u32* cursor, u32 lanes, u32 m) {     \
+        list_predecessors<W>(p, cursor, lanes, m);                                    \
     }
 
 #define DEFICITS_KERNEL(WB, W, VB, V)                                                 \

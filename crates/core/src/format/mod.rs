@@ -134,6 +134,9 @@ pub struct ReadOptions {
     /// Text per chunk in bytes (default: sized from the input and the thread count). Tests
     /// set it tiny so that chunk boundaries fall everywhere; results never depend on it.
     pub chunk_bytes: Option<usize>,
+    /// Called with an `egb` energy game's successor side once its header passes, before
+    /// the arena's checks (a GPU upload beside them: [`egb::EarlySuccessors`]).
+    pub early_successors: Option<egb::SuccessorsHook>,
 }
 
 /// A game as read: the energy arena (reduced, for parity games — with zero weights when the
@@ -245,13 +248,14 @@ pub fn read_shared(bytes: SharedBytes, opts: &ReadOptions) -> Result<Game, Forma
     if let Some(counter) = &opts.bytes_read {
         counter.fetch_add(len, std::sync::atomic::Ordering::Relaxed);
     }
+    let early = opts.early_successors.as_ref();
     match opts.threads {
-        0 => egb::load_shared(&bytes),
+        0 => egb::load_shared_early(&bytes, early),
         threads => rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .map_err(|e| FormatError::Io(io::Error::other(e)))?
-            .install(|| egb::load_shared(&bytes)),
+            .install(|| egb::load_shared_early(&bytes, early)),
     }
 }
 

@@ -5,17 +5,19 @@
 //! checksums resealed, so that the check behind them is reached); random resealed damage
 //! never panics; files read from disk are used where they lie in the map and solve exactly
 //! like the game they were written from; `gen`'s writer maps its output file and gives the
-//! game it gives in memory.
+//! game it gives in memory; the early hook gets the arena's own successor arrays once
+//! the header passes, and never for a damaged header or a parity game.
 
 use std::ops::Range;
+use std::sync::{Arc, Mutex};
 
 use crate::format_support::{
     Damage, assert_random_damage_never_panics, assert_refused, damage, egb2, header_damage, load,
     parity_sample, put_u32, put_u64, sample, u32_damage,
 };
 
-use egsolve_core::arena::{Arena, Player};
-use egsolve_core::format::egb::EgbWriter;
+use egsolve_core::arena::{Arena, Player, WeightSlice};
+use egsolve_core::format::egb::{EgbWriter, SuccessorsHook};
 use egsolve_core::format::{self, Game, ReadOptions};
 use egsolve_core::generate::{self, RandomParams, RandomPlan};
 use egsolve_core::solve::{self, Backend, Control};
@@ -292,4 +294,100 @@ fn the_generators_file_is_the_game_it_gives_in_memory() {
     assert_eq!(from_file.arena.mapped_bytes(), from_file.arena.heap_bytes());
     // Written again through the stream writer: the same bytes.
     assert_eq!(egb2(&from_file), std::fs::read(&path).unwrap());
+}
+
+/// What a [`SuccessorsHook`] was given: the arrays' addresses and their values.
+type Seen = Vec<((usize, usize), Vec<u32>, Vec<u32>, Vec<i64>)>;
+
+fn read_watched(path: &std::path::Path) -> (Result<Game, format::FormatError>, Seen) {
+    let seen = Arc::new(Mutex::new(Seen::new()));
+    let record = Arc::clone(&seen);
+    let opts = ReadOptions {
+        early_successors: Some(SuccessorsHook::new(move |s| {
+            let weights = match s.weights() {
+                WeightSlice::I16(w) => w.iter().map(|&x| x.into()).collect(),
+                WeightSlice::I32(w) => w.iter().map(|&x| x.into()).collect(),
+                WeightSlice::I64(w) => w.to_vec(),
+            };
+            assert_eq!(s.offsets().len(), s.vertex_count() + 1);
+            assert_eq!(s.targets().len(), s.edge_count());
+            let address = (s.offsets().as_ptr() as usize, s.targets().as_ptr() as usize);
+            let entry = (address, s.offsets().to_vec(), s.targets().to_vec(), weights);
+            record.lock().unwrap().push(entry);
+        })),
+        ..ReadOptions::default()
+    };
+    let read = format::read_path(path, &opts);
+    let seen = std::mem::take(&mut *seen.lock().unwrap());
+    (read, seen)
+}
+
+#[test]
+fn the_early_hook_gets_the_arenas_own_successors_once_the_header_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, weights) in [(-10, 10), (-70_000, 70_000), (i64::MIN / 4, i64::MAX / 4)]
+        .into_iter()
+        .enumerate()
+    {
+        let params = RandomParams {
+            vertices: 3000,
+            min_degree: 1,
+            max_degree: 6,
+            min_weight: weights.0,
+            max_weight: weights.1,
+            player1_percent: 40,
+        };
+        let original = game(generate::random(params, 7 + i as u64));
+        let bytes = egb2(&original);
+        let path = dir.path().join(format!("g{i}.egb"));
+        std::fs::write(&path, &bytes).unwrap();
+        let (read, seen) = read_watched(&path);
+        let arena = read.unwrap().arena;
+        assert_eq!(arena, original.arena);
+        let [(address, offsets, targets, weights)] = &seen[..] else {
+            panic!("the hook ran {} times, expected once", seen.len());
+        };
+        // The very arrays the arena borrows, so a consumer can match its copy by address.
+        let arena_address = (
+            arena.succ_offsets().as_ptr() as usize,
+            arena.succ_targets().as_ptr() as usize,
+        );
+        assert_eq!(*address, arena_address);
+        assert_eq!(offsets, arena.succ_offsets());
+        assert_eq!(targets, arena.succ_targets());
+        let arena_weights: Vec<i64> = (0..arena.edge_count()).map(|e| arena.weight(e)).collect();
+        assert_eq!(weights, &arena_weights);
+
+        // The checksums pass but a target is out of range: the hook has the bytes (it must
+        // not use them), and the load refuses the file.
+        let l = layout(&bytes);
+        let mut bad = bytes.clone();
+        put_u32(&mut bad, l.sections[2].start + 8, 1 << 30);
+        reseal(&mut bad, &l);
+        std::fs::write(&path, &bad).unwrap();
+        let (read, seen) = read_watched(&path);
+        assert!(read.is_err());
+        assert_eq!(seen.len(), 1);
+        // A block that does not match its checksum: the hook had the bytes, the load
+        // refuses them.
+        let mut torn = bytes.clone();
+        torn[l.sections[2].start] ^= 1;
+        std::fs::write(&path, &torn).unwrap();
+        let (read, seen) = read_watched(&path);
+        assert!(read.is_err());
+        assert_eq!(seen.len(), 1);
+        // A header that does not match its checksum: the hook is never called.
+        let mut bad_header = bytes.clone();
+        bad_header[24] ^= 1;
+        std::fs::write(&path, &bad_header).unwrap();
+        let (read, seen) = read_watched(&path);
+        assert!(read.is_err());
+        assert!(seen.is_empty());
+    }
+    // A parity game's weights are computed, not stored: no hook.
+    let path = dir.path().join("parity.egb");
+    std::fs::write(&path, parity_sample(egb2)).unwrap();
+    let (read, seen) = read_watched(&path);
+    assert!(read.unwrap().parity.is_some());
+    assert!(seen.is_empty());
 }

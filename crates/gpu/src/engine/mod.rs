@@ -8,6 +8,10 @@
 //! launch ends when the frontier leaves its grid's size window, so the host switches grids.
 
 mod arrays;
+pub mod early;
+pub(crate) mod placement;
+pub mod predecessors;
+mod registered;
 mod searches;
 pub mod upload;
 
@@ -74,7 +78,7 @@ pub const TOP_NO_POSITION: u32 = 0x3fff_ffff;
 
 /// Kernel parameters; the layout matches `struct LiftParams` in `kernels/lift.cu`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct LiftParams {
     succ_offsets: u64,
     succ_targets: u64,
@@ -103,6 +107,30 @@ struct LiftParams {
 // SAFETY: plain `repr(C)` data (device addresses and integers) with the C struct's layout.
 unsafe impl DeviceRepr for LiftParams {}
 
+impl LiftParams {
+    /// The game's arrays (successor offsets and targets, predecessor offsets and sources,
+    /// both weight columns) and `n`; everything else zero.
+    fn of_game(
+        stream: &Arc<CudaStream>,
+        adjacency: &[CudaSlice<u32>; 4],
+        weights: &DeviceWeights,
+        n: u32,
+    ) -> LiftParams {
+        let ptr = |s: &CudaSlice<u32>| s.device_ptr(stream).0;
+        let (succ_weights, pred_weights) = weights.pointers(stream);
+        LiftParams {
+            succ_offsets: ptr(&adjacency[0]),
+            succ_targets: ptr(&adjacency[1]),
+            succ_weights,
+            pred_offsets: ptr(&adjacency[2]),
+            pred_sources: ptr(&adjacency[3]),
+            pred_weights,
+            n,
+            ..LiftParams::default()
+        }
+    }
+}
+
 /// A game resident on one device.
 pub struct GpuEngine {
     kernels: Arc<LiftKernels>,
@@ -125,6 +153,8 @@ pub struct GpuEngine {
     kernels_seconds: f64,
     prepare_seconds: f64,
     upload_seconds: f64,
+    /// Whether the successors came from an early upload (`early`).
+    uploaded_early: bool,
     /// Bits per weight and per energy on the device (which kernels run).
     weight_bits: u32,
     value_bits: u32,
@@ -156,6 +186,12 @@ pub struct GpuEngine {
 }
 
 impl GpuEngine {
+    /// Whether the game's successors were copied (and its predecessors listed) beside the
+    /// load's checks ([`early::upload_early`]) rather than by [`GpuEngine::upload`].
+    pub fn uploaded_early(&self) -> bool {
+        self.uploaded_early
+    }
+
     /// The device this engine runs on.
     pub fn ordinal(&self) -> usize {
         self.ordinal

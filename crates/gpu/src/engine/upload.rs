@@ -1,18 +1,15 @@
-//! Putting a game on the device: choosing the device, the upload of the successors, the
-//! predecessor lists the device makes from them (in-degrees counted, prefix-summed into
-//! offsets, sources and weights listed at claimed slots), and the bound `M` summed there
-//! for narrow weights.
+//! Putting a game on the device: the device chosen (`super::placement`), the successors
+//! uploaded (or taken from an early copy, `super::early`), the predecessor lists the device
+//! makes from them (`super::predecessors`), and the bound `M` summed there for narrow
+//! weights.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::sys::{CUdeviceptr, CUevent_flags};
-use cudarc::driver::{
-    CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg,
-};
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, PushKernelArg};
 
-use crate::compile::{LANES, LiftKernels, kernels, release_freed_memory};
-use crate::devices::device_info;
+use crate::compile::{LANES, LiftKernels, kernels};
 use crate::error::{DuringExt, GpuError};
 use crate::layout::{DeviceLayout, device_bytes, lanes_for_degree, value_bits};
 use crate::transfer::upload_array;
@@ -21,114 +18,9 @@ use egsolve_core::arena::Arena;
 use egsolve_core::solve::GpuOptions;
 
 use super::arrays::{DeviceCredit, DeviceWeights};
-use super::{BLOCK, GpuEngine, HEADROOM, LiftParams};
-
-/// Has the device list every vertex's predecessors (sources and weights, at the slots
-/// `params.pred_offsets` gives) from the uploaded successors, `lanes` threads per vertex;
-/// `cursor` holds one zero word per vertex.
-pub(super) fn list_predecessors(
-    stream: &Arc<CudaStream>,
-    kernels: &LiftKernels,
-    params: &LiftParams,
-    cursor: &CudaSlice<u32>,
-    lanes: u32,
-) -> Result<(), GpuError> {
-    let cfg = vertex_groups(params.n, lanes);
-    let mut launch = stream.launch_builder(&kernels.predecessors);
-    launch.arg(params);
-    launch.arg(cursor);
-    launch.arg(&lanes);
-    // SAFETY: `params` holds live allocations (successor offsets n + 1, targets and both
-    // weight columns m, predecessor offsets n + 1 and sources m) and `cursor` n zero words;
-    // the kernel writes each predecessor slot once, at offsets below m by the CSC's offsets.
-    unsafe { launch.launch(cfg) }.during("launching the predecessors kernel")?;
-    Ok(())
-}
-
-/// The CSC's offsets (`n + 1` words into `offsets`) from the successors' `targets`: the
-/// in-degrees counted on the device, then summed in place ([`exclusive_prefix_sum`]).
-pub(super) fn list_predecessor_offsets(
-    stream: &Arc<CudaStream>,
-    kernels: &LiftKernels,
-    targets: &CudaSlice<u32>,
-    offsets: &mut CudaSlice<u32>,
-) -> Result<(), GpuError> {
-    let during = "listing the predecessors' offsets";
-    let m = targets.len() as u32;
-    stream.memset_zeros(offsets).during(during)?;
-    let cfg = LaunchConfig {
-        grid_dim: (m.div_ceil(BLOCK).clamp(1, 1 << 16), 1, 1),
-        block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    let mut launch = stream.launch_builder(&kernels.count_in_degrees);
-    launch.arg(targets);
-    launch.arg(&m);
-    launch.arg(&mut *offsets);
-    // SAFETY: `targets` holds m vertex ids below n and `offsets` n + 1 words: the kernel
-    // adds 1 to offsets[t] for each target t.
-    unsafe { launch.launch(cfg) }.during(during)?;
-    let len = offsets.len() as u32;
-    let (ptr, _record) = offsets.device_ptr_mut(stream);
-    exclusive_prefix_sum(stream, kernels, ptr, len)
-}
-
-/// Elements per tile of `scan_tiles` (`SCAN_TILE` in `kernels/lift.cu`).
-pub const SCAN_TILE: u32 = BLOCK * 4;
-
-/// Replaces the `len` words at device address `data` by their exclusive prefix sums (whose
-/// total must fit in 32 bits): each tile summed by one block, the tiles' totals summed the
-/// same way, recursively, and added back.
-pub fn exclusive_prefix_sum(
-    stream: &Arc<CudaStream>,
-    kernels: &LiftKernels,
-    data: CUdeviceptr,
-    len: u32,
-) -> Result<(), GpuError> {
-    let during = "summing prefixes";
-    let tiles = len.div_ceil(SCAN_TILE).max(1);
-    // SAFETY: `scan_tiles` writes every tile's total before anything reads it.
-    let mut sums = unsafe { stream.alloc::<u32>(tiles as usize) }.during(during)?;
-    let (sums_ptr, _record) = sums.device_ptr_mut(stream);
-    let grid = |blocks: u32| LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    let mut launch = stream.launch_builder(&kernels.scan_tiles);
-    launch.arg(&data);
-    launch.arg(&len);
-    launch.arg(&sums_ptr);
-    // SAFETY: `data` holds `len` words and `sums` one per tile; block b reads and writes
-    // only tile b's words and sums[b].
-    unsafe { launch.launch(grid(tiles)) }.during(during)?;
-    if tiles > 1 {
-        exclusive_prefix_sum(stream, kernels, sums_ptr, tiles)?;
-        let mut launch = stream.launch_builder(&kernels.add_tile_offsets);
-        launch.arg(&data);
-        launch.arg(&len);
-        launch.arg(&sums_ptr);
-        // SAFETY: as above; block b adds sums[b + 1] to tile b + 1's words.
-        unsafe { launch.launch(grid(tiles - 1)) }.during(during)?;
-    }
-    // `sums` is freed on the stream when dropped, after the kernels that read it.
-    Ok(())
-}
-
-/// A grid of `lanes`-thread groups, one per vertex up to the grid's limit (the kernels
-/// loop over the rest in grid-stride order).
-pub(super) fn vertex_groups(n: u32, lanes: u32) -> LaunchConfig {
-    let threads = n as u64 * lanes as u64;
-    LaunchConfig {
-        grid_dim: (
-            threads.div_ceil(BLOCK as u64).clamp(1, 1 << 16) as u32,
-            1,
-            1,
-        ),
-        block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
+use super::placement::choose_device;
+use super::predecessors::{list_all_predecessors, vertex_groups};
+use super::{GpuEngine, LiftParams};
 
 /// The bound `M` of the game in `params` (weights of 16 or 32 bits), summed on the device
 /// after its arrays (`kernels/lift.cu` `deficits_w.._v..`); waits for the stream.
@@ -150,46 +42,6 @@ pub(super) fn sum_bound(
     unsafe { launch.launch(cfg) }.during(during)?;
     let sum = stream.clone_dtoh(&sum).during(during)?;
     Ok(sum[0])
-}
-
-/// The device to use: the requested one, or the one with the most free memory; an error if
-/// the game does not fit.
-pub(crate) fn choose_device(requested: Option<usize>, needed: u64) -> Result<usize, GpuError> {
-    let count = crate::devices::driver_ready()?;
-    let candidates: Vec<usize> = match requested {
-        Some(d) if d >= count => {
-            return Err(GpuError::BadDevice {
-                requested: d,
-                count,
-            });
-        }
-        Some(d) => vec![d],
-        None => (0..count).collect(),
-    };
-    let most_free = |candidates: &[usize]| -> Result<(usize, u64), GpuError> {
-        let mut best: Option<(usize, u64)> = None;
-        for &d in candidates {
-            let info = device_info(d)?;
-            if best.is_none_or(|(_, free)| info.memory_free > free) {
-                best = Some((d, info.memory_free));
-            }
-        }
-        best.ok_or(GpuError::NoDevice)
-    };
-    let (mut device, mut free) = most_free(&candidates)?;
-    if needed + HEADROOM > free {
-        // Memory earlier games freed may still sit in this process's pools.
-        candidates.iter().for_each(|&d| release_freed_memory(d));
-        (device, free) = most_free(&candidates)?;
-    }
-    if needed + HEADROOM > free {
-        return Err(GpuError::OutOfMemory {
-            needed,
-            free,
-            device,
-        });
-    }
-    Ok(device)
 }
 
 impl GpuEngine {
@@ -236,8 +88,14 @@ impl GpuEngine {
         };
         let mut value_bits = energy_bits(bound);
         let room_bits = if bound.is_some() { value_bits } else { 64 };
+        // The successor side copied beside the load's checks, if it was (`super::early`).
+        let early = super::early::take_for(arena, options);
+        let early_seconds = early.as_ref().map(|e| e.seconds);
         let start = Instant::now();
-        let ordinal = choose_device(options.device, device_bytes(n, m, weight_bits, room_bits))?;
+        let ordinal = match &early {
+            Some(early) => early.ordinal,
+            None => choose_device(options.device, device_bytes(n, m, weight_bits, room_bits))?,
+        };
         let device = kernels(ordinal)?;
         let ctx = &device.ctx;
         let context_seconds = start.elapsed().as_secs_f64();
@@ -253,23 +111,35 @@ impl GpuEngine {
             .unwrap_or_else(|| lanes_for_degree(layout.average_degree()));
 
         let start = Instant::now();
-        let stream = ctx.new_stream().during("creating a stream")?;
+        let stream = match &early {
+            Some(early) => Arc::clone(&early.stream),
+            None => ctx.new_stream().during("creating a stream")?,
+        };
         let stream_seconds = start.elapsed().as_secs_f64();
         let largest = layout.largest_array_bytes();
         let mut guard = device.staging_for(largest);
         let mut direct = None;
         let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-        let mut adjacency = [
-            upload_array(&stream, staging, &layout.succ_offsets)?,
-            upload_array(&stream, staging, &layout.succ_targets)?,
-            // SAFETY: filled by `list_predecessor_offsets` below before any kernel reads it.
-            unsafe { stream.alloc::<u32>(n as usize + 1) }.during("allocating")?,
-            // SAFETY: filled by the predecessors kernel below (one source per edge) before
-            // any other kernel on this stream reads it.
-            unsafe { stream.alloc::<u32>(layout.succ_targets.len().max(1)) }
-                .during("allocating")?,
-        ];
-        let weights = DeviceWeights::upload(&stream, staging, &layout.succ_weights)?;
+        // The device lists the predecessors from the successors (below), unless the early
+        // upload did.
+        let (mut adjacency, weights, listed) = match early {
+            Some(early) => (early.adjacency, early.weights, true),
+            None => (
+                [
+                    upload_array(&stream, staging, &layout.succ_offsets)?,
+                    upload_array(&stream, staging, &layout.succ_targets)?,
+                    // SAFETY: filled by `list_predecessor_offsets` below before any kernel
+                    // reads it.
+                    unsafe { stream.alloc::<u32>(n as usize + 1) }.during("allocating")?,
+                    // SAFETY: filled by the predecessors kernel below (one source per edge)
+                    // before any other kernel on this stream reads it.
+                    unsafe { stream.alloc::<u32>(layout.succ_targets.len().max(1)) }
+                        .during("allocating")?,
+                ],
+                DeviceWeights::upload(&stream, staging, &layout.succ_weights)?,
+                false,
+            ),
+        };
         let owners = match &layout.owners {
             Some(owners) => Some(upload_array(&stream, staging, owners)?),
             None => None,
@@ -283,35 +153,22 @@ impl GpuEngine {
         let top_record = alloc_u32(n as usize)?;
         let state = alloc_u32(16)?;
         let ptr_u32 = |s: &CudaSlice<u32>| s.device_ptr(&stream).0;
-        let (succ_weights, pred_weights) = weights.pointers(&stream);
         let mut params = LiftParams {
-            succ_offsets: ptr_u32(&adjacency[0]),
-            succ_targets: ptr_u32(&adjacency[1]),
-            succ_weights,
-            pred_offsets: ptr_u32(&adjacency[2]),
-            pred_sources: ptr_u32(&adjacency[3]),
-            pred_weights,
             // The energies and the bound are set once the bound is known (below).
-            credit: 0,
             frontier0: ptr_u32(&frontier0),
             frontier1: ptr_u32(&frontier1),
             stamp: ptr_u32(&stamp),
             state: ptr_u32(&state),
-            bound: 0,
-            n: layout.n,
             n0: layout.n0,
             dense_above: u32::MAX,
             max_rounds: 1,
-            shrink_below: 0,
             grow_above: u32::MAX,
-            max_ns: 0,
             owners: owners.as_ref().map_or(0, |o| o.device_ptr(&stream).0),
-            top_record: 0,
+            ..LiftParams::of_game(&stream, &adjacency, &weights, layout.n)
         };
-        let (successors, predecessors) = adjacency.split_at_mut(2);
-        list_predecessor_offsets(&stream, &lift_kernels, &successors[1], &mut predecessors[0])?;
-        let cursor = alloc_u32(n as usize)?;
-        list_predecessors(&stream, &lift_kernels, &params, &cursor, lanes)?;
+        if !listed {
+            list_all_predecessors(&stream, &lift_kernels, &params, &mut adjacency, lanes)?;
+        }
         let bound = match bound {
             Some(bound) => bound,
             None => {
@@ -330,9 +187,15 @@ impl GpuEngine {
         params.bound = bound;
         stream.synchronize().during("uploading the game")?;
         let staged = guard.as_deref().is_some_and(Option::is_some);
-        drop((guard, cursor));
+        drop(guard);
         let upload_seconds = start.elapsed().as_secs_f64();
-        tracing::debug!(stream_seconds, upload_seconds, staged, "gpu: game uploaded");
+        tracing::debug!(
+            stream_seconds,
+            upload_seconds,
+            staged,
+            early_seconds,
+            "gpu: game uploaded"
+        );
         let launched = ctx
             .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
             .during("creating an event")?;
@@ -354,6 +217,7 @@ impl GpuEngine {
             kernels_seconds,
             prepare_seconds,
             upload_seconds,
+            uploaded_early: listed,
             weight_bits,
             value_bits,
             _adjacency: adjacency,

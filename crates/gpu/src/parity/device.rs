@@ -19,7 +19,7 @@ use egsolve_core::solve::NO_MOVE;
 
 use super::{FixpointLayout, FixpointMachine, Progress};
 use crate::compile::{PARITY_KERNEL, PARITY_SOURCE, cached_cubin, kernels};
-use crate::engine::upload::choose_device;
+use crate::engine::placement::choose_device;
 use crate::error::{DuringExt, GpuError, GpuSolveError};
 use crate::transfer::{finished_state, launch_watchdog};
 

@@ -8,7 +8,7 @@ use egsolve_core::arena::{Arena, EdgeList};
 use egsolve_core::generate::{RandomParams, random};
 use egsolve_gpu::compile::{LANES, kernels, release_freed_memory};
 use egsolve_gpu::devices::{device_info, driver_ready};
-use egsolve_gpu::engine::upload::{SCAN_TILE, exclusive_prefix_sum};
+use egsolve_gpu::engine::predecessors::{SCAN_TILE, exclusive_prefix_sum};
 use egsolve_gpu::layout::device_bytes;
 use egsolve_gpu::{GpuEngine, GpuOptions, VertexOrder};
 

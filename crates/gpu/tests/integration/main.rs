@@ -8,14 +8,18 @@
 mod parity_support;
 
 mod device_engine;
+mod early_upload;
 mod gpu_backend;
 mod on_device;
 mod parity_device;
 
 fn main() {
-    let mut trials = gpu_backend::trials();
-    trials.extend(on_device::trials());
-    trials.extend(device_engine::trials());
-    trials.extend(parity_device::trials());
-    egsolve_test_support::run_trials(trials);
+    let modules: [fn() -> Vec<egsolve_test_support::Trial>; 5] = [
+        gpu_backend::trials,
+        on_device::trials,
+        device_engine::trials,
+        early_upload::trials,
+        parity_device::trials,
+    ];
+    egsolve_test_support::run_trials(modules.iter().flat_map(|trials| trials()).collect());
 }

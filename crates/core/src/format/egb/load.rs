@@ -7,11 +7,12 @@
 
 use rayon::prelude::*;
 
+use super::early::{EarlySuccessors, SuccessorsHook};
 use super::header::{Counts, counts, flags_and_width, u32_at, u64_at};
 use super::layout::{BLOCK_LOG2_RANGE, CHECKSUM_AT, HEADER, Layout, Shape, block_sums, header_sum};
 use super::read::{check_offsets, names_of, numbers, vertex_weights};
 use super::{Le, check_length, damaged, finished_game};
-use crate::arena::{Arena, Array, EdgeWeights, Part, Parts, SharedBytes, Weights};
+use crate::arena::{Arena, Array, EdgeWeights, Part, Parts, SharedBytes, Weights, Width};
 use crate::format::Game;
 use crate::format::error::FormatError;
 use crate::format::parity::ParityPlan;
@@ -51,6 +52,14 @@ fn parse_header(bytes: &[u8]) -> Result<(Shape, u64), FormatError> {
 
 /// The layout of `bytes`' header, the length checked against it, and every checksum.
 pub(super) fn checked_layout(bytes: &[u8]) -> Result<(Shape, Layout), FormatError> {
+    let (shape, layout) = header_layout(bytes)?;
+    check_blocks(bytes, &layout)?;
+    Ok((shape, layout))
+}
+
+/// The layout of `bytes`' header, the length checked against it, and the header's own
+/// checksum (over its fields and the block table): the sections lie inside `bytes`.
+fn header_layout(bytes: &[u8]) -> Result<(Shape, Layout), FormatError> {
     let (shape, stored) = parse_header(bytes)?;
     let layout = Layout::of(&shape)
         .ok_or_else(|| damaged(48, "the section sizes the header gives overflow 64 bits"))?;
@@ -66,6 +75,12 @@ pub(super) fn checked_layout(bytes: &[u8]) -> Result<(Shape, Layout), FormatErro
             ),
         ));
     }
+    Ok((shape, layout))
+}
+
+/// Every block of every section against its checksum in the table, and the zero gaps.
+fn check_blocks(bytes: &[u8], layout: &Layout) -> Result<(), FormatError> {
+    let table = &bytes[layout.table.clone()];
     let blocks = layout.blocks();
     let sums = block_sums(&blocks, |b| &bytes[b]);
     let wrong = (0..blocks.len())
@@ -90,7 +105,7 @@ pub(super) fn checked_layout(bytes: &[u8]) -> Result<(Shape, Layout), FormatErro
             ));
         }
     }
-    Ok((shape, layout))
+    Ok(())
 }
 
 /// The `T`s of `range`, borrowed from the buffer (copied where they cannot be borrowed:
@@ -104,11 +119,33 @@ fn array<T: Le>(bytes: &SharedBytes, range: std::ops::Range<usize>) -> Array<T> 
     numbers::<T>(&bytes.bytes()[range]).into()
 }
 
-/// Loads the version 2 `egb` file held by `bytes` (see the module docs).
-pub(crate) fn load_shared(bytes: &SharedBytes) -> Result<Game, FormatError> {
+/// Loads the version 2 `egb` file held by `bytes` (see the module docs); `early` gets an
+/// energy game's successor side as soon as the header and its checksum pass, before the
+/// blocks are hashed ([`EarlySuccessors`]).
+pub(crate) fn load_shared(
+    bytes: &SharedBytes,
+    early: Option<&SuccessorsHook>,
+) -> Result<Game, FormatError> {
     let raw = bytes.bytes();
     let clock = std::time::Instant::now();
-    let (shape, layout) = checked_layout(raw)?;
+    let (shape, layout) = header_layout(raw)?;
+    if let Some(hook) = early.filter(|_| !shape.parity()) {
+        let width = match shape.weight_bytes {
+            2 => Width::I16,
+            4 => Width::I32,
+            _ => Width::I64,
+        };
+        let ranges = (
+            layout.succ_offsets.clone(),
+            layout.succ_targets.clone(),
+            layout.succ_weights.clone(),
+        );
+        let counts = (shape.n as usize, shape.m as usize);
+        if let Some(successors) = EarlySuccessors::new(bytes, counts, ranges, width) {
+            hook.call(successors);
+        }
+    }
+    check_blocks(raw, &layout)?;
     tracing::debug!(
         ms = clock.elapsed().as_secs_f64() * 1e3,
         "egb checksums checked"

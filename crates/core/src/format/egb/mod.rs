@@ -22,6 +22,7 @@
 //! the checksums, owners, offsets, targets, the predecessor side, names. Nothing in a file
 //! makes the loader read out of bounds or allocate more than the file's length implies.
 
+mod early;
 mod header;
 mod layout;
 mod load;
@@ -36,6 +37,7 @@ use super::error::FormatError;
 use super::parity::ParityPlan;
 use crate::arena::{AlignedBytes, Arena, SharedBytes};
 
+pub use early::{EarlySuccessors, SuccessorsHook};
 pub use save::{EgbWriter, Sections, WeightsMut, write_egb};
 pub use write::write_egb_v1;
 
@@ -156,7 +158,7 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Game, FormatError> {
         VERSION_1 => read::load_v1(bytes),
         layout::VERSION_2 => {
             let shared: SharedBytes = Arc::new(AlignedBytes::copy_of(bytes));
-            load::load_shared(&shared)
+            load::load_shared(&shared, None)
         }
         other => Err(damaged(
             8,
@@ -169,8 +171,17 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Game, FormatError> {
 /// they lie, without a copy, and the arena keeps the buffer alive; version 1 is copied and
 /// built. Runs on the current rayon pool.
 pub fn load_shared(bytes: &SharedBytes) -> Result<Game, FormatError> {
+    load_shared_early(bytes, None)
+}
+
+/// [`load_shared`], handing a version 2 energy game's successor side to `early` as soon as
+/// its checksums pass ([`EarlySuccessors`]).
+pub fn load_shared_early(
+    bytes: &SharedBytes,
+    early: Option<&SuccessorsHook>,
+) -> Result<Game, FormatError> {
     match version(bytes.bytes())? {
-        layout::VERSION_2 => load::load_shared(bytes),
+        layout::VERSION_2 => load::load_shared(bytes, early),
         _ => load(bytes.bytes()),
     }
 }

@@ -285,7 +285,7 @@ impl EgbWriter {
                 Arc::new(super::super::MappedFile(map))
             }
         };
-        super::load::load_shared(&shared)
+        super::load::load_shared(&shared, None)
     }
 }
 
