@@ -3,7 +3,8 @@
 //! stored; on a real small file system (a 40 MB tmpfs, mounted for the test: it needs root,
 //! and is listed as ignored with the reason without it) a 50 MB upload sent without a length
 //! fills the disk and is `507` too, the partial file removed and the server going on; a
-//! result that cannot be written fails its job with `insufficient-storage`. Each is counted
+//! result that cannot be written fails its job with `insufficient-storage`, and one written
+//! by reference to a full disk is `507`. Each is counted
 //! in `egsolve_insufficient_storage_total`. On a Btrfs loop file system (needs root and
 //! `mkfs.btrfs`), a job by reference is a reflink: the stored copy shares the original's
 //! extents, and the original overwritten after the answer changes nothing.
@@ -215,6 +216,38 @@ async fn a_result_that_cannot_be_written_fails_its_job() {
     goes_on_then_stops(server, 6).await;
 }
 
+/// An export root on a 64 KB tmpfs: a result written there by reference (a copy: another
+/// file system than the store's) that does not fit is `507 insufficient-storage`, counted
+/// as `export`, and leaves no hidden file; the same result downloaded is whole.
+async fn an_export_to_a_full_disk_is_507_and_counted() {
+    let disk = Tmpfs::mount("64k").unwrap();
+    let root = disk.path();
+    let server = Server::start(|config| config.export_roots = vec![root.clone()]).await;
+    let (id, done) = server
+        .submit_finished(self_loops(20_000), "?backend=cpu")
+        .await;
+    assert_eq!(done["state"], "succeeded", "{done}");
+    let body = serde_json::json!({ "path": root.join("answer.bin"), "format": "binary" });
+    let reply = server
+        .call(
+            Method::POST,
+            &format!("/v1/jobs/{id}/result/export"),
+            None,
+            &[("content-type", "application/json")],
+            Some(body.to_string().into_bytes()),
+        )
+        .await;
+    reply.assert_problem(507, "insufficient-storage");
+    assert_eq!(refusals(&server, "export").await, 1);
+    assert_eq!(files_in(&root), 0, "nothing left in the export root");
+    let whole = server
+        .get(&format!("/v1/jobs/{id}/result?format=binary"), None)
+        .await;
+    assert_eq!(whole.status, 200);
+    assert_eq!(whole.body.len(), 32 + 12 * 20_000);
+    server.stop().await;
+}
+
 /// A Btrfs file system in a 300 MB loop file, unmounted when dropped.
 struct Btrfs {
     dir: tempfile::TempDir,
@@ -323,9 +356,12 @@ pub fn trials() -> Vec<egsolve_test_support::Trial> {
         ),
         needing_hardware(
             "a_result_that_cannot_be_written_fails_its_job",
-            tmpfs,
+            tmpfs.clone(),
             || block_on(a_result_that_cannot_be_written_fails_its_job()),
         ),
+        needing_hardware("an_export_to_a_full_disk_is_507_and_counted", tmpfs, || {
+            block_on(an_export_to_a_full_disk_is_507_and_counted());
+        }),
         needing_hardware(
             "references_are_reflinked_where_the_file_system_can",
             no_btrfs,

@@ -25,6 +25,7 @@ use super::cluster;
 use super::error::ApiError;
 use super::export;
 use super::job::JobState;
+use super::metrics::StorageStage;
 use super::parts;
 use super::request::{
     Params, caller, full_view, only_params, param, result_format, stored_result, visible_job,
@@ -408,6 +409,11 @@ async fn export_result(
     })
     .await
     .map_err(|e| ApiError::Internal(e.to_string()))?;
+    if let Err(export::ExportError::NoSpace(_)) = &placed {
+        state
+            .metrics
+            .count_insufficient_storage(StorageStage::Export);
+    }
     let placed = placed?;
     let seconds = start.elapsed().as_secs_f64();
     tracing::info!(job = %job.id, path = %request.path.display(), linked = placed.linked, bytes = placed.bytes, seconds, "result written by reference");

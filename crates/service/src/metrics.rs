@@ -51,7 +51,7 @@ pub struct Metrics {
     /// another host, or its lease taken over).
     leases_lost: AtomicU64,
     /// Uploads and results refused for want of disk space, by [`StorageStage`].
-    insufficient_storage: [AtomicU64; 3],
+    insufficient_storage: [AtomicU64; 4],
     /// Histograms by (phase, backend).
     phases: Mutex<BTreeMap<(String, String), Histogram>>,
     /// Busy seconds by GPU ordinal.
@@ -67,13 +67,16 @@ pub enum StorageStage {
     Upload,
     /// A job's result could not be written.
     Result,
+    /// A result written by reference (`POST /v1/jobs/{id}/result/export`) did not fit.
+    Export,
 }
 
 impl StorageStage {
-    const ALL: [StorageStage; 3] = [
+    const ALL: [StorageStage; 4] = [
         StorageStage::Admission,
         StorageStage::Upload,
         StorageStage::Result,
+        StorageStage::Export,
     ];
 
     /// The metric's `stage` label.
@@ -82,6 +85,7 @@ impl StorageStage {
             StorageStage::Admission => "admission",
             StorageStage::Upload => "upload",
             StorageStage::Result => "result",
+            StorageStage::Export => "export",
         }
     }
 }
@@ -170,7 +174,7 @@ impl Metrics {
         let _ = writeln!(out, "egsolve_leases_lost_total {lost}");
         let _ = writeln!(
             out,
-            "# HELP egsolve_insufficient_storage_total Uploads refused (before any byte was stored, or when the disk filled) and results not written, for want of disk space."
+            "# HELP egsolve_insufficient_storage_total Uploads refused (before any byte was stored, or when the disk filled), results not written and results not written by reference, for want of disk space."
         );
         let _ = writeln!(out, "# TYPE egsolve_insufficient_storage_total counter");
         for stage in StorageStage::ALL {
