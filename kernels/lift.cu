@@ -462,11 +462,14 @@ __device__ __forceinline__ void choose_player0_moves(const LiftParams& p, u32* m
 // add on cursor[t] (all zero on entry; each ends at t's in-degree). Within a list the order
 // is the claims' order, which varies from run to run: lifting does not depend on it (it
 // only decides which predecessors a lift pushes, and the pushes form a set).
-// Memory-safe on any successor arrays (`m` edges), so that it may run while the host still
-// checks them (an early upload, src/engine/early.rs): offsets are clamped to m, targets of n
-// or more skipped, and a claim past t's list dropped. On checked arrays none of that happens.
+// Safe on any successor arrays (`m` edges), so that it may run while the host still checks
+// them (an early upload, src/engine/early.rs): it does nothing when count_in_degrees found
+// the offsets unsound (*bad: not rising from 0 to m, where overlapping ranges could make
+// its work unbounded); offsets are clamped to m, targets of n or more skipped, and a claim
+// past t's list dropped. On checked arrays none of that happens.
 template <typename W>
-__device__ void list_predecessors(const LiftParams& p, u32* cursor, u32 lanes, u32 m) {
+__device__ void list_predecessors(const LiftParams& p, u32* cursor, u32 lanes, u32 m, const u32* bad) {
+    if (__ldg(bad) != 0u) return;
     u32* sources = (u32*)p.pred_sources;
     W* pred_weights = (W*)p.pred_weights;
     const W* succ_weights = (const W*)p.succ_weights;
@@ -491,13 +494,20 @@ __device__ void list_predecessors(const LiftParams& p, u32* cursor, u32 lanes, u
 // holds n + 1 zeros; count[n] stays 0), and an exclusive prefix sum of count in place
 // (scan_tiles, then the tiles' totals scanned the same way and added back by
 // add_tile_offsets) turns it into the offsets, ending at m. Targets of n or more (unchecked
-// arrays, see list_predecessors) are not counted.
-extern "C" __global__ void __launch_bounds__(BLOCK) count_in_degrees(const u32* targets, u32 m, u32* count, u32 n) {
+// arrays, see list_predecessors) are not counted, and *bad (zero on entry) is set unless the
+// successor offsets rise from 0 to m without falling.
+extern "C" __global__ void __launch_bounds__(BLOCK) count_in_degrees(
+    const u32* targets, u32 m, u32* count, u32 n, const u32* offsets, u32* bad) {
     const u32 stride = gridDim.x * blockDim.x;
-    for (u32 k = blockIdx.x * blockDim.x + threadIdx.x; k < m; k += stride) {
+    const u32 first = blockIdx.x * blockDim.x + threadIdx.x;
+    for (u32 k = first; k < m; k += stride) {
         const u32 t = __ldg(targets + k);
         if (t < n) atomicAdd(count + t, 1u);
     }
+    for (u32 u = first; u < n; u += stride) {
+        if (__ldg(offsets + u) > __ldg(offsets + u + 1)) atomicOr(bad, 1u);
+    }
+    if (first == 0 && (__ldg(offsets) != 0u || __ldg(offsets + n) != m)) atomicOr(bad, 1u);
 }
 
 #define SCAN_ITEMS 4
@@ -665,8 +675,9 @@ __device__ __forceinline__ void choose_player1_edges(const LiftParams& p, u32* e
 
 #define PREDECESSORS_KERNEL(WB, W, VB, V)                                             \
     extern "C" __global__ void __launch_bounds__(BLOCK)                               \
-        predecessors_w##WB##_v##VB(LiftParams p, u32* cursor, u32 lanes, u32 m) {     \
-        list_predecessors<W>(p, cursor, lanes, m);                                    \
+        predecessors_w##WB##_v##VB(LiftParams p, u32* cursor, u32 lanes, u32 m,      \
+                                   const u32* bad) {                                  \
+        list_predecessors<W>(p, cursor, lanes, m, bad);                               \
     }
 
 #define DEFICITS_KERNEL(WB, W, VB, V)                                                 \

@@ -153,9 +153,26 @@ fn may_race(args: &SolveArgs) -> bool {
 
 /// Runs `egsolve solve`.
 pub fn run(args: SolveArgs) -> Result<(), CliError> {
+    let input_bytes = std::fs::metadata(&args.file).map_or(0, |m| m.len());
+    // A large `egb` energy game for the GPU: its successor side goes to the device while
+    // the load checks the arena (`egsolve_gpu::early_upload_hook`).
+    let early = args.backend == Backend::Gpu
+        && args.vertex_order == VertexOrder::Input
+        && input_bytes >= EARLY_UPLOAD_FROM_BYTES;
+    let failed = solve_and_write(args, input_bytes, early);
+    if early {
+        // An answer ends the process from inside; an error may leave a copy that nothing
+        // will take, and the process must not end while it is inside the driver.
+        egsolve_gpu::discard_early_upload();
+    }
+    failed
+}
+
+/// Solves the game and writes the answer, ending the process (see
+/// [`exit_with_the_answer_written`]); returns only with an error.
+fn solve_and_write(args: SolveArgs, input_bytes: u64, early: bool) -> Result<(), CliError> {
     // The driver's start-up overlaps the parse; inputs of a few megabytes (compressed or
     // not) make arrays that go through the staging buffers.
-    let input_bytes = std::fs::metadata(&args.file).map_or(0, |m| m.len());
     if args.backend == Backend::Gpu {
         egsolve_gpu::warm_up(args.device, input_bytes >= 2 << 20, false);
     } else if args.parity_algorithm == ParityAlgorithm::GpuFixpoint {
@@ -166,11 +183,6 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         egsolve_gpu::warm_up(args.device, false, false);
     }
     let progress = ProgressDisplay::start(&args.file);
-    // A large `egb` energy game for the GPU: its successor side goes to the device while
-    // the load checks the arena (`egsolve_gpu::early_upload_hook`).
-    let early = args.backend == Backend::Gpu
-        && args.vertex_order == VertexOrder::Input
-        && input_bytes >= EARLY_UPLOAD_FROM_BYTES;
     let opts = ReadOptions {
         format: args.format,
         bytes_read: Some(progress.bytes_read()),
@@ -178,14 +190,8 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
         ..ReadOptions::default()
     };
     let parse_start = Instant::now();
-    let read = format::read_path(&args.file, &opts).inspect_err(|_| {
-        if early {
-            // Nothing will take the copy, and the process must not end inside the driver.
-            egsolve_gpu::discard_early_upload();
-        }
-    });
     // Shared, so that a race's loser need not be waited for.
-    let game = std::sync::Arc::new(read?);
+    let game = std::sync::Arc::new(format::read_path(&args.file, &opts)?);
     tracing::info!(
         vertices = game.arena.vertex_count(),
         edges = game.arena.edge_count(),

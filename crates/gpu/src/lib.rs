@@ -43,7 +43,7 @@ use std::time::Instant;
 
 pub use devices::{DeviceInfo, list_devices};
 pub use egsolve_core::solve::{GpuOptions, VertexOrder};
-pub use engine::early::{discard_early_upload, early_upload_hook};
+pub use engine::early::{discard_early_upload, early_upload_hook, pending_early_uploads};
 pub use engine::{GpuEngine, GpuTimings, LiftRun};
 pub use error::{GpuError, GpuSolveError};
 

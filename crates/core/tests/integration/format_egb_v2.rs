@@ -297,7 +297,15 @@ fn the_generators_file_is_the_game_it_gives_in_memory() {
 }
 
 /// What a [`SuccessorsHook`] was given: the arrays' addresses and their values.
-type Seen = Vec<((usize, usize), Vec<u32>, Vec<u32>, Vec<i64>)>;
+type Seen = Vec<((usize, usize, usize), Vec<u32>, Vec<u32>, Vec<i64>)>;
+
+fn weights_at(weights: WeightSlice<'_>) -> usize {
+    match weights {
+        WeightSlice::I16(w) => w.as_ptr() as usize,
+        WeightSlice::I32(w) => w.as_ptr() as usize,
+        WeightSlice::I64(w) => w.as_ptr() as usize,
+    }
+}
 
 fn read_watched(path: &std::path::Path) -> (Result<Game, format::FormatError>, Seen) {
     let seen = Arc::new(Mutex::new(Seen::new()));
@@ -311,7 +319,11 @@ fn read_watched(path: &std::path::Path) -> (Result<Game, format::FormatError>, S
             };
             assert_eq!(s.offsets().len(), s.vertex_count() + 1);
             assert_eq!(s.targets().len(), s.edge_count());
-            let address = (s.offsets().as_ptr() as usize, s.targets().as_ptr() as usize);
+            let address = (
+                s.offsets().as_ptr() as usize,
+                s.targets().as_ptr() as usize,
+                weights_at(s.weights()),
+            );
             let entry = (address, s.offsets().to_vec(), s.targets().to_vec(), weights);
             record.lock().unwrap().push(entry);
         })),
@@ -351,6 +363,7 @@ fn the_early_hook_gets_the_arenas_own_successors_once_the_header_passes() {
         let arena_address = (
             arena.succ_offsets().as_ptr() as usize,
             arena.succ_targets().as_ptr() as usize,
+            weights_at(arena.succ_weights()),
         );
         assert_eq!(*address, arena_address);
         assert_eq!(offsets, arena.succ_offsets());
@@ -376,9 +389,10 @@ fn the_early_hook_gets_the_arenas_own_successors_once_the_header_passes() {
         let (read, seen) = read_watched(&path);
         assert!(read.is_err());
         assert_eq!(seen.len(), 1);
-        // A header that does not match its checksum: the hook is never called.
+        // A header that does not match its checksum (the stored checksum changed, every
+        // field intact): the hook is never called.
         let mut bad_header = bytes.clone();
-        bad_header[24] ^= 1;
+        bad_header[56] ^= 1;
         std::fs::write(&path, &bad_header).unwrap();
         let (read, seen) = read_watched(&path);
         assert!(read.is_err());

@@ -53,13 +53,17 @@ pub(super) struct EarlyUpload {
     pub seconds: f64,
 }
 
-/// What identifies a copy: the three arrays' addresses and lengths (and the weights'
-/// width). While a copy is listed, its thread holds the buffer, so no other array can lie
+/// What identifies a copy: the three arrays' addresses and lengths, and the weights'
+/// width. While a copy is listed, its thread holds the buffer, so no other array can lie
 /// at those addresses.
-type Key = [(usize, usize); 3];
+type Key = ((usize, usize), (usize, usize), (usize, usize, u32));
+
+/// What an early thread gives: the copy, or `None` where the device found the successor
+/// offsets unsound (the load then refuses the file).
+type Copied = Result<Option<EarlyUpload>, GpuError>;
 
 /// A copy under way or done, not yet taken.
-type Entry = (Key, JoinHandle<Result<EarlyUpload, GpuError>>);
+type Entry = (Key, JoinHandle<Copied>);
 
 /// The copies under way or done, not yet taken (one per file being read).
 static EARLY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
@@ -71,12 +75,7 @@ fn entries() -> MutexGuard<'static, Vec<Entry>> {
 }
 
 fn key_of(offsets: &[u32], targets: &[u32], weights: WeightSlice<'_>) -> Key {
-    let (at, len, bits) = weights_address(weights);
-    [
-        address(offsets),
-        address(targets),
-        (at, len * bits as usize),
-    ]
+    (address(offsets), address(targets), weights_address(weights))
 }
 
 /// Starts copying `successors` to device `device` (default: one where the game fits) on a
@@ -103,6 +102,11 @@ pub fn early_upload_hook(device: Option<usize>) -> SuccessorsHook {
     SuccessorsHook::new(move |successors| upload_early(successors, device))
 }
 
+/// Copies under way or done that no upload has taken yet.
+pub fn pending_early_uploads() -> usize {
+    entries().len()
+}
+
 /// Waits for every copy not taken and drops it (after a load that failed: no arena will
 /// take its copy, and a process must not end while a copy is inside the driver).
 pub fn discard_early_upload() {
@@ -112,11 +116,7 @@ pub fn discard_early_upload() {
     }
 }
 
-fn copy(
-    successors: EarlySuccessors,
-    device: Option<usize>,
-    start: Instant,
-) -> Result<EarlyUpload, GpuError> {
+fn copy(successors: EarlySuccessors, device: Option<usize>, start: Instant) -> Copied {
     let (n, m) = (successors.vertex_count(), successors.edge_count());
     let weight_bits = successors.width().bits();
     // The room of the widest energies: the bound is not known yet.
@@ -132,36 +132,52 @@ fn copy(
             return Err(e);
         }
     };
-    let (adjacency, weights, copied, pinned) = listed;
+    let Listed {
+        adjacency,
+        weights,
+        copied,
+        pinned,
+        unsound,
+    } = listed;
     if let Some(pinned) = pinned {
-        // Unpinned while the device lists the predecessors.
+        // Unpinned while the device lists the predecessors (if the wait fails, dropping
+        // `pinned` waits for the whole stream).
         copied.synchronize().during("uploading the game early")?;
         pinned.release();
     }
     stream.synchronize().during("uploading the game early")?;
+    let unsound = stream
+        .clone_dtoh(&unsound)
+        .during("uploading the game early")?;
     let seconds = start.elapsed().as_secs_f64();
+    if unsound[0] != 0 {
+        tracing::debug!(seconds, "gpu: early upload of unsound successor offsets");
+        return Ok(None);
+    }
     tracing::debug!(
         seconds,
         "gpu: successors uploaded and predecessors listed beside the load's checks"
     );
-    Ok(EarlyUpload {
+    Ok(Some(EarlyUpload {
         _successors: successors,
         ordinal,
         stream,
         adjacency,
         weights,
         seconds,
-    })
+    }))
 }
 
 /// What the early thread leaves on the device: both sides' arrays, the weights, an event
-/// recorded after the copies, and the pinned pages they were copied from (if they were).
-type Listed = (
-    [CudaSlice<u32>; 4],
-    DeviceWeights,
-    CudaEvent,
-    Option<Pinned>,
-);
+/// recorded after the copies, the pinned pages they were copied from (if they were), and
+/// the listing's flag of unsound offsets (one word).
+struct Listed {
+    adjacency: [CudaSlice<u32>; 4],
+    weights: DeviceWeights,
+    copied: CudaEvent,
+    pinned: Option<Pinned>,
+    unsound: CudaSlice<u32>,
+}
 
 /// The successor side copied (from its pages pinned in place, else through the staging
 /// buffers) and the predecessors' listing queued.
@@ -171,7 +187,7 @@ fn copy_and_list(
     successors: &EarlySuccessors,
 ) -> Result<Listed, GpuError> {
     let clock = Instant::now();
-    let (offsets, targets, weights, pinned) = match pinned_upload(device, stream, successors)? {
+    let (offsets, targets, weights, pinned) = match pinned_upload(stream, successors)? {
         Some((offsets, targets, weights, pinned)) => (offsets, targets, weights, Some(pinned)),
         None => {
             let (offsets, targets, weights) = staged(device, stream, successors)?;
@@ -187,12 +203,18 @@ fn copy_and_list(
         .record_event(None)
         .during("uploading the game early")
         .and_then(|copied| {
-            let adjacency =
+            let (adjacency, unsound) =
                 list_on_device(device, stream, [offsets, targets], &weights, successors)?;
-            Ok((adjacency, copied))
+            Ok((adjacency, copied, unsound))
         });
     match listed {
-        Ok((adjacency, copied)) => Ok((adjacency, weights, copied, pinned)),
+        Ok((adjacency, copied, unsound)) => Ok(Listed {
+            adjacency,
+            weights,
+            copied,
+            pinned,
+            unsound,
+        }),
         Err(e) => {
             // Nothing may still read the pinned pages when they are unpinned (dropped).
             let _ = stream.synchronize();
@@ -202,15 +224,16 @@ fn copy_and_list(
 }
 
 /// The predecessors listed on the device from the successors copied there, by kernels
-/// that stay inside the arrays whatever they hold (`upload::list_all_predecessors`; any
-/// width's module has them); all four adjacency arrays.
+/// that stay inside the arrays whatever they hold (`predecessors::list_all_predecessors`;
+/// any width's module has them): all four adjacency arrays, and the flag of unsound
+/// offsets.
 fn list_on_device(
     device: &Kernels,
     stream: &Arc<CudaStream>,
     [offsets, targets]: [CudaSlice<u32>; 2],
     weights: &DeviceWeights,
     successors: &EarlySuccessors,
-) -> Result<[CudaSlice<u32>; 4], GpuError> {
+) -> Result<([CudaSlice<u32>; 4], CudaSlice<u32>), GpuError> {
     let (n, m) = (successors.vertex_count(), successors.edge_count());
     let during = "allocating";
     let mut adjacency = [
@@ -223,15 +246,14 @@ fn list_on_device(
     let lift_kernels = device.lift(successors.width().bits(), 32)?;
     let params = LiftParams::of_game(stream, &adjacency, weights, n as u32);
     let lanes = lanes_for_degree(m as f64 / n.max(1) as f64);
-    list_all_predecessors(stream, &lift_kernels, &params, &mut adjacency, lanes)?;
-    Ok(adjacency)
+    let unsound = list_all_predecessors(stream, &lift_kernels, &params, &mut adjacency, lanes)?;
+    Ok((adjacency, unsound))
 }
 
 /// The successor side copied from its pages pinned in place ([`Pinned::copy`]), or
 /// `None` where the driver does not pin them (nothing queued).
 #[allow(clippy::type_complexity)]
 fn pinned_upload(
-    device: &Kernels,
     stream: &Arc<CudaStream>,
     successors: &EarlySuccessors,
 ) -> Result<Option<(CudaSlice<u32>, CudaSlice<u32>, DeviceWeights, Pinned)>, GpuError> {
@@ -264,7 +286,7 @@ fn pinned_upload(
     // SAFETY: the bytes are `successors`' arrays, in the buffer it holds (unchanged) until
     // the early upload ends, after the copies; each device range was allocated above at
     // the array's length; the caller keeps the result until the copies have ended.
-    let pinned = unsafe { Pinned::copy(&device.ctx, stream, &transfers) }?;
+    let pinned = unsafe { Pinned::copy(stream, &transfers) }?;
     Ok(pinned.map(|pinned| (offsets, targets, weights, pinned)))
 }
 
@@ -314,12 +336,10 @@ fn staged(
 }
 
 /// The early copy of `arena`'s successor side, if one was made of these very arrays, for a
-/// layout that uploads them as they are (input order, weights at their own width); other
-/// copies are left for their own arenas. Waits for a copy under way.
+/// layout that uploads them as they are (input order, weights at their own width) on the
+/// device asked for; other copies are left for their own arenas. Waits for a copy under
+/// way; a copy of these arrays that cannot serve is dropped.
 pub(super) fn take_for(arena: &Arena, options: &GpuOptions) -> Option<EarlyUpload> {
-    if options.order != VertexOrder::Input || options.wide {
-        return None;
-    }
     let key = key_of(
         arena.succ_offsets(),
         arena.succ_targets(),
@@ -330,8 +350,12 @@ pub(super) fn take_for(arena: &Arena, options: &GpuOptions) -> Option<EarlyUploa
         let at = entries.iter().position(|(k, _)| *k == key)?;
         entries.swap_remove(at).1
     };
+    let usable = options.order == VertexOrder::Input && !options.wide;
     match handle.join() {
-        Ok(Ok(early)) => Some(early),
+        Ok(Ok(Some(early))) if usable && options.device.is_none_or(|d| d == early.ordinal) => {
+            Some(early)
+        }
+        Ok(Ok(_)) => None,
         Ok(Err(e)) => {
             tracing::debug!("the early upload failed, uploading now: {e}");
             None

@@ -16,12 +16,12 @@ use super::{BLOCK, LiftParams};
 
 /// Has the device list every vertex's predecessors (sources and weights, at the slots
 /// `params.pred_offsets` gives) from the uploaded successors, `lanes` threads per vertex;
-/// `cursor` holds one zero word per vertex.
+/// `cursor` holds one zero word per vertex; nothing when `bad` (one word) is set.
 fn list_predecessors(
     stream: &Arc<CudaStream>,
     kernels: &LiftKernels,
     params: &LiftParams,
-    cursor: &CudaSlice<u32>,
+    (cursor, bad): (&CudaSlice<u32>, &CudaSlice<u32>),
     lanes: u32,
     m: u32,
 ) -> Result<(), GpuError> {
@@ -31,48 +31,57 @@ fn list_predecessors(
     launch.arg(cursor);
     launch.arg(&lanes);
     launch.arg(&m);
+    launch.arg(bad);
     // SAFETY: `params` holds live allocations (successor offsets n + 1, targets and both
     // weight columns m, predecessor offsets n + 1 from `list_predecessor_offsets` and
-    // sources m) and `cursor` n zero words; the kernel reads edges below m and targets
-    // below n only, and writes each slot inside its target's list (below m) at most once,
-    // whatever the successor arrays hold (checked or not).
+    // sources m), `cursor` n zero words and `bad` one. Whatever the successor arrays hold
+    // (checked or not), the kernel reads edges below m and targets below n only, writes
+    // only slots below the CSC's offset of the next vertex, which is at most the number of
+    // edges counted (≤ m), and does nothing where the offsets were found unsound.
     unsafe { launch.launch(cfg) }.during("launching the predecessors kernel")?;
     Ok(())
 }
 
 /// The predecessor side (`adjacency[2..4]`, the weights' column in `params`) listed on the
 /// device from the successor side (`adjacency[0..2]`), whose arrays need not be checked
-/// yet: both kernels stay inside the arrays whatever they hold.
+/// yet: the kernels stay inside the arrays whatever they hold, and the listing does
+/// nothing if the offsets do not rise from 0 to m. Returns that flag (one word, nonzero:
+/// unsound offsets, nothing listed), for a caller that lists unchecked arrays.
 pub(super) fn list_all_predecessors(
     stream: &Arc<CudaStream>,
     kernels: &LiftKernels,
     params: &LiftParams,
     adjacency: &mut [CudaSlice<u32>; 4],
     lanes: u32,
-) -> Result<(), GpuError> {
+) -> Result<CudaSlice<u32>, GpuError> {
+    let bad = stream.alloc_zeros::<u32>(1).during("allocating")?;
     let (successors, predecessors) = adjacency.split_at_mut(2);
-    list_predecessor_offsets(stream, kernels, &successors[1], &mut predecessors[0])?;
+    let m = successors[1].len() as u32;
+    list_predecessor_offsets(stream, kernels, successors, &mut predecessors[0], &bad)?;
     let cursor = stream
         .alloc_zeros::<u32>((params.n as usize).max(1))
         .during("allocating")?;
-    let m = successors[1].len() as u32;
-    list_predecessors(stream, kernels, params, &cursor, lanes, m)
+    list_predecessors(stream, kernels, params, (&cursor, &bad), lanes, m)?;
+    Ok(bad)
 }
 
-/// The CSC's offsets (`n + 1` words into `offsets`) from the successors' `targets`: the
-/// in-degrees counted on the device, then summed in place ([`exclusive_prefix_sum`]).
+/// The CSC's offsets (`n + 1` words into `offsets`) from the successors (offsets and
+/// targets): the in-degrees counted on the device, then summed in place
+/// ([`exclusive_prefix_sum`]); `bad` set where the successor offsets are unsound.
 fn list_predecessor_offsets(
     stream: &Arc<CudaStream>,
     kernels: &LiftKernels,
-    targets: &CudaSlice<u32>,
+    successors: &[CudaSlice<u32>],
     offsets: &mut CudaSlice<u32>,
+    bad: &CudaSlice<u32>,
 ) -> Result<(), GpuError> {
     let during = "listing the predecessors' offsets";
+    let (succ_offsets, targets) = (&successors[0], &successors[1]);
     let m = targets.len() as u32;
     let n = offsets.len() as u32 - 1;
     stream.memset_zeros(offsets).during(during)?;
     let cfg = LaunchConfig {
-        grid_dim: (m.div_ceil(BLOCK).clamp(1, 1 << 16), 1, 1),
+        grid_dim: (m.max(n).div_ceil(BLOCK).clamp(1, 1 << 16), 1, 1),
         block_dim: (BLOCK, 1, 1),
         shared_mem_bytes: 0,
     };
@@ -81,8 +90,11 @@ fn list_predecessor_offsets(
     launch.arg(&m);
     launch.arg(&mut *offsets);
     launch.arg(&n);
-    // SAFETY: `targets` holds m words and `offsets` n + 1: the kernel adds 1 to offsets[t]
-    // for each target t below n (ids of n or more, in arrays not yet checked, are skipped).
+    launch.arg(succ_offsets);
+    launch.arg(bad);
+    // SAFETY: `targets` holds m words, `offsets` and `succ_offsets` n + 1, `bad` one: the
+    // kernel adds 1 to offsets[t] for each target t below n (ids of n or more, in arrays
+    // not yet checked, are skipped), reads each successor offset, and sets `bad`.
     unsafe { launch.launch(cfg) }.during(during)?;
     let len = offsets.len() as u32;
     let (ptr, _record) = offsets.device_ptr_mut(stream);

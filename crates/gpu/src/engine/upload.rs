@@ -64,6 +64,9 @@ impl GpuEngine {
             bound.is_some() || Self::sums_bound(arena, options),
             "the device sums the bound only for weights of up to 32 bits"
         );
+        // The successor side copied beside the load's checks, if it was (`super::early`):
+        // taken first, so that no refusal below leaves it behind.
+        let early = super::early::take_for(arena, options);
         let (n, m) = (arena.vertex_count() as u64, arena.edge_count() as u64);
         if n >= u32::MAX as u64 / 2 {
             return Err(GpuError::TooLarge(format!("{n} vertices")));
@@ -88,8 +91,6 @@ impl GpuEngine {
         };
         let mut value_bits = energy_bits(bound);
         let room_bits = if bound.is_some() { value_bits } else { 64 };
-        // The successor side copied beside the load's checks, if it was (`super::early`).
-        let early = super::early::take_for(arena, options);
         let early_seconds = early.as_ref().map(|e| e.seconds);
         let start = Instant::now();
         let ordinal = match &early {

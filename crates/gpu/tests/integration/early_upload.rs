@@ -1,15 +1,18 @@
 //! The early upload where a GPU is (`egsolve_gpu::early_upload_hook`): an `egb` file read
 //! with the hook gives an engine that took the copy made beside the load's checks, whose
 //! predecessors (listed on the device from unchecked arrays) are the arena's and whose
-//! lifting gives the reference's credits; a copy of a file the load refused is dropped, and
-//! a copy is taken only for its own arrays, once. Without a GPU each check is listed as ignored, with the reason.
+//! lifting gives the reference's credits; a copy of a file the load refused is dropped (at
+//! once, even where its offsets would make the listing endless), and a copy is taken only
+//! for its own arrays, once. Without a GPU each check is listed as ignored, with the reason.
 
 use egsolve_core::arena::Arena;
 use egsolve_core::format::{self, Game, ReadOptions};
 use egsolve_core::generate::{RandomParams, random};
 use egsolve_core::solve::{Backend, Control, solve};
 use egsolve_gpu::devices::driver_ready;
-use egsolve_gpu::{GpuEngine, GpuOptions, discard_early_upload, early_upload_hook};
+use egsolve_gpu::{
+    GpuEngine, GpuOptions, discard_early_upload, early_upload_hook, pending_early_uploads,
+};
 
 /// This module's trials, run by the binary's `main`.
 pub fn trials() -> Vec<egsolve_test_support::Trial> {
@@ -114,8 +117,36 @@ fn an_early_upload_is_the_arenas_own_and_only_its_where_a_gpu_is() {
     bytes[middle] ^= 0x40;
     std::fs::write(&path, &bytes).expect("writes");
     assert!(read_early(&path).is_err(), "a torn file is refused");
+    assert_eq!(pending_early_uploads(), 1, "the hook copied it");
     discard_early_upload();
+    assert_eq!(pending_early_uploads(), 0, "the copy is dropped");
     assert!(!upload(&arena).uploaded_early());
+
+    // Successor offsets that fall and rise again (0, m, 0, m, …: every other vertex's range
+    // the whole edge list) and targets out of range, in a file refused by its checksums:
+    // the device, listing them before the checks end, finds the offsets unsound and does
+    // nothing (listing such ranges would take about n·m/8 steps), and the copy is
+    // discarded at once.
+    let mut params = RandomParams::default();
+    (params.vertices, params.min_degree, params.max_degree) = (500_000, 4, 4);
+    let big = random(params, 11);
+    let mut bytes = write_egb(&big, &path);
+    let (n, m) = (big.vertex_count(), big.edge_count());
+    // The successor offsets follow the owners (`docs/egb-format.md`), the targets them.
+    let offsets_at = (64 + n).next_multiple_of(64);
+    for u in 0..=n {
+        let value = if u % 2 == 1 || u == n { m as u32 } else { 0 };
+        bytes[offsets_at + 4 * u..offsets_at + 4 * u + 4].copy_from_slice(&value.to_le_bytes());
+    }
+    let targets_at = (offsets_at + 4 * (n + 1)).next_multiple_of(64);
+    bytes[targets_at..targets_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(&path, &bytes).expect("writes");
+    let clock = std::time::Instant::now();
+    assert!(read_early(&path).is_err(), "damaged offsets are refused");
+    discard_early_upload();
+    let seconds = clock.elapsed().as_secs_f64();
+    assert!(seconds < 60.0, "the damaged copy took {seconds} s to end");
+    assert_eq!(pending_early_uploads(), 0);
 
     // A copy of a file's arrays is not taken for another arena (built in memory, with the
     // same values): it waits for its own.
