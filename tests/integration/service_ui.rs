@@ -78,15 +78,26 @@ async fn whoami_and_usage_with_auth_on_and_off() {
     let me = open.get("/v1/whoami", None).await.json();
     assert_eq!(
         me,
-        serde_json::json!({"user": "local", "role": "admin", "auth": false, "by_reference": false})
+        serde_json::json!({"user": "local", "role": "admin", "auth": false, "by_reference": false,
+            "results_by_reference": false})
     );
     open.stop().await;
-    // With an import root, a caller who may import (everyone, auth off) is told so.
+    // With an import root, a caller who may import (everyone, auth off) is told so; with an
+    // export root, that results may be written by reference.
     let roots = tempfile::tempdir().unwrap();
     let importing = Server::start(|c| c.import_roots = vec![roots.path().to_owned()]).await;
     let me = importing.get("/v1/whoami", None).await.json();
     assert_eq!(me["by_reference"], true, "{me}");
+    assert_eq!(me["results_by_reference"], false, "{me}");
     importing.stop().await;
+    let exporting = Server::start(|c| c.export_roots = vec![roots.path().to_owned()]).await;
+    let me = exporting.get("/v1/whoami", None).await.json();
+    assert_eq!(
+        (&me["by_reference"], &me["results_by_reference"]),
+        (&serde_json::json!(false), &serde_json::json!(true)),
+        "{me}"
+    );
+    exporting.stop().await;
 
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
@@ -100,7 +111,8 @@ async fn whoami_and_usage_with_auth_on_and_off() {
     let nobody = server.get("/v1/whoami", None).await.json();
     assert_eq!(
         nobody,
-        serde_json::json!({"user": null, "role": null, "auth": true, "by_reference": false})
+        serde_json::json!({"user": null, "role": null, "auth": true, "by_reference": false,
+            "results_by_reference": false})
     );
     server
         .get("/v1/whoami", Some("egs_wrong"))

@@ -290,6 +290,53 @@ def test_the_submit_form_names_a_file_on_the_server(browser, auth_server, tmp_pa
         server.stop()
 
 
+def test_the_job_page_writes_the_result_to_a_path_on_the_server(browser, open_server, tmp_path: Path) -> None:
+    """Where the caller may have results written by reference (the server has an export
+    root; auth off here), the job page offers a path and one of the answer's formats; the
+    file the server writes is the download, an existing file is not replaced (the page says
+    why), and where no export root is configured nothing is offered."""
+    game = shared_data() / "parity" / "Lift_(Incorrect)_nlifts=2_nodeadlock.gm.gz"
+    with Client(open_server.url, token="") as client:
+        plain = client.submit(game)
+        assert plain.wait(60).state == "succeeded"
+    visit(browser, f"{open_server.url}/jobs/{plain.id}")
+    wait(browser).until(seen.visibility_of_element_located((By.ID, "result")))
+    assert not browser.find_element(By.ID, "export-form").is_displayed()
+    root = tmp_path / "exports"
+    root.mkdir()
+    server = Server(args=["--export-root", str(root)])
+    try:
+        with Client(server.url, token="") as client:
+            job = client.submit(game)
+            assert job.wait(60).state == "succeeded"
+            assert client.whoami().results_by_reference
+        downloaded = httpx.get(f"{server.url}/v1/jobs/{job.id}/result", params={"format": "paritysol"}).content
+        result_formats = httpx.get(f"{server.url}/v1/jobs/{job.id}").json()["result_formats"]
+        visit(browser, f"{server.url}/jobs/{job.id}")
+        path = wait(browser).until(seen.visibility_of_element_located((By.ID, "export-path")))
+        formats = [o.get_attribute("value") for o in Select(browser.find_element(By.ID, "export-format")).options]
+        assert formats == result_formats
+        target = root / "answer.sol"
+        path.send_keys(str(target))
+        Select(browser.find_element(By.ID, "export-format")).select_by_value("paritysol")
+        browser.find_element(By.CSS_SELECTOR, "#export-form button").click()
+        status = browser.find_element(By.ID, "export-status")
+        wait(browser).until(lambda b: status.text.startswith("written"))
+        assert str(target) in status.text
+        assert target.read_bytes() == downloaded
+        assert console_errors(browser) == []
+        # Again: the file exists, and the page does not replace it (the browser logs the
+        # refusal, 409, as a failed request: the only console error).
+        browser.find_element(By.CSS_SELECTOR, "#export-form button").click()
+        wait(browser).until(lambda b: status.text.startswith("not written"))
+        assert "exists" in status.text, status.text
+        assert target.read_bytes() == downloaded
+        errors = console_errors(browser)
+        assert errors and all("result/export" in e["message"] and "409" in e["message"] for e in errors), errors
+    finally:
+        server.stop()
+
+
 def test_a_wrong_token_shows_an_error(browser, auth_server) -> None:
     visit(browser, auth_server.url + "/")
     rendered(browser)

@@ -371,7 +371,11 @@ class Client(PartsMixin):
         """Who the token belongs to (``user`` is None when no token is given and auth is on)."""
         data = self._json("GET", "/v1/whoami")
         return Caller(
-            user=data["user"], role=data["role"], auth=data["auth"], by_reference=data.get("by_reference", False)
+            user=data["user"],
+            role=data["role"],
+            auth=data["auth"],
+            by_reference=data.get("by_reference", False),
+            results_by_reference=data.get("results_by_reference", False),
         )
 
     def submit_many(

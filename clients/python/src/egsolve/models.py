@@ -320,6 +320,10 @@ class Caller:
     #: Whether this caller may submit jobs by reference here (``submit_by_reference``): the
     #: server has import roots and the token the ``import`` permission.
     by_reference: bool = False
+    #: Whether this caller may have results written to a path on the server
+    #: (:meth:`Job.export`): the server has export roots and the token the ``import``
+    #: permission.
+    results_by_reference: bool = False
 
 
 @dataclass(frozen=True)

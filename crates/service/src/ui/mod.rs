@@ -34,7 +34,8 @@ pub async fn whoami(
     let auth = !matches!(state.auth, Authenticator::Off);
     if auth && !headers.contains_key(header::AUTHORIZATION) {
         return Ok(axum::Json(
-            json!({"user": null, "role": null, "auth": true, "by_reference": false}),
+            json!({"user": null, "role": null, "auth": true, "by_reference": false,
+                "results_by_reference": false}),
         )
         .into_response());
     }
@@ -43,13 +44,16 @@ pub async fn whoami(
         Role::Admin => "admin",
         Role::User => "user",
     };
-    // Whether this caller may name a file on the server (the page then offers a path).
+    // Whether this caller may name a file on the server (the page then offers a path), and
+    // have results written to one (the job page then offers that).
     let by_reference = caller.may_import && !state.import_roots.is_empty();
+    let results_by_reference = caller.may_import && !state.export_roots.is_empty();
     Ok(axum::Json(json!({
         "user": caller.user,
         "role": role,
         "auth": auth,
         "by_reference": by_reference,
+        "results_by_reference": results_by_reference,
     }))
     .into_response())
 }

@@ -422,6 +422,7 @@
     let last = null;      // the previous update's lift count and time
     let plotted = false;
     let following = false;
+    let me = null;        // the caller (GET /v1/whoami), once signed in
 
     function fact(dl, name, value) { dl.append(el('dt', {}, name), el('dd', {}, value)); }
 
@@ -504,12 +505,38 @@
       }
     }
 
+    // Results by reference (POST …/result/export): where this caller may, a path on the
+    // server and one of the answer's formats; the server writes the file, nothing is
+    // downloaded. An existing file is not replaced (the answer says so).
+    function offerExport(job) {
+      if (!me || !me.results_by_reference) return;
+      const select = clear($('export-format'));
+      (job.result_formats || []).forEach((f) => select.append(el('option', { value: f }, f)));
+      $('export-form').hidden = false;
+      $('export-form').onsubmit = async (event) => {
+        event.preventDefault();
+        const status = $('export-status');
+        status.textContent = 'writing…';
+        try {
+          const body = JSON.stringify({ path: $('export-path').value.trim(), format: select.value });
+          const done = await api('v1/jobs/' + encodeURIComponent(id) + '/result/export', {
+            method: 'POST', headers: { 'Content-Type': 'application/json' }, body,
+          });
+          status.textContent = 'written: ' + done.path + ' (' + num(done.bytes) + ' bytes'
+            + (done.linked ? ', linked to the stored result)' : ')');
+        } catch (e) {
+          status.textContent = 'not written: ' + e.message;
+        }
+      };
+    }
+
     function showResult(job) {
       $('result').hidden = false;
       const s = job.summary;
       const noCredits = s && s.credits_computed === false;
       // Only the renderings this answer has (text lists credits: none without them).
       downloadLinks(clear($('downloads')), job);
+      offerExport(job);
       // No credits, no credit histogram.
       $('credit-figure').hidden = !!noCredits;
       const dl = clear($('summary'));
@@ -567,7 +594,10 @@
       try { render(await api('v1/jobs/' + id, { method: 'DELETE' })); } catch (e) { showError(e); }
     };
 
-    signIn((me) => { if (me) follow(); });
+    signIn((caller) => {
+      me = caller;
+      if (me) follow();
+    });
   }
 
   if (document.body.dataset.page === 'job') jobPage(); else frontPage();
