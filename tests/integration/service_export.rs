@@ -258,8 +258,39 @@ async fn the_servers_own_data_is_no_export_target(engine: Engine) {
     server.stop().await;
 }
 
+/// A server that died mid-export left its hidden file behind; the next start removes it
+/// (an hour old or more), and leaves a young one (an export under way, perhaps another
+/// server's) and everything else.
+async fn a_start_sweeps_the_half_made_exports_a_crash_left(engine: Engine) {
+    let roots = tempfile::tempdir().unwrap();
+    let root = roots.path().join("exports");
+    std::fs::create_dir_all(root.join("lab/alice")).unwrap();
+    let stale = root.join("lab/alice/.egsolve-export-0192a9d0-0000-7000-8000-000000000001.part");
+    let young = root.join(".egsolve-export-0192a9d0-0000-7000-8000-000000000002.part");
+    let answer = root.join("lab/answer.bin");
+    let two_hours_ago = std::time::SystemTime::now() - Duration::from_secs(7200);
+    for path in [&stale, &young, &answer] {
+        let file = std::fs::File::create(path).unwrap();
+        if path != &young {
+            file.set_modified(two_hours_ago).unwrap();
+        }
+    }
+    let server = Server::start_on(engine, |config| {
+        config.export_roots = vec![root.clone()];
+    })
+    .await;
+    let clock = std::time::Instant::now();
+    while stale.exists() && clock.elapsed() < Duration::from_secs(20) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!stale.exists(), "the leftover is removed");
+    assert!(young.exists() && answer.exists(), "the rest is kept");
+    server.stop().await;
+}
+
 on_both_stores!(
     results_are_linked_rendered_and_replaced,
     every_bad_export_has_its_own_answer,
     the_servers_own_data_is_no_export_target,
+    a_start_sweeps_the_half_made_exports_a_crash_left,
 );

@@ -24,7 +24,8 @@
 //! - the file is made under a fresh hidden name, relative to the opened directory
 //!   (`O_EXCL | O_NOFOLLOW`), synced, and renamed over the name asked for: readers see the
 //!   file that was there or the whole new one, never a part of it. A failure removes the
-//!   hidden file; a full disk answers `507`.
+//!   hidden file; a full disk answers `507`. One a crash left behind is swept at the next
+//!   start ([`crate::leftovers`]).
 //!
 //! The HTTP handler is [`crate::api`]'s; this module knows nothing about HTTP.
 
@@ -35,6 +36,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::import::{ImportRoots, open_resolved};
+use super::leftovers::{PREFIX, SUFFIX};
 use super::result_file::{self, RenderRequest, ResultFormat};
 
 /// Largest accepted request body.
@@ -222,6 +224,11 @@ impl ExportTargets {
         self.roots.is_empty()
     }
 
+    /// The roots, resolved.
+    pub(crate) fn roots(&self) -> &[PathBuf] {
+        self.roots.paths()
+    }
+
     /// Whether `resolved` (a directory, links followed) is the server's own.
     fn protects(&self, resolved: &Path) -> bool {
         self.trees.iter().any(|t| resolved.starts_with(t))
@@ -305,8 +312,8 @@ pub(crate) fn place(
     let dir = open_directory(targets, requested)?;
     let file_name = requested.file_name().expect("checked by parse_request");
     let final_name = c_name(file_name.as_bytes()).map_err(failed)?;
-    let hidden = c_name(format!(".egsolve-export-{}.part", uuid::Uuid::now_v7()).as_bytes())
-        .map_err(failed)?;
+    let hidden = format!("{PREFIX}{}{SUFFIX}", uuid::Uuid::now_v7());
+    let hidden = c_name(hidden.as_bytes()).map_err(failed)?;
     let fd = dir.as_raw_fd();
     let written = write_hidden(&dir, &hidden, stored, render, as_stored).and_then(|placed| {
         // Without `replace`, a new name for the hidden file (fails if the name exists);

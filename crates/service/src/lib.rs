@@ -18,7 +18,9 @@
 //! - [`upload`], [`offload`]: streaming bodies to disk — decompress, count, hash and write
 //!   (large writes) on threads of their own, fsync beside the parse.
 //! - [`import`]: jobs by reference — a file under an import root, resolved and checked,
-//!   reflinked or copied into the store (then as an upload).
+//!   reflinked or copied into the store (then as an upload); [`export`]: results by
+//!   reference, written under an export root; [`leftovers`]: what a crash left there, swept
+//!   at start-up.
 //! - [`storage`]: the store's free disk space (507 before a byte is stored, or when the
 //!   disk fills).
 //! - [`preparse`]: parsing a body once received, on every core; the memory budget of parsed
@@ -63,6 +65,7 @@ mod export;
 mod idempotency;
 mod import;
 mod job;
+mod leftovers;
 mod metrics;
 mod offload;
 mod parallel_write;
@@ -223,6 +226,7 @@ async fn serve_until(
         config.tokens_file.as_deref(),
     )
     .map_err(config::ConfigError::Invalid)?;
+    sweep_leftovers(&export_roots);
     let config = Arc::new(config);
     let node = Node::start(config.clone(), true).await?;
     let uploads = Arc::new(parts::session::Uploads::open(
@@ -311,6 +315,26 @@ async fn serve_until(
     sampler.abort();
     close(node).await;
     served.map_err(ServiceError::Io)
+}
+
+/// Removes, on a thread of its own, the half-made exports a crash left under the export
+/// roots ([`leftovers`]).
+fn sweep_leftovers(targets: &export::ExportTargets) {
+    if targets.is_empty() {
+        return;
+    }
+    let roots = targets.roots().to_vec();
+    let spawned = std::thread::Builder::new()
+        .name("egsolve-export-sweep".into())
+        .spawn(move || {
+            let removed = leftovers::sweep(&roots, leftovers::STALE_AFTER);
+            if removed > 0 {
+                tracing::info!(removed, "half-made exports a crash left behind removed");
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("the export roots are not swept: {e}");
+    }
 }
 
 /// Runs jobs from a shared store without serving HTTP (`egsolve worker`) until `shutdown`
