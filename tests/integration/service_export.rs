@@ -258,24 +258,27 @@ async fn the_servers_own_data_is_no_export_target(engine: Engine) {
     server.stop().await;
 }
 
-/// A server that died mid-export left its hidden file behind; the next start removes it
-/// (an hour old or more), and leaves a young one (an export under way, perhaps another
-/// server's) and everything else.
+/// A server that died mid-export left its hidden file behind, and its record in the data
+/// directory (`exports-pending/<uuid>`: the file's path); the next start removes the file
+/// and the record, and leaves a hidden file it has no record of (an export under way,
+/// perhaps another server's) and everything else.
 async fn a_start_sweeps_the_half_made_exports_a_crash_left(engine: Engine) {
     let roots = tempfile::tempdir().unwrap();
     let root = roots.path().join("exports");
     std::fs::create_dir_all(root.join("lab/alice")).unwrap();
-    let stale = root.join("lab/alice/.egsolve-export-0192a9d0-0000-7000-8000-000000000001.part");
+    let id = "0192a9d0-0000-7000-8000-000000000001";
+    let stale = root.join(format!("lab/alice/.egsolve-export-{id}.part"));
     let young = root.join(".egsolve-export-0192a9d0-0000-7000-8000-000000000002.part");
     let answer = root.join("lab/answer.bin");
-    let two_hours_ago = std::time::SystemTime::now() - Duration::from_secs(7200);
     for path in [&stale, &young, &answer] {
-        let file = std::fs::File::create(path).unwrap();
-        if path != &young {
-            file.set_modified(two_hours_ago).unwrap();
-        }
+        std::fs::write(path, b"bytes").unwrap();
     }
-    let server = Server::start_on(engine, |config| {
+    let data = roots.path().join("data");
+    let records = data.join("exports-pending");
+    std::fs::create_dir_all(&records).unwrap();
+    std::fs::write(records.join(id), stale.as_os_str().as_encoded_bytes()).unwrap();
+    let server = Server::start_in(&data, |config| {
+        engine.configure(config);
         config.export_roots = vec![root.clone()];
     })
     .await;
@@ -285,6 +288,17 @@ async fn a_start_sweeps_the_half_made_exports_a_crash_left(engine: Engine) {
     }
     assert!(!stale.exists(), "the leftover is removed");
     assert!(young.exists() && answer.exists(), "the rest is kept");
+    assert_eq!(
+        std::fs::read_dir(&records).unwrap().count(),
+        0,
+        "its record too"
+    );
+    // An export records its hidden file only while it runs.
+    let game = gunzip(&std::fs::read(data_file(ENERGY)).unwrap());
+    let (id, _) = server.submit_finished(game, "?backend=cpu").await;
+    let reply = export(&server, &id, request(&root.join("out.bin"), "binary"), None).await;
+    assert_eq!(reply.status, 201, "{}", reply.text());
+    assert_eq!(std::fs::read_dir(&records).unwrap().count(), 0);
     server.stop().await;
 }
 

@@ -24,8 +24,9 @@
 //! - the file is made under a fresh hidden name, relative to the opened directory
 //!   (`O_EXCL | O_NOFOLLOW`), synced, and renamed over the name asked for: readers see the
 //!   file that was there or the whole new one, never a part of it. A failure removes the
-//!   hidden file; a full disk answers `507`. One a crash left behind is swept at the next
-//!   start ([`crate::leftovers`]).
+//!   hidden file; a full disk answers `507`. The hidden file's path is recorded in the data
+//!   directory meanwhile, so that one a crash left behind is removed at the next start
+//!   ([`crate::leftovers`]).
 //!
 //! The HTTP handler is [`crate::api`]'s; this module knows nothing about HTTP.
 
@@ -36,7 +37,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::import::{ImportRoots, open_resolved};
-use super::leftovers::{PREFIX, SUFFIX};
+use super::leftovers::{self, PREFIX, Record, SUFFIX};
 use super::result_file::{self, RenderRequest, ResultFormat};
 
 /// Largest accepted request body.
@@ -188,6 +189,8 @@ pub(crate) struct ExportTargets {
     trees: Vec<PathBuf>,
     /// Directories no file may be written in (their subdirectories may be written in).
     dirs: Vec<PathBuf>,
+    /// Where exports under way record their hidden files ([`leftovers`]).
+    records: PathBuf,
 }
 
 impl ExportTargets {
@@ -210,6 +213,7 @@ impl ExportTargets {
         }
         Ok(ExportTargets {
             roots: resolved,
+            records: leftovers::records_in(&data),
             trees: vec![data],
             dirs: tokens_file
                 .and_then(Path::parent)
@@ -224,9 +228,9 @@ impl ExportTargets {
         self.roots.is_empty()
     }
 
-    /// The roots, resolved.
-    pub(crate) fn roots(&self) -> &[PathBuf] {
-        self.roots.paths()
+    /// Where exports under way record their hidden files ([`leftovers::sweep`]).
+    pub(crate) fn records(&self) -> &Path {
+        &self.records
     }
 
     /// Whether `resolved` (a directory, links followed) is the server's own.
@@ -246,8 +250,11 @@ pub(crate) struct Placed {
 }
 
 /// The directory of `requested`, resolved, checked to lie inside a root and outside the
-/// server's own data, and opened.
-fn open_directory(targets: &ExportTargets, requested: &Path) -> Result<File, ExportError> {
+/// server's own data, and opened; with its resolved path.
+fn open_directory(
+    targets: &ExportTargets,
+    requested: &Path,
+) -> Result<(File, PathBuf), ExportError> {
     let name = requested.display().to_string();
     let roots = &targets.roots;
     let outside = || ExportError::Outside {
@@ -283,7 +290,7 @@ fn open_directory(targets: &ExportTargets, requested: &Path) -> Result<File, Exp
     if !roots.hold_opened(&dir) {
         return Err(outside());
     }
-    Ok(dir)
+    Ok((dir, resolved))
 }
 
 /// Writes the result stored at `stored` to `request.path` (see the module's steps).
@@ -309,10 +316,13 @@ pub(crate) fn place(
         && result_file::mapped_binary(stored)
             .map_err(|e| ExportError::Stored(e.to_string()))?
             .is_some();
-    let dir = open_directory(targets, requested)?;
+    let (dir, resolved) = open_directory(targets, requested)?;
     let file_name = requested.file_name().expect("checked by parse_request");
     let final_name = c_name(file_name.as_bytes()).map_err(failed)?;
-    let hidden = format!("{PREFIX}{}{SUFFIX}", uuid::Uuid::now_v7());
+    let id = uuid::Uuid::now_v7();
+    let hidden = format!("{PREFIX}{id}{SUFFIX}");
+    // Removed (dropped) once the hidden name is gone; a crash leaves it for the next start.
+    let record = Record::new(&targets.records, id, &resolved.join(&hidden)).map_err(failed)?;
     let hidden = c_name(hidden.as_bytes()).map_err(failed)?;
     let fd = dir.as_raw_fd();
     let written = write_hidden(&dir, &hidden, stored, render, as_stored).and_then(|placed| {
@@ -336,6 +346,7 @@ pub(crate) fn place(
     // same file (which renames nothing); gone on a failure too.
     // SAFETY: as above; the hidden name is ours alone (a fresh UUID).
     unsafe { libc::unlinkat(fd, hidden.as_ptr(), 0) };
+    drop(record);
     let placed = written.map_err(failed)?;
     dir.sync_all().map_err(failed)?;
     Ok(placed)

@@ -1,78 +1,70 @@
-//! Half-made exports swept at start-up. An export ([`crate::export`]) writes its file under
-//! a hidden name (`.egsolve-export-<uuid>.part`) and removes that name when it ends, however
-//! it ends; only a server that died mid-export leaves one behind. At start-up each export
-//! root is walked (links not followed, at most [`MAX_DEPTH`] levels and [`MAX_ENTRIES`]
-//! entries, on a thread of its own) and such files older than [`STALE_AFTER`] are removed:
-//! an export under way, by this server or another sharing the root, is minutes old at most.
+//! Half-made exports a crash left behind. An export ([`crate::export`]) writes its file
+//! under a hidden name (`.egsolve-export-<uuid>.part`) and removes that name when it ends,
+//! however it ends; only a server that died mid-export leaves one. So each export first
+//! records the hidden file's path in the data directory ([`Record`], a file named by the
+//! same UUID under `exports-pending/`) and removes the record once the hidden name is gone;
+//! at start-up ([`sweep`]) the paths still recorded are removed, and their records. Nothing
+//! is searched for: only files this data directory's server named are touched.
 
-use std::path::Path;
-use std::time::{Duration, SystemTime};
+use std::path::{Path, PathBuf};
 
 /// What an export's hidden file is called: this prefix, a UUID, [`SUFFIX`].
 pub(crate) const PREFIX: &str = ".egsolve-export-";
 /// See [`PREFIX`].
 pub(crate) const SUFFIX: &str = ".part";
-/// Age from which a hidden export file is a leftover.
-pub(crate) const STALE_AFTER: Duration = Duration::from_secs(3600);
-/// Directory levels below a root that are looked at.
-const MAX_DEPTH: usize = 8;
-/// Entries looked at in all, per root (a root may be a large shared scratch directory).
-const MAX_ENTRIES: usize = 1_000_000;
 
-/// Removes the leftovers under `roots` older than `stale_after`; returns how many.
-pub(crate) fn sweep(roots: &[std::path::PathBuf], stale_after: Duration) -> usize {
-    let now = SystemTime::now();
-    roots
-        .iter()
-        .map(|root| {
-            let mut budget = MAX_ENTRIES;
-            sweep_dir(root, MAX_DEPTH, &mut budget, now, stale_after)
-        })
-        .sum()
+/// The directory of the records, in the data directory.
+pub(crate) fn records_in(data_dir: &Path) -> PathBuf {
+    data_dir.join("exports-pending")
 }
 
-fn sweep_dir(
-    dir: &Path,
-    depth: usize,
-    budget: &mut usize,
-    now: SystemTime,
-    stale_after: Duration,
-) -> usize {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    let mut removed = 0;
-    for entry in entries.flatten() {
-        if *budget == 0 {
-            break;
-        }
-        *budget -= 1;
-        // The entry's own type: a link is never followed.
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if kind.is_dir() {
-            if depth > 0 {
-                removed += sweep_dir(&entry.path(), depth - 1, budget, now, stale_after);
-            }
-        } else if kind.is_file() && is_leftover_name(&name) {
-            let old = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .is_ok_and(|at| now.duration_since(at).is_ok_and(|age| age >= stale_after));
-            if old && std::fs::remove_file(entry.path()).is_ok() {
-                removed += 1;
-            }
-        }
+/// The record of one export under way: the hidden file's path, kept in `records/<uuid>`
+/// while the record lives; removed when dropped.
+pub(crate) struct Record {
+    path: PathBuf,
+}
+
+impl Record {
+    /// Records `hidden` (the hidden file's path, named with `id`) in `records`.
+    pub(crate) fn new(records: &Path, id: uuid::Uuid, hidden: &Path) -> std::io::Result<Record> {
+        use std::os::unix::ffi::OsStrExt;
+        let path = records.join(id.to_string());
+        std::fs::write(&path, hidden.as_os_str().as_bytes())?;
+        Ok(Record { path })
     }
-    removed
 }
 
-/// Whether `name` is an export's hidden file's: [`PREFIX`], a UUID, [`SUFFIX`].
-fn is_leftover_name(name: &str) -> bool {
-    name.strip_prefix(PREFIX)
+impl Drop for Record {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Removes every hidden file still recorded in `records` (made if missing), and the
+/// records; returns how many files were removed.
+pub(crate) fn sweep(records: &Path) -> std::io::Result<usize> {
+    use std::os::unix::ffi::OsStrExt;
+    std::fs::create_dir_all(records)?;
+    let mut removed = 0;
+    for entry in std::fs::read_dir(records)?.flatten() {
+        let recorded = std::fs::read(entry.path())
+            .ok()
+            .map(|bytes| PathBuf::from(std::ffi::OsStr::from_bytes(&bytes)));
+        // Only a name of ours: a record is never a way to remove another file.
+        let hidden = recorded.filter(|path| is_hidden_export(path));
+        if hidden.is_some_and(|path| std::fs::remove_file(path).is_ok()) {
+            removed += 1;
+        }
+        std::fs::remove_file(entry.path())?;
+    }
+    Ok(removed)
+}
+
+/// Whether `path` names an export's hidden file: [`PREFIX`], a UUID, [`SUFFIX`].
+fn is_hidden_export(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .and_then(|name| name.strip_prefix(PREFIX))
         .and_then(|rest| rest.strip_suffix(SUFFIX))
         .is_some_and(|id| uuid::Uuid::parse_str(id).is_ok())
 }
@@ -82,42 +74,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_old_hidden_export_files_are_removed_and_links_are_not_followed() {
+    fn recorded_hidden_files_are_removed_at_the_sweep_and_nothing_else() {
         let name = |n: u128| format!("{PREFIX}{}{SUFFIX}", uuid::Uuid::from_u128(n));
-        let two_hours_ago = SystemTime::now() - Duration::from_secs(2 * 3600);
         let dir = tempfile::tempdir().unwrap();
-        let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
-        let deep = root.join("a/b");
-        for made in [&deep, &outside] {
-            std::fs::create_dir_all(made).unwrap();
+        let (records, exports) = (records_in(&dir.path().join("data")), dir.path().join("x"));
+        std::fs::create_dir_all(&exports).unwrap();
+        sweep(&records).unwrap();
+        let left = exports.join(name(1));
+        let under_way = exports.join(name(2));
+        let answer = exports.join("answer.bin");
+        for path in [&left, &under_way, &answer] {
+            std::fs::write(path, b"bytes").unwrap();
         }
-        let make = |path: &Path, old: bool| {
-            let file = std::fs::File::create(path).unwrap();
-            if old {
-                file.set_modified(two_hours_ago).unwrap();
-            }
-        };
-        let stale = [root.join(name(1)), deep.join(name(2))];
-        let kept = [
-            root.join(name(3)),                         // young: an export under way
-            root.join(".egsolve-export-notauuid.part"), // not ours
-            deep.join("answer.bin"),
-            outside.join(name(4)), // behind a link: never reached
-        ];
-        for path in &stale {
-            make(path, true);
-        }
-        make(&kept[0], false);
-        for path in &kept[1..] {
-            make(path, true);
-        }
-        std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
-        assert_eq!(sweep(std::slice::from_ref(&root), STALE_AFTER), 2);
-        for path in &stale {
-            assert!(!path.exists(), "{} removed", path.display());
-        }
-        for path in &kept {
-            assert!(path.exists(), "{} kept", path.display());
-        }
+        // A crash: the record of `left` stays. A finished export: its record is gone.
+        std::mem::forget(Record::new(&records, uuid::Uuid::from_u128(1), &left).unwrap());
+        drop(Record::new(&records, uuid::Uuid::from_u128(2), &under_way).unwrap());
+        // A record naming a file that is not an export's is never followed.
+        std::fs::write(
+            records.join("forged"),
+            answer.as_os_str().as_encoded_bytes(),
+        )
+        .unwrap();
+        assert_eq!(sweep(&records).unwrap(), 1);
+        assert!(!left.exists(), "the recorded leftover is removed");
+        assert!(under_way.exists() && answer.exists(), "the rest is kept");
+        assert_eq!(
+            std::fs::read_dir(&records).unwrap().count(),
+            0,
+            "no record left"
+        );
     }
 }

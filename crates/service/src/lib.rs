@@ -19,8 +19,8 @@
 //!   (large writes) on threads of their own, fsync beside the parse.
 //! - [`import`]: jobs by reference — a file under an import root, resolved and checked,
 //!   reflinked or copied into the store (then as an upload); [`export`]: results by
-//!   reference, written under an export root; [`leftovers`]: what a crash left there, swept
-//!   at start-up.
+//!   reference, written under an export root; [`leftovers`]: what a crash left there,
+//!   recorded in the data directory and removed at start-up.
 //! - [`storage`]: the store's free disk space (507 before a byte is stored, or when the
 //!   disk fills).
 //! - [`preparse`]: parsing a body once received, on every core; the memory budget of parsed
@@ -317,23 +317,16 @@ async fn serve_until(
     served.map_err(ServiceError::Io)
 }
 
-/// Removes, on a thread of its own, the half-made exports a crash left under the export
-/// roots ([`leftovers`]).
+/// Removes the half-made exports a crash left under the export roots, as recorded in the
+/// data directory ([`leftovers`]).
 fn sweep_leftovers(targets: &export::ExportTargets) {
     if targets.is_empty() {
         return;
     }
-    let roots = targets.roots().to_vec();
-    let spawned = std::thread::Builder::new()
-        .name("egsolve-export-sweep".into())
-        .spawn(move || {
-            let removed = leftovers::sweep(&roots, leftovers::STALE_AFTER);
-            if removed > 0 {
-                tracing::info!(removed, "half-made exports a crash left behind removed");
-            }
-        });
-    if let Err(e) = spawned {
-        tracing::warn!("the export roots are not swept: {e}");
+    match leftovers::sweep(targets.records()) {
+        Ok(0) => {}
+        Ok(removed) => tracing::info!(removed, "half-made exports a crash left behind removed"),
+        Err(e) => tracing::warn!("the records of exports under way are not read: {e}"),
     }
 }
 

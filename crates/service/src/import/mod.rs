@@ -140,11 +140,6 @@ impl ImportRoots {
         self.0.is_empty()
     }
 
-    /// The roots, resolved.
-    pub(crate) fn paths(&self) -> &[PathBuf] {
-        &self.0
-    }
-
     /// The first root that lies inside `dir` (a path with its links followed).
     pub(crate) fn first_inside(&self, dir: &Path) -> Option<&Path> {
         self.0
