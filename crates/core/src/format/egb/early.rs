@@ -11,91 +11,64 @@
 //! *use* them (solve on them) until the load has returned the arena, which proves them
 //! valid. The arrays are the very memory the arena will borrow (the same addresses), so a
 //! consumer recognises its early copy by address, and the bytes never change while anyone
-//! holds them ([`SharedBytes`]).
+//! holds them ([`crate::arena::SharedBytes`]).
 
 use std::fmt;
-use std::ops::Range;
 use std::sync::Arc;
 
-use crate::arena::{SharedBytes, WeightSlice, Width};
+use crate::arena::{Array, WeightSlice, Weights, Width};
 
 /// The successor side of an `egb` file whose header passed (see the module docs).
 pub struct EarlySuccessors {
-    bytes: SharedBytes,
-    n: usize,
-    m: usize,
-    offsets: Range<usize>,
-    targets: Range<usize>,
-    weights: Range<usize>,
-    width: Width,
+    offsets: Array<u32>,
+    targets: Array<u32>,
+    weights: Weights,
 }
 
 impl EarlySuccessors {
-    /// The successor side of `bytes` at these ranges, `None` where an array cannot be
-    /// borrowed in place (misaligned, or a big-endian machine: the load copies those).
-    pub(super) fn new(
-        bytes: &SharedBytes,
-        (n, m): (usize, usize),
-        (offsets, targets, weights): (Range<usize>, Range<usize>, Range<usize>),
-        width: Width,
+    /// The arrays the load will give the arena, where all three lie in the buffer (not
+    /// copied: a misaligned buffer, or a big-endian machine); the clones share it.
+    pub(super) fn of(
+        offsets: &Array<u32>,
+        targets: &Array<u32>,
+        weights: &Weights,
     ) -> Option<EarlySuccessors> {
-        let early = EarlySuccessors {
-            bytes: Arc::clone(bytes),
-            n,
-            m,
-            offsets,
-            targets,
-            weights,
-            width,
-        };
-        let raw = early.bytes.bytes();
-        let fits = |range: &Range<usize>, align: usize| {
-            raw.get(range.clone())
-                .is_some_and(|b| (b.as_ptr() as usize) % align == 0)
-        };
-        let aligned = cfg!(target_endian = "little")
-            && fits(&early.offsets, 4)
-            && fits(&early.targets, 4)
-            && fits(&early.weights, width.bits() as usize / 8)
-            && early.offsets.len() == 4 * (n + 1)
-            && early.targets.len() == 4 * m
-            && early.weights.len() == m * width.bits() as usize / 8;
-        aligned.then_some(early)
+        let shared = offsets.is_shared() && targets.is_shared() && weights.is_shared();
+        shared.then(|| EarlySuccessors {
+            offsets: offsets.clone(),
+            targets: targets.clone(),
+            weights: weights.clone(),
+        })
     }
 
     /// Vertices.
     pub fn vertex_count(&self) -> usize {
-        self.n
+        self.offsets.len().saturating_sub(1)
     }
 
     /// Edges.
     pub fn edge_count(&self) -> usize {
-        self.m
+        self.targets.len()
     }
 
     /// The successor offsets (`n + 1`, unchecked).
     pub fn offsets(&self) -> &[u32] {
-        bytemuck::cast_slice(&self.bytes.bytes()[self.offsets.clone()])
+        &self.offsets
     }
 
     /// The successor targets (`m`, unchecked).
     pub fn targets(&self) -> &[u32] {
-        bytemuck::cast_slice(&self.bytes.bytes()[self.targets.clone()])
+        &self.targets
     }
 
     /// The successor weights (`m`) at the file's width.
     pub fn weights(&self) -> WeightSlice<'_> {
-        let raw = &self.bytes.bytes()[self.weights.clone()];
-        match self.width {
-            Width::I16 => WeightSlice::I16(bytemuck::cast_slice(raw)),
-            Width::I32 => WeightSlice::I32(bytemuck::cast_slice(raw)),
-            Width::I64 => WeightSlice::I64(bytemuck::cast_slice(raw)),
-        }
+        self.weights.view()
     }
 
     /// The weights' width.
     pub fn width(&self) -> Width {
-        self.width
+        self.weights.width()
     }
 }
 

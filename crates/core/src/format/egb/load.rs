@@ -12,7 +12,7 @@ use super::header::{Counts, counts, flags_and_width, u32_at, u64_at};
 use super::layout::{BLOCK_LOG2_RANGE, CHECKSUM_AT, HEADER, Layout, Shape, block_sums, header_sum};
 use super::read::{check_offsets, names_of, numbers, vertex_weights};
 use super::{Le, check_length, damaged, finished_game};
-use crate::arena::{Arena, Array, EdgeWeights, Part, Parts, SharedBytes, Weights, Width};
+use crate::arena::{Arena, Array, EdgeWeights, Part, Parts, SharedBytes, Weights};
 use crate::format::Game;
 use crate::format::error::FormatError;
 use crate::format::parity::ParityPlan;
@@ -129,19 +129,20 @@ pub(crate) fn load_shared(
     let raw = bytes.bytes();
     let clock = std::time::Instant::now();
     let (shape, layout) = header_layout(raw)?;
-    if let Some(hook) = early.filter(|_| !shape.parity()) {
-        let width = match shape.weight_bytes {
-            2 => Width::I16,
-            4 => Width::I32,
-            _ => Width::I64,
-        };
-        let ranges = (
-            layout.succ_offsets.clone(),
-            layout.succ_targets.clone(),
-            layout.succ_weights.clone(),
-        );
-        let counts = (shape.n as usize, shape.m as usize);
-        if let Some(successors) = EarlySuccessors::new(bytes, counts, ranges, width) {
+    // The successor side where it lies (and an energy game's stored weights), before the
+    // blocks are hashed: handed to `early` as it is.
+    let succ_offsets: Array<u32> = array(bytes, layout.succ_offsets.clone());
+    let succ_targets: Array<u32> = array(bytes, layout.succ_targets.clone());
+    let stored_weights = (!shape.parity()).then(|| {
+        let (s, p) = (layout.succ_weights.clone(), layout.pred_weights.clone());
+        match shape.weight_bytes {
+            2 => (Weights::I16(array(bytes, s)), Weights::I16(array(bytes, p))),
+            4 => (Weights::I32(array(bytes, s)), Weights::I32(array(bytes, p))),
+            _ => (Weights::I64(array(bytes, s)), Weights::I64(array(bytes, p))),
+        }
+    });
+    if let (Some(hook), Some((weights, _))) = (early, &stored_weights) {
+        if let Some(successors) = EarlySuccessors::of(&succ_offsets, &succ_targets, weights) {
             hook.call(successors);
         }
     }
@@ -164,9 +165,10 @@ pub(crate) fn load_shared(
         }
         Err(None) => unreachable!("the layout lies inside the checked length"),
     };
-    let succ_offsets: Array<u32> = array(bytes, layout.succ_offsets.clone());
     let pred_sources: Array<u32> = array(bytes, layout.pred_sources.clone());
-    let (succ_weights, pred_weights, plan) = if shape.parity() {
+    let (succ_weights, pred_weights, plan) = if let Some((s, p)) = stored_weights {
+        (s, p, None)
+    } else {
         // The weights come from the priorities: computed here (owned), per edge from its
         // source, once the successor offsets are known to be sound.
         check_offsets(&succ_offsets, shape.m, layout.succ_offsets.start)?;
@@ -174,14 +176,6 @@ pub(crate) fn load_shared(
         let succ = vertex_weights(&succ_offsets, &plan);
         let pred = source_weights(&pred_sources, n, &plan, &succ);
         (owned(succ), pred, Some(plan))
-    } else {
-        let (s, p) = (layout.succ_weights.clone(), layout.pred_weights.clone());
-        let (s, p) = match shape.weight_bytes {
-            2 => (Weights::I16(array(bytes, s)), Weights::I16(array(bytes, p))),
-            4 => (Weights::I32(array(bytes, s)), Weights::I32(array(bytes, p))),
-            _ => (Weights::I64(array(bytes, s)), Weights::I64(array(bytes, p))),
-        };
-        (s, p, None)
     };
     let names = if shape.named() {
         Some(names_of(
@@ -199,7 +193,7 @@ pub(crate) fn load_shared(
     let parts = Parts {
         owners,
         succ_offsets,
-        succ_targets: array(bytes, layout.succ_targets.clone()),
+        succ_targets,
         succ_weights,
         pred_offsets: array(bytes, layout.pred_offsets.clone()),
         pred_sources,
