@@ -6,7 +6,8 @@
 // W (16, 32 or 64 bits), energies V = u32 when the bound M < u32::MAX, else u64, with TOP
 // = all ones; `energy_minus` is src/solve/energy.rs `minus`, bit for bit, at either width.
 // Kernels: lift_rounds_h{H}_w{16,32,64}_v{32,64}, one per lane count,
-// player0_moves_w.._v.. (player 0's strategy at the fixpoint), player1_edges_w.._v..
+// player0_moves_w.._v.. (player 0's strategy at the fixpoint), recorded_moves_w.._v..
+// (player 1's recorded moves at the fixpoint, classified), player1_edges_w.._v..
 // (player 1's strategy σ1 for an evaluation), predecessors_w.._v.. (the
 // CSC's sources and weights from the CSR, once after the upload; count_in_degrees,
 // scan_tiles and add_tile_offsets its offsets before) and deficits_w.._v.. (the bound M,
@@ -649,6 +650,71 @@ __device__ __forceinline__ void choose_player1_edges(const LiftParams& p, u32* e
     }
 }
 
+// Player 1's recorded moves at the fixpoint and what their certificate needs, for a solve
+// without evaluations (src/solve/strategy/lifted.rs `recorded_on_host` with no ranks and no
+// seed, vertex for vertex), from the values and the topping record left here: at each
+// vertex v at ⊤, topped by ⊤ successors (cause 1): player 1 moves along its recorded edge,
+// counts[2] += 1; else player 1's recorded edge (cause 2) must lead to ⊤ and player 0's
+// successors must all be at ⊤, and v is a root (appended to roots, counts[0] their
+// number), or else v is broken (counts[1] += 1). moves[v]: the move (an index into the
+// CSR), ~0u at every other vertex and at broken ones. A thread per vertex, each warp's 32
+// vertices side by side, so that a warp appends its roots with one atomic add.
+template <typename V>
+__device__ __forceinline__ void classify_recorded(const LiftParams& p, u32* moves, u32* roots, u32* counts) {
+    const V* credit = (const V*)p.credit;
+    const u32 lane = threadIdx.x & 31;
+    const u32 stride = gridDim.x * blockDim.x;
+    for (u32 first = (blockIdx.x * blockDim.x + threadIdx.x) & ~31u; first < p.n; first += stride) {
+        const u32 v = first + lane;
+        bool root = false, broken = false, lifted = false;
+        if (v < p.n) {
+            u32 move = ~0u;
+            if (credit[v] == top<V>()) {
+                const u32 word = p.top_record[v];
+                const u32 cause = word & 3u;
+                const bool is_max = p.owners == nullptr ? v >= p.n0 : __ldg(p.owners + v) != 0;
+                const u32 begin = __ldg(p.succ_offsets + v);
+                const u32 end = __ldg(p.succ_offsets + v + 1);
+                const u32 recorded = is_max && (word >> 2) < end - begin ? begin + (word >> 2) : ~0u;
+                if (cause == 1u) {
+                    move = recorded;
+                    lifted = true;
+                } else if (is_max) {
+                    if (cause == 2u && recorded != ~0u &&
+                        credit[__ldg(p.succ_targets + recorded)] == top<V>()) {
+                        move = recorded;
+                        root = true;
+                    } else {
+                        broken = true;
+                    }
+                } else {
+                    root = true;
+                    for (u32 e = begin; e < end; e++) {
+                        if (credit[__ldg(p.succ_targets + e)] != top<V>()) {
+                            root = false;
+                            broken = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            moves[v] = move;
+        }
+        const unsigned rooted = __ballot_sync(0xffffffffu, root);
+        if (rooted != 0) {
+            const u32 leader = __ffs(rooted) - 1;
+            u32 at = 0;
+            if (lane == leader) at = atomicAdd(counts, (u32)__popc(rooted));
+            at = __shfl_sync(0xffffffffu, at, leader);
+            if (root) roots[at + __popc(rooted & ((1u << lane) - 1u))] = v;
+        }
+        const unsigned any_broken = __ballot_sync(0xffffffffu, broken);
+        const unsigned any_lifted = __ballot_sync(0xffffffffu, lifted);
+        if (lane == 0 && any_broken != 0) atomicAdd(counts + 1, (u32)__popc(any_broken));
+        if (lane == 0 && any_lifted != 0) atomicAdd(counts + 2, (u32)__popc(any_lifted));
+    }
+}
+
 #if LIFT_MIN_BLOCKS > 0
 #define LIFT_BOUNDS __launch_bounds__(BLOCK, LIFT_MIN_BLOCKS)
 #else
@@ -673,6 +739,13 @@ __device__ __forceinline__ void choose_player1_edges(const LiftParams& p, u32* e
         choose_player1_edges<W, V>(p, edges);                                         \
     }
 
+#define RECORDED_KERNEL(WB, W, VB, V)                                                 \
+    extern "C" __global__ void __launch_bounds__(BLOCK)                               \
+        recorded_moves_w##WB##_v##VB(LiftParams p, u32* moves, u32* roots,            \
+                                     u32* counts) {                                   \
+        classify_recorded<V>(p, moves, roots, counts);                                \
+    }
+
 #define PREDECESSORS_KERNEL(WB, W, VB, V)                                             \
     extern "C" __global__ void __launch_bounds__(BLOCK)                               \
         predecessors_w##WB##_v##VB(LiftParams p, u32* cursor, u32 lanes, u32 m,      \
@@ -689,6 +762,7 @@ __device__ __forceinline__ void choose_player1_edges(const LiftParams& p, u32* e
 #define LIFT_KERNELS(WB, W, VB, V)       \
     MOVES_KERNEL(WB, W, VB, V)           \
     SIGMA_KERNEL(WB, W, VB, V)           \
+    RECORDED_KERNEL(WB, W, VB, V)        \
     PREDECESSORS_KERNEL(WB, W, VB, V)    \
     DEFICITS_KERNEL(WB, W, VB, V)        \
     LIFT_KERNEL(1, WB, W, VB, V)         \

@@ -68,6 +68,12 @@ pub fn moves_kernel_name(weight_bits: u32, value_bits: u32) -> String {
     format!("player0_moves_w{weight_bits}_v{value_bits}")
 }
 
+/// Player 1's recorded moves at the fixpoint, classified (`kernels/lift.cu`, in the same
+/// module as the lifting kernels; only `value_bits` matters).
+pub fn recorded_kernel_name(weight_bits: u32, value_bits: u32) -> String {
+    format!("recorded_moves_w{weight_bits}_v{value_bits}")
+}
+
 /// Player 1's strategy for an evaluation, for weights of `weight_bits` and energies of
 /// `value_bits` (`kernels/lift.cu`, in the same module as the lifting kernels).
 pub fn sigma_kernel_name(weight_bits: u32, value_bits: u32) -> String {
@@ -116,6 +122,7 @@ pub fn sources() -> Vec<(String, String, Vec<String>)> {
                 .chain([
                     moves_kernel_name(w, v),
                     sigma_kernel_name(w, v),
+                    recorded_kernel_name(w, v),
                     predecessors_kernel_name(w, v),
                     deficits_kernel_name(w, v),
                     COUNT_KERNEL.to_string(),
@@ -248,6 +255,8 @@ pub struct LiftKernels {
     pub player0_moves: CudaFunction,
     /// `player1_edges_w.._v..`.
     pub player1_edges: CudaFunction,
+    /// `recorded_moves_w.._v..`.
+    pub recorded_moves: CudaFunction,
     /// `predecessors_w.._v..`.
     pub predecessors: CudaFunction,
     /// `deficits_w.._v..`.
@@ -396,6 +405,9 @@ impl Kernels {
         let player1_edges = module
             .load_function(&sigma_kernel_name(weight_bits, value_bits))
             .during("loading player 1's strategy kernel")?;
+        let recorded_moves = module
+            .load_function(&recorded_kernel_name(weight_bits, value_bits))
+            .during("loading player 1's recorded moves kernel")?;
         let predecessors = module
             .load_function(&predecessors_kernel_name(weight_bits, value_bits))
             .during("loading the predecessors kernel")?;
@@ -432,6 +444,7 @@ impl Kernels {
             functions,
             player0_moves,
             player1_edges,
+            recorded_moves,
             predecessors,
             deficits,
             count_in_degrees,

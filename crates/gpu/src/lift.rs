@@ -37,7 +37,7 @@ use egsolve_core::solve::accel;
 use egsolve_core::solve::engine::{
     EngineAttracted, EngineComponents, EngineSearches, LiftCall, LiftEngine, LiftRun,
 };
-use egsolve_core::solve::strategy::{NO_EDGE, ToppedBy, Topping};
+use egsolve_core::solve::strategy::{NO_EDGE, RecordedMoves, ToppedBy, Topping};
 use egsolve_core::solve::threads::mapped_in_parallel;
 use egsolve_core::solve::{Control, SolveError, TOP, Threads};
 
@@ -58,7 +58,7 @@ pub const RECORD_FROM_TOP_SHARE: usize = 32;
 
 /// Writes the device's topping record (words of [`GpuEngine::download_topping`]) into
 /// `topping`, edge positions turned into the arena's edge indices.
-fn fill_topping(arena: &Arena, words: &[u32], topping: &Topping) {
+pub fn fill_topping(arena: &Arena, words: &[u32], topping: &Topping) {
     words.par_iter().enumerate().for_each(|(v, &word)| {
         let cause = match word & 3 {
             1 => ToppedBy::TopSuccessors,
@@ -104,6 +104,9 @@ pub struct GpuLift {
     topping_id: Option<u64>,
     /// Vertices the phases of that record's solve lifted to ⊤.
     lifted_tops: usize,
+    /// The record of a solve that reached the fixpoint in its first phase, left on the
+    /// device for [`EngineSearches::recorded_moves`].
+    record_on_device: bool,
 }
 
 impl GpuLift {
@@ -123,6 +126,7 @@ impl GpuLift {
             components_started: None,
             topping_id: None,
             lifted_tops: 0,
+            record_on_device: false,
         }
     }
 
@@ -143,6 +147,20 @@ impl GpuLift {
 
     /// Counts (and logs) one of an evaluation's searches on the device, begun at `start`;
     /// `done`: whether the device answered (else the host does).
+    /// Copies the device's topping record into `topping`.
+    fn copy_record(
+        &mut self,
+        arena: &Arena,
+        topping: &Topping,
+        threads: &Threads,
+    ) -> Result<(), SolveError> {
+        if let Some(words) = self.engine.download_topping()? {
+            topping.prepare(threads);
+            threads.install(|| fill_topping(arena, &words, topping));
+        }
+        Ok(())
+    }
+
     fn count_search(&mut self, what: &'static str, start: Instant, done: bool) {
         tracing::debug!(
             seconds = start.elapsed().as_secs_f64(),
@@ -253,21 +271,22 @@ impl LiftEngine for GpuLift {
         )?;
         let engine_seconds = begin.elapsed().as_secs_f64() - before;
         *values = run.credit;
-        if recording {
+        if recording && !(run.finished && self.phases == 0) {
             let download = Instant::now();
             self.lifted_tops += count_top(values).saturating_sub(top_before);
             self.download_seconds += download.elapsed().as_secs_f64();
         }
-        if let Some(topping) = topping.filter(|_| recording && run.finished) {
+        if recording && run.finished && self.phases == 0 {
+            // A solve without evaluations: the record stays on the device, classified
+            // there if the driver asks (`recorded_moves`), copied only if it does not.
+            self.record_on_device = true;
+        } else if let Some(topping) = topping.filter(|_| recording && run.finished) {
             let download = Instant::now();
             // A record of 4 bytes per vertex pays only where lifting topped a good part of
             // the game (the evaluations' ranks and the layered construction cover the rest
             // for less than the copy).
             if self.lifted_tops * RECORD_FROM_TOP_SHARE >= values.len() {
-                if let Some(words) = self.engine.download_topping()? {
-                    topping.prepare(threads);
-                    threads.install(|| fill_topping(arena, &words, topping));
-                }
+                self.copy_record(arena, topping, threads)?;
             }
             self.download_seconds += download.elapsed().as_secs_f64();
         }
@@ -307,6 +326,31 @@ impl EngineSearches for GpuLift {
             return Ok(None);
         }
         Ok(self.engine.player0_moves()?)
+    }
+
+    fn recorded_moves(
+        &mut self,
+        arena: &Arena,
+        topping: &Topping,
+        evaluated: bool,
+        threads: &Threads,
+    ) -> Result<Option<RecordedMoves>, SolveError> {
+        // A copy of 4 bytes per vertex and a pass over them on the host against a pass on
+        // the device, moves and roots back (Hesselink's reduction, H200 host: 1.9 ms of
+        // copying and filling the record and 2.1 ms of the host's pass, session 62).
+        if !std::mem::take(&mut self.record_on_device) {
+            return Ok(None);
+        }
+        let start = Instant::now();
+        let recorded = match evaluated {
+            false => self.engine.recorded_moves()?,
+            true => None,
+        };
+        if recorded.is_none() {
+            self.copy_record(arena, topping, threads)?;
+        }
+        self.download_seconds += start.elapsed().as_secs_f64();
+        Ok(recorded)
     }
 
     fn player1_edges(&mut self) -> Result<Option<Vec<u32>>, SolveError> {

@@ -6,6 +6,7 @@
 //! engine ([`WorklistEngine`]). Every backend's engine implements it here, outside the
 //! accelerated solver that drives them (`accel`), so the backends never import that.
 
+use super::strategy::RecordedMoves;
 use super::strategy::topping::Topping;
 use crate::arena::{Arena, VertexId};
 use crate::solve::SolveError;
@@ -168,6 +169,20 @@ pub trait EngineSearches {
     /// computed where the values are (the device), or `None` to leave them to the host:
     /// the choice of [`crate::solve::strategy::player0`], vertex for vertex.
     fn player0_moves(&mut self) -> Result<Option<Vec<VertexId>>, SolveError> {
+        Ok(None)
+    }
+    /// Player 1's recorded moves at the least fixpoint, classified where the values and the
+    /// lifts' record are (the device): `strategy::RecordedMoves`, vertex for vertex as the
+    /// host classifies `topping`, for a solve that never `evaluated`. `None` leaves them to
+    /// the host, which reads `topping`: an engine that deferred copying its record into
+    /// `topping` copies it before answering `None`.
+    fn recorded_moves(
+        &mut self,
+        _arena: &Arena,
+        _topping: &Topping,
+        _evaluated: bool,
+        _threads: &Threads,
+    ) -> Result<Option<RecordedMoves>, SolveError> {
         Ok(None)
     }
     /// Player 1's strategy σ1 for the next evaluation, chosen where the values the last

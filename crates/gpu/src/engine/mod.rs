@@ -163,9 +163,10 @@ pub struct GpuEngine {
     _weights: DeviceWeights,
     _owners: Option<CudaSlice<u8>>,
     credit: DeviceCredit,
-    /// The first frontier; also the strategy kernel's output.
+    /// The first frontier; also the strategy kernels' output.
     frontier0: CudaSlice<u32>,
-    _frontier1: CudaSlice<u32>,
+    /// The second frontier; also the recorded moves' roots.
+    frontier1: CudaSlice<u32>,
     stamp: CudaSlice<u32>,
     state: CudaSlice<u32>,
     /// Recorded after each launch and polled under the watchdog ([`GpuEngine::read_state`]).

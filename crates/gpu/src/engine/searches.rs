@@ -11,6 +11,7 @@ use crate::evaluation::{DeviceEvaluation, LiftedValues};
 use crate::transfer::download_staged;
 use egsolve_core::arena::VertexId;
 use egsolve_core::solve::engine::EngineAttracted;
+use egsolve_core::solve::strategy::RecordedMoves;
 
 use super::{BLOCK, GpuEngine, GpuTimings};
 
@@ -34,6 +35,67 @@ impl GpuEngine {
     pub fn player1_edges(&mut self) -> Result<Option<Vec<u32>>, GpuError> {
         let kernel = self.kernels.player1_edges.clone();
         self.word_per_vertex(&kernel, "launching player 1's strategy kernel")
+    }
+
+    /// Player 1's recorded moves at the least fixpoint, classified from the values and the
+    /// topping record the last lifting run left on the device: `strategy::RecordedMoves`
+    /// vertex for vertex as the host classifies the record, for a solve that never
+    /// evaluated. `None` when no record was started (or the vertices are renumbered). Only
+    /// the counts come back when a vertex is broken; else the moves (a word per vertex) and
+    /// the roots. The frontier buffers are the kernel's output: the next lifting run resets
+    /// them.
+    pub fn recorded_moves(&mut self) -> Result<Option<RecordedMoves>, GpuError> {
+        if self.numbering.is_some() || self.params.top_record == 0 {
+            return Ok(None);
+        }
+        let n = self.n as usize;
+        let mut counts = self
+            .stream
+            .alloc_zeros::<u32>(3)
+            .during("allocating the recorded moves' counts")?;
+        let cfg = LaunchConfig {
+            grid_dim: (self.n.div_ceil(BLOCK).clamp(1, 1 << 16), 1, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let kernel = self.kernels.recorded_moves.clone();
+        let (moves, roots) = (self.params.frontier0, self.params.frontier1);
+        let mut launch = self.stream.launch_builder(&kernel);
+        launch.arg(&self.params);
+        launch.arg(&moves);
+        launch.arg(&roots);
+        launch.arg(&mut counts);
+        // SAFETY: `params` holds live allocations of this engine (offsets n+1, adjacency m,
+        // credits, owners and the record n); `moves` and `roots` are the two frontiers, n
+        // words each: the kernel writes moves[v] for v < n and at most one root per vertex;
+        // `counts` holds its 3 words.
+        unsafe { launch.launch(cfg) }.during("launching the recorded moves kernel")?;
+        let counts = self
+            .stream
+            .clone_dtoh(&counts)
+            .during("downloading the recorded moves' counts")?;
+        let (roots, broken, lifted) = (counts[0] as usize, counts[1] > 0, counts[2] > 0);
+        if broken {
+            return Ok(Some(RecordedMoves {
+                broken,
+                lifted,
+                ..RecordedMoves::default()
+            }));
+        }
+        let moves = download_staged(&self.device, &self.stream, &self.frontier0, n)?;
+        let roots = if roots == 0 {
+            Vec::new()
+        } else {
+            self.stream
+                .clone_dtoh(&self.frontier1.slice(..roots.min(n)))
+                .during("downloading the recorded moves' roots")?
+        };
+        Ok(Some(RecordedMoves {
+            moves,
+            roots,
+            broken,
+            lifted,
+        }))
     }
 
     /// Runs a strategy kernel (`(LiftParams, u32* out)`, a warp per vertex) into the first

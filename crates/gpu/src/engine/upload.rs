@@ -226,7 +226,7 @@ impl GpuEngine {
             _owners: owners,
             credit,
             frontier0,
-            _frontier1: frontier1,
+            frontier1,
             stamp,
             state,
             params,

@@ -12,14 +12,16 @@ mod early_upload;
 mod gpu_backend;
 mod on_device;
 mod parity_device;
+mod recorded;
 
 fn main() {
-    let modules: [fn() -> Vec<egsolve_test_support::Trial>; 5] = [
+    let modules: [fn() -> Vec<egsolve_test_support::Trial>; 6] = [
         gpu_backend::trials,
         on_device::trials,
         device_engine::trials,
         early_upload::trials,
         parity_device::trials,
+        recorded::trials,
     ];
     egsolve_test_support::run_trials(modules.iter().flat_map(|trials| trials()).collect());
 }

@@ -314,14 +314,15 @@ fn device_components_take_another_pivot_where_a_gpu_is() {
 
 /// Where a GPU is, its lifts record why each vertex reached ⊤ as the host's do
 /// (`super::topping`: a cause exactly on `W1`, player 1's edge into ⊤ when topped by ⊤
-/// successors, no cycle among those), through the driver's phases on random games of every
+/// successors, no cycle among those), through the driver's phases (up to 50, then one to
+/// the fixpoint) on random games of every
 /// shape (fixed seeds and a fresh one); and player 1's strategy from that record passes the
 /// checker. Without a GPU: nothing to check.
 fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
     use egsolve_core::check::{Claim, check};
     use egsolve_core::solve::accel::solve_with_budget;
     use egsolve_core::solve::control::{Budget, Control};
-    use egsolve_core::solve::engine::{LiftCall, LiftEngine};
+    use egsolve_core::solve::engine::{EngineSearches, LiftCall, LiftEngine};
     use egsolve_core::solve::strategy::{Player1Source, Topping};
     use egsolve_gpu::lift::{GpuLift, RECORD_FROM_TOP_SHARE};
     let fresh = fresh_seed();
@@ -346,8 +347,14 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
         let topping = Topping::new(arena.vertex_count());
         let mut values = vec![0; arena.vertex_count()];
         let threads = Threads::one();
-        let budget = Budget {
-            lifts: 5_000.max(arena.vertex_count() as u64),
+        let mut phases = 0;
+        // Up to 50 phases, then one to the fixpoint: some of these games take 10^4 phases
+        // of this size (minutes, each phase's copies and passes on the host).
+        let budget = |phases: u32| Budget {
+            lifts: match phases {
+                0..50 => 5_000.max(arena.vertex_count() as u64),
+                _ => u64::MAX,
+            },
             until: None,
         };
         while !lift
@@ -356,7 +363,7 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
                     arena: &arena,
                     bound,
                     topping: Some(&topping),
-                    budget,
+                    budget: budget(phases),
                     threads: &threads,
                     control: &Control::new(),
                 },
@@ -364,14 +371,26 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
             )
             .expect("lifts")
             .finished
-        {}
-        // The record comes back where lifting topped at least a 32nd of the game (here
-        // lifting topped all of W1).
+        {
+            phases += 1;
+        }
+        // A first phase that reached the fixpoint leaves the record on the device until
+        // the driver asks for the recorded moves; asked as after evaluations, the engine
+        // copies it instead of classifying it.
+        let on_device = lift
+            .recorded_moves(&arena, &topping, true, &threads)
+            .expect("copies");
+        assert!(
+            on_device.is_none(),
+            "seed {seed}: classified after evaluations"
+        );
+        // Else the record comes back where lifting topped at least a 32nd of the game
+        // (here lifting topped all of W1).
         let top = values
             .iter()
             .filter(|&&c| c == egsolve_core::solve::TOP)
             .count();
-        if top * RECORD_FROM_TOP_SHARE >= values.len() {
+        if phases == 0 || top * RECORD_FROM_TOP_SHARE >= values.len() {
             assert_record_holds(&arena, &values, &topping, &format!("seed {seed}"));
             recorded += 1;
         } else {

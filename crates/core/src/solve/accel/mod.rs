@@ -353,6 +353,15 @@ pub fn solve_scheduled(
         seconds = moves_start.duration_since(start).as_secs_f64(),
         "accel: least fixpoint"
     );
+    // The lifts' record classified where the engine keeps it, for a solve that never
+    // evaluated (an engine that deferred copying its record copies it now otherwise).
+    let evaluated = accel.evaluations > 0 || accel.improvements > 0;
+    let recorded = match (engine.searches(), topping.as_ref()) {
+        (Some(device), Some(topping)) => {
+            device.recorded_moves(arena, topping, evaluated, &threads)?
+        }
+        _ => None,
+    };
     let player0 = match engine.searches() {
         Some(device) => device.player0_moves()?,
         None => None,
@@ -384,6 +393,7 @@ pub fn solve_scheduled(
             edges: &sigma_edge,
             ranks: (!ranks.ranks().is_empty()).then(|| ranks.ranks()),
             topping: topping.as_ref(),
+            recorded: recorded.as_ref(),
         },
         stats,
         &threads,

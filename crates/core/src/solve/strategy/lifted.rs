@@ -21,6 +21,14 @@
 //! do) the moves win on all of `W1`, which `egsolve check` certifies. On a parity game's
 //! reduction only vertices with a negative weight can pass the bound, so the core is a small
 //! part of `W1`; the cost is a pass over `W1`'s edges and the core's own.
+//!
+//! **Where the pass runs.** The pass that gives each vertex its move and kind
+//! ([`RecordedMoves`]) runs on the host ([`recorded_on_host`]) or, for a solve without
+//! evaluations (no ranks, no seed), where the values and the record are: the GPU classifies
+//! its own record (`kernels/lift.cu` `recorded_moves`) and hands over only the moves and the
+//! roots, so neither the record nor a pass over `W1` comes to the host (Hesselink's
+//! reduction on the H200 host: 5.8–6.3 ms for the GPU route instead of 8.4–9.5). Either way
+//! the check below is the host's.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -37,31 +45,53 @@ use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::TOP;
 use crate::solve::threads::{Threads, positions_where};
 
-/// What the record gave.
-pub(super) enum Lifted {
-    /// The moves win on all of `W1`: an edge per player-1 vertex of `W1` ([`NO_EDGE`]
-    /// elsewhere); `from_lifts`: some of `W1` was topped by recording lifts (else every
-    /// vertex was ranked, and these are the evaluations' moves).
-    Certified { moves: Vec<u32>, from_lifts: bool },
-    /// They were not shown to (a cycle through a root is not negative, or a move is
-    /// missing). The layered construction then starts from the seed, not from these moves:
-    /// the recorded moves lead into the roots' cycles, from which its layers cannot peel
-    /// (on random games it then stopped short more often, leaving the dual game).
-    Unproven,
+/// Player 1's recorded moves on `W1` and what their check needs of them (module docs):
+/// classified on the host ([`recorded_on_host`]) or where the values and the record are (a
+/// device, `EngineSearches::recorded_moves`, for a solve without evaluations), vertex for
+/// vertex the same.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordedMoves {
+    /// An edge per vertex: player 1's move at its vertices of `W1`, [`NO_EDGE`] elsewhere
+    /// (and everywhere when `broken`).
+    pub moves: Vec<u32>,
+    /// The roots, in any order (empty when `broken`).
+    pub roots: Vec<VertexId>,
+    /// Some vertex of `W1` is broken: a player-1 vertex without a move into `W1`, or a
+    /// player-0 vertex with an edge out of it (nothing to certify then).
+    pub broken: bool,
+    /// Some vertex was topped by successors at ⊤.
+    pub lifted: bool,
+}
+
+impl RecordedMoves {
+    /// The host's classification of `topping` for a solve without evaluations (no ranks,
+    /// no seed): what a device's classification must equal, roots apart from their order.
+    pub fn of_record(
+        arena: &Arena,
+        credit: &[u64],
+        topping: &Topping,
+        threads: &Threads,
+    ) -> RecordedMoves {
+        threads.install(|| recorded_on_host(arena, credit, &[], None, topping))
+    }
+
+    /// Some of `W1` was topped by recording lifts (roots, or vertices topped by ⊤
+    /// successors); else every vertex was ranked, and the moves are the evaluations'.
+    pub fn from_lifts(&self) -> bool {
+        !self.roots.is_empty() || self.lifted
+    }
 }
 
 /// Player 1's moves on `W1` (where `credit` is ⊤) from `topping`, the evaluations' `ranks`
-/// (with `seed`, their moves) if any, and the seed elsewhere; certified as the module docs
+/// (with `seed`, their moves) if any, and the seed elsewhere, classified as the module docs
 /// say. Runs on the calling thread's pool.
-pub(super) fn lifted_moves(
+pub(super) fn recorded_on_host(
     arena: &Arena,
     credit: &[u64],
     seed: &[u32],
     ranks: Option<&[u32]>,
     topping: &Topping,
-    threads: &Threads,
-    control: &Control,
-) -> Result<Lifted, Interrupted> {
+) -> RecordedMoves {
     let n = credit.len();
     let targets = arena.succ_targets();
     let in_w1 = |u: VertexId| credit[u as usize] == TOP;
@@ -107,27 +137,46 @@ pub(super) fn lifted_moves(
         })
         .unzip();
     if kinds.par_iter().any(|&k| k == Kind::Broken) {
-        return Ok(Lifted::Unproven);
+        return RecordedMoves {
+            moves: Vec::new(),
+            roots: Vec::new(),
+            broken: true,
+            lifted: false,
+        };
+    }
+    RecordedMoves {
+        moves,
+        roots: positions_where(&kinds, |&k| k == Kind::Root),
+        broken: false,
+        lifted: kinds.par_iter().any(|&k| k == Kind::Lifted),
+    }
+}
+
+/// Whether `recorded`'s moves win on all of `W1` (module docs: no nonnegative cycle in the
+/// part of `G'` that the roots reach). Runs on the calling thread's pool.
+pub(super) fn certified(
+    arena: &Arena,
+    recorded: &RecordedMoves,
+    threads: &Threads,
+    control: &Control,
+) -> Result<bool, Interrupted> {
+    if recorded.broken || recorded.moves.len() != arena.vertex_count() {
+        return Ok(false);
     }
     control.checkpoint()?;
     let g = Moves {
         arena,
-        moves: &moves,
+        moves: &recorded.moves,
     };
-    let roots: Vec<VertexId> = positions_where(&kinds, |&k| k == Kind::Root);
-    let root_count = roots.len();
-    let core = reachable(n, roots, |v| g.successors(v));
+    let core = reachable(arena.vertex_count(), recorded.roots.clone(), |v| {
+        g.successors(v)
+    });
     tracing::debug!(
-        roots = root_count,
+        roots = recorded.roots.len(),
         core = core.len(),
         "player 1's strategy: the recorded moves' core"
     );
-    if core.is_empty() || !has_nonnegative_cycle(&g, core, threads, control)? {
-        let from_lifts = root_count > 0 || kinds.par_iter().any(|&k| k == Kind::Lifted);
-        Ok(Lifted::Certified { moves, from_lifts })
-    } else {
-        Ok(Lifted::Unproven)
-    }
+    Ok(core.is_empty() || !has_nonnegative_cycle(&g, core, threads, control)?)
 }
 
 /// What a vertex is to the check (module docs).
@@ -318,5 +367,81 @@ pub(super) mod tests {
             }
         }
         assert!(by_top > 1000 && past_bound > 1000, "{by_top} {past_bound}");
+    }
+
+    /// A record classified elsewhere (`Seed::recorded`, as a device hands it over) gives the
+    /// strategy and source the record itself gives, on random games (fixed seeds and a fresh
+    /// one); a broken classification leaves `W1` to the construction (or the dual game),
+    /// whose strategy the checker passes.
+    #[test]
+    fn a_classified_record_gives_the_records_own_strategy() {
+        use crate::check::{Claim, check};
+        use crate::solve::strategy::player1_dual;
+        use crate::solve::strategy::{Player1Source, Seed, certified_strategy, player0};
+        let fresh: u64 = rand::random();
+        eprintln!("fresh seed {fresh}");
+        let (mut from_lifts, mut broken_record) = (0, 0);
+        for seed in (0..60u64).chain([fresh]) {
+            let arena = random(
+                RandomParams {
+                    vertices: 20 + (seed % 7) as u32 * 90,
+                    min_degree: 1,
+                    max_degree: 1 + (seed % 4) as u32,
+                    min_weight: -8,
+                    max_weight: 4 + (seed % 3) as i64 * 4,
+                    player1_percent: 30 + (seed % 5) as u8 * 10,
+                },
+                seed,
+            );
+            let (values, topping) = lift_from_zero(&arena, None);
+            let threads = Threads::one();
+            let control = Control::new();
+            let first = player0(&arena, &values, bound(&arena).expect("fits"), &threads);
+            let run = |seed: Seed<'_>| {
+                let mut strategy = first.clone();
+                let source =
+                    certified_strategy(&arena, &values, seed, &mut strategy, &threads, &control)
+                        .expect("not cancelled");
+                if !source.without_dual_game() {
+                    player1_dual(&arena, &values, &mut strategy, &control).expect("solves");
+                }
+                (strategy, source)
+            };
+            let by_record = run(Seed {
+                topping: Some(&topping),
+                ..Seed::none()
+            });
+            let recorded = RecordedMoves::of_record(&arena, &values, &topping, &threads);
+            broken_record += recorded.broken as u32;
+            let by_class = run(Seed {
+                recorded: Some(&recorded),
+                ..Seed::none()
+            });
+            assert_eq!(by_class, by_record, "seed {seed}");
+            from_lifts += (by_record.1 == Player1Source::Lifted) as u32;
+            let broken = RecordedMoves {
+                broken: true,
+                ..RecordedMoves::default()
+            };
+            let (strategy, source) = run(Seed {
+                recorded: Some(&broken),
+                ..Seed::none()
+            });
+            assert!(
+                !matches!(source, Player1Source::Lifted | Player1Source::Recorded),
+                "seed {seed}: {source:?}"
+            );
+            let claim = Claim {
+                credit: &values,
+                strategy: &strategy,
+            };
+            let report = check(&arena, claim).expect("checkable");
+            assert!(report.passed(), "seed {seed}");
+        }
+        assert!(
+            from_lifts > 10,
+            "{from_lifts} of 61 certified from the record"
+        );
+        assert!(broken_record < 61, "every record broken");
     }
 }

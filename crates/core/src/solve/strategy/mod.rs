@@ -32,6 +32,7 @@ mod lifted;
 pub mod player1;
 pub mod topping;
 
+pub use self::lifted::RecordedMoves;
 pub use self::player1::{Player1Source, Seed, certified_strategy};
 pub use self::topping::{NO_EDGE, ToppedBy, Topping};
 

@@ -31,7 +31,7 @@
 use rayon::prelude::*;
 
 use super::NO_RANK;
-use super::lifted::{Lifted, lifted_moves};
+use super::lifted::{RecordedMoves, certified, recorded_on_host};
 use super::topping::Topping;
 use crate::arena::{Arena, Player, VertexId};
 use crate::graph::Graph;
@@ -58,6 +58,9 @@ pub struct Seed<'a> {
     pub ranks: Option<&'a [u32]>,
     /// Why lifting topped each vertex, from an engine that records it (`super::topping`).
     pub topping: Option<&'a Topping>,
+    /// The record already classified where the engine keeps it (a device), for a solve
+    /// without evaluations: used instead of `topping`.
+    pub recorded: Option<&'a RecordedMoves>,
 }
 
 impl Seed<'_> {
@@ -67,6 +70,7 @@ impl Seed<'_> {
             edges: &[],
             ranks: None,
             topping: None,
+            recorded: None,
         }
     }
 }
@@ -121,18 +125,27 @@ pub fn certified_strategy(
         // Ranks and moves for every vertex, or nothing to go on.
         let n = credit.len();
         let ranks = seed.ranks.filter(|r| r.len() == n && seed.edges.len() == n);
-        // The lifts' record first: its moves, if certified.
-        if let Some(topping) = seed.topping.filter(|t| t.len() == n) {
-            match lifted_moves(arena, credit, seed.edges, ranks, topping, threads, control)? {
-                Lifted::Certified { moves, from_lifts } => {
-                    write_moves(arena, credit, &moves, |_| true, strategy);
-                    return Ok(if from_lifts {
-                        Player1Source::Lifted
-                    } else {
-                        Player1Source::Recorded
-                    });
-                }
-                Lifted::Unproven => {}
+        // The lifts' record first: its moves, if certified. If not, the layered
+        // construction starts from the seed, not from these moves: the recorded moves lead
+        // into the roots' cycles, from which its layers cannot peel (on random games it
+        // then stopped short more often, leaving the dual game).
+        let on_host;
+        let recorded = match (seed.recorded, seed.topping) {
+            (Some(recorded), _) => Some(recorded),
+            (None, Some(topping)) if topping.len() == n => {
+                on_host = recorded_on_host(arena, credit, seed.edges, ranks, topping);
+                Some(&on_host)
+            }
+            _ => None,
+        };
+        if let Some(recorded) = recorded {
+            if certified(arena, recorded, threads, control)? {
+                write_moves(arena, credit, &recorded.moves, |_| true, strategy);
+                return Ok(if recorded.from_lifts() {
+                    Player1Source::Lifted
+                } else {
+                    Player1Source::Recorded
+                });
             }
         }
         let mut prefix = None;

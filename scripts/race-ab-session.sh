@@ -1,0 +1,34 @@
+#!/bin/bash
+# Two builds' raced parity jobs side by side (session 62): the new build's GPU device tests,
+# then for BRP and Hesselink `gpu_check race` (the GPU route alone, the CPU portfolio alone,
+# the race, in one warm process) and the service's default job (service-race.sh), old and
+# new build alternating in one call. Carry a folder holding the new build's gzipped stripped
+# `egsolve.gz`, `gpu_check.gz`, `gpu-tests.gz`, the old build's in old/, these scripts and
+# games/*.gm.gz:
+#   run(command="bash .carry/race-ab-session.sh", carry=[".carry"])   # logs in $OUT
+set -u
+cd "$(dirname "$0")"
+for d in . old; do for b in egsolve gpu_check; do gunzip -c $d/$b.gz > $d/$b && chmod +x $d/$b; done; done
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$PWD:${LD_LIBRARY_PATH:-}
+mkdir -p $OUT/logs
+if [ "${TESTS:-1}" = 1 ]; then
+  gunzip -c gpu-tests.gz > gpu-tests && chmod +x gpu-tests
+  timeout 200 ./gpu-tests --skip compile --skip knobs > $OUT/logs/gpu-tests.log 2>&1
+fi
+G=games
+GAMES="$G/BRP_datasize=2_counting.gm.gz $G/Hesselink_datasize=2_property1.gm.gz"
+for round in 1 2; do
+  for build in old new; do
+    bin=./gpu_check; [ $build = old ] && bin=old/gpu_check
+    echo "== round $round build $build" >> $OUT/logs/race.log
+    timeout 120 $bin race --runs ${RUNS:-4} --threads 4 $GAMES 2>&1 | grep -E 'gpu run|race t4' >> $OUT/logs/race.log
+  done
+done
+EGSOLVE_LOG=debug timeout 60 ./gpu_check race --runs 2 --threads 4 $G/Hesselink_datasize=2_property1.gm.gz > $OUT/logs/race-debug.log 2>&1
+for round in 1 2; do
+  for build in old new; do
+    bin=$PWD/egsolve; [ $build = old ] && bin=$PWD/old/egsolve
+    GAMES="BRP_datasize=2_counting Hesselink_datasize=2_property1" RUNS=6 EGSOLVE_BIN=$bin ./service-race.sh $build-$round >> $OUT/logs/service.log 2>&1
+  done
+done
+cd $OUT && tar czf logs.tgz logs
