@@ -653,8 +653,8 @@ __device__ __forceinline__ void choose_player1_edges(const LiftParams& p, u32* e
 // Player 1's recorded moves at the fixpoint and what their certificate needs, for a solve
 // without evaluations (src/solve/strategy/lifted.rs `recorded_on_host` with no ranks and no
 // seed, vertex for vertex), from the values and the topping record left here: at each
-// vertex v at ⊤, topped by ⊤ successors (cause 1): player 1 moves along its recorded edge,
-// counts[2] += 1; else player 1's recorded edge (cause 2) must lead to ⊤ and player 0's
+// vertex v at ⊤, topped by ⊤ successors (cause 1): player 1 moves along its recorded edge
+// (broken without one), counts[2] += 1; else player 1's recorded edge (cause 2) must lead to ⊤ and player 0's
 // successors must all be at ⊤, and v is a root (appended to roots, counts[0] their
 // number), or else v is broken (counts[1] += 1). moves[v]: the move (an index into the
 // CSR), ~0u at every other vertex and at broken ones. A thread per vertex, each warp's 32
@@ -677,8 +677,10 @@ __device__ __forceinline__ void classify_recorded(const LiftParams& p, u32* move
                 const u32 end = __ldg(p.succ_offsets + v + 1);
                 const u32 recorded = is_max && (word >> 2) < end - begin ? begin + (word >> 2) : ~0u;
                 if (cause == 1u) {
-                    move = recorded;
-                    lifted = true;
+                    // (Player 1 without its recorded edge: past 2^30 - 2 successors.)
+                    broken = is_max && recorded == ~0u;
+                    lifted = !broken;
+                    move = broken ? ~0u : recorded;
                 } else if (is_max) {
                     if (cause == 2u && recorded != ~0u &&
                         credit[__ldg(p.succ_targets + recorded)] == top<V>()) {

@@ -37,7 +37,10 @@ pub fn trials() -> Vec<egsolve_test_support::Trial> {
 }
 
 /// Where a GPU is, the memory a dropped game held stays with the process (the driver
-/// counts it as used) until [`release_freed_memory`] hands it back.
+/// counts it as used) until [`release_freed_memory`] hands it back. The device's free
+/// memory is the whole process's: another test's upload between the drop and the release
+/// can take the kept blocks (seen once on the H200 host, session 62), so the measurement is
+/// tried up to five times and must hold once.
 fn freed_device_memory_is_kept_and_released_on_demand_where_a_gpu_is() {
     let arena = random(
         RandomParams {
@@ -47,27 +50,34 @@ fn freed_device_memory_is_kept_and_released_on_demand_where_a_gpu_is() {
         3,
     );
     let bound = egsolve_core::solve::energy::bound(&arena).expect("fits");
-    let engine = GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
-    let ordinal = engine.ordinal();
     let bytes = device_bytes(
         arena.vertex_count() as u64,
         arena.edge_count() as u64,
         16,
         32,
     );
-    engine.stream().synchronize().expect("synchronises");
-    drop(engine);
-    kernels(ordinal)
-        .expect("opened")
-        .ctx
-        .synchronize()
-        .expect("frees complete");
-    let kept = device_info(ordinal).expect("reads").memory_free;
-    release_freed_memory(ordinal);
-    let released = device_info(ordinal).expect("reads").memory_free;
-    assert!(
-        released >= kept + bytes / 2,
-        "{kept} bytes free with the game's memory kept, {released} after releasing it \
+    let mut attempts = Vec::new();
+    for _ in 0..5 {
+        let engine =
+            GpuEngine::upload(&arena, Some(bound), &GpuOptions::default()).expect("uploads");
+        let ordinal = engine.ordinal();
+        engine.stream().synchronize().expect("synchronises");
+        drop(engine);
+        kernels(ordinal)
+            .expect("opened")
+            .ctx
+            .synchronize()
+            .expect("frees complete");
+        let kept = device_info(ordinal).expect("reads").memory_free;
+        release_freed_memory(ordinal);
+        let released = device_info(ordinal).expect("reads").memory_free;
+        attempts.push((kept, released));
+        if released >= kept + bytes / 2 {
+            return;
+        }
+    }
+    panic!(
+        "(bytes free with the game's memory kept, after releasing it): {attempts:?} \
          ({bytes} bytes estimated for the game)"
     );
 }

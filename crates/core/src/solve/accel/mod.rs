@@ -353,8 +353,15 @@ pub fn solve_scheduled(
         seconds = moves_start.duration_since(start).as_secs_f64(),
         "accel: least fixpoint"
     );
+    let player0 = match engine.searches() {
+        Some(device) => device.player0_moves()?,
+        None => None,
+    };
+    phases.strategy0 = moves_start.elapsed().as_secs_f64();
     // The lifts' record classified where the engine keeps it, for a solve that never
-    // evaluated (an engine that deferred copying its record copies it now otherwise).
+    // evaluated (an engine that deferred copying its record copies it now otherwise):
+    // player 1's time.
+    let recorded_start = Instant::now();
     let evaluated = accel.evaluations > 0 || accel.improvements > 0;
     let recorded = match (engine.searches(), topping.as_ref()) {
         (Some(device), Some(topping)) => {
@@ -362,18 +369,14 @@ pub fn solve_scheduled(
         }
         _ => None,
     };
-    let player0 = match engine.searches() {
-        Some(device) => device.player0_moves()?,
-        None => None,
-    };
-    phases.strategy0 = moves_start.elapsed().as_secs_f64();
+    let recorded_seconds = recorded_start.elapsed().as_secs_f64();
     let stats = SolveStats {
         backend: "auto".into(),
         bound,
         lifts: accel.lifts,
         rounds,
         solve_seconds: moves_start.duration_since(start).as_secs_f64(),
-        strategy_seconds: phases.strategy0,
+        strategy_seconds: phases.strategy0 + recorded_seconds,
         evaluations: accel.evaluations,
         // Named here where player 1's strategy improvement took part (the driver's name
         // otherwise comes from `solve::solve_with`).
@@ -385,7 +388,7 @@ pub fn solve_scheduled(
         phases,
         ..SolveStats::default()
     };
-    let (solution, source) = Solution::from_credits_seeded(
+    let (mut solution, source) = Solution::from_credits_seeded(
         arena,
         values,
         player0,
@@ -399,6 +402,7 @@ pub fn solve_scheduled(
         &threads,
         control,
     )?;
+    solution.stats.phases.strategy1 += recorded_seconds;
     accel.player1 = source;
     Ok((solution, accel))
 }

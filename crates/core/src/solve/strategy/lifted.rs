@@ -30,7 +30,7 @@
 //! reduction on the H200 host: 5.8–6.3 ms for the GPU route instead of 8.4–9.5). Either way
 //! the check below is the host's.
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -108,10 +108,12 @@ pub(super) fn recorded_on_host(
             let (r, cause) = (rank(v), topping.cause(v));
             let player1 = arena.owner(v) == Player::One;
             if r == NO_RANK && cause == ToppedBy::TopSuccessors {
-                return (
-                    if player1 { topping.edge(v) } else { NO_EDGE },
-                    Kind::Lifted,
-                );
+                return match (player1, topping.edge(v)) {
+                    (false, _) => (NO_EDGE, Kind::Lifted),
+                    // (A record without the edge: one past 2^30 - 2 successors.)
+                    (true, NO_EDGE) => (NO_EDGE, Kind::Broken),
+                    (true, e) => (e, Kind::Lifted),
+                };
             }
             let edges = if player1 {
                 let e = match (r, cause) {
@@ -195,6 +197,9 @@ enum Kind {
 }
 
 /// Every vertex reachable from `start` by `successors` (`start` included), in vertex order.
+/// The vertices seen are a bit each: `n / 8` bytes to clear and scan, where the core is
+/// usually a handful of vertices (a byte each took a good part of a millisecond at 10^6
+/// vertices on the H200 host).
 fn reachable<'a>(
     n: usize,
     start: Vec<VertexId>,
@@ -203,19 +208,28 @@ fn reachable<'a>(
     if start.is_empty() {
         return start;
     }
-    let seen: Vec<AtomicBool> = (0..n)
-        .into_par_iter()
-        .map(|_| AtomicBool::new(false))
-        .collect();
+    let seen: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
     let claim = |v: VertexId| {
-        let s = &seen[v as usize];
-        !s.load(Relaxed) && !s.swap(true, Relaxed)
+        let (word, bit) = (&seen[v as usize / 64], 1u64 << (v % 64));
+        word.load(Relaxed) & bit == 0 && word.fetch_or(bit, Relaxed) & bit == 0
     };
     let start: Vec<VertexId> = start.into_iter().filter(|&v| claim(v)).collect();
     explore(start, |v, next| {
         next.extend(successors(v).iter().copied().filter(|&u| claim(u)));
     });
-    positions_where(&seen, |s| s.load(Relaxed))
+    seen.par_iter()
+        .enumerate()
+        .flat_map_iter(|(w, word)| {
+            let mut bits = word.load(Relaxed);
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    (w * 64) as VertexId + b
+                })
+            })
+        })
+        .collect()
 }
 
 /// `G'`: player 0's edges and player 1's moves (the edges of `moves`).

@@ -140,7 +140,8 @@ pub fn certified_strategy(
         };
         if let Some(recorded) = recorded {
             if certified(arena, recorded, threads, control)? {
-                write_moves(arena, credit, &recorded.moves, |_| true, strategy);
+                write_recorded(arena, &recorded.moves, strategy);
+                tracing::debug!("player 1's strategy: the recorded moves written");
                 return Ok(if recorded.from_lifts() {
                     Player1Source::Lifted
                 } else {
@@ -258,6 +259,24 @@ fn write_moves(
             *s = targets[moves[v] as usize];
         }
     });
+}
+
+/// Writes the target of every move of `moves` ([`RecordedMoves::moves`]: an edge at player
+/// 1's vertices of `W1`, [`NO_EDGE`] elsewhere) as `strategy[v]`, in chunks of plain loops
+/// (per vertex, a parallel iterator took 0.6 ms at 10^6 vertices on the H200 host).
+fn write_recorded(arena: &Arena, moves: &[u32], strategy: &mut [VertexId]) {
+    const CHUNK: usize = 1 << 14;
+    let targets = arena.succ_targets();
+    strategy
+        .par_chunks_mut(CHUNK)
+        .zip(moves.par_chunks(CHUNK))
+        .for_each(|(strategy, moves)| {
+            for (s, &e) in strategy.iter_mut().zip(moves) {
+                if e != NO_EDGE {
+                    *s = targets[e as usize];
+                }
+            }
+        });
 }
 
 /// [`certified_strategy`] inside the solve's pool, `W1` not empty: every per-vertex pass is
