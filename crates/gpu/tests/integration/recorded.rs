@@ -5,13 +5,15 @@
 
 use egsolve_core::arena::Arena;
 use egsolve_core::check::{Claim, check};
-use egsolve_core::generate::{RandomParams, random, random_parity};
+use egsolve_core::generate::random_parity;
 use egsolve_core::solve::accel::{solve_with, solve_with_budget};
 use egsolve_core::solve::control::Control;
 use egsolve_core::solve::strategy::{Player1Source, RecordedMoves, Topping};
 use egsolve_core::solve::threads::Threads;
 use egsolve_gpu::lift::{GpuLift, fill_topping};
 use egsolve_gpu::{GpuEngine, GpuOptions, devices::driver_ready};
+
+use crate::on_device::recording_game;
 
 /// This module's trials, run by the binary's `main`.
 pub fn trials() -> Vec<egsolve_test_support::Trial> {
@@ -27,17 +29,7 @@ pub fn trials() -> Vec<egsolve_test_support::Trial> {
 /// layouts' widths.
 fn game(seed: u64) -> Arena {
     if seed % 2 == 0 {
-        random(
-            RandomParams {
-                vertices: [50, 3_000, 40_000, 250_000][(seed / 2 % 4) as usize],
-                min_degree: 1,
-                max_degree: 1 + (seed % 5) as u32,
-                min_weight: -6,
-                max_weight: 2 + (seed % 4) as i64 * 3,
-                player1_percent: (20 + seed * 13 % 70) as u8,
-            },
-            seed,
-        )
+        recording_game(seed, [50, 3_000, 40_000, 250_000][(seed / 2 % 4) as usize])
     } else {
         let n = [60, 5_000, 80_000, 300_000][(seed / 2 % 4) as usize];
         random_parity(n, 4 + seed % 9, 1 + (seed % 4) as u32, seed)
