@@ -15,6 +15,12 @@
 //! (one `n`-word download instead of the host's pass over player 0's edges), on games of
 //! [`DEVICE_MOVES_FROM_DEGREE`] edges per vertex or more.
 //!
+//! **The lifts' record** (why each vertex reached ⊤, `strategy::topping`) stays on the
+//! device. A solve that reaches the fixpoint in its first phase (no evaluations) has the
+//! device classify it for player 1's certified moves ([`EngineSearches::recorded_moves`]):
+//! only the moves and the roots come back. Otherwise it is copied back at the fixpoint where
+//! lifting topped at least one vertex in [`RECORD_FROM_TOP_SHARE`].
+//!
 //! **Phase lengths** come from the driver's measured schedule ([`accel::Schedule`]): each
 //! phase runs for a time, which the kernel honours itself (it leaves after the round in
 //! which the time runs out, so a phase with slow rounds — a hub vertex whose thousands of
