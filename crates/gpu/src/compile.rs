@@ -491,7 +491,7 @@ fn keep_freed_memory(ctx: &Arc<CudaContext>) {
     }
 }
 
-/// Hands the memory games freed on device `ordinal` (kept by [`keep_freed_memory`]) back to
+/// Hands the memory games freed on device `ordinal` (kept by `keep_freed_memory`) back to
 /// the driver; a no-op for a device this process has not opened.
 pub fn release_freed_memory(ordinal: usize) {
     use cudarc::driver::sys;

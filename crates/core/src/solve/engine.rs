@@ -193,7 +193,7 @@ pub trait EngineSearches {
         Ok(None)
     }
     /// Starts the strongly connected components of an evaluation's graph where the engine
-    /// runs (the device), to be fetched by [`LiftEngine::finish_components`]: `keeps` holds
+    /// runs (the device), to be fetched by [`EngineSearches::finish_components`]: `keeps` holds
     /// one word per vertex, what it keeps in the graph (the words of `graph::Graph::keeps`),
     /// and `sigma_edge` σ1's edges (for a greedy witness of the largest component).
     /// `false` (nothing started) leaves them to the host.
@@ -210,7 +210,7 @@ pub trait EngineSearches {
     }
     /// Backward reachability in an evaluation's graph where the engine runs (the device),
     /// the answer of `reach::reaching`: whether each vertex has a path inside the graph whose
-    /// words are `keeps` (as for [`LiftEngine::start_components`]) to a vertex with
+    /// words are `keeps` (as for [`EngineSearches::start_components`]) to a vertex with
     /// `sources[v] != 0` (sources lie inside the graph and reach themselves). `None` leaves
     /// it to the host.
     fn reaching(
@@ -221,7 +221,7 @@ pub trait EngineSearches {
         Ok(None)
     }
     /// Player 1's attractor to ⊤ where the engine runs (the device), the layers of
-    /// `attractor::attract_top`, right after [`LiftEngine::reaching`] answered: from the
+    /// `attractor::attract_top`, right after [`EngineSearches::reaching`] answered: from the
     /// values the last lift left (the host's when the evaluation began) with every vertex
     /// that reachability did not reach at ⊤ (as the evaluation's first step leaves them).
     /// `None` leaves it to the host.
@@ -244,7 +244,7 @@ pub trait EngineSearches {
     }
 }
 
-/// Components an engine computed ([`LiftEngine::finish_components`]).
+/// Components an engine computed ([`EngineSearches::finish_components`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineComponents {
     /// Each vertex's representative: a member of its component, the same for all members
@@ -261,7 +261,7 @@ pub struct EngineComponents {
     pub witness: Option<(VertexId, VertexId)>,
 }
 
-/// Player 1's attractor to ⊤ as an engine computed it ([`LiftEngine::attract_top`]).
+/// Player 1's attractor to ⊤ as an engine computed it ([`EngineSearches::attract_top`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineAttracted {
     /// Vertices it moved to ⊤ (layers 1 and above).

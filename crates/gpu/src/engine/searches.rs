@@ -133,7 +133,7 @@ impl GpuEngine {
     }
 
     /// Starts the strongly connected components of an evaluation's graph on the device
-    /// (see [`super::components`]): `keeps` has one word per vertex in input order; given
+    /// (see [`crate::components`]): `keeps` has one word per vertex in input order; given
     /// σ1's edges, the giant component's greedy witness follows. `false` (nothing started)
     /// when the vertices are renumbered or the arrays do not fit.
     pub fn start_components(
@@ -168,7 +168,7 @@ impl GpuEngine {
 
     /// Components of at most `vertices` vertices pending after the device's
     /// forward–backward search are left to the host from the next start on (0: none; the
-    /// default is [`super::components::LEFT_TO_HOST_BELOW`]).
+    /// default is [`crate::components::LEFT_TO_HOST_BELOW`]).
     pub fn leave_components_to_host_below(&mut self, vertices: u32) {
         self.components_left_below = vertices;
     }
@@ -225,7 +225,7 @@ impl GpuEngine {
     }
 
     /// Backward reachability in an evaluation's graph on the device (see
-    /// [`super::evaluation`]): whether each vertex (input order) has a path, in the graph
+    /// [`crate::evaluation`]): whether each vertex (input order) has a path, in the graph
     /// whose words are `keeps`, to a vertex with `sources[v] != 0`. `None` when the device
     /// leaves it to the host (renumbered vertices, no room, out of sweeps).
     pub fn reaching(&mut self, keeps: &[u32], sources: &[u8]) -> Result<Option<Vec<u8>>, GpuError> {
@@ -236,7 +236,7 @@ impl GpuEngine {
     }
 
     /// Player 1's attractor to ⊤ after an evaluation's first step on the device (see
-    /// [`super::evaluation`]): from the values the last lifting run left here, with every
+    /// [`crate::evaluation`]): from the values the last lifting run left here, with every
     /// vertex the last [`GpuEngine::reaching`] did not reach at ⊤. `None` when the device
     /// leaves it to the host (no reachability answered just before, out of sweeps).
     pub fn attract_top(&mut self) -> Result<Option<EngineAttracted>, GpuError> {
@@ -247,7 +247,7 @@ impl GpuEngine {
     }
 
     /// The least credits to reach a pinned vertex in an evaluation's graph on the device
-    /// (see [`super::evaluation`]), or `None` when the device leaves them to the host.
+    /// (see [`crate::evaluation`]), or `None` when the device leaves them to the host.
     pub fn credits_to_pinned(
         &mut self,
         keeps: &[u32],

@@ -29,7 +29,7 @@ pub struct Numbered {
 }
 
 /// Components numbered from each vertex's representative ([`NO_COMPONENT`] outside, no
-/// [`LEFT_TO_HOST`] left): first the components of several members (and those not marked
+/// [`LEFT_TO_HOST`](crate::solve::engine::LEFT_TO_HOST) left): first the components of several members (and those not marked
 /// [`ALONE`]) in the order of their representatives' ids, then those marked alone in the
 /// order of their ids. `None` when the input is not such a map (a representative out of
 /// range, not its own representative, or one marked alone that another vertex names).

@@ -46,7 +46,7 @@ use crate::solve::energy::TOP;
 use crate::solve::threads::{Threads, positions_where};
 
 /// Player 1's recorded moves on `W1` and what their check needs of them (module docs):
-/// classified on the host ([`recorded_on_host`]) or where the values and the record are (a
+/// classified on the host (`recorded_on_host`) or where the values and the record are (a
 /// device, `EngineSearches::recorded_moves`, for a solve without evaluations), vertex for
 /// vertex the same.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

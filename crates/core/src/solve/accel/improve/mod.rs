@@ -62,7 +62,7 @@
 //!
 //! # Player 1's strategy
 //! A vertex a round sets to ⊤ keeps that round's σ1 in the driver's `sigma_edge` (as an
-//! evaluation's vertices do), the seed from which [`super::player1`] builds and certifies
+//! evaluation's vertices do), the seed from which `strategy::player1` builds and certifies
 //! player 1's strategy.
 
 mod inner;
