@@ -277,14 +277,16 @@ impl LiftEngine for GpuLift {
         )?;
         let engine_seconds = begin.elapsed().as_secs_f64() - before;
         *values = run.credit;
-        if recording && !(run.finished && self.phases == 0) {
+        // A solve without evaluations (the fixpoint in the first phase): the record stays
+        // on the device, classified there if the driver asks (`recorded_moves`), copied
+        // only if it does not; its tops need no count.
+        let left_on_device = recording && run.finished && self.phases == 0;
+        if recording && !left_on_device {
             let download = Instant::now();
             self.lifted_tops += count_top(values).saturating_sub(top_before);
             self.download_seconds += download.elapsed().as_secs_f64();
         }
-        if recording && run.finished && self.phases == 0 {
-            // A solve without evaluations: the record stays on the device, classified
-            // there if the driver asks (`recorded_moves`), copied only if it does not.
+        if left_on_device {
             self.record_on_device = true;
         } else if let Some(topping) = topping.filter(|_| recording && run.finished) {
             let download = Instant::now();
