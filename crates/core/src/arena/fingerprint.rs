@@ -9,6 +9,9 @@
 //! transpose are exactly those of the successor lists, and a CSC whose sources ascend in
 //! every list (checked before) is fixed by its tuples: slot `p + k` of `t`'s list holds
 //! `(s, w)`. So the two sides are equal exactly when their multisets of tuples are.
+//! Counting `k` on the successor side costs a scan of each list's earlier entries, so the
+//! pass takes `k = 0` there and mends afterwards only the lists of the sources that the
+//! predecessor side shows in runs ([`repeats_corrected`] says why nothing escapes this).
 //!
 //! The multisets are compared through two sums, modulo 2^64, of a keyed hash per tuple,
 //! with four 64-bit keys drawn afresh for every check from the standard library's
@@ -27,7 +30,7 @@ use std::hash::{BuildHasher, RandomState};
 use rayon::prelude::*;
 
 use super::VertexId;
-use super::repeats::{earlier, occurrences};
+use super::repeats::occurrences;
 
 /// Vertices per parallel task.
 const BLOCK: usize = 1 << 12;
@@ -82,6 +85,12 @@ impl Sums {
         self.1 = self.1.wrapping_add(b);
     }
 
+    #[inline(always)]
+    fn take(&mut self, (a, b): (u64, u64)) {
+        self.0 = self.0.wrapping_sub(a);
+        self.1 = self.1.wrapping_sub(b);
+    }
+
     fn merge(self, other: Sums) -> Sums {
         Sums(self.0.wrapping_add(other.0), self.1.wrapping_add(other.1))
     }
@@ -102,12 +111,13 @@ pub(super) struct Scan {
 }
 
 /// One side's figures over a block of vertices.
-#[derive(Clone, Copy)]
 struct Side {
     ok: bool,
     sums: Sums,
     lo: i64,
     hi: i64,
+    /// Predecessor side: the sources of its runs (an entry per run of two or more).
+    repeated: Vec<VertexId>,
 }
 
 impl Default for Side {
@@ -117,19 +127,65 @@ impl Default for Side {
             sums: Sums::default(),
             lo: 0,
             hi: 0,
+            repeated: Vec::new(),
         }
     }
 }
 
 impl Side {
-    fn merge(self, other: Side) -> Side {
+    /// A block whose offsets are wrong: nothing else of it is read.
+    fn failed() -> Side {
+        Side {
+            ok: false,
+            ..Side::default()
+        }
+    }
+
+    fn merge(mut self, mut other: Side) -> Side {
+        if self.repeated.len() < other.repeated.len() {
+            std::mem::swap(&mut self.repeated, &mut other.repeated);
+        }
+        self.repeated.append(&mut other.repeated);
         Side {
             ok: self.ok && other.ok,
             sums: self.sums.merge(other.sums),
             lo: self.lo.min(other.lo),
             hi: self.hi.max(other.hi),
+            repeated: self.repeated,
         }
     }
+}
+
+/// Whether each offset is in relation `order` to the next (one vectorisable fold, no early
+/// exit: a well-formed arena is read whole anyway).
+#[inline(always)]
+fn increasing(offsets: &[u32], order: impl Fn(u32, u32) -> bool) -> bool {
+    offsets
+        .iter()
+        .zip(&offsets[1..])
+        .fold(true, |ok, (&a, &z)| ok & order(a, z))
+}
+
+/// Whether every id is below `n` (a vectorisable maximum).
+#[inline(always)]
+fn below(ids: &[VertexId], n: usize) -> bool {
+    (ids.iter().fold(0, |most: VertexId, &id| most.max(id)) as usize) < n
+}
+
+/// The least and the greatest of `weights`, and 0 (a vectorisable fold).
+#[inline(always)]
+fn range<W: Copy + Into<i64>>(weights: &[W]) -> (i64, i64) {
+    weights.iter().fold((0, 0), |(lo, hi), &w| {
+        let w = w.into();
+        (lo.min(w), hi.max(w))
+    })
+}
+
+/// Entry `i`'s earlier equals in a short list (at most [`super::repeats::SHORT_LIST`]
+/// entries): a count over the entries before it.
+#[inline(always)]
+fn earlier_in_short(list: &[VertexId], i: usize) -> u32 {
+    list[..i].iter().map(|&x| u32::from(x == list[i])).sum()
 }
 
 /// Both sides of an arena checked and fingerprinted in one pass, each array read once in
@@ -155,59 +211,71 @@ pub(super) fn scan<W: Copy + Into<i64> + Send + Sync>(
         };
     }
     let successors = |b: usize| {
-        let mut side = Side::default();
-        for s in b * BLOCK..((b + 1) * BLOCK).min(n) {
-            let (a, z) = (offsets[s] as usize, offsets[s + 1] as usize);
-            if a >= z || z > m {
-                side.ok = false;
-                break;
-            }
-            let list = &targets[a..z];
-            let repeats = occurrences(list);
-            let mut bad = false;
-            for (i, (&t, &w)) in list.iter().zip(&weights[a..z]).enumerate() {
-                let w = w.into();
-                bad |= t as usize >= n;
-                side.lo = side.lo.min(w);
-                side.hi = side.hi.max(w);
-                let k = earlier(list, &repeats, i);
-                side.sums.add(keys.hash(s as u32, t, k, w));
-            }
-            if bad {
-                side.ok = false;
-                break;
+        let (first, last) = (b * BLOCK, ((b + 1) * BLOCK).min(n));
+        let offsets = &offsets[first..=last];
+        // Strictly increasing offsets (so no list is empty) ending within the edges: then
+        // the block's edges are one range, checked as a whole before any list is read.
+        if !increasing(offsets, |a, z| a < z) || offsets[offsets.len() - 1] as usize > m {
+            return Side::failed();
+        }
+        let edges = offsets[0] as usize..offsets[offsets.len() - 1] as usize;
+        let (block_targets, block_weights) = (&targets[edges.clone()], &weights[edges.clone()]);
+        let (lo, hi) = range(block_weights);
+        let mut side = Side {
+            ok: below(block_targets, n),
+            lo,
+            hi,
+            ..Side::default()
+        };
+        for (s, ends) in (first..).zip(offsets.windows(2)) {
+            let (a, z) = (
+                ends[0] as usize - edges.start,
+                ends[1] as usize - edges.start,
+            );
+            // `k` taken as 0 here; [`repeats_corrected`] mends the lists with repeats.
+            for (&t, &w) in block_targets[a..z].iter().zip(&block_weights[a..z]) {
+                side.sums.add(keys.hash(s as u32, t, 0, w.into()));
             }
         }
         side
     };
     let predecessors = |b: usize| {
-        let mut side = Side::default();
-        for t in b * BLOCK..((b + 1) * BLOCK).min(n) {
-            let (a, z) = (pred_offsets[t] as usize, pred_offsets[t + 1] as usize);
-            if a > z || z > m {
-                side.ok = false;
-                break;
-            }
-            let mut k = 0u32;
-            let mut bad = false;
-            // The previous source (none before the first: `u64::MAX` equals no id).
-            let mut previous = u64::MAX;
-            for (&s, &w) in sources[a..z].iter().zip(&pred_weights[a..z]) {
-                bad |= s as usize >= n;
-                k = if u64::from(s) == previous {
-                    k + 1
-                } else {
-                    bad |= previous != u64::MAX && u64::from(s) < previous;
-                    0
-                };
-                previous = u64::from(s);
+        let (first, last) = (b * BLOCK, ((b + 1) * BLOCK).min(n));
+        let offsets = &pred_offsets[first..=last];
+        if !increasing(offsets, |a, z| a <= z) || offsets[offsets.len() - 1] as usize > m {
+            return Side::failed();
+        }
+        let edges = offsets[0] as usize..offsets[offsets.len() - 1] as usize;
+        let (block_sources, block_weights) =
+            (&sources[edges.clone()], &pred_weights[edges.clone()]);
+        let mut side = Side {
+            ok: below(block_sources, n),
+            ..Side::default()
+        };
+        let mut descending = false;
+        for (t, ends) in (first..).zip(offsets.windows(2)) {
+            let (a, z) = (
+                ends[0] as usize - edges.start,
+                ends[1] as usize - edges.start,
+            );
+            // `k` counts the sources equal to the one before; a list's first entry has
+            // none before it (its `previous` is itself, and `k` starts one below 0).
+            let Some(&head) = block_sources[a..z].first() else {
+                continue;
+            };
+            let mut previous = head;
+            let mut k = u32::MAX;
+            for (&s, &w) in block_sources[a..z].iter().zip(&block_weights[a..z]) {
+                descending |= s < previous;
+                k = if s == previous { k.wrapping_add(1) } else { 0 };
+                previous = s;
                 side.sums.add(keys.hash(s, t as u32, k, w.into()));
-            }
-            if bad {
-                side.ok = false;
-                break;
+                if k == 1 {
+                    side.repeated.push(s);
+                }
             }
         }
+        side.ok &= !descending;
         side
     };
     let blocks = n.div_ceil(BLOCK);
@@ -230,11 +298,72 @@ pub(super) fn scan<W: Copy + Into<i64> + Send + Sync>(
             },
         )
     };
+    let well_formed = csr.ok && csc.ok;
+    let csr_sums = if well_formed {
+        repeats_corrected(keys, (offsets, targets), weights, csc.repeated, csr.sums)
+    } else {
+        csr.sums
+    };
     Scan {
-        well_formed: csr.ok && csc.ok,
-        same: csr.sums == csc.sums,
+        well_formed,
+        same: csr_sums == csc.sums,
         range: (csr.lo, csr.hi),
     }
+}
+
+/// The successor side's sums mended where its lists repeat a target: [`scan`] hashed every
+/// successor edge with `k = 0`, its true `k` except at a repeat. For each source that the
+/// predecessor side shows in a run (`repeated`: ids already checked `< n`), each repeat's
+/// hash with `k = 0` is taken out of `sums` and its hash with its true `k` put in.
+///
+/// Why a repeat at another source cannot hide: let `R` be the sources in runs. Outside `R`,
+/// a source appears at most once in each predecessor list, so the predecessor side holds at
+/// most one tuple per `(s, t)` for `s ∉ R`. If the mended sums equal the predecessor side's
+/// (equal multisets, module docs), the successor tuples of a source `s ∉ R` therefore have
+/// distinct targets: its list repeats none, every `k` taken as 0 was 0, and the two sides'
+/// true tuples are equal.
+fn repeats_corrected<W: Copy + Into<i64> + Send + Sync>(
+    keys: Keys,
+    (offsets, targets): (&[u32], &[VertexId]),
+    weights: &[W],
+    mut repeated: Vec<VertexId>,
+    sums: Sums,
+) -> Sums {
+    if repeated.is_empty() {
+        return sums;
+    }
+    repeated.par_sort_unstable();
+    repeated.dedup();
+    let mend = |s: &VertexId| {
+        let (a, z) = (
+            offsets[*s as usize] as usize,
+            offsets[*s as usize + 1] as usize,
+        );
+        let list = &targets[a..z];
+        let repeats = occurrences(list);
+        let mut change = Sums::default();
+        for (i, (&t, &w)) in list.iter().zip(&weights[a..z]).enumerate() {
+            let k = match &repeats {
+                Some(r) => r[i],
+                None => earlier_in_short(list, i),
+            };
+            if k > 0 {
+                let w = w.into();
+                change.add(keys.hash(*s, t, k, w));
+                change.take(keys.hash(*s, t, 0, w));
+            }
+        }
+        change
+    };
+    let change = if repeated.len() < 1 << 10 {
+        repeated.iter().map(mend).fold(Sums::default(), Sums::merge)
+    } else {
+        repeated
+            .par_iter()
+            .map(mend)
+            .reduce(Sums::default, Sums::merge)
+    };
+    sums.merge(change)
 }
 
 #[cfg(test)]
@@ -339,6 +468,28 @@ mod tests {
             let scan = good.with(which, to).scan();
             assert!(!scan.well_formed, "{what}: {scan:?}");
         }
+        // A repeated target that the predecessor side does not show as a run: 0 -> 1 twice;
+        // predecessors 1 <- 0 and 2 <- 0 (the right counts and ranges, the wrong target).
+        let hidden = Sides(
+            [vec![0, 2, 3, 4], vec![1, 1, 0, 0]],
+            vec![5, 5, 7, 1],
+            [vec![0, 2, 3, 4], vec![1, 2, 0, 0]],
+            vec![7, 1, 5, 5],
+        );
+        let scan = hidden.scan();
+        assert!(scan.well_formed && !scan.same, "{scan:?}");
+        // The run shown, with its weights in the successors' order and swapped.
+        let shown = Sides(
+            [vec![0, 2, 3, 4], vec![1, 1, 0, 0]],
+            vec![5, -3, 7, 1],
+            [vec![0, 2, 4, 4], vec![1, 2, 0, 0]],
+            vec![7, 1, 5, -3],
+        );
+        assert!(shown.scan().same);
+        let mut swapped = shown.clone();
+        swapped.3.swap(2, 3);
+        let scan = swapped.scan();
+        assert!(scan.well_formed && !scan.same, "{scan:?}");
         let mut changed = good.clone();
         changed.3[3] = -4;
         let scan = changed.scan();
