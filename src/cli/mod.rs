@@ -7,6 +7,7 @@ mod check;
 mod convert;
 mod devices;
 mod generate;
+mod prepared_output;
 mod progress;
 mod serve;
 mod service;

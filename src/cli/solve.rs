@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
+use super::prepared_output::PreparedOutput;
 use super::progress::ProgressDisplay;
 use super::{CliError, EXIT_BAD_INPUT, EXIT_IO, output_file};
 use clap::builder::TypedValueParser;
@@ -124,6 +125,9 @@ const RACE_WARM_UP_FROM_BYTES: u64 = 4 << 20;
 /// the H200 host; a small game's upload is a few milliseconds, not worth a thread.
 const EARLY_UPLOAD_FROM_BYTES: u64 = 64 << 20;
 
+/// Threads that write a binary answer into a file prepared ahead ([`PreparedOutput`]).
+const PREPARED_WRITERS: usize = 8;
+
 /// [`RACE_WARM_UP_FROM_BYTES`] for a compressed file (by its name), four times it for plain
 /// text.
 fn race_warm_up_from(file: &std::path::Path) -> u64 {
@@ -198,6 +202,9 @@ fn solve_and_write(args: SolveArgs, input_bytes: u64, early: bool) -> Result<(),
         seconds = parse_start.elapsed().as_secs_f64(),
         "parsed"
     );
+    // A large binary answer's file gets its space while the game is solved.
+    let prepared =
+        PreparedOutput::start(args.out.as_deref(), args.output, game.arena.vertex_count());
     if args.backend == Backend::Gpu {
         // The device lists the predecessors itself; the host's, checked by the load, are
         // not read again (the peak memory at 10^9 edges: BENCHMARKS.md §9). Released on a
@@ -250,14 +257,25 @@ fn solve_and_write(args: SolveArgs, input_bytes: u64, early: bool) -> Result<(),
     let write_start = Instant::now();
     let file = args.out.as_ref().filter(|p| p.as_os_str() != "-");
     // A binary answer to a regular file: its arrays written from two threads at their
-    // offsets (a pipe or a device, which has no offsets, is written in order).
+    // offsets, or eight into a prepared file (a pipe or a device, which has no offsets, is
+    // written in order).
     let regular = file.filter(|p| std::fs::metadata(p).map_or(true, |m| m.is_file()));
     if let (OutputFormat::Binary, Some(path)) = (args.output, regular) {
-        let file = std::fs::File::create(path).map_err(|e| {
-            CliError::new(EXIT_IO, format!("cannot create {}: {e}", path.display()))
-        })?;
         use std::os::unix::fs::FileExt;
-        output::binary::write_binary_at(|bytes, at| file.write_all_at(bytes, at), &solution)?;
+        let bytes = output::binary::Header::of(&solution).total_bytes();
+        if let Some(file) = prepared.and_then(|p| p.take(bytes)) {
+            // Its space exists: the writers only copy into its pages.
+            output::binary::write_binary_at_with(
+                |bytes, at| file.write_all_at(bytes, at),
+                &solution,
+                PREPARED_WRITERS,
+            )?;
+        } else {
+            let file = std::fs::File::create(path).map_err(|e| {
+                CliError::new(EXIT_IO, format!("cannot create {}: {e}", path.display()))
+            })?;
+            output::binary::write_binary_at(|bytes, at| file.write_all_at(bytes, at), &solution)?;
+        }
     } else {
         let mut out = output_file(args.out.as_ref())?;
         let initial = game.initial.unwrap_or(0);

@@ -366,6 +366,57 @@ fn binary_answers_reach_files_and_pipes_alike() {
     assert_eq!(answers[1], written);
 }
 
+/// A large binary answer to a new file goes into a file given its space while the game is
+/// solved (`src/cli/prepared_output.rs`): the same bytes as through a pipe and as into an
+/// existing file; a solve that fails leaves no file behind.
+#[test]
+fn a_large_binary_answer_to_a_new_file_is_the_streamed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    // 1.5 M vertices: an answer of 18 MB, above the size from which the file is prepared.
+    let generated = egsolve(&[
+        "gen",
+        "random",
+        "--vertices",
+        "1500000",
+        "--degree",
+        "3..3",
+        "--weights=-9..9",
+        "--player1",
+        "10",
+        "--seed",
+        "11",
+        "--to",
+        "egb",
+        "-o",
+        &p("g.egb"),
+    ]);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let game = p("g.egb");
+    let solve = |to: &str, more: &[&str]| {
+        let mut args = vec!["solve", &game, "--output", "binary", "-o", to];
+        args.extend(more);
+        egsolve(&args)
+    };
+    let prepared = solve(&p("new.bin"), &[]);
+    assert!(prepared.status.success(), "{}", stderr(&prepared));
+    let streamed = solve("/dev/stdout", &[]);
+    assert!(streamed.status.success(), "{}", stderr(&streamed));
+    let written = std::fs::read(p("new.bin")).unwrap();
+    assert_eq!(written.len(), 32 + 12 * 1_500_000);
+    assert!(
+        written == streamed.stdout,
+        "prepared file differs from the stream"
+    );
+    // Into the existing file (not prepared: it is replaced only once the answer is there).
+    let again = solve(&p("new.bin"), &[]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(std::fs::read(p("new.bin")).unwrap() == written);
+    let failed = solve(&p("late.bin"), &["--timeout", "0"]);
+    assert_eq!(failed.status.code(), Some(4), "{}", stderr(&failed));
+    assert!(!Path::new(&p("late.bin")).exists());
+}
+
 #[test]
 fn bad_input_exits_with_its_code() {
     // A malformed file (exit 3, line and column): `snapshots::malformed_files_are_named_with_line_and_column`.

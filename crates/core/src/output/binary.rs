@@ -135,10 +135,24 @@ pub fn write_binary_at<F>(write_at: F, solution: &Solution) -> io::Result<()>
 where
     F: Fn(&[u8], u64) -> io::Result<()> + Sync,
 {
-    write_in_parts(&write_at, solution, FILE_PART)
+    write_binary_at_with(write_at, solution, FILE_WRITERS)
 }
 
-fn write_in_parts<F>(write_at: &F, solution: &Solution, part_bytes: usize) -> io::Result<()>
+/// [`write_binary_at`] from `writers` threads: for a file whose space was given ahead
+/// (`fallocate`), where each write only copies into existing pages and more writers help.
+pub fn write_binary_at_with<F>(write_at: F, solution: &Solution, writers: usize) -> io::Result<()>
+where
+    F: Fn(&[u8], u64) -> io::Result<()> + Sync,
+{
+    write_in_parts(&write_at, solution, FILE_PART, writers.max(1))
+}
+
+fn write_in_parts<F>(
+    write_at: &F,
+    solution: &Solution,
+    part_bytes: usize,
+    writers: usize,
+) -> io::Result<()>
 where
     F: Fn(&[u8], u64) -> io::Result<()> + Sync,
 {
@@ -169,7 +183,7 @@ where
     let parts = Mutex::new(parts.into_iter());
     let first_error = Mutex::new(None);
     std::thread::scope(|scope| {
-        for _ in 0..FILE_WRITERS {
+        for _ in 0..writers {
             scope.spawn(|| {
                 loop {
                     let next = parts.lock().unwrap_or_else(PoisonError::into_inner).next();
@@ -329,16 +343,17 @@ mod tests {
         let mut streamed = Vec::new();
         write_binary(&mut streamed, &solution).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        // Parts of 40 bytes: neither array's length is a multiple; 1 MiB: one part each.
-        for part_bytes in [40, 1 << 20] {
-            let path = dir.path().join(format!("{part_bytes}.bin"));
+        // Parts of 40 bytes: neither array's length is a multiple; 1 MiB: one part each;
+        // from one writer and from several.
+        for (part_bytes, writers) in [(40, 1), (40, 2), (40, 7), (1 << 20, 2)] {
+            let path = dir.path().join(format!("{part_bytes}-{writers}.bin"));
             let file = std::fs::File::create(&path).unwrap();
             let write_at = |bytes: &[u8], at: u64| file.write_all_at(bytes, at);
-            write_in_parts(&write_at, &solution, part_bytes).unwrap();
+            write_in_parts(&write_at, &solution, part_bytes, writers).unwrap();
             drop(file);
             assert!(
                 std::fs::read(&path).unwrap() == streamed,
-                "parts of {part_bytes}"
+                "parts of {part_bytes}, {writers} writers"
             );
         }
         let path = dir.path().join("whole.bin");
