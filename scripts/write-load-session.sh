@@ -13,7 +13,7 @@ w=/dev/shm/egs; rm -rf "$w"; mkdir -p "$w"
 for z in "$c"/*.gz; do [ -e "$z" ] && { gunzip -c "$z" > "${z%.gz}"; chmod +x "${z%.gz}"; }; done
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; lscpu | grep -E 'Model name|Thread|Socket'; echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; } 2>&1
 for r in 1 2 3; do
-  for b in ${BENCHES:-old new}; do
+  for b in ${BENCHES-old new}; do [ -x "$c/egb-$b" ] || continue
     "$c/egb-$b" --threads "1,$(nproc)" --runs 9 --dir "$w" 2>&1 | grep -E 'v2 load|pool start|of which' | sed "s/^/egb-$b run $r: /"
   done
 done
@@ -25,7 +25,7 @@ for r in $(seq "${RUNS:-3}"); do
   for v in ${VARIANTS:-plain prepared}; do
     case $v in plain) env="EGSOLVE_PREPARE=0";; *) env="";; esac
     measure "$v: CLI solve run $r" env $env EGSOLVE_LOG=debug "$e" solve "$w/big.egb" --backend gpu --output binary -o "$w/out.bin" 2> "$out/cli-$v-$r.log"
-    sed 's/\x1b\[[0-9;]*m//g' "$out/cli-$v-$r.log" | grep -E "parsed|checksums|both sides|prepared|engine ready|solved solve|written" | awk '{ $1=""; print }' | cut -c1-160
+    sed 's/\x1b\[[0-9;]*m//g' "$out/cli-$v-$r.log" | grep -E "parsed|prepared|solved solve|written|exiting" | cut -c12-27,35-160
     [ -f "$w/first.bin" ] || mv "$w/out.bin" "$w/first.bin"
     [ -f "$w/out.bin" ] && { cmp -s "$w/out.bin" "$w/first.bin" && echo "  same answer" || echo "  DIFFERS"; rm -f "$w/out.bin"; }
   done
