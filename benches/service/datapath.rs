@@ -186,7 +186,9 @@ async fn service_job(
     let waited = start.elapsed();
     let served = scratch.join("served.bin");
     if exported {
-        // Written by the server, as `egsolve result -o FILE --by-reference` has it.
+        // Written by the server, as `egsolve result -o FILE --by-reference` has it (into a
+        // new file: an export does not replace one unless asked to).
+        let _ = std::fs::remove_file(&served);
         let url = format!("{base}/v1/jobs/{id}/result/export");
         let reply = post_path(&http, &url, "application/json", &served).await;
         assert_eq!(reply.status(), 201);
