@@ -258,7 +258,10 @@ mod tests {
             file.feed(Bytes::copy_from_slice(chunk));
         }
         let sink = file.finish();
-        assert_eq!(sink.written_back, 2 * WRITEBACK_EVERY / 70_000 * 70_000 + 70_000);
+        assert_eq!(
+            sink.written_back,
+            2 * WRITEBACK_EVERY / 70_000 * 70_000 + 70_000
+        );
         sink.finish().unwrap();
         assert!(std::fs::read(&path).unwrap() == body);
     }
