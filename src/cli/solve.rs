@@ -203,8 +203,10 @@ fn solve_and_write(args: SolveArgs, input_bytes: u64, early: bool) -> Result<(),
         "parsed"
     );
     // A large binary answer's file gets its space while the game is solved.
-    let prepared =
-        PreparedOutput::start(args.out.as_deref(), args.output, game.arena.vertex_count());
+    let prepared = std::env::var_os("EGSOLVE_PREPARE")
+        .is_none_or(|v| v != "0")
+        .then(|| PreparedOutput::start(args.out.as_deref(), args.output, game.arena.vertex_count()))
+        .flatten();
     if args.backend == Backend::Gpu {
         // The device lists the predecessors itself; the host's, checked by the load, are
         // not read again (the peak memory at 10^9 edges: BENCHMARKS.md §9). Released on a
@@ -263,14 +265,18 @@ fn solve_and_write(args: SolveArgs, input_bytes: u64, early: bool) -> Result<(),
     if let (OutputFormat::Binary, Some(path)) = (args.output, regular) {
         use std::os::unix::fs::FileExt;
         let bytes = output::binary::Header::of(&solution).total_bytes();
-        if let Some(file) = prepared.and_then(|p| p.take(bytes)) {
-            // Its space exists: the writers only copy into its pages.
+        let mut named = false;
+        if let Some(ready) = prepared.and_then(|p| p.take(bytes)) {
+            // Its space exists: the writers only copy into its pages; then it is named.
+            let file = ready.file();
             output::binary::write_binary_at_with(
                 |bytes, at| file.write_all_at(bytes, at),
                 &solution,
                 PREPARED_WRITERS,
             )?;
-        } else {
+            named = ready.name();
+        }
+        if !named {
             let file = std::fs::File::create(path).map_err(|e| {
                 CliError::new(EXIT_IO, format!("cannot create {}: {e}", path.display()))
             })?;

@@ -366,9 +366,9 @@ fn binary_answers_reach_files_and_pipes_alike() {
     assert_eq!(answers[1], written);
 }
 
-/// A large binary answer to a new file goes into a file given its space while the game is
-/// solved (`src/cli/prepared_output.rs`): the same bytes as through a pipe and as into an
-/// existing file; a solve that fails leaves no file behind.
+/// A large binary answer to a new file goes into an unnamed file given its space while the
+/// game is solved, named once written (`src/cli/prepared_output.rs`): the same bytes as
+/// through a pipe and as into an existing file; a solve that fails leaves no file behind.
 #[test]
 fn a_large_binary_answer_to_a_new_file_is_the_streamed_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -394,12 +394,32 @@ fn a_large_binary_answer_to_a_new_file_is_the_streamed_one() {
     assert!(generated.status.success(), "{}", stderr(&generated));
     let game = p("g.egb");
     let solve = |to: &str, more: &[&str]| {
-        let mut args = vec!["solve", &game, "--output", "binary", "-o", to];
+        let mut args = vec![
+            "solve",
+            &game,
+            "--backend",
+            "cpu",
+            "--output",
+            "binary",
+            "-o",
+            to,
+        ];
         args.extend(more);
-        egsolve(&args)
+        Command::new(env!("CARGO_BIN_EXE_egsolve"))
+            .args(&args)
+            .env("EGSOLVE_LOG", "egsolve=debug")
+            .output()
+            .expect("run egsolve")
     };
     let prepared = solve(&p("new.bin"), &[]);
     assert!(prepared.status.success(), "{}", stderr(&prepared));
+    // This test's folder has unnamed files and `fallocate` (ext4, tmpfs): the file was
+    // prepared, not written as a new one.
+    assert!(
+        stderr(&prepared).contains("the answer's file prepared"),
+        "{}",
+        stderr(&prepared)
+    );
     let streamed = solve("/dev/stdout", &[]);
     assert!(streamed.status.success(), "{}", stderr(&streamed));
     let written = std::fs::read(p("new.bin")).unwrap();
@@ -411,10 +431,16 @@ fn a_large_binary_answer_to_a_new_file_is_the_streamed_one() {
     // Into the existing file (not prepared: it is replaced only once the answer is there).
     let again = solve(&p("new.bin"), &[]);
     assert!(again.status.success(), "{}", stderr(&again));
+    assert!(!stderr(&again).contains("the answer's file prepared"));
     assert!(std::fs::read(p("new.bin")).unwrap() == written);
     let failed = solve(&p("late.bin"), &["--timeout", "0"]);
     assert_eq!(failed.status.code(), Some(4), "{}", stderr(&failed));
     assert!(!Path::new(&p("late.bin")).exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "{left:?}");
 }
 
 #[test]

@@ -10,7 +10,8 @@
 //!   validation, the transpose built) on T threads;
 //! - `egb v2 load T`: `format::read_path` of the game as `egb` version 2 in a file (in the
 //!   page cache) on a pool of T threads: a map, the block checksums, the arena's checks
-//!   (the transpose proved), no copy; the game dropped after the clock stops;
+//!   (the transpose fingerprinted), no copy; the game dropped after the clock stops (until
+//!   session 63 this row was the next one's measurement);
 //! - `+ pool start, unmap T`: the same with a pool of T threads started in each call
 //!   (`ReadOptions::threads`) and the game dropped (unmapped) before the clock stops;
 //! - `of which sums T`: the checksums alone (`format::egb::verify_checksums`, in memory),
@@ -64,7 +65,7 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 
 fn row(what: &str, seconds: f64, mb: f64, base: f64) {
     println!(
-        "  {what:<16} {:>9.2} ms  {:>9.0} MB/s  {:>7.1}x the one-thread text parse",
+        "  {what:<26} {:>9.2} ms  {:>9.0} MB/s  {:>7.1}x the one-thread text parse",
         seconds * 1e3,
         mb / seconds,
         base / seconds

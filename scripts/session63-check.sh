@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Session 63's device check of the final build: the GPU crate's device tests; a 10^7-edge
+# egb game solved with --backend gpu (the early upload, then the new transpose scan)
+# certified, and its binary answer into a prepared file equal to the streamed one; the
+# shared parity games BRP and Hesselink solved by default and with --backend gpu, certified;
+# then Hesselink's default service job, 16 jobs on a server given SETTLE seconds to warm up.
+# Carry a folder holding `egsolve.gz`, `gpu-tests.gz`, games/*.gm.gz and service-race.sh:
+#   run(command="bash .carry/session63-check.sh > $OUT/check.log 2>&1", carry=[".carry"])
+set -u
+c="$(cd "$(dirname "$0")" && pwd)"; e="$c/egsolve"
+for z in egsolve gpu-tests; do gunzip -c "$c/$z.gz" > "$c/$z" && chmod +x "$c/$z"; done
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
+timeout 200 "$c/gpu-tests" --skip compile --skip knobs 2>&1 | grep -E '^test |test result|panicked|fresh seed'
+w=/dev/shm/egs; rm -rf "$w"; mkdir -p "$w"
+"$e" gen random --vertices 2500000 --degree 4..4 --weights=-10..10 --player1 10 --seed 5 --to egb -o "$w/small.egb"
+"$e" solve "$w/small.egb" --backend gpu -o "$w/small.json" && "$e" check "$w/small.egb" "$w/small.json" | tail -1
+EGSOLVE_LOG=debug "$e" solve "$w/small.egb" --backend gpu --output binary -o "$w/new.bin" 2>&1 | grep -E 'prepared|written' | cut -c28-200
+"$e" solve "$w/small.egb" --backend gpu --output binary -o /dev/stdout > "$w/streamed.bin"
+cmp "$w/new.bin" "$w/streamed.bin" && echo "10^7 binary: prepared file = streamed answer"
+for g in "$c"/games/*.gm.gz; do
+  for opts in "" "--backend gpu"; do
+    "$e" solve "$g" $opts -o "$w/answer.json" 2>/dev/null
+    printf '%s %s: ' "$(basename "$g" .gm.gz)" "${opts:-default}"; "$e" check "$g" "$w/answer.json" 2>&1 | tail -1
+  done
+done
+rm -rf "$w"
+mkdir -p "$OUT/logs"
+cd "$c" && SETTLE=${SETTLE:-4} GAMES=Hesselink_datasize=2_property1 RUNS=${RUNS:-16} ./service-race.sh final
