@@ -3,7 +3,8 @@
 # egb game solved with --backend gpu (the early upload, then the new transpose scan)
 # certified, and its binary answer into a prepared file equal to the streamed one; the
 # shared parity games BRP and Hesselink solved by default and with --backend gpu, certified;
-# then Hesselink's default service job, 16 jobs on a server given SETTLE seconds to warm up.
+# the 10^9-edge CLI answer written into a prepared file or a new one, compared; then
+# Hesselink's default service job, 16 jobs on a server given SETTLE seconds to warm up.
 # Carry a folder holding `egsolve.gz`, `gpu-tests.gz`, games/*.gm.gz and service-race.sh:
 #   run(command="bash .carry/session63-check.sh > $OUT/check.log 2>&1", carry=[".carry"])
 set -u
@@ -22,6 +23,17 @@ for g in "$c"/games/*.gm.gz; do
   for opts in "" "--backend gpu"; do
     "$e" solve "$g" $opts -o "$w/answer.json" 2>/dev/null
     printf '%s %s: ' "$(basename "$g" .gm.gz)" "${opts:-default}"; "$e" check "$g" "$w/answer.json" 2>&1 | tail -1
+  done
+done
+# 10^9 edges: the answer into a prepared (unnamed, then linked) file, or as a new file.
+"$e" gen random --vertices 250000000 --degree 4..4 --weights=-10..10 --player1 10 --seed 3 --to egb -o "$w/big.egb"
+for r in 1 2 3; do
+  for v in plain prepared; do
+    env=""; [ $v = plain ] && env="EGSOLVE_PREPARE=0"
+    s=$(date +%s%N); env $env EGSOLVE_LOG=info "$e" solve "$w/big.egb" --backend gpu --output binary -o "$w/out.bin" 2> "$w/log"
+    echo "10^9 $v run $r: rc $? whole $(( ($(date +%s%N) - s) / 1000000 )) ms, $(sed 's/\x1b\[[0-9;]*m//g' "$w/log" | grep -o 'written seconds=[0-9.]*')"
+    [ -f "$w/first.bin" ] || mv "$w/out.bin" "$w/first.bin"
+    [ -f "$w/out.bin" ] && { cmp -s "$w/out.bin" "$w/first.bin" && echo "  same answer" || echo "  DIFFERS"; rm -f "$w/out.bin"; }
   done
 done
 rm -rf "$w"
