@@ -94,6 +94,23 @@ pub fn random(params: RandomParams, seed: u64) -> Arena {
     Arena::from_edges(owners, edges, None).expect("every generated vertex has a successor")
 }
 
+/// A random energy game of `vertices` vertices whose shape (out-degrees, weight range,
+/// player 1's share) varies with `seed`: [`random`] on parameters drawn from the seed, for
+/// tests that want many kinds of game from one loop over seeds.
+pub fn random_varied(seed: u64, vertices: u32) -> Arena {
+    random(
+        RandomParams {
+            vertices,
+            min_degree: 1,
+            max_degree: 1 + (seed % 5) as u32,
+            min_weight: -4,
+            max_weight: 2 + (seed % 4) as i64 * 3,
+            player1_percent: (20 + seed * 13 % 70) as u8,
+        },
+        seed,
+    )
+}
+
 /// A ladder of `rungs` rungs: vertex pairs `(2i, 2i+1)`; player 0 climbs with weight
 /// `+1`, player 1 can push down with weight `−2`; the top rung loops.
 pub fn ladder(rungs: u32, seed: u64) -> Arena {

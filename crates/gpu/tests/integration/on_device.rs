@@ -4,7 +4,7 @@
 //! GPU they are listed as ignored, with the reason.
 
 use egsolve_core::arena::{Arena, EdgeList, Player, VertexId};
-use egsolve_core::generate::{RandomParams, random};
+use egsolve_core::generate::{RandomParams, random, random_varied};
 use egsolve_core::graph::Graph;
 use egsolve_core::graph::cycles::{confirms_greedy_cycle, greedy_witnesses};
 use egsolve_core::graph::scc::{canonical, tarjan};
@@ -312,22 +312,6 @@ fn device_components_take_another_pivot_where_a_gpu_is() {
     }
 }
 
-/// A random energy game of `vertices` vertices whose shape (degrees, weights, owners)
-/// varies with `seed`, for the tests of the lifts' record (also `super::recorded`).
-pub fn recording_game(seed: u64, vertices: u32) -> Arena {
-    random(
-        RandomParams {
-            vertices,
-            min_degree: 1,
-            max_degree: 1 + (seed % 5) as u32,
-            min_weight: -4,
-            max_weight: 2 + (seed % 4) as i64 * 3,
-            player1_percent: (20 + seed * 13 % 70) as u8,
-        },
-        seed,
-    )
-}
-
 /// Where a GPU is, its lifts record why each vertex reached ⊤ as the host's do
 /// (`super::topping`: a cause exactly on `W1`, player 1's edge into ⊤ when topped by ⊤
 /// successors, no cycle among those), through the driver's phases (up to 50, then one to
@@ -344,7 +328,7 @@ fn device_lifts_record_why_vertices_reached_top_where_a_gpu_is() {
     let fresh = fresh_seed();
     let (mut lifted, mut recorded) = (0, 0);
     for seed in (0..40u64).chain([fresh]) {
-        let arena = recording_game(seed, [40, 2_000, 30_000, 200_000][(seed % 4) as usize]);
+        let arena = random_varied(seed, [40, 2_000, 30_000, 200_000][(seed % 4) as usize]);
         let bound = egsolve_core::solve::energy::bound(&arena).expect("fits");
         let options = GpuOptions::default();
         // The record of one lift from 0, in phases of a few thousand lifts.

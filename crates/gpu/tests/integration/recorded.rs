@@ -13,7 +13,7 @@ use egsolve_core::solve::threads::Threads;
 use egsolve_gpu::lift::{GpuLift, fill_topping};
 use egsolve_gpu::{GpuEngine, GpuOptions, devices::driver_ready};
 
-use crate::on_device::recording_game;
+use egsolve_core::generate::random_varied;
 
 /// This module's trials, run by the binary's `main`.
 pub fn trials() -> Vec<egsolve_test_support::Trial> {
@@ -29,7 +29,7 @@ pub fn trials() -> Vec<egsolve_test_support::Trial> {
 /// layouts' widths.
 fn game(seed: u64) -> Arena {
     if seed % 2 == 0 {
-        recording_game(seed, [50, 3_000, 40_000, 250_000][(seed / 2 % 4) as usize])
+        random_varied(seed, [50, 3_000, 40_000, 250_000][(seed / 2 % 4) as usize])
     } else {
         let n = [60, 5_000, 80_000, 300_000][(seed / 2 % 4) as usize];
         random_parity(n, 4 + seed % 9, 1 + (seed % 4) as u32, seed)

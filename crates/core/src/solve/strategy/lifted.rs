@@ -301,7 +301,7 @@ fn has_nonnegative_cycle(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::generate::{RandomParams, random};
+    use crate::generate::random_varied;
     use crate::solve::control::Budget;
     use crate::solve::cpu::{CpuAlgorithm, CpuOptions, lift_budgeted};
     use crate::solve::energy::bound;
@@ -352,22 +352,6 @@ pub(super) mod tests {
         (values, topping)
     }
 
-    /// A random game of `vertices` vertices whose shape (degrees, weights, owners) varies
-    /// with `seed`.
-    fn recording_game(seed: u64, vertices: u32) -> Arena {
-        random(
-            RandomParams {
-                vertices,
-                min_degree: 1,
-                max_degree: 1 + (seed % 4) as u32,
-                min_weight: -8,
-                max_weight: 4 + (seed % 3) as i64 * 4,
-                player1_percent: 30 + (seed % 5) as u8 * 10,
-            },
-            seed,
-        )
-    }
-
     /// On random games (fixed seeds and a fresh one), every recording engine's record keeps
     /// its invariant: the worklist, and the CPU rounds on 1, 2 and 3 threads.
     #[test]
@@ -375,7 +359,7 @@ pub(super) mod tests {
         let fresh: u64 = rand::random();
         let (mut by_top, mut past_bound) = (0, 0);
         for seed in (0..120u64).chain([fresh]) {
-            let arena = recording_game(seed, 20 + (seed % 9) as u32 * 60);
+            let arena = random_varied(seed, 20 + (seed % 9) as u32 * 60);
             for threads in [None, Some(1), Some(2), Some(3)] {
                 let context = format!("seed {seed}, threads {threads:?}");
                 let (values, topping) = lift_from_zero(&arena, threads);
@@ -402,7 +386,7 @@ pub(super) mod tests {
         eprintln!("fresh seed {fresh}");
         let (mut from_lifts, mut broken_record) = (0, 0);
         for seed in (0..60u64).chain([fresh]) {
-            let arena = recording_game(seed, 20 + (seed % 7) as u32 * 90);
+            let arena = random_varied(seed, 20 + (seed % 7) as u32 * 90);
             let (values, topping) = lift_from_zero(&arena, None);
             let threads = Threads::one();
             let control = Control::new();
