@@ -151,8 +151,6 @@ impl GpuLift {
         n as u64 >= from
     }
 
-    /// Counts (and logs) one of an evaluation's searches on the device, begun at `start`;
-    /// `done`: whether the device answered (else the host does).
     /// Copies the device's topping record into `topping`.
     fn copy_record(
         &mut self,
@@ -167,6 +165,8 @@ impl GpuLift {
         Ok(())
     }
 
+    /// Counts (and logs) one of an evaluation's searches on the device, begun at `start`;
+    /// `done`: whether the device answered (else the host does).
     fn count_search(&mut self, what: &'static str, start: Instant, done: bool) {
         tracing::debug!(
             seconds = start.elapsed().as_secs_f64(),
