@@ -5,6 +5,7 @@
 
 mod check;
 mod convert;
+mod detached_exit;
 mod devices;
 mod generate;
 mod prepared_output;

@@ -443,6 +443,55 @@ fn a_large_binary_answer_to_a_new_file_is_the_streamed_one() {
     assert_eq!(left.len(), 2, "{left:?}");
 }
 
+/// A solve that hands its exit's teardown to a child (`src/cli/detached_exit.rs`, forced
+/// here for a small game) answers exactly as one that does not: the output through a pipe
+/// ends (the child keeps no copy of it), and the child ends after the process.
+#[test]
+fn a_solve_handing_its_teardown_to_a_child_answers_the_same() {
+    let solve = |detached: &str| {
+        Command::new(env!("CARGO_BIN_EXE_egsolve"))
+            .args(["solve", "examples/small.mpg", "--output", "text"])
+            .env("EGSOLVE_DETACHED_EXIT", detached)
+            .env("EGSOLVE_LOG", "egsolve::cli::detached_exit=debug")
+            .output()
+            .expect("run egsolve")
+    };
+    let inline = solve("0");
+    assert!(inline.status.success(), "{}", stderr(&inline));
+    assert!(!stderr(&inline).contains("handed to a child"));
+    let detached = solve("1");
+    assert!(detached.status.success(), "{}", stderr(&detached));
+    assert!(!detached.stdout.is_empty() && detached.stdout == inline.stdout);
+    let log = stderr(&detached);
+    let pid: u32 = log
+        .split("handed to a child")
+        .nth(1)
+        .and_then(|rest| rest.split("pid").nth(1))
+        .map(|rest| {
+            rest.chars()
+                .filter(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or_else(|| panic!("no child's pid in the log: {log}"));
+    // Gone, or a zombie waiting for whoever adopted it: either way it has exited.
+    let ended = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+        })
+    };
+    let start = std::time::Instant::now();
+    while !ended() {
+        assert!(
+            start.elapsed().as_secs() < 20,
+            "the teardown child {pid} is still running"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn bad_input_exits_with_its_code() {
     // A malformed file (exit 3, line and column): `snapshots::malformed_files_are_named_with_line_and_column`.

@@ -6,6 +6,7 @@
 //! through [`driver_ready`] first, and every path into NVRTC through [`nvrtc_ready`].
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use cudarc::driver::{CudaContext, sys};
 
@@ -59,8 +60,31 @@ pub fn nvrtc_ready() -> Result<(), GpuError> {
     }
 }
 
+/// Contexts being created now ([`open`] running).
+static OPENING: AtomicUsize = AtomicUsize::new(0);
+/// Whether this process opened a context on a device that is not in the driver's default
+/// (shared) compute mode.
+static EXCLUSIVE_OPENED: AtomicBool = AtomicBool::new(false);
+
+/// Whether another process could open every device this process has opened, were this one
+/// to keep them a while longer: no context is being created now, and none was opened on a
+/// device in an exclusive (or prohibited) compute mode. The command line hands its teardown
+/// to a child only then (a device held by the dying child would refuse the user's next
+/// command in exclusive mode).
+pub fn opened_devices_shareable() -> bool {
+    OPENING.load(Ordering::SeqCst) == 0 && !EXCLUSIVE_OPENED.load(Ordering::SeqCst)
+}
+
 /// Opens (retains) the primary context of device `ordinal`, checking it exists first.
 pub(crate) fn open(ordinal: usize) -> Result<Arc<CudaContext>, GpuError> {
+    struct Opening;
+    impl Drop for Opening {
+        fn drop(&mut self) {
+            OPENING.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    OPENING.fetch_add(1, Ordering::SeqCst);
+    let _opening = Opening;
     let count = driver_ready()?;
     if ordinal >= count {
         return Err(GpuError::BadDevice {
@@ -68,7 +92,12 @@ pub(crate) fn open(ordinal: usize) -> Result<Arc<CudaContext>, GpuError> {
             count,
         });
     }
-    CudaContext::new(ordinal).during("creating a context")
+    let ctx = CudaContext::new(ordinal).during("creating a context")?;
+    let mode = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE);
+    if !matches!(mode, Ok(m) if m == sys::CUcomputemode::CU_COMPUTEMODE_DEFAULT as i32) {
+        EXCLUSIVE_OPENED.store(true, Ordering::SeqCst);
+    }
+    Ok(ctx)
 }
 
 /// Describes device `ordinal`.
