@@ -7,7 +7,9 @@
 //! the result written by the server, `POST …/result/export`) on a fresh in-process server each
 //! time (so nothing is reused), with the server's
 //! phases (`/metrics` sums: receive, hash, fsync, parse, stats, store, queue wait, solve,
-//! result write) and the client's (post, wait, result). Goal on the 2-core build machine:
+//! result write) and the client's (post, wait, result). Last, the `egb` job as a user sends
+//! it: `egsolve submit --wait` (a process of its own) to a running `egsolve serve` process
+//! ([`as_a_user`]). Goal on the 2-core build machine:
 //! service ≤ 1.5× the CLI. `DATAPATH_REPS` (default 3) sets the runs; `DATAPATH_VERTICES`
 //! a smaller game.
 
@@ -114,6 +116,124 @@ pub async fn data_path() {
             }),
         );
     }
+    as_a_user(&vertices, dir.path(), reps).await;
+}
+
+/// The `egb` job as a user sends it (the issue's own measurement): `egsolve submit FILE
+/// --wait --result-format binary -o OUT`, a process of its own, to an `egsolve serve` process
+/// started once and warmed by one job, interleaved with the CLI's whole process on the same
+/// file. Each run has a game of its own (another seed, same size): the server stores an
+/// arena once and reuses a finished identical job's result, which would spare it the work.
+/// The cases above start a fresh in-process server for every job and send from inside the
+/// bench.
+async fn as_a_user(vertices: &str, scratch: &Path, reps: usize) {
+    use std::io::BufRead;
+    let bin = env!("CARGO_BIN_EXE_egsolve");
+    let data = tempfile::tempdir().unwrap();
+    let mut server = std::process::Command::new(bin)
+        .args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
+        .arg(data.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line.trim().rsplit(' ').next().unwrap().to_owned();
+    let game = |seed: usize| scratch.join(format!("user-{seed}.egb"));
+    let generate = |seed: usize| {
+        let file = game(seed);
+        let seed = (100 + seed).to_string();
+        run_egsolve(&[
+            "gen",
+            "random",
+            "--vertices",
+            vertices,
+            "--degree",
+            "4..4",
+            "--weights=-10..10",
+            "--player1",
+            "10",
+            "--seed",
+            &seed,
+            "--to",
+            "egb",
+            "-o",
+            file.to_str().unwrap(),
+        ]);
+        // On the disk before it is sent, as a user's file written long before would be (a
+        // file still being written back slows the server's fsync beside it).
+        std::fs::File::open(&file).unwrap().sync_all().unwrap();
+    };
+    let served = scratch.join("served.bin");
+    let submit = |game: &Path| {
+        let _ = std::fs::remove_file(&served);
+        run_egsolve(&[
+            "submit",
+            game.to_str().unwrap(),
+            "--server",
+            &base,
+            "--wait",
+            "--result-format",
+            "binary",
+            "-o",
+            served.to_str().unwrap(),
+        ])
+    };
+    (0..=reps).for_each(generate);
+    submit(&game(reps));
+    let (mut cli, mut user) = (Vec::new(), Vec::new());
+    let mut phases: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let http = uncompressed_client();
+    let out = scratch.join("cli.bin");
+    for rep in 0..reps {
+        cli.push(solve_to(&game(rep), &["--output", "binary"], &out));
+        let before = phase_sums(&http, &base).await;
+        user.push(submit(&game(rep)));
+        for (phase, sum) in phase_sums(&http, &base).await {
+            let spent = sum - before.get(&phase).copied().unwrap_or(0.0);
+            if spent > 0.0 && phase != "upload" {
+                phases.entry(phase).or_default().push(spent * 1e3);
+            }
+        }
+        assert!(
+            std::fs::read(&out).unwrap() == std::fs::read(&served).unwrap(),
+            "the service's binary result is the CLI's"
+        );
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let (c, s) = (median(&mut cli), median(&mut user));
+    println!(
+        "  egb, `egsolve submit --wait` to a running `egsolve serve`, a new game each run: CLI median {:.0} ms, submit median {:.0} ms: {:.2}× (goal ≤ 1.5×); sorted, ms: CLI {:?}, submit {:?}",
+        ms(c),
+        ms(s),
+        s.as_secs_f64() / c.as_secs_f64(),
+        cli.iter().map(|d| ms(*d).round()).collect::<Vec<_>>(),
+        user.iter().map(|d| ms(*d).round()).collect::<Vec<_>>(),
+    );
+    let breakdown: Vec<String> = phases
+        .iter_mut()
+        .map(|(phase, values)| {
+            values.sort_by(f64::total_cmp);
+            format!("{phase} {:.0}", values[values.len() / 2])
+        })
+        .collect();
+    println!("    server phases, ms (medians): {}", breakdown.join(", "));
+    record::record(
+        "service",
+        serde_json::json!({
+            "measurement": "data_path",
+            "input": "egb, submit to a running server",
+            "vertices": vertices,
+            "runs": reps,
+            "cli_median_ms": ms(c),
+            "service_median_ms": ms(s),
+            "ratio": s.as_secs_f64() / c.as_secs_f64(),
+        }),
+    );
 }
 
 fn file_mb(path: &Path) -> f64 {

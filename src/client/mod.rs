@@ -5,6 +5,7 @@
 
 mod batch;
 pub mod cli;
+mod file_body;
 mod many;
 mod parts;
 mod ranged;
@@ -102,10 +103,9 @@ impl Client {
         options: &SubmitOptions,
         progress: impl Fn(u64) + Send + Sync + 'static,
     ) -> Result<Value, ClientError> {
-        let file = tokio::fs::File::open(path).await?;
-        let length = file.metadata().await?.len();
+        let (length, chunks) = file_body::stream(path)?;
         let mut sent = 0u64;
-        let stream = tokio_util::io::ReaderStream::with_capacity(file, 1 << 16).map(move |chunk| {
+        let stream = chunks.map(move |chunk| {
             if let Ok(bytes) = &chunk {
                 sent += bytes.len() as u64;
                 progress(sent);
