@@ -5,7 +5,7 @@
 # shared parity games BRP and Hesselink solved by default and with --backend gpu, certified;
 # the 10^9-edge CLI answer written into a prepared file or a new one, compared; then
 # Hesselink's default service job, 16 jobs on a server given SETTLE seconds to warm up.
-# Carry a folder holding `egsolve.gz`, `gpu-tests.gz`, games/*.gm.gz and service-race.sh:
+# Carry a folder holding `egsolve.gz`, `gpu-tests.gz`, games/*.gm.gz, certify-shared-games.sh and service-race.sh:
 #   run(command="bash .carry/session63-check.sh > $OUT/check.log 2>&1", carry=[".carry"])
 set -u
 c="$(cd "$(dirname "$0")" && pwd)"; e="$c/egsolve"
@@ -19,12 +19,7 @@ w=/dev/shm/egs; rm -rf "$w"; mkdir -p "$w"
 EGSOLVE_LOG=debug "$e" solve "$w/small.egb" --backend gpu --output binary -o "$w/new.bin" 2>&1 | grep -E 'prepared|written' | cut -c28-200
 "$e" solve "$w/small.egb" --backend gpu --output binary -o /dev/stdout > "$w/streamed.bin"
 cmp "$w/new.bin" "$w/streamed.bin" && echo "10^7 binary: prepared file = streamed answer"
-for g in "$c"/games/*.gm.gz; do
-  for opts in "" "--backend gpu"; do
-    "$e" solve "$g" $opts -o "$w/answer.json" 2>/dev/null
-    printf '%s %s: ' "$(basename "$g" .gm.gz)" "${opts:-default}"; "$e" check "$g" "$w/answer.json" 2>&1 | tail -1
-  done
-done
+"$c/certify-shared-games.sh" "$e" "$c/games" "$w"
 # 10^9 edges: the answer into a prepared (unnamed, then linked) file, or as a new file.
 "$e" gen random --vertices 250000000 --degree 4..4 --weights=-10..10 --player1 10 --seed 3 --to egb -o "$w/big.egb"
 for r in 1 2 3; do

@@ -4,7 +4,7 @@
 # answer into a new file on /dev/shm) with its exit's teardown handed to a child (default)
 # or done inline (EGSOLVE_DETACHED_EXIT=0), alternated, answers compared; the time from the
 # answer written to the shell seeing the exit, from the CLI's own log.
-# Carry a folder holding `egsolve.gz`, `gpu-tests.gz` and games/*.gm.gz:
+# Carry a folder holding `egsolve.gz`, `gpu-tests.gz`, games/*.gm.gz and certify-shared-games.sh:
 #   run(command="bash .carry/session64-check.sh > $OUT/check.log 2>&1", carry=[".carry"])
 set -u
 c="$(cd "$(dirname "$0")" && pwd)"; e="$c/egsolve"
@@ -13,12 +13,7 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version,compute_mode --format=csv,noheader; nproc
 [ "${TESTS:-1}" = 1 ] && timeout 200 "$c/gpu-tests" --skip compile --skip knobs 2>&1 | grep -E '^test |test result|panicked|fresh seed'
 w=/dev/shm/egs; rm -rf "$w"; mkdir -p "$w"
-[ "${GAMES:-1}" = 1 ] && for g in "$c"/games/*.gm.gz; do
-  for opts in "" "--backend gpu"; do
-    "$e" solve "$g" $opts -o "$w/answer.json" 2>/dev/null
-    printf '%s %s: ' "$(basename "$g" .gm.gz)" "${opts:-default}"; "$e" check "$g" "$w/answer.json" 2>&1 | tail -1
-  done
-done
+[ "${GAMES:-1}" = 1 ] && "$c/certify-shared-games.sh" "$e" "$c/games" "$w"
 "$e" gen random --vertices 250000000 --degree 4..4 --weights=-10..10 --player1 10 --seed 3 --to egb -o "$w/big.egb"
 for r in $(seq 1 ${RUNS:-4}); do
   for v in ${ORDER:-inline detached}; do

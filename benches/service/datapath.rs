@@ -34,23 +34,8 @@ pub async fn data_path() {
         .unwrap_or(3);
     let mpg = dir.path().join("game.mpg");
     let egb = dir.path().join("game.egb");
-    let run = run_egsolve;
-    run(&[
-        "gen",
-        "random",
-        "--vertices",
-        &vertices,
-        "--degree",
-        "4..4",
-        "--weights=-10..10",
-        "--player1",
-        "10",
-        "--seed",
-        "3",
-        "-o",
-        mpg.to_str().unwrap(),
-    ]);
-    run(&[
+    generate(&vertices, 3, "mpg", &mpg);
+    run_egsolve(&[
         "convert",
         mpg.to_str().unwrap(),
         "--to",
@@ -145,24 +130,7 @@ async fn as_a_user(vertices: &str, scratch: &Path, reps: usize) {
     let game = |seed: usize| scratch.join(format!("user-{seed}.egb"));
     let generate = |seed: usize| {
         let file = game(seed);
-        let seed = (100 + seed).to_string();
-        run_egsolve(&[
-            "gen",
-            "random",
-            "--vertices",
-            vertices,
-            "--degree",
-            "4..4",
-            "--weights=-10..10",
-            "--player1",
-            "10",
-            "--seed",
-            &seed,
-            "--to",
-            "egb",
-            "-o",
-            file.to_str().unwrap(),
-        ]);
+        generate(vertices, 100 + seed as u64, "egb", &file);
         // On the disk before it is sent, as a user's file written long before would be (a
         // file still being written back slows the server's fsync beside it).
         std::fs::File::open(&file).unwrap().sync_all().unwrap();
@@ -234,6 +202,29 @@ async fn as_a_user(vertices: &str, scratch: &Path, reps: usize) {
             "ratio": s.as_secs_f64() / c.as_secs_f64(),
         }),
     );
+}
+
+/// The benchmark's game family (`gen random`, four edges per vertex) of `vertices` vertices,
+/// seeded, as `to` (`mpg` or `egb`) to `out`.
+fn generate(vertices: &str, seed: u64, to: &str, out: &Path) {
+    let seed = seed.to_string();
+    run_egsolve(&[
+        "gen",
+        "random",
+        "--vertices",
+        vertices,
+        "--degree",
+        "4..4",
+        "--weights=-10..10",
+        "--player1",
+        "10",
+        "--seed",
+        &seed,
+        "--to",
+        to,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
 }
 
 fn file_mb(path: &Path) -> f64 {

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Solves each shared parity game (GAMES_DIR/*.gm.gz) by default and with --backend gpu and
+# prints `egsolve check`'s verdict on each answer. Used by the device sessions' checks
+# (carried beside them).
+# usage: certify-shared-games.sh EGSOLVE GAMES_DIR WORK_DIR
+set -u
+e=$1; games=$2; w=$3
+for g in "$games"/*.gm.gz; do
+  for opts in "" "--backend gpu"; do
+    "$e" solve "$g" $opts -o "$w/answer.json" 2>/dev/null
+    printf '%s %s: ' "$(basename "$g" .gm.gz)" "${opts:-default}"; "$e" check "$g" "$w/answer.json" 2>&1 | tail -1
+  done
+done
