@@ -17,9 +17,14 @@
 //! Not done where the dying child could get in someone's way: when a device this process
 //! opened is in an exclusive compute mode (the user's next command would be refused it
 //! while the child holds it), or while a context is being created
-//! ([`egsolve_gpu::opened_devices_shareable`]). `EGSOLVE_DETACHED_EXIT=0` turns it off,
-//! `=1` does it whatever the size (the tests use that). The process's peak memory, as
-//! `getrusage` and `time -v` report it, is the parent's own as before.
+//! ([`egsolve_gpu::close_for_exit`], which also stops later contexts). `EGSOLVE_DETACHED_EXIT=0`
+//! turns it off, `=1` does it whatever the size; `EGSOLVE_DETACHED_EXIT_LINGER_MS` keeps the
+//! child that long after the parent has gone (the tests use both, to see it outlive the
+//! process). The process's peak memory, as
+//! `getrusage` and `time -v` report it, is the parent's own as before; the teardown's
+//! system time is the child's, so `time` no longer counts it. For a moment after the exit
+//! the memory and the GPU's context are still held (the child's exit frees them, 0.35–0.6 s
+//! at 10^9 edges).
 
 /// A process holding at least this much resident memory hands its teardown to a child.
 const DETACH_FROM_RESIDENT: u64 = 1 << 30;
@@ -43,7 +48,7 @@ fn wanted() -> bool {
         Ok("1") => true,
         _ => linux::resident_bytes().is_some_and(|b| b >= DETACH_FROM_RESIDENT),
     };
-    large && egsolve_gpu::opened_devices_shareable()
+    large && egsolve_gpu::close_for_exit()
 }
 
 #[cfg(target_os = "linux")]
@@ -61,6 +66,8 @@ mod linux {
         /// The read end of a pipe whose only writer is the parent: it ends when the
         /// parent exits.
         wait_for_parent: c_int,
+        /// How long the child stays after the parent has gone (the tests' knob; zero).
+        linger: libc::timespec,
     }
 
     /// This process's resident memory in bytes (`/proc/self/statm`).
@@ -94,16 +101,27 @@ mod linux {
         close.push(pipe[1]);
         // Both leaked on purpose: the child uses them after this process has gone (the
         // address space lives on with the child).
+        let linger_ms: i64 = std::env::var("EGSOLVE_DETACHED_EXIT_LINGER_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         let plan: &'static mut ChildPlan = Box::leak(Box::new(ChildPlan {
             close,
             wait_for_parent: pipe[0],
+            linger: libc::timespec {
+                tv_sec: linger_ms.clamp(0, 60_000) / 1000,
+                tv_nsec: linger_ms.clamp(0, 60_000) % 1000 * 1_000_000,
+            },
         }));
         let stack: &'static mut [u8] = Box::leak(vec![0u8; CHILD_STACK].into_boxed_slice());
         let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
         // SAFETY: `top` is the 16-byte-aligned end of a leaked stack of CHILD_STACK bytes
         // that nothing else uses; `teardown_child` only reads `plan` (leaked, never written
-        // again) and makes async-signal-safe calls (`close`, `read`, `_exit`), allocating
-        // nothing, so sharing the address space with this process's threads is sound.
+        // again) and makes raw system calls (`close`, `read`, `nanosleep`, `exit_group`:
+        // no libc wrapper's cancellation state), allocating nothing, so sharing the address
+        // space with this process's threads is sound. It runs on the calling thread's
+        // thread-local block (no `CLONE_SETTLS`): a failed call's `errno` may land in that
+        // thread's, which is exiting and reads it no more.
         let pid = unsafe {
             libc::clone(
                 teardown_child,
@@ -123,7 +141,11 @@ mod linux {
         tracing::debug!(pid, "the process's teardown handed to a child");
     }
 
-    /// Every open descriptor except the GPU driver's (`/dev/nvidia*`).
+    /// Every open descriptor except the GPU driver's (`/dev/nvidia*`). Listed before the
+    /// clone while other threads may still open and close files: a number closed and taken
+    /// again by a driver file in between makes the child close that file too, whose release
+    /// then falls to the parent's exit (slower, never wrong); one the driver opens after the
+    /// listing is not on it, so the child keeps it.
     fn descriptors_to_close() -> Option<Vec<c_int>> {
         let mut close = Vec::new();
         for entry in std::fs::read_dir("/proc/self/fd").ok()? {
@@ -145,24 +167,39 @@ mod linux {
         // SAFETY: `plan` is the leaked `ChildPlan` passed to `clone`, read-only from here.
         let plan = unsafe { &*plan.cast::<ChildPlan>() };
         for &fd in &plan.close {
-            // SAFETY: closing a descriptor of the child's own table (a copy of the parent's).
-            unsafe { libc::close(fd) };
+            // SAFETY: closes a descriptor of the child's own table (a copy of the parent's).
+            unsafe { libc::syscall(libc::SYS_close, fd) };
         }
         let mut byte = 0u8;
-        // A read ends with 0 bytes once the parent's write end is closed by its exit; a
-        // signal's interruption is retried a bounded number of times, any other error ends
-        // the wait.
+        // A read ends with 0 bytes once the parent's write end is closed by its exit. The
+        // only error this pipe's read can give is an interruption by a signal: retried, a
+        // bounded number of times.
         for _ in 0..1000 {
             // SAFETY: reads at most one byte into `byte`.
-            let read =
-                unsafe { libc::read(plan.wait_for_parent, (&raw mut byte).cast::<c_void>(), 1) };
-            // SAFETY: reads `errno` (the thread-local of the thread that cloned the child,
-            // whose stack and registers the child does not share; that thread is exiting).
-            if read >= 0 || unsafe { *libc::__errno_location() } != libc::EINTR {
+            let read = unsafe {
+                libc::syscall(
+                    libc::SYS_read,
+                    plan.wait_for_parent,
+                    (&raw mut byte).cast::<c_void>(),
+                    1usize,
+                )
+            };
+            if read >= 0 {
                 break;
             }
         }
+        if plan.linger.tv_sec > 0 || plan.linger.tv_nsec > 0 {
+            // SAFETY: sleeps for the plan's time; no remainder is asked for.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_nanosleep,
+                    &raw const plan.linger,
+                    std::ptr::null_mut::<libc::timespec>(),
+                )
+            };
+        }
         // SAFETY: ends the child without running anything of the parent's.
-        unsafe { libc::_exit(0) }
+        unsafe { libc::syscall(libc::SYS_exit_group, 0) };
+        0
     }
 }

@@ -444,32 +444,43 @@ fn a_large_binary_answer_to_a_new_file_is_the_streamed_one() {
 }
 
 /// A solve that hands its exit's teardown to a child (`src/cli/detached_exit.rs`, forced
-/// here for a small game) answers exactly as one that does not: the output through a pipe
-/// ends (the child keeps no copy of it), and the child ends after the process.
+/// here for a small game) answers exactly as one that does not. The child, kept 5 s after
+/// the process has gone, holds none of the caller's pipes (the output ends at once) and is
+/// still there when the caller has its answer; then it ends.
 #[test]
 fn a_solve_handing_its_teardown_to_a_child_answers_the_same() {
+    const LINGER_MS: u64 = 5_000;
     let solve = |detached: &str| {
         Command::new(env!("CARGO_BIN_EXE_egsolve"))
             .args(["solve", "examples/small.mpg", "--output", "text"])
             .env("EGSOLVE_DETACHED_EXIT", detached)
+            .env("EGSOLVE_DETACHED_EXIT_LINGER_MS", LINGER_MS.to_string())
             .env("EGSOLVE_LOG", "egsolve::cli::detached_exit=debug")
+            .env("NO_COLOR", "1")
             .output()
             .expect("run egsolve")
     };
     let inline = solve("0");
     assert!(inline.status.success(), "{}", stderr(&inline));
     assert!(!stderr(&inline).contains("handed to a child"));
+    let start = std::time::Instant::now();
     let detached = solve("1");
+    let answered = start.elapsed();
     assert!(detached.status.success(), "{}", stderr(&detached));
     assert!(!detached.stdout.is_empty() && detached.stdout == inline.stdout);
+    // The pipes ended with the process, not with the lingering child.
+    assert!(
+        answered.as_millis() < u128::from(LINGER_MS) * 4 / 5,
+        "the caller waited {answered:?}"
+    );
     let log = stderr(&detached);
     let pid: u32 = log
         .split("handed to a child")
         .nth(1)
-        .and_then(|rest| rest.split("pid").nth(1))
+        .and_then(|rest| rest.split("pid=").nth(1))
         .map(|rest| {
             rest.chars()
-                .filter(char::is_ascii_digit)
+                .take_while(char::is_ascii_digit)
                 .collect::<String>()
         })
         .and_then(|digits| digits.parse().ok())
@@ -482,10 +493,10 @@ fn a_solve_handing_its_teardown_to_a_child_answers_the_same() {
                 .is_some_and(|rest| rest.trim_start().starts_with('Z'))
         })
     };
-    let start = std::time::Instant::now();
+    assert!(!ended(), "the child {pid} did not outlive the process");
     while !ended() {
         assert!(
-            start.elapsed().as_secs() < 20,
+            start.elapsed().as_secs() < 30,
             "the teardown child {pid} is still running"
         );
         std::thread::sleep(std::time::Duration::from_millis(20));

@@ -62,16 +62,21 @@ pub fn nvrtc_ready() -> Result<(), GpuError> {
 
 /// Contexts being created now ([`open`] running).
 static OPENING: AtomicUsize = AtomicUsize::new(0);
+/// Set by [`close_for_exit`]: [`open`] opens no more contexts.
+static CLOSING: AtomicBool = AtomicBool::new(false);
 /// Whether this process opened a context on a device that is not in the driver's default
 /// (shared) compute mode.
 static EXCLUSIVE_OPENED: AtomicBool = AtomicBool::new(false);
 
-/// Whether another process could open every device this process has opened, were this one
-/// to keep them a while longer: no context is being created now, and none was opened on a
-/// device in an exclusive (or prohibited) compute mode. The command line hands its teardown
-/// to a child only then (a device held by the dying child would refuse the user's next
-/// command in exclusive mode).
-pub fn opened_devices_shareable() -> bool {
+/// Stops this process from opening GPU contexts (for the rest of its life) and says whether
+/// another process could open every device this one has opened, were this one to keep them
+/// a while longer: no context was being created, and none was opened on a device in an
+/// exclusive (or prohibited) compute mode. The command line hands its exit's teardown to a
+/// child only then (a device held by the dying child would refuse the user's next command
+/// in exclusive mode). A context that a warm-up thread starts after this is refused
+/// ([`GpuError::Exiting`]), so the answer cannot change behind the check.
+pub fn close_for_exit() -> bool {
+    CLOSING.store(true, Ordering::SeqCst);
     OPENING.load(Ordering::SeqCst) == 0 && !EXCLUSIVE_OPENED.load(Ordering::SeqCst)
 }
 
@@ -83,8 +88,13 @@ pub(crate) fn open(ordinal: usize) -> Result<Arc<CudaContext>, GpuError> {
             OPENING.fetch_sub(1, Ordering::SeqCst);
         }
     }
+    // Counted before the flag is read, and the flag set before the count is read
+    // (`close_for_exit`): one of the two sees the other.
     OPENING.fetch_add(1, Ordering::SeqCst);
     let _opening = Opening;
+    if CLOSING.load(Ordering::SeqCst) {
+        return Err(GpuError::Exiting);
+    }
     let count = driver_ready()?;
     if ordinal >= count {
         return Err(GpuError::BadDevice {

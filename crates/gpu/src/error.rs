@@ -20,6 +20,10 @@ pub enum GpuError {
     /// The driver reports no device.
     #[error("no CUDA device is visible")]
     NoDevice,
+    /// The process is ending and opens no more contexts (see
+    /// [`crate::devices::close_for_exit`]).
+    #[error("the process is exiting: no new GPU context is opened")]
+    Exiting,
     /// `libnvrtc.so.13` could not be loaded.
     #[error(
         "NVRTC was not found: libnvrtc.so.13 is not on the library path (install the CUDA 13 \

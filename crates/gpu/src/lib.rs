@@ -41,7 +41,7 @@ pub mod transfer;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-pub use devices::{DeviceInfo, list_devices, opened_devices_shareable};
+pub use devices::{DeviceInfo, close_for_exit, list_devices};
 pub use egsolve_core::solve::{GpuOptions, VertexOrder};
 pub use engine::early::{discard_early_upload, early_upload_hook, pending_early_uploads};
 pub use engine::{GpuEngine, GpuTimings, LiftRun};
