@@ -2,9 +2,8 @@
 //! refused with its line and column before a job exists, and the worker need not parse):
 //! on every core, through the core reader ([`parse`]) — text from the copy the upload kept
 //! as it arrived (decompressed if it came compressed; cut at newlines and parsed in
-//! parallel), `egb` from its chunks joined in memory (validated in place there; from the
-//! written file where the body was not kept). Bodies past a size limit are not parsed here:
-//! their worker parses the stored file later.
+//! parallel), `egb` from the written file (mapped and validated in place). Bodies past a size limit are not parsed here: their
+//! worker parses the stored file later.
 //!
 //! A parsed game waiting in the queue holds memory, so it keeps a [`Reservation`] of a
 //! service-wide [`MemoryBudget`]; when the budget is spent the game is dropped and its worker
@@ -121,16 +120,11 @@ pub struct ParseRequest {
 /// Where the received arena is.
 #[derive(Debug)]
 pub enum ParseSource {
-    /// The written file (a body past what is kept in memory): mapped by the core reader and
-    /// read in place.
+    /// The written file (a plain `egb` upload, or text past what is kept in memory): mapped by
+    /// the core reader and read in place.
     File(PathBuf),
     /// The (decompressed) text the upload kept.
     Text(Vec<u8>),
-    /// A plain `egb` body's chunks as they came (kept without a copy): joined into one
-    /// buffer on every core and read in place there ([`format::read_shared`]), so the parse
-    /// need not wait for the writes to the file (on the build VM's disk they ended 120–240
-    /// ms after the body of 143 MB once the store held earlier arenas; joining took a few).
-    Chunks(Vec<bytes::Bytes>),
 }
 
 /// Parses an upload on the calling thread's rayon pool (every core, outside a pool); the
@@ -140,31 +134,8 @@ pub fn parse(source: &ParseSource, request: &ParseRequest) -> (Result<Game, Form
     let game = match source {
         ParseSource::File(path) => format::read_path(path, &request.options),
         ParseSource::Text(text) => format::read_bytes(text, &request.options),
-        ParseSource::Chunks(chunks) => {
-            joined(chunks).and_then(|bytes| format::read_shared(bytes, &request.options))
-        }
     };
     (game, start.elapsed().as_secs_f64())
-}
-
-/// `chunks` one after another in a new anonymous map (fresh pages, huge where the kernel
-/// gives them), copied on the calling thread's rayon pool.
-fn joined(chunks: &[bytes::Bytes]) -> Result<egsolve_core::arena::SharedBytes, FormatError> {
-    use rayon::prelude::*;
-    let total = chunks.iter().map(bytes::Bytes::len).sum();
-    let mut map = memmap2::MmapMut::map_anon(total)?;
-    let _ = map.advise(memmap2::Advice::HugePage);
-    let mut pieces = Vec::with_capacity(chunks.len());
-    let mut rest: &mut [u8] = &mut map;
-    for chunk in chunks {
-        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(chunk.len());
-        pieces.push((piece, chunk));
-        rest = tail;
-    }
-    pieces
-        .into_par_iter()
-        .for_each(|(piece, chunk)| piece.copy_from_slice(chunk));
-    Ok(format::shared_anonymous(map.make_read_only()?))
 }
 
 /// How to read a stored arena of a job with input format `format`.
@@ -224,44 +195,6 @@ mod tests {
             .unwrap();
         assert_eq!(from_file, from_text);
         assert_eq!(from_file.arena.vertex_count(), 3);
-    }
-
-    /// An `egb` body joined from its chunks (of uneven sizes, as they come off a
-    /// connection) reads as the file does; a damaged one is refused the same way.
-    #[test]
-    fn egb_chunks_and_the_egb_file_parse_alike() {
-        let dir = tempfile::tempdir().unwrap();
-        let text = dir.path().join("game.mpg");
-        let egb = dir.path().join("game.egb");
-        std::fs::write(&text, GAME).unwrap();
-        let game = parse(&ParseSource::File(text), &request()).0.unwrap();
-        let mut bytes = Vec::new();
-        format::egb::write_egb(&game, &mut bytes).unwrap();
-        std::fs::write(&egb, &bytes).unwrap();
-        let chunks = |bytes: &[u8]| -> Vec<bytes::Bytes> {
-            let cut = [1, 7, bytes.len() / 2, bytes.len() - 3].map(|c| c.min(bytes.len()));
-            let mut from = 0;
-            let mut out: Vec<bytes::Bytes> = Vec::new();
-            for to in cut.into_iter().chain([bytes.len()]) {
-                out.push(bytes::Bytes::copy_from_slice(&bytes[from..to.max(from)]));
-                from = to.max(from);
-            }
-            out
-        };
-        let from_file = parse(&ParseSource::File(egb), &request()).0.unwrap();
-        let from_chunks = parse(&ParseSource::Chunks(chunks(&bytes)), &request())
-            .0
-            .unwrap();
-        assert_eq!(from_file, from_chunks);
-        assert_eq!(from_chunks, game);
-        let mut damaged = bytes.clone();
-        let last = damaged.len() - 1;
-        damaged[last] ^= 0xff;
-        assert!(
-            parse(&ParseSource::Chunks(chunks(&damaged)), &request())
-                .0
-                .is_err()
-        );
     }
 
     #[test]

@@ -12,16 +12,15 @@
 //! on every core:
 //! - the connection's task only forwards body chunks into a bounded channel;
 //! - a spool thread counts and checks them, decompresses when the body is compressed, and
-//!   keeps the text for the parse (up to the parse limit; a plain `egb` body's chunks as
-//!   they came, without a copy);
+//!   keeps the text for the parse (up to the parse limit; not `egb`);
 //! - a hashing thread hashes the (decompressed) chunks and a writing thread writes the body
 //!   as received to the file in large writes, both fed without a copy ([`super::offload`];
 //!   small bodies are handled on the spool thread: a thread is not worth it);
 //! - when the body ends, the game is parsed on the rayon pool ([`super::preparse`]) while
 //!   the writes finish and the file is fsynced: text from the copy kept in memory (cut at
-//!   newlines and parsed in parallel), `egb` joined from its chunks into one buffer and
-//!   validated in place there (not parsed), without waiting for the writes. A malformed
-//!   arena stops here, with its line and column.
+//!   newlines and parsed in parallel), `egb` through the core reader on the written file
+//!   (mapped and validated in place, not parsed). A malformed arena stops here, with its
+//!   line and column.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -264,9 +263,8 @@ fn store_and_parse(
         // Identical bytes stored before are durable already.
         let known = path.exists();
         let parse = target.parse.filter(|p| spooled.total <= p.limit);
-        let (source, parse_file) = match spooled.kept {
-            Some(Kept::Text(text)) => (ParseSource::Text(text), false),
-            Some(Kept::Egb(chunks)) => (ParseSource::Chunks(chunks), false),
+        let (source, parse_file) = match spooled.text {
+            Some(text) => (ParseSource::Text(text), false),
             None => (ParseSource::File(tmp_path.clone()), parse.is_some()),
         };
         let writer = spooled.writer;
@@ -338,29 +336,20 @@ pub(crate) fn place(tmp_path: &Path, path: &Path, known: bool) -> std::io::Resul
 }
 
 /// What [`spool`] leaves: the writes and the hash still under way, the decompressed size,
-/// and the body when it was kept for the parse.
+/// and the decompressed text when it was kept for the parse.
 struct Spooled {
     writer: Offloaded<FileSink>,
     hash: Offloaded<Hash>,
     total: u64,
-    kept: Option<Kept>,
-}
-
-/// The body as kept for the parse (at most the parse limit's bytes).
-enum Kept {
-    /// The decompressed text, in one buffer.
-    Text(Vec<u8>),
-    /// A plain `egb` body's chunks as they came (shared with the hash and the writes, not
-    /// copied): joined for the parse, which so need not wait for the file.
-    Egb(Vec<Bytes>),
+    text: Option<Vec<u8>>,
 }
 
 /// Decompressed bytes per block handed to the hasher (and kept for the parse).
 const BLOCK: usize = 1 << 20;
 
 /// Receives the body: hands it as received to the writer, decompresses, counts, checks the
-/// start, hashes, and keeps it for the parse (up to `keep_text` bytes: text in one buffer, a
-/// plain `egb` body as its chunks).
+/// start, hashes, and keeps the text for the parse (up to `keep_text` bytes; `egb` is read
+/// from the file instead, mapped).
 fn spool(
     raw: &mut ChannelReader,
     sink: FileSink,
@@ -381,7 +370,7 @@ fn spool(
         hash: Offloaded::new(Hash::default(), "hash"),
         write_failed,
     };
-    let kept = receive_body(
+    let text = receive_body(
         raw,
         &mut writer,
         &mut counter,
@@ -390,8 +379,8 @@ fn spool(
         keep_text,
         expected,
     );
-    let kept = match kept {
-        Ok(kept) => kept,
+    let text = match text {
+        Ok(text) => text,
         // The writer's own error (a full disk, say) rather than the stop it caused.
         Err(_) if counter.write_failed.load(Ordering::Relaxed) => {
             return Err(match writer.finish().finish() {
@@ -408,11 +397,11 @@ fn spool(
         writer,
         hash: counter.hash,
         total: counter.total,
-        kept,
+        text,
     })
 }
 
-/// Reads the body through `counter` (and, as received, into `writer`); the body when kept.
+/// Reads the body through `counter` (and, as received, into `writer`); the text when kept.
 fn receive_body(
     raw: &mut ChannelReader,
     writer: &mut Offloaded<FileSink>,
@@ -421,15 +410,13 @@ fn receive_body(
     head: &[u8],
     keep_text: u64,
     expected: Option<u64>,
-) -> Result<Option<Kept>, UploadError> {
+) -> Result<Option<Vec<u8>>, UploadError> {
     Ok(if encoding == Encoding::Identity {
         let egb = head.starts_with(&egsolve_core::format::egb::MAGIC);
         let mut text = (keep_text > 0 && !egb).then(|| {
             // Sized from Content-Length when given (at most the parse limit): one copy.
             Vec::with_capacity(expected.unwrap_or(0).min(keep_text) as usize)
         });
-        let mut chunks = (keep_text > 0 && egb).then(Vec::new);
-        let mut chunked = 0u64;
         // The chunks as they came: counted, hashed and written without a copy.
         while let Some(chunk) = raw.next_chunk()? {
             counter.count(chunk.clone())?;
@@ -440,20 +427,12 @@ fn receive_body(
                     kept.extend_from_slice(&chunk);
                 }
             }
-            if let Some(kept) = &mut chunks {
-                chunked += chunk.len() as u64;
-                if chunked > keep_text {
-                    chunks = None; // as text: its worker maps the stored file
-                } else {
-                    kept.push(chunk.clone());
-                }
-            }
             writer.feed(chunk);
         }
-        text.map(Kept::Text).or(chunks.map(Kept::Egb))
+        text
     } else {
         let mut copy = RawCopy { inner: raw, writer };
-        decode(&mut copy, encoding, counter, keep_text)?.map(Kept::Text)
+        decode(&mut copy, encoding, counter, keep_text)?
     })
 }
 
