@@ -188,6 +188,10 @@ pub fn warm_up(device: Option<usize>, large_input: bool, every_width: bool) {
                     if every_width {
                         grow_memory_pool(&k, POOL_AT_START);
                         prepare_every_width(&k);
+                        // A server's first GPU job would otherwise start the host pool's
+                        // threads itself: 1.35 ms of Hesselink's first job (its bound's
+                        // pass, 0.002 ms in the next jobs; H200 host, session 64).
+                        drop(host_pool());
                     }
                 }
             }
