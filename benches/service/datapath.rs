@@ -71,21 +71,13 @@ pub async fn data_path() {
             assert!(same, "the service's binary result is the CLI's");
         }
         let (c, s) = (median(&mut cli), median(&mut served));
-        let breakdown: Vec<String> = phases
-            .iter_mut()
-            .map(|(phase, values)| {
-                let values: Vec<Duration> =
-                    values.iter().map(|&v| Duration::from_secs_f64(v)).collect();
-                let mut values = values;
-                format!("{phase} {:.0}", ms(median(&mut values)))
-            })
-            .collect();
+        let breakdown = phase_medians(&phases);
         println!(
             "  {name}: CLI `solve --output binary` median {:.0} ms, service POST → binary result median {:.0} ms: {:.2}× (goal ≤ 1.5×)\n    phases, ms (medians): {}",
             ms(c),
             ms(s),
             s.as_secs_f64() / c.as_secs_f64(),
-            breakdown.join(", ")
+            breakdown
         );
         record::record(
             "service",
@@ -115,15 +107,17 @@ async fn as_a_user(vertices: &str, scratch: &Path, reps: usize) {
     use std::io::BufRead;
     let bin = env!("CARGO_BIN_EXE_egsolve");
     let data = tempfile::tempdir().unwrap();
-    let mut server = std::process::Command::new(bin)
-        .args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
-        .arg(data.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut server = Serving(
+        std::process::Command::new(bin)
+            .args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
+            .arg(data.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let mut line = String::new();
-    std::io::BufReader::new(server.stdout.take().unwrap())
+    std::io::BufReader::new(server.0.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
     let base = line.trim().rsplit(' ').next().unwrap().to_owned();
@@ -160,19 +154,15 @@ async fn as_a_user(vertices: &str, scratch: &Path, reps: usize) {
         cli.push(solve_to(&game(rep), &["--output", "binary"], &out));
         let before = phase_sums(&http, &base).await;
         user.push(submit(&game(rep)));
-        for (phase, sum) in phase_sums(&http, &base).await {
-            let spent = sum - before.get(&phase).copied().unwrap_or(0.0);
-            if spent > 0.0 && phase != "upload" {
-                phases.entry(phase).or_default().push(spent * 1e3);
-            }
+        for (phase, spent) in spent_since(&before, phase_sums(&http, &base).await) {
+            phases.entry(phase).or_default().push(spent);
         }
         assert!(
             std::fs::read(&out).unwrap() == std::fs::read(&served).unwrap(),
             "the service's binary result is the CLI's"
         );
     }
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let (c, s) = (median(&mut cli), median(&mut user));
     println!(
         "  egb, `egsolve submit --wait` to a running `egsolve serve`, a new game each run: CLI median {:.0} ms, submit median {:.0} ms: {:.2}× (goal ≤ 1.5×); sorted, ms: CLI {:?}, submit {:?}",
@@ -182,14 +172,10 @@ async fn as_a_user(vertices: &str, scratch: &Path, reps: usize) {
         cli.iter().map(|d| ms(*d).round()).collect::<Vec<_>>(),
         user.iter().map(|d| ms(*d).round()).collect::<Vec<_>>(),
     );
-    let breakdown: Vec<String> = phases
-        .iter_mut()
-        .map(|(phase, values)| {
-            values.sort_by(f64::total_cmp);
-            format!("{phase} {:.0}", values[values.len() / 2])
-        })
-        .collect();
-    println!("    server phases, ms (medians): {}", breakdown.join(", "));
+    println!(
+        "    server phases, ms (medians): {}",
+        phase_medians(&phases)
+    );
     record::record(
         "service",
         serde_json::json!({
@@ -323,13 +309,46 @@ async fn service_job(
         ("client wait".to_string(), (waited - posted).as_secs_f64()),
         ("client result".to_string(), (total - waited).as_secs_f64()),
     ];
-    for (phase, sum) in after {
-        let spent = sum - before.get(&phase).copied().unwrap_or(0.0);
-        if spent > 0.0 && phase != "upload" {
-            phases.push((phase, spent));
-        }
-    }
+    phases.extend(spent_since(&before, after));
     (total, phases)
+}
+
+/// The server's phases that took time between two [`phase_sums`] (seconds; `upload`, the
+/// sum of others, left out).
+fn spent_since(before: &BTreeMap<String, f64>, after: BTreeMap<String, f64>) -> Vec<(String, f64)> {
+    after
+        .into_iter()
+        .map(|(phase, sum)| {
+            let spent = sum - before.get(&phase).copied().unwrap_or(0.0);
+            (phase, spent)
+        })
+        .filter(|(phase, spent)| *spent > 0.0 && phase != "upload")
+        .collect()
+}
+
+/// `phase median-ms, …` of each phase's seconds over the runs.
+fn phase_medians(phases: &BTreeMap<String, Vec<f64>>) -> String {
+    phases
+        .iter()
+        .map(|(phase, seconds)| {
+            let mut runs: Vec<Duration> = seconds
+                .iter()
+                .map(|&s| Duration::from_secs_f64(s))
+                .collect();
+            format!("{phase} {:.0}", ms(median(&mut runs)))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A server process, stopped when dropped (also when a run's check fails).
+struct Serving(std::process::Child);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// The server's phase duration sums from `/metrics`, by phase (backends added up).

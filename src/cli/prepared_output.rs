@@ -47,8 +47,11 @@ pub struct Prepared {
 impl PreparedOutput {
     /// Starts making `out` ready for a binary answer of `vertices` vertices, where that is
     /// worth it: `--output binary` to a path that does not exist yet, of at least
-    /// [`PREPARE_FROM_BYTES`].
+    /// [`PREPARE_FROM_BYTES`], unless `EGSOLVE_PREPARE=0`.
     pub fn start(out: Option<&Path>, format: OutputFormat, vertices: usize) -> Option<Self> {
+        if std::env::var_os("EGSOLVE_PREPARE").is_some_and(|v| v == "0") {
+            return None;
+        }
         let path = out.filter(|p| p.as_os_str() != "-")?;
         let bytes = Header {
             n: vertices as u64,

@@ -203,10 +203,8 @@ fn solve_and_write(args: SolveArgs, input_bytes: u64, early: bool) -> Result<(),
         "parsed"
     );
     // A large binary answer's file gets its space while the game is solved.
-    let prepared = std::env::var_os("EGSOLVE_PREPARE")
-        .is_none_or(|v| v != "0")
-        .then(|| PreparedOutput::start(args.out.as_deref(), args.output, game.arena.vertex_count()))
-        .flatten();
+    let prepared =
+        PreparedOutput::start(args.out.as_deref(), args.output, game.arena.vertex_count());
     if args.backend == Backend::Gpu {
         // The device lists the predecessors itself; the host's, checked by the load, are
         // not read again (the peak memory at 10^9 edges: BENCHMARKS.md §9). Released on a

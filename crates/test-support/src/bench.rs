@@ -30,29 +30,28 @@ pub fn thread_counts(list: &str) -> Vec<usize> {
 
 /// Median wall-clock seconds of `runs` calls of `f`.
 pub fn median_seconds<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
-    let mut times: Vec<f64> = (0..runs.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            std::hint::black_box(f());
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+    median_of(runs, || {
+        let start = Instant::now();
+        std::hint::black_box(f());
+        start.elapsed().as_secs_f64()
+    })
 }
 
 /// Median wall-clock seconds of `runs` calls of `f`, each result dropped only after its
 /// time is taken (what a load returns is used after it, not unmade within it).
 pub fn median_seconds_kept<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
-    let mut times: Vec<f64> = (0..runs.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            let kept = std::hint::black_box(f());
-            let seconds = start.elapsed().as_secs_f64();
-            drop(kept);
-            seconds
-        })
-        .collect();
+    median_of(runs, || {
+        let start = Instant::now();
+        let kept = std::hint::black_box(f());
+        let seconds = start.elapsed().as_secs_f64();
+        drop(kept);
+        seconds
+    })
+}
+
+/// The median of `runs` (at least one) figures `timed` returns.
+fn median_of(runs: usize, timed: impl FnMut() -> f64) -> f64 {
+    let mut times: Vec<f64> = std::iter::repeat_with(timed).take(runs.max(1)).collect();
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
 }
