@@ -122,9 +122,13 @@ pub fn solve(
         ..Phases::default()
     };
     if !options.plain {
-        let (mut solution, _, lift) = lift::solve(arena, engine, options, control)?;
+        let (mut solution, accel, lift) = lift::solve(arena, engine, options, control)?;
         tracing::debug!(
             seconds = start.elapsed().as_secs_f64(),
+            strategy0 = solution.stats.phases.strategy0,
+            strategy1 = solution.stats.phases.strategy1,
+            player1 = ?accel.player1,
+            evaluations = accel.evaluations,
             "gpu: solved, strategies included"
         );
         solution.stats.backend = "gpu".into();

@@ -329,6 +329,11 @@ impl EngineSearches for GpuLift {
         // The device pays an n-word download, the host a pass over player 0's edges: on an
         // H100 with 16 cores, random games of degree 4 took 1.5 ms on the device against 10
         // on the host, BRP (1.16 edges per vertex) 8 against 2.6 (session 10's device logs, in git history under notes/gpu).
+        // Measured again in warm service jobs on the H200 host (session 65, staged
+        // downloads, warm jobs): BRP 1.6–8.7 ms on the device (5 of 10 over 4) against
+        // 2.3–3.3 on the host (one 5.3), Hesselink (1.97 per vertex) 0.35–3.4 against
+        // 0.34–0.59 (one 2.9): the device's is faster at best and far slower at worst, so
+        // the threshold stays.
         let (n, m) = self.engine.size();
         if (m as u64) < DEVICE_MOVES_FROM_DEGREE * n as u64 {
             return Ok(None);

@@ -379,3 +379,81 @@ fn player_1s_strategy_from_the_engine_gives_the_hosts_solution() {
         );
     }
 }
+
+/// An engine that lifts as the host does and counts the drivers' requests for player 1's
+/// recorded moves (answering none, so the host classifies its record).
+#[derive(Default)]
+struct RecordAskedEngine {
+    asked: u64,
+}
+
+impl LiftEngine for RecordAskedEngine {
+    fn name(&self) -> &'static str {
+        "record-asked"
+    }
+
+    fn records_topping(&self) -> bool {
+        egsolve_core::solve::engine::WorklistEngine.records_topping()
+    }
+
+    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
+        egsolve_core::solve::engine::WorklistEngine.lift(call, values)
+    }
+
+    fn searches(&mut self) -> Option<&mut dyn EngineSearches> {
+        Some(self)
+    }
+}
+
+impl EngineSearches for RecordAskedEngine {
+    fn recorded_moves(
+        &mut self,
+        _arena: &Arena,
+        _topping: &egsolve_core::solve::strategy::topping::Topping,
+        _evaluated: bool,
+        _threads: &Threads,
+    ) -> Result<Option<egsolve_core::solve::strategy::RecordedMoves>, SolveError> {
+        self.asked += 1;
+        Ok(None)
+    }
+}
+
+/// The engine is asked for player 1's recorded moves only where player 1 wins somewhere
+/// (elsewhere there are none to classify), once per solve, and the answer is the host's
+/// either way; fixed seeds and a fresh one.
+#[test]
+fn recorded_moves_are_asked_for_only_where_player_1_wins() {
+    for seed in seeds(&[5, 23]) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let (mut asked, mut w1_empty) = (0, 0);
+        for i in 0..120u64 {
+            let n = rng.random_range(1..=60);
+            // Weights leaning positive leave W1 empty in many games.
+            let low = rng.random_range(-6..=0);
+            let arena = random_game(&mut rng, n, 3, low..=6);
+            let mut engine = RecordAskedEngine::default();
+            let (got, _) = accel::solve_with_budget(&arena, &mut engine, 1000, &Control::new())
+                .expect("solves");
+            let (host, _) = accel::solve_with_budget(
+                &arena,
+                &mut egsolve_core::solve::engine::WorklistEngine,
+                1000,
+                &Control::new(),
+            )
+            .expect("solves");
+            assert_eq!(
+                (&got.credit, &got.strategy),
+                (&host.credit, &host.strategy),
+                "seed {seed} game {i}"
+            );
+            let player1_wins = got.credit.contains(&TOP);
+            assert_eq!(engine.asked, player1_wins as u64, "seed {seed} game {i}");
+            asked += engine.asked;
+            w1_empty += (!player1_wins) as u64;
+        }
+        assert!(
+            asked > 10 && w1_empty > 10,
+            "seed {seed}: asked in {asked} games, W1 empty in {w1_empty}"
+        );
+    }
+}
