@@ -148,6 +148,9 @@ pub fn solve(
             strategy1: phases.strategy1,
             ..device_phases(lift.download_seconds)
         };
+        if options.winners_only {
+            threads.install(|| solution.keep_winners_only());
+        }
         return Ok(solution);
     }
     let run = engine.lift_from(None, options, control)?;
@@ -163,7 +166,11 @@ pub fn solve(
         },
         ..SolveStats::default()
     };
-    Solution::from_credits(arena, run.credit, stats, &threads, control)
+    let mut solution = Solution::from_credits(arena, run.credit, stats, &threads, control)?;
+    if options.winners_only {
+        threads.install(|| solution.keep_winners_only());
+    }
+    Ok(solution)
 }
 
 /// Opens device `device` (or the first), loads its most common kernels if the disk cache

@@ -81,6 +81,11 @@ pub struct GpuOptions {
     /// `Some(0)`: always; `Some(u64::MAX)`: never, the host computes them as `auto` does).
     #[serde(default)]
     pub device_components_from: Option<u64>,
+    /// Winners only: the answer's credits are read as winners before the device route
+    /// returns ([`Solution::keep_winners_only`], on the pool its host work ran on, warm
+    /// from the strategies), as `auto`'s race asks. Never part of a job's options.
+    #[serde(skip)]
+    pub winners_only: bool,
 }
 
 /// How the device numbers the vertices.

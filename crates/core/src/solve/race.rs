@@ -40,7 +40,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::{Control, DeviceSolver, Interrupted, Solution, SolveError, SolveOptions, TOP, parity};
+use super::{
+    Control, DeviceSolver, GpuOptions, Interrupted, Solution, SolveError, SolveOptions, parity,
+};
 use crate::arena::Arena;
 use crate::parity::ParityView;
 
@@ -233,7 +235,15 @@ impl GpuRoute {
         control: &Control,
     ) -> Result<Solution, SolveError> {
         match self {
-            GpuRoute::Energy => device.solve(arena, &options.gpu, control),
+            GpuRoute::Energy => {
+                // Winners read on the device route's own warm threads (rayon's pool here,
+                // woken for it, took 0.4–0.8 ms on the H200 host, 2–3.9 in one job of eight).
+                let gpu = GpuOptions {
+                    winners_only: true,
+                    ..options.gpu.clone()
+                };
+                device.solve(arena, &gpu, control)
+            }
             GpuRoute::Fixpoint => device.solve_parity(arena, priorities, &options.gpu, control),
         }
     }
@@ -364,52 +374,9 @@ fn as_parity_answer(mut solution: Solution, side: Side) -> Solution {
         if solution.stats.algorithm.is_empty() {
             solution.stats.algorithm = "accelerated-lifting".into();
         }
-        credits_to_winners(&mut solution.credit);
-        solution.credits_computed = false;
+        if solution.credits_computed {
+            solution.keep_winners_only();
+        }
     }
     solution
-}
-
-/// Credits read as winners in place: every finite credit becomes 0, ⊤ stays. On all cores
-/// (rayon's pool), writing only what changes: one pass over 2.2 million credits on one
-/// thread took 2.5–3.2 ms of BRP's 13–14 ms race on the H200 host (session 53), as long as
-/// the device's lifting.
-fn credits_to_winners(credits: &mut [u64]) {
-    use rayon::prelude::*;
-    let to_winner = |chunk: &mut [u64]| {
-        for credit in chunk {
-            if *credit != TOP && *credit != 0 {
-                *credit = 0;
-            }
-        }
-    };
-    if credits.len() < super::threads::PARALLEL_FROM_ITEMS {
-        to_winner(credits);
-    } else {
-        credits.par_chunks_mut(1 << 16).for_each(to_winner);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn credits_read_as_winners_on_every_path() {
-        for n in [0, 7, super::super::threads::PARALLEL_FROM_ITEMS + 12_345] {
-            let credits: Vec<u64> = (0..n as u64)
-                .map(|i| match i % 5 {
-                    0 => TOP,
-                    1 => 0,
-                    _ => i * 7919 % 100_003,
-                })
-                .collect();
-            let mut winners = credits.clone();
-            credits_to_winners(&mut winners);
-            for (credit, winner) in credits.iter().zip(&winners) {
-                let expected = if *credit == TOP { TOP } else { 0 };
-                assert_eq!(*winner, expected, "credit {credit}");
-            }
-        }
-    }
 }

@@ -365,6 +365,8 @@ mod race_devices {
         pub behaviour: Behaviour,
         pub calls: AtomicUsize,
         pub saw_cancel: AtomicBool,
+        /// Calls that asked for winners only (as the race does).
+        pub winners_only: AtomicUsize,
     }
 
     impl Device {
@@ -373,6 +375,7 @@ mod race_devices {
                 behaviour,
                 calls: AtomicUsize::new(0),
                 saw_cancel: AtomicBool::new(false),
+                winners_only: AtomicUsize::new(0),
             }))
         }
     }
@@ -381,10 +384,13 @@ mod race_devices {
         fn solve(
             &self,
             arena: &Arena,
-            _options: &GpuOptions,
+            options: &GpuOptions,
             control: &Control,
         ) -> Result<Solution, SolveError> {
             self.calls.fetch_add(1, Ordering::SeqCst);
+            if options.winners_only {
+                self.winners_only.fetch_add(1, Ordering::SeqCst);
+            }
             match &self.behaviour {
                 Behaviour::Instant(solution) => {
                     let mut solution = solution.lock().unwrap().take().expect("one call");
@@ -446,6 +452,12 @@ fn auto_races_the_device_on_large_parity_games_and_answers_right_whoever_wins() 
         let large = game.arena.vertex_count() >= RACE_FROM_VERTICES;
         assert_eq!(
             device.calls.load(Ordering::SeqCst),
+            usize::from(large),
+            "{name}"
+        );
+        // The race asks the device for winners only (read on its own threads).
+        assert_eq!(
+            device.winners_only.load(Ordering::SeqCst),
             usize::from(large),
             "{name}"
         );

@@ -11,7 +11,7 @@
 
 use egsolve_core::arena::{Arena, EdgeList, Player};
 use egsolve_core::check::{Claim, check};
-use egsolve_core::solve::{Backend, Control, SolveError, SolveOptions, solve, solve_with};
+use egsolve_core::solve::{Backend, Control, SolveError, SolveOptions, TOP, solve, solve_with};
 use egsolve_gpu::compile::{compile_cubin, nvrtc_version, sources};
 use egsolve_gpu::devices::{driver_ready, nvrtc_ready};
 use egsolve_gpu::{GpuOptions, list_devices};
@@ -199,6 +199,18 @@ fn gpu_backend_is_unavailable_without_a_gpu_and_auto_still_solves() {
                     strategy: &gpu.strategy,
                 };
                 assert!(check(&arena, claim).expect("checkable").passed());
+                // As `auto`'s race asks: the same strategies, the credits read as winners.
+                let winners_only = GpuOptions {
+                    winners_only: true,
+                    ..options
+                };
+                let won = egsolve_gpu::solve(&arena, &winners_only, &control).expect("solves");
+                assert!(!won.credits_computed && gpu.credits_computed);
+                assert_eq!(won.strategy, gpu.strategy);
+                let winners: Vec<u64> = (gpu.credit.iter())
+                    .map(|&c| if c == TOP { TOP } else { 0 })
+                    .collect();
+                assert_eq!(won.credit, winners);
             }
         }
     }

@@ -366,12 +366,14 @@ pub fn solve_scheduled(
     // Where player 1 wins nowhere there are no moves of theirs to classify, and the
     // strategy answers `Empty` without reading the record: the device's pass and its
     // downloads would be spent for nothing (BRP: 1.6 ms of a 13 ms solve on the H200 host).
-    let player1_wins = || match threads.parallel(values.len()) {
-        true => threads.install(|| values.par_iter().any(|&c| c == super::TOP)),
-        false => values.contains(&super::TOP),
-    };
-    let recorded = match (engine.searches(), topping.as_ref()) {
-        (Some(device), Some(topping)) if player1_wins() => {
+    let searches = engine.searches();
+    let player1_wins =
+        (searches.is_some() && topping.is_some()).then(|| match threads.parallel(values.len()) {
+            true => threads.install(|| values.par_iter().any(|&c| c == super::TOP)),
+            false => values.contains(&super::TOP),
+        });
+    let recorded = match (searches, topping.as_ref()) {
+        (Some(device), Some(topping)) if player1_wins == Some(true) => {
             device.recorded_moves(arena, topping, evaluated, &threads)?
         }
         _ => None,
@@ -404,6 +406,7 @@ pub fn solve_scheduled(
             ranks: (!ranks.ranks().is_empty()).then(|| ranks.ranks()),
             topping: topping.as_ref(),
             recorded: recorded.as_ref(),
+            player1_wins,
         },
         stats,
         &threads,
