@@ -118,7 +118,7 @@ pub enum UploadError {
 pub struct UploadPhases {
     /// First byte to the last, counted and decompressed (hashing and writing run beside it).
     pub receive: f64,
-    /// Waiting for the hash after the last byte.
+    /// The last byte to the hash's end (beside the writes' end and the parse).
     pub hash: f64,
     /// The last byte to the end of the writes (beside the parse of text).
     pub write: f64,
@@ -257,28 +257,35 @@ fn store_and_parse(
             receive: received.duration_since(start).as_secs_f64(),
             ..UploadPhases::default()
         };
-        let hash = spooled.hash.finish().hex();
-        phases.hash = received.elapsed().as_secs_f64();
-        let path = target.arenas_dir.join(&hash);
-        // Identical bytes stored before are durable already.
-        let known = path.exists();
         let parse = target.parse.filter(|p| spooled.total <= p.limit);
         let (source, parse_file) = match spooled.text {
             Some(text) => (ParseSource::Text(text), false),
             None => (ParseSource::File(tmp_path.clone()), parse.is_some()),
         };
-        let writer = spooled.writer;
+        let (writer, hasher, arenas_dir) = (spooled.writer, spooled.hash, &target.arenas_dir);
+        // The hash's tail, the writes' tail and the parse run side by side: the parse needs
+        // the file written, not its name (on the 2-core build VM the hash ended 50 ms after
+        // the last byte, and the parse waited for it).
         let (stored, parsed) = std::thread::scope(|scope| {
             let (written_tx, written_rx) = std::sync::mpsc::channel::<()>();
-            let storing = scope.spawn(move || -> std::io::Result<(f64, f64)> {
+            let hashing = scope.spawn(move || {
+                let hash = hasher.finish().hex();
+                // Identical bytes stored before are durable already.
+                let known = arenas_dir.join(&hash).exists();
+                (hash, known, received.elapsed().as_secs_f64())
+            });
+            let storing = scope.spawn(move || -> std::io::Result<_> {
                 let file = writer.finish().finish()?;
                 let write = received.elapsed().as_secs_f64();
                 let _ = written_tx.send(());
+                let hashed = hashing.join();
                 let sync_start = Instant::now();
-                if !known {
+                if let Ok((_, false, _)) = hashed {
                     file.sync_all()?;
                 }
-                Ok((write, sync_start.elapsed().as_secs_f64()))
+                let hashed =
+                    hashed.map_err(|_| std::io::Error::other("the hashing thread panicked"))?;
+                Ok((hashed, write, sync_start.elapsed().as_secs_f64()))
             });
             // Text is parsed from memory at once; a file (egb) once it is written.
             let ready = !parse_file || written_rx.recv().is_ok();
@@ -287,8 +294,10 @@ fn store_and_parse(
                 .map(|p| preparse::parse(&source, &p));
             (storing.join(), parsed)
         });
-        let (write, fsync) =
+        let ((hash, known, hash_seconds), write, fsync) =
             stored.map_err(|_| std::io::Error::other("the storing thread panicked"))??;
+        let path = target.arenas_dir.join(&hash);
+        phases.hash = hash_seconds;
         phases.write = write;
         phases.fsync = fsync;
         let parsed = match parsed {
