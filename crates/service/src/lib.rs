@@ -63,6 +63,7 @@ mod error;
 mod events;
 mod export;
 mod idempotency;
+mod idle_release;
 mod import;
 mod job;
 mod leftovers;

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use super::ServeConfig;
 use super::admission;
 use super::events::JobEvents;
+use super::idle_release;
 use super::job::{BackendChoice, Failure, JobRecord};
 use super::metrics::{Metrics, StorageStage};
 use super::preparse::{PreparsedGame, malformed, read_options};
@@ -147,6 +148,7 @@ pub fn spawn_worker(
         .spawn(move || {
             while let Ok(assignment) = rx.recv() {
                 JOBS_RUNNING.fetch_add(1, Ordering::SeqCst);
+                idle_release::job_started();
                 let (id, attempt) = (assignment.job.id, assignment.attempt);
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     let slot = Slot {
@@ -169,8 +171,9 @@ pub fn spawn_worker(
                 context.events.publish(id);
                 notify(WorkerEvent::Finished(id));
                 if JOBS_RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
-                    // The last job done: what the solves freed goes back to the kernel.
-                    egsolve_alloc::release_free_memory();
+                    // The last job done: what the solves freed goes back to the kernel
+                    // unless another job comes soon ([`idle_release`]).
+                    idle_release::all_jobs_ended();
                 }
             }
         })
