@@ -1,5 +1,6 @@
-//! The service hands a solve's memory back to the kernel once its last running job ends
-//! (`egsolve_alloc::release_free_memory`, called by the workers): the real binary —
+//! The service hands a solve's memory back to the kernel once its workers have had no job
+//! for a while (`egsolve_alloc::release_free_memory`, by the service's `idle_release`, 2 s
+//! by default): the real binary —
 //! jemalloc, which otherwise keeps freed blocks for the next solve — solves a game of 500,000
 //! vertices, and its resident memory then falls back near where it was before the job,
 //! far below its peak. Linux only (`/proc/<pid>/status`).
@@ -57,7 +58,7 @@ async fn memory_goes_back_to_the_kernel_when_no_job_runs() {
             _ => assert!(Instant::now() < deadline, "the job did not finish: {job}"),
         }
     }
-    // The worker releases the memory right after it records the job's end.
+    // The memory goes back once the workers have been idle for 2 s.
     let (mut after, mut peak) = resident_kb(pid);
     let released = Instant::now() + Duration::from_secs(10);
     while after - before.min(after) > (peak - before) / 3 && Instant::now() < released {

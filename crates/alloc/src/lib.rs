@@ -19,8 +19,8 @@
 //! faulted 8,000 pages a run and ran no faster than glibc.
 //!
 //! So freed memory stays with the process while it works, and goes back to the kernel when
-//! the service has no job running ([`release_free_memory`], called by its workers); a
-//! command-line solve ends with the process. Operators override [`CONF`] with the
+//! the service has had no job running for a while ([`release_free_memory`], called by the
+//! service's `idle_release`); a command-line solve ends with the process. Operators override [`CONF`] with the
 //! `_RJEM_MALLOC_CONF` environment variable (the crate's prefixed `MALLOC_CONF`), e.g.
 //! `dirty_decay_ms:10000` for jemalloc's own decay.
 

@@ -17,8 +17,8 @@
 //!
 //! **The lifts' record** (why each vertex reached ⊤, `strategy::topping`) stays on the
 //! device. A solve that reaches the fixpoint in its first phase (no evaluations) has the
-//! device classify it for player 1's certified moves ([`EngineSearches::recorded_moves`]):
-//! only the moves and the roots come back. Otherwise it is copied back at the fixpoint where
+//! device classify it for player 1's certified moves ([`EngineSearches::recorded_moves`],
+//! asked only where player 1 wins somewhere): only the moves and the roots come back. Otherwise it is copied back at the fixpoint where
 //! lifting topped at least one vertex in [`RECORD_FROM_TOP_SHARE`].
 //!
 //! **Phase lengths** come from the driver's measured schedule ([`accel::Schedule`]): each
@@ -111,7 +111,8 @@ pub struct GpuLift {
     /// Vertices the phases of that record's solve lifted to ⊤.
     lifted_tops: usize,
     /// The record of a solve that reached the fixpoint in its first phase, left on the
-    /// device for [`EngineSearches::recorded_moves`].
+    /// device for [`EngineSearches::recorded_moves`] (which may never be asked: an engine
+    /// serves one solve).
     record_on_device: bool,
 }
 

@@ -1,6 +1,6 @@
 //! The solves' freed memory goes back to the kernel once this process's workers have had
-//! no job for [`RELEASE_AFTER_IDLE`] (`egsolve_alloc::release_free_memory`), not the moment
-//! each job ends.
+//! no job for a while (`egsolve_alloc::release_free_memory`, [`RELEASE_AFTER_IDLE`] unless
+//! `EGSOLVE_RELEASE_IDLE_MS` says otherwise), not the moment each job ends.
 //!
 //! Why: the allocator keeps freed blocks so that the next solve reuses pages already
 //! mapped (see `egsolve_alloc`). Handing them back after every job made each job of a
@@ -10,124 +10,154 @@
 //! 15.89; SWP (0.2 M vertices) 3.28 → 3.69. A server that stays idle still gets its
 //! memory back, a moment later.
 //!
-//! `EGSOLVE_RELEASE_IDLE_MS` sets the wait in milliseconds (0: at once, as before).
+//! The running jobs are counted under the same lock as the idle time, and the memory is
+//! handed back under it, so nothing is released while a job runs (a job that starts
+//! meanwhile waits for the release to end). `EGSOLVE_RELEASE_IDLE_MS=0` releases when the
+//! last running job ends, as before.
 
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 /// How long the workers stay idle before the freed memory is handed back, by default.
 pub(crate) const RELEASE_AFTER_IDLE: Duration = Duration::from_secs(2);
 
 /// The wait in force: `EGSOLVE_RELEASE_IDLE_MS` (read once per process), else
-/// [`RELEASE_AFTER_IDLE`].
+/// [`RELEASE_AFTER_IDLE`] (also, with a warning, for a value that is not a number of
+/// milliseconds).
 pub(crate) fn release_after_idle() -> Duration {
     static WAIT: OnceLock<Duration> = OnceLock::new();
-    *WAIT.get_or_init(|| {
-        std::env::var("EGSOLVE_RELEASE_IDLE_MS")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .map_or(RELEASE_AFTER_IDLE, Duration::from_millis)
+    *WAIT.get_or_init(|| match std::env::var("EGSOLVE_RELEASE_IDLE_MS") {
+        Err(_) => RELEASE_AFTER_IDLE,
+        Ok(v) => v
+            .trim()
+            .parse()
+            .map(Duration::from_millis)
+            .unwrap_or_else(|_| {
+                tracing::warn!(
+                    "EGSOLVE_RELEASE_IDLE_MS={v:?} is not a number of milliseconds; \
+                 using {RELEASE_AFTER_IDLE:?}"
+                );
+                RELEASE_AFTER_IDLE
+            }),
     })
 }
 
-/// The process's releaser, started at the first idle spell (`None`: no thread could be
-/// started, so memory is released at once).
-static PROCESS: OnceLock<Option<Arc<Releaser>>> = OnceLock::new();
+/// The process's releaser, started with the first job.
+static PROCESS: OnceLock<Arc<Releaser>> = OnceLock::new();
 
-/// A job started: nothing is released while it runs.
+fn process() -> &'static Releaser {
+    PROCESS
+        .get_or_init(|| Releaser::start(release_after_idle(), egsolve_alloc::release_free_memory))
+}
+
+/// A worker starts a job: nothing is released until every running job has ended.
 pub(crate) fn job_started() {
-    if let Some(Some(releaser)) = PROCESS.get() {
-        releaser.job_started();
-    }
+    process().job_started();
 }
 
-/// The last running job ended: the freed memory goes back after
-/// [`release_after_idle`] unless a job starts meanwhile.
-pub(crate) fn all_jobs_ended() {
-    let wait = release_after_idle();
-    let releaser = (!wait.is_zero())
-        .then(|| PROCESS.get_or_init(|| Releaser::start(wait, egsolve_alloc::release_free_memory)))
-        .and_then(Option::as_ref);
-    match releaser {
-        Some(releaser) => releaser.all_jobs_ended(),
-        None => egsolve_alloc::release_free_memory(),
-    }
+/// A worker's job ended: after the last running one, the freed memory goes back once the
+/// workers have stayed idle for the wait.
+pub(crate) fn job_ended() {
+    process().job_ended();
 }
 
-/// Hands freed memory back (`release`) after `wait` without a job, on a thread of its own.
+/// Hands freed memory back (`release`) after `wait` without a running job.
 struct Releaser {
-    /// When the workers last became idle; `None` while a job runs, or once released.
-    idle_since: Mutex<Option<Instant>>,
+    state: Mutex<Idle>,
     wake: Condvar,
     wait: Duration,
     release: fn(),
+    /// No thread waits (a zero wait, or none could be started): released when the last
+    /// running job ends.
+    at_once: bool,
+}
+
+/// What the releasing thread looks at.
+#[derive(Default)]
+struct Idle {
+    running: usize,
+    /// When the last running job ended; `None` while one runs, or once released.
+    since: Option<Instant>,
 }
 
 impl Releaser {
-    /// The releaser and its thread, or `None` if no thread can be started.
-    fn start(wait: Duration, release: fn()) -> Option<Arc<Releaser>> {
-        let releaser = Arc::new(Releaser {
-            idle_since: Mutex::new(None),
-            wake: Condvar::new(),
-            wait,
-            release,
-        });
-        let runs = releaser.clone();
+    /// The releaser and, for a wait above zero, its thread.
+    fn start(wait: Duration, release: fn()) -> Arc<Releaser> {
+        let make = |at_once| {
+            Arc::new(Releaser {
+                state: Mutex::new(Idle::default()),
+                wake: Condvar::new(),
+                wait,
+                release,
+                at_once,
+            })
+        };
+        if wait.is_zero() {
+            return make(true);
+        }
+        let shared = make(false);
+        let runs = shared.clone();
         let spawned = std::thread::Builder::new()
             .name("egsolve-release".into())
             .spawn(move || runs.run());
         match spawned {
-            Ok(_) => Some(releaser),
+            Ok(_) => shared,
             Err(e) => {
                 tracing::warn!("no thread to hand freed memory back later ({e}); at once instead");
-                None
+                make(true)
             }
         }
     }
 
+    fn lock(&self) -> MutexGuard<'_, Idle> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn job_started(&self) {
-        *self.lock() = None;
+        let mut idle = self.lock();
+        idle.running += 1;
+        idle.since = None;
     }
 
-    fn all_jobs_ended(&self) {
-        *self.lock() = Some(Instant::now());
-        self.wake.notify_one();
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
-        self.idle_since
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn job_ended(&self) {
+        let mut idle = self.lock();
+        idle.running = idle.running.saturating_sub(1);
+        if idle.running > 0 {
+            return;
+        }
+        if self.at_once {
+            (self.release)();
+        } else {
+            idle.since = Some(Instant::now());
+            self.wake.notify_one();
+        }
     }
 
     /// The thread: waits for an idle spell of `wait`, releases, and again, for ever.
     fn run(&self) {
-        let mut idle_since = self.lock();
+        let mut idle = self.lock();
         loop {
-            let Some(since) = *idle_since else {
-                idle_since = self
-                    .wake
-                    .wait(idle_since)
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                continue;
+            let due = match idle.since {
+                Some(since) if idle.running == 0 => since + self.wait,
+                _ => {
+                    idle = self.wake.wait(idle).unwrap_or_else(PoisonError::into_inner);
+                    continue;
+                }
             };
-            let left = (since + self.wait).saturating_duration_since(Instant::now());
+            let left = due.saturating_duration_since(Instant::now());
             if !left.is_zero() {
-                idle_since = self
-                    .wake
-                    .wait_timeout(idle_since, left)
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                idle = (self.wake.wait_timeout(idle, left))
+                    .unwrap_or_else(PoisonError::into_inner)
                     .0;
                 continue;
             }
-            *idle_since = None;
-            drop(idle_since);
+            idle.since = None;
+            // Under the lock: a job that starts meanwhile waits for the release to end.
             (self.release)();
             tracing::debug!(
                 "freed memory handed back after {:?} without a job",
                 self.wait
             );
-            idle_since = self.lock();
         }
     }
 }
@@ -143,52 +173,51 @@ mod tests {
         RELEASED.fetch_add(1, Ordering::SeqCst);
     }
 
-    fn released_within(limit: Duration, count: usize) -> bool {
-        let until = Instant::now() + limit;
-        while Instant::now() < until {
-            if RELEASED.load(Ordering::SeqCst) >= count {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        RELEASED.load(Ordering::SeqCst) >= count
+    fn released() -> usize {
+        RELEASED.load(Ordering::SeqCst)
     }
 
-    /// Released once after an idle spell of the wait; not while jobs follow one another
-    /// closer than that; again after the next idle spell.
+    fn released_within(limit: Duration, count: usize) -> bool {
+        let until = Instant::now() + limit;
+        while released() < count && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        released() >= count
+    }
+
+    /// Nothing is released while jobs follow one another closer than the wait, nor while
+    /// any job runs (two workers, one ending while the other runs); once after an idle
+    /// spell of at least the wait; again after the next spell.
     #[test]
     fn memory_goes_back_after_an_idle_spell_only() {
-        let wait = Duration::from_millis(300);
-        let releaser = Releaser::start(wait, count_release).expect("a thread");
-        // Jobs one after another, 100 ms apart, for a second: never idle for the wait.
+        let wait = Duration::from_millis(600);
+        let releaser = Releaser::start(wait, count_release);
+        assert!(!releaser.at_once);
         for _ in 0..10 {
             releaser.job_started();
-            std::thread::sleep(Duration::from_millis(20));
-            releaser.all_jobs_ended();
-            std::thread::sleep(Duration::from_millis(80));
+            std::thread::sleep(Duration::from_millis(10));
+            releaser.job_ended();
+            std::thread::sleep(Duration::from_millis(30));
         }
+        // Two workers: the first one's job ends while the second one's runs.
         releaser.job_started();
-        assert_eq!(RELEASED.load(Ordering::SeqCst), 0, "released between jobs");
-        std::thread::sleep(Duration::from_millis(500));
-        assert_eq!(
-            RELEASED.load(Ordering::SeqCst),
-            0,
-            "released while a job ran"
-        );
-        releaser.all_jobs_ended();
+        releaser.job_started();
+        releaser.job_ended();
+        std::thread::sleep(wait + Duration::from_millis(300));
+        assert_eq!(released(), 0, "released between jobs or while one ran");
         let idle = Instant::now();
-        assert!(released_within(Duration::from_secs(5), 1), "never released");
-        assert!(idle.elapsed() >= wait, "released before the wait");
-        std::thread::sleep(Duration::from_millis(400));
-        assert_eq!(
-            RELEASED.load(Ordering::SeqCst),
-            1,
-            "released once per idle spell"
-        );
-        releaser.job_started();
-        releaser.all_jobs_ended();
+        releaser.job_ended();
         assert!(
-            released_within(Duration::from_secs(5), 2),
+            released_within(Duration::from_secs(10), 1),
+            "never released"
+        );
+        assert!(idle.elapsed() >= wait, "released before the wait");
+        std::thread::sleep(wait + Duration::from_millis(300));
+        assert_eq!(released(), 1, "released once per idle spell");
+        releaser.job_started();
+        releaser.job_ended();
+        assert!(
+            released_within(Duration::from_secs(10), 2),
             "not after the next spell"
         );
     }

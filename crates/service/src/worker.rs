@@ -124,10 +124,6 @@ pub fn share_of_cores(configured: usize, cores: usize, running: usize) -> usize 
     }
 }
 
-/// Jobs the workers of this process are running ([`crate::allocator`] keeps freed memory
-/// while any runs).
-static JOBS_RUNNING: AtomicUsize = AtomicUsize::new(0);
-
 /// Starts the thread serving `kind`; returns the channel feeding it. `finished` is called
 /// with each job's id once its assignment is over (the scheduler frees the slot).
 pub fn spawn_worker(
@@ -147,7 +143,7 @@ pub fn spawn_worker(
         .name(name)
         .spawn(move || {
             while let Ok(assignment) = rx.recv() {
-                JOBS_RUNNING.fetch_add(1, Ordering::SeqCst);
+                // Freed memory is kept while any job runs, and a while after ([`idle_release`]).
                 idle_release::job_started();
                 let (id, attempt) = (assignment.job.id, assignment.attempt);
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -170,11 +166,7 @@ pub fn spawn_worker(
                 }
                 context.events.publish(id);
                 notify(WorkerEvent::Finished(id));
-                if JOBS_RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
-                    // The last job done: what the solves freed goes back to the kernel
-                    // unless another job comes soon ([`idle_release`]).
-                    idle_release::all_jobs_ended();
-                }
+                idle_release::job_ended();
             }
         })
         .expect("spawning a worker thread");

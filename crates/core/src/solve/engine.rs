@@ -175,7 +175,9 @@ pub trait EngineSearches {
     /// lifts' record are (the device): `strategy::RecordedMoves`, vertex for vertex as the
     /// host classifies `topping`, for a solve that never `evaluated`. `None` leaves them to
     /// the host, which reads `topping`: an engine that deferred copying its record into
-    /// `topping` copies it before answering `None`.
+    /// `topping` copies it before answering `None`. The driver asks only where player 1 wins
+    /// somewhere (some value is ⊤; elsewhere the record is not read): an engine must not
+    /// count on being asked.
     fn recorded_moves(
         &mut self,
         _arena: &Arena,

@@ -63,7 +63,9 @@ pub struct Seed<'a> {
     pub recorded: Option<&'a RecordedMoves>,
     /// Whether player 1 wins somewhere (some credit is ⊤), where the caller has looked
     /// already: [`certified_strategy`] then skips its own pass over the credits (on BRP's
-    /// 2.2 million, half a millisecond of a 13 ms solve on the H200 host).
+    /// 2.2 million, half a millisecond of a 13 ms solve on the H200 host). It must be the
+    /// truth about the credits passed with it: a wrong `Some(false)` would leave player 1
+    /// without moves on `W1` (checked in debug builds only).
     pub player1_wins: Option<bool>,
 }
 
