@@ -284,6 +284,9 @@ fn auto_on_several_threads_solves_large_games_like_the_reference_and_certifies()
 struct ChoosingEngine {
     chosen: Vec<u32>,
     answered: u64,
+    /// The driver's requests for player 1's recorded moves (answered with none, so the
+    /// host classifies its record).
+    record_asked: u64,
 }
 
 impl LiftEngine for ChoosingEngine {
@@ -330,6 +333,17 @@ impl EngineSearches for ChoosingEngine {
     fn player1_edges(&mut self) -> Result<Option<Vec<u32>>, SolveError> {
         self.answered += 1;
         Ok(Some(self.chosen.clone()))
+    }
+
+    fn recorded_moves(
+        &mut self,
+        _arena: &Arena,
+        _topping: &egsolve_core::solve::strategy::topping::Topping,
+        _evaluated: bool,
+        _threads: &Threads,
+    ) -> Result<Option<egsolve_core::solve::strategy::RecordedMoves>, SolveError> {
+        self.record_asked += 1;
+        Ok(None)
     }
 }
 
@@ -380,44 +394,6 @@ fn player_1s_strategy_from_the_engine_gives_the_hosts_solution() {
     }
 }
 
-/// An engine that lifts as the host does and counts the drivers' requests for player 1's
-/// recorded moves (answering none, so the host classifies its record).
-#[derive(Default)]
-struct RecordAskedEngine {
-    asked: u64,
-}
-
-impl LiftEngine for RecordAskedEngine {
-    fn name(&self) -> &'static str {
-        "record-asked"
-    }
-
-    fn records_topping(&self) -> bool {
-        egsolve_core::solve::engine::WorklistEngine.records_topping()
-    }
-
-    fn lift(&mut self, call: LiftCall<'_>, values: &mut Vec<u64>) -> Result<LiftRun, SolveError> {
-        egsolve_core::solve::engine::WorklistEngine.lift(call, values)
-    }
-
-    fn searches(&mut self) -> Option<&mut dyn EngineSearches> {
-        Some(self)
-    }
-}
-
-impl EngineSearches for RecordAskedEngine {
-    fn recorded_moves(
-        &mut self,
-        _arena: &Arena,
-        _topping: &egsolve_core::solve::strategy::topping::Topping,
-        _evaluated: bool,
-        _threads: &Threads,
-    ) -> Result<Option<egsolve_core::solve::strategy::RecordedMoves>, SolveError> {
-        self.asked += 1;
-        Ok(None)
-    }
-}
-
 /// The engine is asked for player 1's recorded moves only where player 1 wins somewhere
 /// (elsewhere there are none to classify), once per solve, and the answer is the host's
 /// either way; fixed seeds and a fresh one.
@@ -431,7 +407,7 @@ fn recorded_moves_are_asked_for_only_where_player_1_wins() {
             // Weights leaning positive leave W1 empty in many games.
             let low = rng.random_range(-6..=0);
             let arena = random_game(&mut rng, n, 3, low..=6);
-            let mut engine = RecordAskedEngine::default();
+            let mut engine = ChoosingEngine::default();
             let (got, _) = accel::solve_with_budget(&arena, &mut engine, 1000, &Control::new())
                 .expect("solves");
             let (host, _) = accel::solve_with_budget(
@@ -447,8 +423,11 @@ fn recorded_moves_are_asked_for_only_where_player_1_wins() {
                 "seed {seed} game {i}"
             );
             let player1_wins = got.credit.contains(&TOP);
-            assert_eq!(engine.asked, player1_wins as u64, "seed {seed} game {i}");
-            asked += engine.asked;
+            assert_eq!(
+                engine.record_asked, player1_wins as u64,
+                "seed {seed} game {i}"
+            );
+            asked += engine.record_asked;
             w1_empty += (!player1_wins) as u64;
         }
         assert!(
