@@ -118,7 +118,7 @@ pub enum UploadError {
 pub struct UploadPhases {
     /// First byte to the last, counted and decompressed (hashing and writing run beside it).
     pub receive: f64,
-    /// The last byte to the hash's end (beside the writes' end and the parse).
+    /// The last byte to the hash's end (known once the writes have ended; beside the parse).
     pub hash: f64,
     /// The last byte to the end of the writes (beside the parse of text).
     pub write: f64,
@@ -263,29 +263,28 @@ fn store_and_parse(
             None => (ParseSource::File(tmp_path.clone()), parse.is_some()),
         };
         let (writer, hasher, arenas_dir) = (spooled.writer, spooled.hash, &target.arenas_dir);
-        // The hash's tail, the writes' tail and the parse run side by side: the parse needs
-        // the file written, not its name (on the 2-core build VM the hash ended 50 ms after
-        // the last byte, and the parse waited for it).
+        // The writes' and the hash's tails run on their own threads beside the parse: the
+        // parse needs the file written, not its name (on the 2-core build VM the hash ended
+        // 50 ms after the last byte, and the parse used to wait for it).
         let (stored, parsed) = std::thread::scope(|scope| {
             let (written_tx, written_rx) = std::sync::mpsc::channel::<()>();
-            let hashing = scope.spawn(move || {
-                let hash = hasher.finish().hex();
-                // Identical bytes stored before are durable already.
-                let known = arenas_dir.join(&hash).exists();
-                (hash, known, received.elapsed().as_secs_f64())
-            });
             let storing = scope.spawn(move || -> std::io::Result<_> {
                 let file = writer.finish().finish()?;
                 let write = received.elapsed().as_secs_f64();
                 let _ = written_tx.send(());
-                let hashed = hashing.join();
+                let hash = hasher.finish().hex();
+                let hash_seconds = received.elapsed().as_secs_f64();
+                // Identical bytes stored before are durable already.
+                let known = arenas_dir.join(&hash).exists();
                 let sync_start = Instant::now();
-                if let Ok((_, false, _)) = hashed {
+                if !known {
                     file.sync_all()?;
                 }
-                let hashed =
-                    hashed.map_err(|_| std::io::Error::other("the hashing thread panicked"))?;
-                Ok((hashed, write, sync_start.elapsed().as_secs_f64()))
+                Ok((
+                    (hash, known, hash_seconds),
+                    write,
+                    sync_start.elapsed().as_secs_f64(),
+                ))
             });
             // Text is parsed from memory at once; a file (egb) once it is written.
             let ready = !parse_file || written_rx.recv().is_ok();
