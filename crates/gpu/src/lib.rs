@@ -32,9 +32,12 @@ pub mod devices;
 pub mod engine;
 pub mod error;
 pub mod evaluation;
+mod host_pool;
 pub mod layout;
 pub mod lift;
 pub mod parity;
+mod process_counters;
+pub use host_pool::{host_pool, host_pool_for, host_threads, race_host_pool, race_host_threads};
 pub mod staging;
 pub mod transfer;
 
@@ -100,10 +103,11 @@ pub fn solve(
     control: &Control,
 ) -> Result<Solution, SolveError> {
     let start = Instant::now();
-    // One pool for the whole solve (the process's, `host_pool`): the bound where the device
+    let counters = tracing::enabled!(tracing::Level::DEBUG).then(process_counters::Counters::now);
+    // One pool for the whole solve (the process's, `host_pool_for`): the bound where the device
     // cannot sum it (the driver takes it from the engine), the upload's host side, and the
     // driver and strategies (`GpuLift::started_threads`).
-    let threads = host_pool();
+    let threads = host_pool_for(options);
     let bound = host_bound(arena, options, &threads)?;
     tracing::debug!(seconds = start.elapsed().as_secs_f64(), "gpu: bound");
     let mut engine = threads.install(|| GpuEngine::upload(arena, bound, options))?;
@@ -123,8 +127,12 @@ pub fn solve(
     };
     if !options.plain {
         let (mut solution, accel, lift) = lift::solve(arena, engine, options, control)?;
+        let counted = counters.map(|c| process_counters::Counters::now().since(c));
         tracing::debug!(
             seconds = start.elapsed().as_secs_f64(),
+            minor_faults = counted.map(|c| c.minor_faults),
+            involuntary_switches = counted.map(|c| c.involuntary_switches),
+            voluntary_switches = counted.map(|c| c.voluntary_switches),
             strategy0 = solution.stats.phases.strategy0,
             strategy1 = solution.stats.phases.strategy1,
             player1 = ?accel.player1,
@@ -201,8 +209,10 @@ pub fn warm_up(device: Option<usize>, large_input: bool, every_width: bool) {
                         prepare_every_width(&k);
                         // A server's first GPU job would otherwise start the host pool's
                         // threads itself: 1.35 ms of Hesselink's first job (its bound's
-                        // pass, 0.002 ms in the next jobs; H200 host, session 64).
+                        // pass, 0.002 ms in the next jobs; H200 host, session 64). Both
+                        // pools: a parity game's job races, an energy game's does not.
                         drop(host_pool());
+                        drop(race_host_pool());
                     }
                 }
             }
@@ -270,22 +280,6 @@ static WARMING_UP: AtomicUsize = AtomicUsize::new(0);
 /// or wait; seen on the H200 host when a CPU solve of 0.1 s ended first).
 pub fn warm_up_running() -> bool {
     WARMING_UP.load(Ordering::SeqCst) > 0
-}
-
-/// Host threads for the parts of a GPU solve that run on the CPU (strategies): every core,
-/// as the host side of an upload (renumbering, staging copies) uses.
-pub fn host_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
-}
-
-/// The pool of [`host_threads`] that GPU solves share for their host parts, started by the
-/// first: a warm process's solve does not wait for 16 threads to start (about 1 ms of a
-/// 12 ms solve on the H100 host). Unlike the CPU backends' solves, which get a pool each,
-/// concurrent GPU solves (one per device) share it: their host parts are short passes
-/// between device work, and rayon interleaves their tasks.
-pub fn host_pool() -> Threads {
-    static POOL: std::sync::OnceLock<Threads> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| Threads::new(host_threads())).clone()
 }
 
 /// Lifts `arena` on a GPU from `start` (input order, pointwise at most the least progress

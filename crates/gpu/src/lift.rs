@@ -186,7 +186,7 @@ impl LiftEngine for GpuLift {
     }
 
     fn threads(&self) -> usize {
-        super::host_threads()
+        super::host_pool_for(&self.options).count()
     }
 
     fn zeros(&self, _n: usize, _threads: &Threads) -> Vec<u64> {
@@ -194,7 +194,7 @@ impl LiftEngine for GpuLift {
     }
 
     fn started_threads(&self) -> Option<Threads> {
-        Some(super::host_pool())
+        Some(super::host_pool_for(&self.options))
     }
 
     fn phase_ratio(&self) -> f64 {
@@ -429,7 +429,8 @@ impl EngineSearches for GpuLift {
         let reach = self.engine.reaching(keeps, sources)?;
         self.count_search("reachability", start, reach.is_some());
         Ok(reach.map(|bytes| {
-            super::host_pool().install(|| mapped_in_parallel(bytes.len(), |v| bytes[v] != 0))
+            super::host_pool_for(&self.options)
+                .install(|| mapped_in_parallel(bytes.len(), |v| bytes[v] != 0))
         }))
     }
 

@@ -552,7 +552,10 @@ impl ParityRace<'_> {
             None => options.device = None,
         }
         if races && gpu.is_some() {
-            options.cpu.threads = options.cpu.threads.min(race_cpu_threads(cores));
+            options.cpu.threads = options
+                .cpu
+                .threads
+                .min(solve::race::cpu_side_threads(cores));
         }
         let start = Instant::now();
         let solved = solve::solve_game_detached(game, &options, control);
@@ -567,27 +570,9 @@ impl ParityRace<'_> {
     }
 }
 
-/// The CPU side of a race with a GPU takes at most a quarter of the cores (at least 2): on
-/// every core it slowed the GPU side it raced. Measured on the H200 host (16 cores, warm
-/// service, job solve, 5 runs; BENCHMARKS.md §7): BRP 13.5–14.4 ms with 4 threads against
-/// 348–397 ms with 16 (where the CPU side won four of five: the GPU side, 9.7–9.9 ms
-/// alone, had not answered), Hesselink 12.2–14.0 against 17.5–30.6 ms; the games the CPU
-/// side wins took as long either way (Hanoi 10: 7.6–14.3 against 7.3–12.4 ms, Lift 3:
-/// 24.9–25.7 against 23.7–29.4 ms).
-fn race_cpu_threads(cores: usize) -> usize {
-    (cores / 4).max(2)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_races_cpu_side_takes_a_quarter_of_the_cores_and_at_least_two() {
-        for (cores, threads) in [(1, 2), (4, 2), (8, 2), (16, 4), (64, 16)] {
-            assert_eq!(race_cpu_threads(cores), threads, "{cores} cores");
-        }
-    }
 
     #[test]
     fn concurrent_cpu_solves_share_the_cores() {

@@ -86,6 +86,11 @@ pub struct GpuOptions {
     /// from the strategies), as `auto`'s race asks. Never part of a job's options.
     #[serde(skip)]
     pub winners_only: bool,
+    /// The solve races a CPU side (`auto`'s race sets it): its host passes run on the
+    /// cores that side leaves (the GPU crate's race pool), so the two sides' threads do not
+    /// outnumber the cores. Never part of a job's options.
+    #[serde(skip)]
+    pub beside_race: bool,
 }
 
 /// How the device numbers the vertices.

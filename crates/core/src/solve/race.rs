@@ -57,6 +57,18 @@ pub const RACE_FROM_VERTICES: usize = 1 << 16;
 /// 95 % when they raced from 2^16.
 pub const FRESH_PROCESS_RACE_FROM: usize = 1 << 20;
 
+/// The threads of a race's CPU side on a machine of `cores` when it races a GPU: a quarter
+/// of the cores, at least 2. On every core it slowed the GPU side it raced. Measured on the
+/// H200 host (16 cores, warm service, job solve, 5 runs; BENCHMARKS.md §7): BRP 13.5–14.4 ms
+/// with 4 threads against 348–397 ms with 16 (where the CPU side won four of five: the GPU
+/// side, 9.7–9.9 ms alone, had not answered), Hesselink 12.2–14.0 against 17.5–30.6 ms; the
+/// games the CPU side wins took as long either way (Hanoi 10: 7.6–14.3 against 7.3–12.4
+/// ms, Lift 3: 24.9–25.7 against 23.7–29.4 ms). The GPU side's host threads take the rest
+/// (`egsolve_gpu::race_host_threads`).
+pub fn cpu_side_threads(cores: usize) -> usize {
+    (cores / 4).max(2)
+}
+
 /// How often the waiting thread looks at the caller's cancel flag.
 const FORWARD_CANCEL_EVERY: Duration = Duration::from_millis(2);
 
@@ -237,9 +249,11 @@ impl GpuRoute {
         match self {
             GpuRoute::Energy => {
                 // Winners read on the device route's own warm threads (rayon's pool here,
-                // woken for it, took 0.4–0.8 ms on the H200 host, 2–3.9 in one job of eight).
+                // woken for it, took 0.4–0.8 ms on the H200 host, 2–3.9 in one job of eight),
+                // and its host passes on the cores the CPU side leaves (`cpu_side_threads`).
                 let gpu = GpuOptions {
                     winners_only: true,
+                    beside_race: true,
                     ..options.gpu.clone()
                 };
                 device.solve(arena, &gpu, control)

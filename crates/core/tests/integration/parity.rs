@@ -367,6 +367,8 @@ mod race_devices {
         pub saw_cancel: AtomicBool,
         /// Calls that asked for winners only (as the race does).
         pub winners_only: AtomicUsize,
+        /// Calls that said they race a CPU side (host passes on the cores it leaves).
+        pub beside_race: AtomicUsize,
     }
 
     impl Device {
@@ -376,6 +378,7 @@ mod race_devices {
                 calls: AtomicUsize::new(0),
                 saw_cancel: AtomicBool::new(false),
                 winners_only: AtomicUsize::new(0),
+                beside_race: AtomicUsize::new(0),
             }))
         }
     }
@@ -390,6 +393,9 @@ mod race_devices {
             self.calls.fetch_add(1, Ordering::SeqCst);
             if options.winners_only {
                 self.winners_only.fetch_add(1, Ordering::SeqCst);
+            }
+            if options.beside_race {
+                self.beside_race.fetch_add(1, Ordering::SeqCst);
             }
             match &self.behaviour {
                 Behaviour::Instant(solution) => {
@@ -455,9 +461,15 @@ fn auto_races_the_device_on_large_parity_games_and_answers_right_whoever_wins() 
             usize::from(large),
             "{name}"
         );
-        // The race asks the device for winners only (read on its own threads).
+        // The race asks the device for winners only (read on its own threads), saying that
+        // it races (its host passes on the cores the CPU side leaves).
         assert_eq!(
             device.winners_only.load(Ordering::SeqCst),
+            usize::from(large),
+            "{name}"
+        );
+        assert_eq!(
+            device.beside_race.load(Ordering::SeqCst),
             usize::from(large),
             "{name}"
         );

@@ -204,3 +204,14 @@ fn the_race_runs_the_device_route_the_options_name() {
         );
     }
 }
+
+#[test]
+fn a_races_cpu_side_takes_a_quarter_of_the_cores_and_at_least_two() {
+    for (cores, threads) in [(1, 2), (4, 2), (8, 2), (16, 4), (64, 16)] {
+        assert_eq!(
+            egsolve_core::solve::race::cpu_side_threads(cores),
+            threads,
+            "{cores} cores"
+        );
+    }
+}

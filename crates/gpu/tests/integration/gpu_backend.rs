@@ -199,9 +199,11 @@ fn gpu_backend_is_unavailable_without_a_gpu_and_auto_still_solves() {
                     strategy: &gpu.strategy,
                 };
                 assert!(check(&arena, claim).expect("checkable").passed());
-                // As `auto`'s race asks: the same strategies, the credits read as winners.
+                // As `auto`'s race asks: the same strategies, the credits read as winners,
+                // the host passes on the race's smaller pool.
                 let winners_only = GpuOptions {
                     winners_only: true,
+                    beside_race: true,
                     ..options
                 };
                 let won = egsolve_gpu::solve(&arena, &winners_only, &control).expect("solves");
