@@ -21,6 +21,9 @@ for path in sys.argv[1:]:
 for (game, label), jobs in sorted(rows.items()):
     warm = [ms for run, ms, _ in jobs if run > 1]
     first = [ms for run, ms, _ in jobs if run == 1]
+    if not warm:
+        print(f"{game:10s} {label:8s} no warm jobs; first {first}")
+        continue
     goal = GOALS.get(game)
     met = f" <= {goal:g}: {sum(ms <= goal for ms in warm)}/{len(warm)}" if goal else ""
     where = sorted({w for *_, w in jobs})

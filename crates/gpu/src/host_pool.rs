@@ -1,7 +1,9 @@
 //! The threads of a GPU solve's host parts (the bound's sum, the upload's layout, the
 //! strategies, the winners): one pool per process of every core, and one of fewer threads
 //! for a solve that races a CPU side (`auto` on a parity game), so that the two sides'
-//! threads together do not outnumber the cores.
+//! threads together do not outnumber the cores: the service caps a race's CPU side at
+//! [`race::cpu_side_threads`]; the command line's CPU side keeps `--threads` (every core
+//! by default), and its GPU side still takes fewer.
 //!
 //! Why two. With one pool thread per core, a race's 4 CPU-side threads and the GPU side's 16
 //! stalled the GPU side's short host passes on the H200 host (16 cores; warm service,
@@ -54,8 +56,10 @@ fn race_threads_from(set: Option<&str>, cores: usize) -> usize {
 /// The pool of [`host_threads`] that GPU solves share for their host parts, started by the
 /// first: a warm process's solve does not wait for 16 threads to start (about 1 ms of a
 /// 12 ms solve on the H100 host). Unlike the CPU backends' solves, which get a pool each,
-/// concurrent GPU solves (one per device) share it: their host parts are short passes
-/// between device work, and rayon interleaves their tasks.
+/// concurrent GPU solves (one per device) that do not race share it: their host parts are
+/// short passes between device work, and rayon interleaves their tasks. (Solves on two
+/// devices, one racing, use both pools: the cores are then outnumbered, as two CPU slots'
+/// solves beside a GPU job outnumber them.)
 pub fn host_pool() -> Threads {
     static POOL: std::sync::OnceLock<Threads> = std::sync::OnceLock::new();
     POOL.get_or_init(|| Threads::new(host_threads())).clone()

@@ -161,7 +161,7 @@ pub fn solve(
         }
         return Ok(solution);
     }
-    let run = engine.lift_from(None, options, control)?;
+    let run = threads.install(|| engine.lift_from(None, options, control))?;
     let stats = SolveStats {
         backend: "gpu".into(),
         bound,

@@ -268,14 +268,13 @@ impl LiftEngine for GpuLift {
             0
         };
         let before = begin.elapsed().as_secs_f64();
-        let run = self.engine.lift_budgeted(
-            start,
-            reuse,
-            max_lifts,
-            max_seconds,
-            &self.options,
-            control,
-        )?;
+        // On the solve's pool: the upload's narrowing, the download's widening and any
+        // renumbering are parallel loops, which would run on rayon's global pool (every
+        // core, beside a race's CPU side) from this thread otherwise.
+        let (engine, options) = (&mut self.engine, &self.options);
+        let run = threads.install(|| {
+            engine.lift_budgeted(start, reuse, max_lifts, max_seconds, options, control)
+        })?;
         let engine_seconds = begin.elapsed().as_secs_f64() - before;
         *values = run.credit;
         // A solve without evaluations (the fixpoint in the first phase): the record stays

@@ -377,13 +377,16 @@ fn solve_on(
     let credits = run.record.options.credits;
     let arena = &game.game.arena;
     let parity = game.game.parity.as_ref().map(ParityInfo::view);
-    let cpu_solve = |backend: Backend| {
+    // `device`: whether the solve may reach a GPU (a parity algorithm that runs there); a
+    // job the GPU refused gets none, so that its CPU answer never races a GPU it holds no
+    // slot of.
+    let cpu_solve = |backend: Backend, device: bool| {
         let ticket = context
             .cpu_solves
             .start(context.config.cpu_threads, crate::config::cores());
         let mut options = SolveOptions {
             backend,
-            device: Some(egsolve_gpu::SOLVER),
+            device: device.then_some(egsolve_gpu::SOLVER),
             credits,
             ..SolveOptions::default()
         };
@@ -416,12 +419,12 @@ fn solve_on(
                 // answers instead of the job failing.
                 Err(SolveError::Unavailable { reason, .. }) => {
                     tracing::warn!(job = %run.job.id, "the GPU cannot solve this job ({reason}); solving on the CPU");
-                    (cpu_solve(Backend::Auto)?, None)
+                    (cpu_solve(Backend::Auto, false)?, None)
                 }
                 outcome => (outcome?, Some(i)),
             }
         }
-        Route::Cpu(backend) => (cpu_solve(backend)?, None),
+        Route::Cpu(backend) => (cpu_solve(backend, true)?, None),
     };
     let device = match gpu {
         Some(i) if solution.stats.backend == "gpu" => SlotKind::Gpu(i),

@@ -1,7 +1,7 @@
 //! `gpu_check race [--runs R] [--threads T,U] FILE...`: where a raced parity job's time
 //! goes, in one warm process (the service's case). For each parity game, each run solves
 //! it three ways: the GPU route alone (the race's GPU side: the energy reduction on the
-//! device, strategies on the host pool), the CPU parity portfolio alone on `T` threads, and
+//! device, strategies on the race's host pool), the CPU parity portfolio alone on `T` threads, and
 //! the race as the service runs it (`solve_game_detached`, the CPU side on `T` threads).
 //! Each line prints the wall time, which side answered, and how long the loser took to
 //! stop after the answer (the next run starts only then, so losers never overlap it).
@@ -14,7 +14,11 @@ use egsolve_core::solve::{self, Backend, Control, GpuOptions, Solution, SolveOpt
 
 /// Runs every variant `runs` times on each of `files`, the CPU sides on each of `threads`.
 pub fn race(files: &[PathBuf], runs: usize, threads: &[usize]) {
-    println!("gpu host threads: {}", egsolve_gpu::host_pool().count());
+    println!(
+        "gpu host threads: {} alone, {} beside a race",
+        egsolve_gpu::host_pool().count(),
+        egsolve_gpu::race_host_pool().count()
+    );
     for path in files {
         let Some((name, game)) = super::warm::read_game(path) else {
             continue;
@@ -48,7 +52,13 @@ pub fn race(files: &[PathBuf], runs: usize, threads: &[usize]) {
 
 fn gpu_alone(arena: &egsolve_core::arena::Arena) -> (f64, Result<Solution, solve::SolveError>) {
     let started = Instant::now();
-    let solution = egsolve_gpu::SOLVER.solve(arena, &GpuOptions::default(), &Control::new());
+    // As the race asks it (winners only, host passes on the race's pool).
+    let options = GpuOptions {
+        winners_only: true,
+        beside_race: true,
+        ..GpuOptions::default()
+    };
+    let solution = egsolve_gpu::SOLVER.solve(arena, &options, &Control::new());
     (started.elapsed().as_secs_f64(), solution)
 }
 

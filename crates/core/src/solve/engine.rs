@@ -107,7 +107,8 @@ pub trait LiftEngine {
     /// Name for statistics.
     fn name(&self) -> &'static str;
     /// Threads the solve may use on the host (evaluations, strategies, the engine's own
-    /// rounds): the sequential worklist one, the CPU engine its own, the GPU every core.
+    /// rounds): the sequential worklist one, the CPU engine its own, the GPU its host pool's
+    /// (every core, or fewer beside a race's CPU side).
     fn threads(&self) -> usize {
         1
     }

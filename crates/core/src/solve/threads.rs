@@ -1,7 +1,8 @@
 //! The threads one solve may use: a rayon pool built once per solve and shared by every
 //! phase that runs in parallel (lifting rounds, evaluations, strategies), so no phase pays
 //! for a pool of its own and concurrent CPU solves (the service's CPU slots) never share
-//! one. GPU solves share one per process for their host parts (`gpu::host_pool`).
+//! one. GPU solves share the GPU crate's for their host parts (`egsolve_gpu::host_pool_for`:
+//! one of every core, one of fewer beside a race).
 //!
 //! Parallel code asks [`Threads::parallel`] whether a piece of work is worth splitting: with
 //! one thread, or below [`PARALLEL_FROM_ITEMS`] items (a fork/join costs microseconds),

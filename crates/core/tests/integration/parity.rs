@@ -436,6 +436,8 @@ mod race_devices {
 fn race_options(device: &'static race_devices::Device) -> SolveOptions {
     SolveOptions {
         device: Some(device),
+        // The energy route whatever `EGSOLVE_RACE_GPU` says: the tests count its calls.
+        race_gpu_route: egsolve_core::solve::race::GpuRoute::Energy,
         ..SolveOptions::default()
     }
 }
