@@ -8,7 +8,8 @@
 # usage: session65-ab.sh LABEL=BUILD[,VAR=VALUE...] ...
 #   e.g. session65-ab.sh base=egsolve-v1 new=egsolve-v3        (two builds)
 #        session65-ab.sh release0=egsolve,EGSOLVE_RELEASE_IDLE_MS=0 release2000=egsolve
-# env: ROUNDS (3), RUNS (jobs per game and server, 7), GAMES (Hesselink BRP Onebit SWP)
+# env: ROUNDS (3), RUNS (jobs per game and server, 7), GAMES (Hesselink BRP Onebit SWP),
+#      LOG (the servers' EGSOLVE_LOG)
 set -u
 c="$(cd "$(dirname "$0")" && pwd)"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -29,7 +30,7 @@ G=${GAMES:-Hesselink_datasize=2_property1 BRP_datasize=2_counting Onebit_datasiz
 for round in $(seq ${ROUNDS:-3}); do
   for spec in "$@"; do
     label=${spec%%=*}; rest=${spec#*=}; build=${rest%%,*}; vars=${rest#"$build"}
-    env ${vars//,/ } EGSOLVE_BIN="./$build" EGSOLVE_LOG=info,egsolve_core::solve::race=debug,egsolve_gpu=debug \
+    env ${vars//,/ } EGSOLVE_BIN="./$build" EGSOLVE_LOG=${LOG:-info,egsolve_core::solve::race=debug,egsolve_gpu=debug} \
       SETTLE=3 GAMES="$G" RUNS=${RUNS:-7} RUN_OFFSET=$((round * 10)) ./service-race.sh "$label-r$round"
   done
 done > $OUT/jobs.txt

@@ -465,6 +465,12 @@ pub fn solve(
     control: &Control,
 ) -> Result<(egsolve_core::solve::Solution, accel::AccelStats, GpuLift), SolveError> {
     let mut lift = GpuLift::new(engine, options);
-    let (solution, stats) = accel::solve_with(arena, &mut lift, control)?;
+    // The whole driver on the solve's host pool: its engine's downloads copy out of the
+    // staging buffers in parallel loops, which from the race's GPU thread (outside every
+    // pool) ran on rayon's global pool, every core beside the race's CPU side and started
+    // by the first job. Measured on the H200 host (session 66, warm Hesselink jobs): the
+    // recorded moves' copy took 1.4–2.7 ms instead of 0.3 in 3 jobs of 32.
+    let pool = super::host_pool_for(options);
+    let (solution, stats) = pool.install(|| accel::solve_with(arena, &mut lift, control))?;
     Ok((solution, stats, lift))
 }

@@ -49,6 +49,7 @@ impl GpuEngine {
             return Ok(None);
         }
         let n = self.n as usize;
+        let start = std::time::Instant::now();
         let mut counts = self
             .stream
             .alloc_zeros::<u32>(3)
@@ -82,7 +83,9 @@ impl GpuEngine {
                 ..RecordedMoves::default()
             }));
         }
+        let classified = start.elapsed().as_secs_f64();
         let moves = download_staged(&self.device, &self.stream, &self.frontier0, n)?;
+        let downloaded = start.elapsed().as_secs_f64();
         let roots = if roots == 0 {
             Vec::new()
         } else {
@@ -90,6 +93,14 @@ impl GpuEngine {
                 .clone_dtoh(&self.frontier1.slice(..roots.min(n)))
                 .during("downloading the recorded moves' roots")?
         };
+        // Where a slow player 1's strategy spends its time (the classifying kernel and its
+        // counts, the moves' copy, the roots' copy): the host's pass is timed by the driver.
+        tracing::debug!(
+            classified,
+            moves = downloaded - classified,
+            roots = start.elapsed().as_secs_f64() - downloaded,
+            "gpu: recorded moves"
+        );
         Ok(Some(RecordedMoves {
             moves,
             roots,

@@ -379,6 +379,11 @@ pub fn solve_scheduled(
         _ => None,
     };
     let recorded_seconds = recorded_start.elapsed().as_secs_f64();
+    tracing::debug!(
+        seconds = recorded_seconds,
+        asked = recorded.is_some(),
+        "accel: recorded moves (the engine's part of player 1's strategy)"
+    );
     let stats = SolveStats {
         backend: "auto".into(),
         bound,
