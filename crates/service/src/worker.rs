@@ -377,9 +377,10 @@ fn solve_on(
     let credits = run.record.options.credits;
     let arena = &game.game.arena;
     let parity = game.game.parity.as_ref().map(ParityInfo::view);
-    // `device`: whether the solve may reach a GPU (a parity algorithm that runs there); a
-    // job the GPU refused gets none, so that its CPU answer never races a GPU it holds no
-    // slot of.
+    // `device`: whether the solve may reach a GPU: only a `parity` job's algorithm that runs
+    // there (`gpu-fixpoint`). Otherwise a CPU solve gets none: `auto` on a parity game would
+    // race a GPU it holds no slot of (a `gpu` job too large for every GPU, or one the GPU
+    // refused), and no other CPU backend uses one.
     let cpu_solve = |backend: Backend, device: bool| {
         let ticket = context
             .cpu_solves
@@ -424,7 +425,7 @@ fn solve_on(
                 outcome => (outcome?, Some(i)),
             }
         }
-        Route::Cpu(backend) => (cpu_solve(backend, true)?, None),
+        Route::Cpu(backend) => (cpu_solve(backend, backend == Backend::Parity)?, None),
     };
     let device = match gpu {
         Some(i) if solution.stats.backend == "gpu" => SlotKind::Gpu(i),
