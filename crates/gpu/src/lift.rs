@@ -268,13 +268,16 @@ impl LiftEngine for GpuLift {
             0
         };
         let before = begin.elapsed().as_secs_f64();
-        // On the solve's pool: the upload's narrowing, the download's widening and any
-        // renumbering are parallel loops, which would run on rayon's global pool (every
-        // core, beside a race's CPU side) from this thread otherwise.
-        let (engine, options) = (&mut self.engine, &self.options);
-        let run = threads.install(|| {
-            engine.lift_budgeted(start, reuse, max_lifts, max_seconds, options, control)
-        })?;
+        // Inside the driver, so on the solve's pool (its narrowing, widening and any
+        // renumbering are parallel loops).
+        let run = self.engine.lift_budgeted(
+            start,
+            reuse,
+            max_lifts,
+            max_seconds,
+            &self.options,
+            control,
+        )?;
         let engine_seconds = begin.elapsed().as_secs_f64() - before;
         *values = run.credit;
         // A solve without evaluations (the fixpoint in the first phase): the record stays
@@ -428,8 +431,8 @@ impl EngineSearches for GpuLift {
         let reach = self.engine.reaching(keeps, sources)?;
         self.count_search("reachability", start, reach.is_some());
         Ok(reach.map(|bytes| {
-            super::host_pool_for(&self.options)
-                .install(|| mapped_in_parallel(bytes.len(), |v| bytes[v] != 0))
+            // Inside the driver, so on the solve's pool.
+            mapped_in_parallel(bytes.len(), |v| bytes[v] != 0)
         }))
     }
 
@@ -465,12 +468,7 @@ pub fn solve(
     control: &Control,
 ) -> Result<(egsolve_core::solve::Solution, accel::AccelStats, GpuLift), SolveError> {
     let mut lift = GpuLift::new(engine, options);
-    // The whole driver on the solve's host pool: its engine's downloads copy out of the
-    // staging buffers in parallel loops, which from the race's GPU thread (outside every
-    // pool) ran on rayon's global pool, every core beside the race's CPU side and started
-    // by the first job. Measured on the H200 host (session 66, warm Hesselink jobs): the
-    // recorded moves' copy took 1.4–2.7 ms instead of 0.3 in 3 jobs of 32.
-    let pool = super::host_pool_for(options);
-    let (solution, stats) = pool.install(|| accel::solve_with(arena, &mut lift, control))?;
+    // The driver runs inside this engine's pool (`started_threads`), its downloads too.
+    let (solution, stats) = accel::solve_with(arena, &mut lift, control)?;
     Ok((solution, stats, lift))
 }

@@ -103,7 +103,7 @@ pub struct LiftCall<'a> {
 /// lifting, within `budget` or until no vertex can be lifted. It must keep `values <= f*`
 /// (any sequence of lifts does) and set `finished` only at the fixpoint. Errors other than
 /// interruptions (a device failing, say) end the solve with that error.
-pub trait LiftEngine {
+pub trait LiftEngine: Send {
     /// Name for statistics.
     fn name(&self) -> &'static str;
     /// Threads the solve may use on the host (evaluations, strategies, the engine's own

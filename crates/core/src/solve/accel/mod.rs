@@ -203,6 +203,13 @@ pub fn solve_with_budget(
 }
 
 /// The driver: lifting phases and evaluations as `schedule` says, then the strategies.
+///
+/// It runs inside the solve's pool, so every parallel loop in it, the engine's own
+/// included (a device's downloads copy out of their staging buffers in parallel), runs on
+/// the solve's threads and never on rayon's global pool: a race's GPU side called it from a
+/// thread outside every pool, and its recorded moves' copy, on the global pool beside the
+/// race's CPU side, took 1.4–6.7 ms instead of 0.3 in some warm Hesselink jobs (H200 host,
+/// session 66).
 pub fn solve_scheduled(
     arena: &Arena,
     engine: &mut dyn LiftEngine,
@@ -215,6 +222,19 @@ pub fn solve_scheduled(
         .unwrap_or_else(|| Threads::new(engine.threads()))
         .with_parallel_from(engine.parallel_from());
     tracing::debug!(seconds = start.elapsed().as_secs_f64(), "accel: threads");
+    threads.install(|| drive(arena, engine, schedule, control, &threads, start))
+}
+
+/// [`solve_scheduled`]'s work, on `threads`.
+fn drive(
+    arena: &Arena,
+    engine: &mut dyn LiftEngine,
+    schedule: Schedule,
+    control: &Control,
+    threads: &Threads,
+    start: Instant,
+) -> Result<(Solution, AccelStats), SolveError> {
+    let threads = threads.clone();
     let bound = match engine.known_bound() {
         Some(bound) => bound,
         None => energy::bound_on(arena, &threads)?,
