@@ -36,6 +36,7 @@ mod host_pool;
 pub mod layout;
 pub mod lift;
 pub mod parity;
+mod prefault;
 mod process_counters;
 pub use host_pool::{host_pool, host_pool_for, host_threads, race_host_pool, race_host_threads};
 pub mod staging;

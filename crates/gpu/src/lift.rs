@@ -37,6 +37,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::engine::GpuEngine;
+use crate::prefault::Prefaulted;
 use egsolve_core::arena::{Arena, Player, VertexId};
 use egsolve_core::solve::GpuOptions;
 use egsolve_core::solve::accel;
@@ -114,6 +115,9 @@ pub struct GpuLift {
     /// device for [`EngineSearches::recorded_moves`] (which may never be asked: an engine
     /// serves one solve).
     record_on_device: bool,
+    /// Room for those moves, mapped on a pool thread during the first phase
+    /// ([`crate::prefault`]).
+    moves_room: Option<Prefaulted<u32>>,
 }
 
 impl GpuLift {
@@ -134,6 +138,7 @@ impl GpuLift {
             topping_id: None,
             lifted_tops: 0,
             record_on_device: false,
+            moves_room: None,
         }
     }
 
@@ -267,6 +272,18 @@ impl LiftEngine for GpuLift {
         } else {
             0
         };
+        // A first phase that reaches the fixpoint leaves the record on the device, and the
+        // driver may ask for its moves, a word per vertex: their room (and player 0's
+        // strategy's) is mapped meanwhile, where they come back through the staging buffers
+        // (smaller copies allocate) and are not huge (`prefault`).
+        let words = arena.vertex_count() * 4;
+        if recording
+            && self.phases == 0
+            && (crate::staging::STAGED_IF_READY..=crate::prefault::MAPPED_AHEAD_UP_TO)
+                .contains(&words)
+        {
+            self.moves_room = Prefaulted::start(arena.vertex_count(), threads);
+        }
         let before = begin.elapsed().as_secs_f64();
         // Inside the driver, so on the solve's pool (its narrowing, widening and any
         // renumbering are parallel loops).
@@ -358,8 +375,9 @@ impl EngineSearches for GpuLift {
             return Ok(None);
         }
         let start = Instant::now();
+        let room = self.moves_room.take().and_then(Prefaulted::take);
         let recorded = match evaluated {
-            false => self.engine.recorded_moves()?,
+            false => self.engine.recorded_moves(room.unwrap_or_default())?,
             true => None,
         };
         if recorded.is_none() {

@@ -98,19 +98,28 @@ pub(super) fn upload_into<T: DeviceRepr + bytemuck::Pod>(
     }
 }
 
-/// `n` elements of `src` in host memory: through the staging buffers when large.
+/// `n` elements of `src` in host memory: through the staging buffers when large, then into
+/// `room` where it has space for them (mapped ahead, `crate::prefault`), else into a new
+/// vector.
 pub(super) fn download_array<T: DeviceRepr + bytemuck::Pod + Send + Sync>(
     stream: &Arc<CudaStream>,
     staging: &mut Option<Staging>,
     src: &CudaSlice<T>,
     n: usize,
+    room: Vec<T>,
 ) -> Result<Vec<T>, GpuError> {
     let during = "downloading credits";
     match staging {
         Some(staging) if n * std::mem::size_of::<T>() >= STAGED_IF_READY => {
             // Written without clearing first: the pages are faulted in by the threads that
-            // copy out of the staging buffers.
-            let mut host: Vec<T> = Vec::with_capacity(n);
+            // copy out of the staging buffers (unless `room`'s were mapped ahead).
+            let mut host: Vec<T> = if room.capacity() >= n {
+                let mut room = room;
+                room.clear();
+                room
+            } else {
+                Vec::with_capacity(n)
+            };
             let slots = &mut host.spare_capacity_mut()[..n];
             // SAFETY: the bytes of `n` uninitialised slots of `T`, viewed as uninitialised
             // bytes (no alignment needed, no value read).
@@ -143,10 +152,21 @@ pub(crate) fn download_staged<T: DeviceRepr + bytemuck::Pod + Send + Sync>(
     src: &CudaSlice<T>,
     n: usize,
 ) -> Result<Vec<T>, GpuError> {
+    download_staged_into(device, stream, src, n, Vec::new())
+}
+
+/// [`download_staged`] into `room` where it has space for the `n` values (a staged copy).
+pub(crate) fn download_staged_into<T: DeviceRepr + bytemuck::Pod + Send + Sync>(
+    device: &Kernels,
+    stream: &Arc<CudaStream>,
+    src: &CudaSlice<T>,
+    n: usize,
+    room: Vec<T>,
+) -> Result<Vec<T>, GpuError> {
     let mut guard = device.staging_for(n * std::mem::size_of::<T>());
     let mut direct = None;
     let staging = guard.as_deref_mut().unwrap_or(&mut direct);
-    download_array(stream, staging, src, n)
+    download_array(stream, staging, src, n, room)
 }
 
 /// Waits for the launch that `done` records ([`GpuError::Hung`] after `watchdog`; `waiting`

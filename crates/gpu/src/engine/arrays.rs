@@ -153,11 +153,13 @@ impl DeviceCredit {
                 unsafe { out.set_len(n) };
                 out
             }
-            (DeviceCredit::Narrow(c), staging) => download_array(stream, staging, c, n)?
-                .par_iter()
-                .map(|&x| widen(x))
-                .collect(),
-            (DeviceCredit::Wide(c), staging) => download_array(stream, staging, c, n)?,
+            (DeviceCredit::Narrow(c), staging) => {
+                download_array(stream, staging, c, n, Vec::new())?
+                    .par_iter()
+                    .map(|&x| widen(x))
+                    .collect()
+            }
+            (DeviceCredit::Wide(c), staging) => download_array(stream, staging, c, n, Vec::new())?,
         })
     }
 }

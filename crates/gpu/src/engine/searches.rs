@@ -8,7 +8,7 @@ use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use crate::components::{Adjacency, ComponentFigures, DeviceComponents, FoundComponents};
 use crate::error::{DuringExt, GpuError};
 use crate::evaluation::{DeviceEvaluation, LiftedValues};
-use crate::transfer::download_staged;
+use crate::transfer::{download_staged, download_staged_into};
 use egsolve_core::arena::VertexId;
 use egsolve_core::solve::engine::EngineAttracted;
 use egsolve_core::solve::strategy::RecordedMoves;
@@ -43,8 +43,9 @@ impl GpuEngine {
     /// evaluated. `None` when no record was started (or the vertices are renumbered). Only
     /// the counts come back when a vertex is broken; else the moves (a word per vertex) and
     /// the roots. The frontier buffers are the kernel's output: the next lifting run resets
-    /// them.
-    pub fn recorded_moves(&mut self) -> Result<Option<RecordedMoves>, GpuError> {
+    /// them. The moves come back into `room` where it has space for `n` words (mapped
+    /// ahead, `crate::prefault`).
+    pub fn recorded_moves(&mut self, room: Vec<u32>) -> Result<Option<RecordedMoves>, GpuError> {
         if self.numbering.is_some() || self.params.top_record == 0 {
             return Ok(None);
         }
@@ -84,7 +85,8 @@ impl GpuEngine {
             }));
         }
         let classified = start.elapsed().as_secs_f64();
-        let moves = download_staged(&self.device, &self.stream, &self.frontier0, n)?;
+        let prefaulted = room.capacity() >= n;
+        let moves = download_staged_into(&self.device, &self.stream, &self.frontier0, n, room)?;
         let downloaded = start.elapsed().as_secs_f64();
         let roots = if roots == 0 {
             Vec::new()
@@ -99,6 +101,7 @@ impl GpuEngine {
             classified,
             moves = downloaded - classified,
             roots = start.elapsed().as_secs_f64() - downloaded,
+            prefaulted,
             "gpu: recorded moves"
         );
         Ok(Some(RecordedMoves {
