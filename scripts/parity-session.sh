@@ -10,8 +10,10 @@
 # the games under games/ (*.gm or *.gm.gz: Oink reads them through zcat) and optionally `oink` with
 # `libboost_iostreams.so.1.74.0` beside it:
 #   run(command="bash .carry/parity-session.sh > $OUT/session.log 2>&1", carry=[".carry"])
-# PARTS picks the sections (default: cli service random); RUNS the repetitions (default 3).
+# PARTS picks the sections (default: cli service random); RUNS the repetitions (default 3);
+# OINK_LIMIT the seconds an Oink run may take in the CLI part (default 10).
 set -u
+OINK_LIMIT=${OINK_LIMIT:-10}
 PARTS=" ${PARTS:-cli service random} "; part() { [[ "$PARTS" == *" $1 "* ]]; }
 RUNS=${RUNS:-3}
 c="$(cd "$(dirname "$0")" && pwd)"; e="$c/egsolve"; out="${OUT:-/tmp}"
@@ -41,8 +43,8 @@ if part cli; then
     if [ -x "$c/oink" ]; then
       zcat -f "$g" > "$w/g.gm"
       best=100000000
-      for s in --tl --npp --zlk; do t=$(RUNS=1 timed timeout 10 "$c/oink" $s -w 1 "$w/g.gm"); [ "$t" -lt "$best" ] && best=$t; done
-      o1=$best; o16=$(RUNS=1 timed timeout 10 "$c/oink" --zlk -w 16 "$w/g.gm")
+      for s in --tl --npp --zlk; do t=$(RUNS=1 timed timeout "$OINK_LIMIT" "$c/oink" $s -w 1 "$w/g.gm"); [ "$t" -lt "$best" ] && best=$t; done
+      o1=$best; o16=$(RUNS=1 timed timeout "$OINK_LIMIT" "$c/oink" --zlk -w 16 "$w/g.gm")
     fi
     echo "$name | $d | $gpu | $cpu | $o1 | $o16 | $by | $ok | $agree"
   done
