@@ -276,11 +276,11 @@ impl LiftEngine for GpuLift {
         // driver may ask for its moves, a word per vertex: their room (and player 0's
         // strategy's) is mapped meanwhile, where they come back through the staging buffers
         // (smaller copies allocate) and are not huge (`prefault`).
-        let words = arena.vertex_count() * 4;
+        let moves_bytes = arena.vertex_count() * 4;
         if recording
             && self.phases == 0
             && (crate::staging::STAGED_IF_READY..=crate::prefault::MAPPED_AHEAD_UP_TO)
-                .contains(&words)
+                .contains(&moves_bytes)
         {
             self.moves_room = Prefaulted::start(arena.vertex_count(), threads);
         }

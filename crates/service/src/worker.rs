@@ -377,17 +377,17 @@ fn solve_on(
     let credits = run.record.options.credits;
     let arena = &game.game.arena;
     let parity = game.game.parity.as_ref().map(ParityInfo::view);
-    // `device`: whether the solve may reach a GPU: only a `parity` job's algorithm that runs
-    // there (`gpu-fixpoint`). Otherwise a CPU solve gets none: `auto` on a parity game would
-    // race a GPU it holds no slot of (a `gpu` job too large for every GPU, or one the GPU
-    // refused), and no other CPU backend uses one.
-    let cpu_solve = |backend: Backend, device: bool| {
+    // A CPU solve gets no device: `auto` on a parity game would race a GPU it holds no slot
+    // of (a `gpu` job too large for every GPU, or one the GPU refused), and no other CPU
+    // backend uses one (a job cannot ask for `gpu-fixpoint`, the parity solver's one
+    // algorithm on a device).
+    let cpu_solve = |backend: Backend| {
         let ticket = context
             .cpu_solves
             .start(context.config.cpu_threads, crate::config::cores());
         let mut options = SolveOptions {
             backend,
-            device: device.then_some(egsolve_gpu::SOLVER),
+            device: None,
             credits,
             ..SolveOptions::default()
         };
@@ -420,12 +420,12 @@ fn solve_on(
                 // answers instead of the job failing.
                 Err(SolveError::Unavailable { reason, .. }) => {
                     tracing::warn!(job = %run.job.id, "the GPU cannot solve this job ({reason}); solving on the CPU");
-                    (cpu_solve(Backend::Auto, false)?, None)
+                    (cpu_solve(Backend::Auto)?, None)
                 }
                 outcome => (outcome?, Some(i)),
             }
         }
-        Route::Cpu(backend) => (cpu_solve(backend, backend == Backend::Parity)?, None),
+        Route::Cpu(backend) => (cpu_solve(backend)?, None),
     };
     let device = match gpu {
         Some(i) if solution.stats.backend == "gpu" => SlotKind::Gpu(i),
