@@ -10,7 +10,8 @@
 //! mode (or `always`) whole 2 MiB pages of the array are backed by huge pages; elsewhere
 //! nothing changes. Clearing is left to the kernel (fresh pages come cleared) and
 //! whoever writes first touches the page, so faults are taken by the threads that fill the
-//! array, in parallel, not by the one that allocated it.
+//! array, in parallel, not by the one that allocated it. [`written_zeros`] is for arrays
+//! read before they are written.
 
 /// Arrays of at least this many bytes ask for huge pages (smaller ones rarely span a
 /// whole aligned 2 MiB page).
@@ -20,6 +21,18 @@ const HUGE_ADVICE: usize = 4 << 20;
 pub(crate) fn for_writing<T>(len: usize) -> Vec<T> {
     let values: Vec<T> = Vec::with_capacity(len);
     advise_huge_pages(values.as_ptr() as usize, len.saturating_mul(size_of::<T>()));
+    values
+}
+
+/// `len` default (zero) values, written one by one rather than taken as zeroed pages, for
+/// arrays that are read before they are written. A zeroed allocation maps the kernel's
+/// shared zero page wherever a page is read first; the first write there then copies the
+/// page and flushes it from the TLB of every core the process runs on (an inter-processor
+/// interrupt per page once it runs threads, costly in a virtual machine). Written first,
+/// each page takes one plain fault.
+pub(crate) fn written_zeros<T: Default>(len: usize) -> Vec<T> {
+    let mut values = Vec::with_capacity(len);
+    values.resize_with(len, T::default);
     values
 }
 
