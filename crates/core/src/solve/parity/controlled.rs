@@ -60,13 +60,7 @@ impl Controlled {
 /// Finds the winner-controlled winning cycles of `game` (see the module docs), with moves;
 /// the two players' searches run on two threads of the installed pool when `parallel`.
 pub fn find(game: Graph<'_>, parallel: bool) -> Controlled {
-    find_in(
-        game,
-        &State::new(game.owner),
-        false,
-        parallel,
-        &Control::new(),
-    )
+    find_in(game, None, false, parallel, &Control::new())
 }
 
 /// [`find`] among the vertices `state` has not solved (region [`attractor::FREE`]). With
@@ -77,12 +71,13 @@ pub fn find(game: Graph<'_>, parallel: bool) -> Controlled {
 /// partial (the caller checks `control`).
 fn find_in(
     game: Graph<'_>,
-    state: &State,
+    state: Option<&State>,
     forced: bool,
     parallel: bool,
     control: &Control,
 ) -> Controlled {
-    let free = |v: VertexId| state.region(v) == attractor::FREE;
+    // No state yet: nothing is solved.
+    let free = |v: VertexId| state.is_none_or(|state| state.region(v) == attractor::FREE);
     let candidate = |v: VertexId, player: u8| {
         if !free(v) {
             return false;
@@ -144,10 +139,10 @@ fn find_in(
 
 /// What the winner-controlled cycles and their attractors solved, before any search: per
 /// vertex, whether it is solved, its winner and the winner's move ([`NO_MOVE`] where the
-/// loser owns it).
+/// loser owns it). The three arrays are empty when nothing was solved.
 #[derive(Debug)]
 pub struct Presolved {
-    /// Whether each vertex is solved.
+    /// Whether each vertex is solved (empty when none is).
     pub solved: Vec<bool>,
     /// Each solved vertex's winner.
     pub winner: Vec<u8>,
@@ -160,6 +155,13 @@ pub struct Presolved {
     pub dominions: u64,
     /// Rounds that found cycles.
     pub rounds: usize,
+}
+
+impl Presolved {
+    /// Whether vertex `v` is solved.
+    pub fn is_solved(&self, v: VertexId) -> bool {
+        self.solved.get(v as usize).copied().unwrap_or(false)
+    }
 }
 
 /// The most rounds of [`presolve`].
@@ -184,18 +186,22 @@ pub fn presolve(
     control: &Control,
 ) -> Result<Presolved, Interrupted> {
     let n = game.vertex_count();
-    let state = State::new(game.owner);
+    // Made when the first cycles are found: on games with none (counter-rr 20000: 80,000
+    // vertices) the state's 16 bytes a vertex and the answer's 6 were a fifth of the
+    // presolve's fresh memory, each page a fault.
+    let mut state: Option<State> = None;
     let mut dominions = 0;
     let mut call = 0;
     let mut rounds_run = 0;
     for round in 0..MAX_ROUNDS {
         let clock = std::time::Instant::now();
-        let found = find_in(game, &state, round > 0, rounds.parallel, control);
+        let found = find_in(game, state.as_ref(), round > 0, rounds.parallel, control);
         control.checkpoint()?;
         let find_ms = clock.elapsed().as_secs_f64() * 1e3;
         if found.len() == 0 {
             break;
         }
+        let state = &*state.get_or_insert_with(|| State::new(game.owner));
         rounds_run += 1;
         for player in [0u8, 1] {
             let seeds = found.of(player);
@@ -236,6 +242,16 @@ pub fn presolve(
             break;
         }
     }
+    let Some(state) = state else {
+        return Ok(Presolved {
+            solved: Vec::new(),
+            winner: Vec::new(),
+            strategy: Vec::new(),
+            count: 0,
+            dominions,
+            rounds: rounds_run,
+        });
+    };
     // Per vertex: solved, winner, the winner's move.
     let answer = |v: VertexId| {
         if state.region(v) == attractor::FREE {
@@ -641,19 +657,21 @@ mod tests {
                 let what = format!("seed {seed}, degree {degree}, parallel {parallel}");
                 assert_eq!(
                     pre.count,
-                    pre.solved.iter().filter(|&&s| s).count(),
+                    (0..graph.vertex_count() as VertexId)
+                        .filter(|&v| pre.is_solved(v))
+                        .count(),
                     "{what}"
                 );
                 solved_any += pre.count;
                 most_rounds = most_rounds.max(pre.rounds);
                 for v in 0..graph.vertex_count() as VertexId {
                     let vi = v as usize;
-                    if !pre.solved[vi] {
+                    if !pre.is_solved(v) {
                         continue;
                     }
                     let w = pre.winner[vi];
                     assert_eq!(zielonka.winner(v).index(), w, "{what}: vertex {v}");
-                    let won = |u: VertexId| pre.solved[u as usize] && pre.winner[u as usize] == w;
+                    let won = |u: VertexId| pre.is_solved(u) && pre.winner[u as usize] == w;
                     if graph.owner_of(v) == w {
                         let mv = pre.strategy[vi];
                         assert!(graph.successors(v).contains(&mv), "{what}: {v} -> {mv}");

@@ -250,6 +250,10 @@ impl Search<'_> {
     /// closed under both players' attractors in the whole game, so nothing more is
     /// attracted here. `dominions` is how many dominions that was, for the counts.
     pub fn adopt(&mut self, presolved: &Presolved) {
+        if presolved.count == 0 {
+            // Nothing solved (and the arrays left empty).
+            return;
+        }
         self.shared.solved.clone_from(&presolved.solved);
         self.shared.winner.clone_from(&presolved.winner);
         self.shared.strategy.clone_from(&presolved.strategy);
