@@ -226,7 +226,7 @@ pub fn presolve(
                 id,
                 player,
             };
-            attractor::attract_own(&game, &state, &rounds, at, &mut set, 0);
+            attractor::attract_own(&game, state, &rounds, at, &mut set, 0);
             control.checkpoint()?;
         }
         let left = vertices_where(n, rounds.parallel, |v| state.region(v) == attractor::FREE).len();
