@@ -21,9 +21,6 @@ use egsolve_core::solve::Threads;
 /// Bytes between two touched bytes: the smallest page size of the hosts egsolve runs on.
 const PAGE: usize = 4096;
 
-/// Blocks of `n` values mapped and freed beside the room: player 0's strategy's array.
-const SPARE_BLOCKS: usize = 1;
-
 /// Arrays of up to this many bytes are mapped ahead: beyond, a solve's own work dwarfs its
 /// page faults, and the blocks would hold much memory for the phase's duration.
 pub(crate) const MAPPED_AHEAD_UP_TO: usize = 64 << 20;
@@ -34,8 +31,8 @@ pub(crate) struct Prefaulted<T> {
 }
 
 impl<T: Send + 'static> Prefaulted<T> {
-    /// Starts mapping room for `n` values, and [`SPARE_BLOCKS`] freed blocks of that size,
-    /// on one of `threads`' pool threads; `None` on a solve without a pool (one thread: no
+    /// Starts mapping room for `n` values, and one freed block of that size (player 0's
+    /// strategy's), on one of `threads`' pool threads; `None` on a solve without a pool (one thread: no
     /// thread would be idle).
     pub(crate) fn start(n: usize, threads: &Threads) -> Option<Prefaulted<T>> {
         let pool = threads.pool()?;
@@ -44,8 +41,7 @@ impl<T: Send + 'static> Prefaulted<T> {
             let room = touched::<T>(n);
             // Allocated while the room is held (else the allocator would hand back the same
             // block), then freed for the next array of this size.
-            let spare: Vec<Vec<T>> = (0..SPARE_BLOCKS).map(|_| touched::<T>(n)).collect();
-            drop(spare);
+            drop(touched::<T>(n));
             // The receiver may be gone (the solve did not ask): the room is then freed.
             let _ = done.send(room);
         });

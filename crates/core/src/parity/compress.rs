@@ -118,7 +118,7 @@ pub fn compress(priorities: &[u64]) -> Compressed {
         // Which priorities occur, marked on all threads: a flag is stored only where it is
         // still clear, so the few flags of a typical game are read by every thread but
         // written once (no cache line bounces between the threads).
-        let seen: Vec<AtomicBool> = written_zeros(span as usize + 1);
+        let seen: Vec<AtomicBool> = bytemuck::allocation::zeroed_vec(span as usize + 1);
         priorities.par_chunks(1 << 16).for_each(|piece| {
             for &p in piece {
                 let flag = &seen[(p - min) as usize];
