@@ -113,8 +113,19 @@ fn direct_solve(path: &Path) -> Duration {
     start.elapsed()
 }
 
+// The in-process servers run on the allocator `egsolve serve` runs on (and the CLI
+// baseline's processes), not the system's: the comparison is of the service's work.
+egsolve_alloc::global_allocator!();
+
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
+    // The servers' own log (their phases at `debug`) when `EGSOLVE_LOG` asks for it.
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("EGSOLVE_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let only = std::env::var("ONLY").unwrap_or_default();
     if only != "datapath" {
         for sync_commits in [true, false] {

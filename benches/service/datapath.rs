@@ -7,7 +7,9 @@
 //! the result written by the server, `POST …/result/export`) on a fresh in-process server each
 //! time (so nothing is reused), with the server's
 //! phases (`/metrics` sums: receive, hash, fsync, parse, stats, store, queue wait, solve,
-//! result write) and the client's (post, wait, result). Last, the `egb` job as a user sends
+//! result write) and the client's (post, wait, result), and the CPU time of both sides (the
+//! CLI's process; the bench's own process, server and client, for the service job), which
+//! bounds the service job's time on this machine's cores. Last, the `egb` job as a user sends
 //! it: `egsolve submit --wait` (a process of its own) to a running `egsolve serve` process
 //! ([`as_a_user`]). Goal on the 2-core build machine:
 //! service ≤ 1.5× the CLI. `DATAPATH_REPS` (default 3) sets the runs; `DATAPATH_VERTICES`
@@ -56,11 +58,16 @@ pub async fn data_path() {
         ("egb by reference, result by reference", &egb, true, true),
     ] {
         let mut cli = Vec::new();
+        let mut cli_cpu = Vec::new();
         let mut served = Vec::new();
         let mut phases: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         for _ in 0..reps {
             let out = dir.path().join("cli.bin");
+            let cpu_before = cpu_seconds(libc::RUSAGE_CHILDREN);
             cli.push(solve_to(file, &["--output", "binary"], &out));
+            cli_cpu.push(Duration::from_secs_f64(
+                cpu_seconds(libc::RUSAGE_CHILDREN) - cpu_before,
+            ));
             let (total, parts) = service_job(file, dir.path(), by_reference, exported).await;
             served.push(total);
             for (phase, seconds) in parts {
@@ -72,11 +79,17 @@ pub async fn data_path() {
         }
         let (c, s) = (median(&mut cli), median(&mut served));
         let breakdown = phase_medians(&phases);
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let (c_cpu, s_cpu) = (median(&mut cli_cpu), median_of(&phases["cpu"]));
         println!(
-            "  {name}: CLI `solve --output binary` median {:.0} ms, service POST → binary result median {:.0} ms: {:.2}× (goal ≤ 1.5×)\n    phases, ms (medians): {}",
+            "  {name}: CLI `solve --output binary` median {:.0} ms, service POST → binary result median {:.0} ms: {:.2}× (goal ≤ 1.5×)\n    CPU time, medians: CLI process {:.0} ms, service job (server and client, one process) {:.0} ms; on {cores} cores the service job cannot take less than {:.0} ms = {:.2}× the CLI's median\n    phases, ms (medians): {}",
             ms(c),
             ms(s),
             s.as_secs_f64() / c.as_secs_f64(),
+            ms(c_cpu),
+            ms(s_cpu),
+            ms(s_cpu) / cores as f64,
+            s_cpu.as_secs_f64() / cores as f64 / c.as_secs_f64(),
             breakdown
         );
         record::record(
@@ -89,6 +102,8 @@ pub async fn data_path() {
                 "cli_median_ms": ms(c),
                 "service_median_ms": ms(s),
                 "ratio": s.as_secs_f64() / c.as_secs_f64(),
+                "cli_cpu_median_ms": ms(c_cpu),
+                "service_cpu_median_ms": ms(s_cpu),
                 "phases_ms": phases.iter().map(|(k, v)| (k.clone(), v.iter().map(|s| s * 1e3).collect::<Vec<_>>())).collect::<BTreeMap<_, _>>(),
             }),
         );
@@ -150,10 +165,24 @@ async fn as_a_user(vertices: &str, scratch: &Path, reps: usize) {
     let mut phases: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let http = uncompressed_client();
     let out = scratch.join("cli.bin");
+    let server_pid = server.0.id();
     for rep in 0..reps {
+        let cpu_before = cpu_seconds(libc::RUSAGE_CHILDREN);
         cli.push(solve_to(&game(rep), &["--output", "binary"], &out));
+        let cpu_between = cpu_seconds(libc::RUSAGE_CHILDREN);
+        phases
+            .entry("cli cpu".into())
+            .or_default()
+            .push(cpu_between - cpu_before);
         let before = phase_sums(&http, &base).await;
+        let server_before = process_cpu_seconds(server_pid);
         user.push(submit(&game(rep)));
+        let server_cpu = process_cpu_seconds(server_pid) - server_before;
+        let submit_cpu = cpu_seconds(libc::RUSAGE_CHILDREN) - cpu_between;
+        phases
+            .entry("cpu".into())
+            .or_default()
+            .push(server_cpu + submit_cpu);
         for (phase, spent) in spent_since(&before, phase_sums(&http, &base).await) {
             phases.entry(phase).or_default().push(spent);
         }
@@ -172,8 +201,15 @@ async fn as_a_user(vertices: &str, scratch: &Path, reps: usize) {
         cli.iter().map(|d| ms(*d).round()).collect::<Vec<_>>(),
         user.iter().map(|d| ms(*d).round()).collect::<Vec<_>>(),
     );
+    let (c_cpu, s_cpu) = (median_of(&phases["cli cpu"]), median_of(&phases["cpu"]));
+    phases.remove("cli cpu");
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     println!(
-        "    server phases, ms (medians): {}",
+        "    CPU time, medians: CLI process {:.0} ms, server and `submit` processes {:.0} ms (a 10-ms clock); on {cores} cores the job cannot take less than {:.0} ms = {:.2}× the CLI's median\n    server phases, ms (medians): {}",
+        ms(c_cpu),
+        ms(s_cpu),
+        ms(s_cpu) / cores as f64,
+        s_cpu.as_secs_f64() / cores as f64 / c.as_secs_f64(),
         phase_medians(&phases)
     );
     record::record(
@@ -215,6 +251,45 @@ fn generate(vertices: &str, seed: u64, to: &str, out: &Path) {
 
 fn file_mb(path: &Path) -> f64 {
     std::fs::metadata(path).unwrap().len() as f64 / 1e6
+}
+
+/// CPU time (user and system, seconds) of `who`: this process (`RUSAGE_SELF`: the
+/// in-process server and its client) or its waited-for children (`RUSAGE_CHILDREN`: the
+/// CLI's processes).
+fn cpu_seconds(who: libc::c_int) -> f64 {
+    // SAFETY: `getrusage` fills the zeroed struct it is given and reads nothing else.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        assert_eq!(libc::getrusage(who, &mut usage), 0, "getrusage");
+        usage
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// CPU time (user and system, seconds) of the running process `pid` so far, from
+/// `/proc/PID/stat` (in clock ticks: 10 ms here).
+fn process_cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // After the command's name in parentheses: state is field 3, utime 14, stime 15.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    // SAFETY: `sysconf` reads a constant of the system.
+    ticks / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+}
+
+/// The median of `seconds`.
+fn median_of(seconds: &[f64]) -> Duration {
+    let mut runs: Vec<Duration> = seconds
+        .iter()
+        .map(|&s| Duration::from_secs_f64(s))
+        .collect();
+    median(&mut runs)
 }
 
 fn median(values: &mut [Duration]) -> Duration {
@@ -259,7 +334,7 @@ async fn service_job(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let before = phase_sums(&http, &base).await;
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), cpu_seconds(libc::RUSAGE_SELF));
     let mut job = if by_reference {
         let url = format!("{base}/v1/jobs?return=strategies");
         let reply = post_path(&http, &url, "application/vnd.egsolve.reference+json", file).await;
@@ -302,12 +377,14 @@ async fn service_job(
         tokio::io::AsyncWriteExt::flush(&mut out).await.unwrap();
     }
     let total = start.elapsed();
+    let cpu = cpu_seconds(libc::RUSAGE_SELF) - cpu_start;
     let after = phase_sums(&http, &base).await;
     server.stop().await.unwrap();
     let mut phases = vec![
         ("client post".to_string(), posted.as_secs_f64()),
         ("client wait".to_string(), (waited - posted).as_secs_f64()),
         ("client result".to_string(), (total - waited).as_secs_f64()),
+        ("cpu".to_string(), cpu),
     ];
     phases.extend(spent_since(&before, after));
     (total, phases)
@@ -330,13 +407,8 @@ fn spent_since(before: &BTreeMap<String, f64>, after: BTreeMap<String, f64>) -> 
 fn phase_medians(phases: &BTreeMap<String, Vec<f64>>) -> String {
     phases
         .iter()
-        .map(|(phase, seconds)| {
-            let mut runs: Vec<Duration> = seconds
-                .iter()
-                .map(|&s| Duration::from_secs_f64(s))
-                .collect();
-            format!("{phase} {:.0}", ms(median(&mut runs)))
-        })
+        .filter(|(phase, _)| *phase != "cpu")
+        .map(|(phase, seconds)| format!("{phase} {:.0}", ms(median_of(seconds))))
         .collect::<Vec<_>>()
         .join(", ")
 }

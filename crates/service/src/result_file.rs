@@ -97,14 +97,21 @@ impl ResultFormat {
 pub fn write(path: &Path, solution: &Solution) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", uuid::Uuid::now_v7()));
     let written = (|| {
+        let clock = std::time::Instant::now();
         let file = std::fs::File::create(&tmp)?;
         use std::os::unix::fs::FileExt;
         binary::write_binary_at(|bytes, at| file.write_all_at(bytes, at), solution)?;
+        let wrote = clock.elapsed();
         // Read-only: results by reference may link this file into a user's directory
         // ([`crate::export`]); it is never changed in place.
         use std::os::unix::fs::PermissionsExt;
         file.set_permissions(std::fs::Permissions::from_mode(0o444))?;
         file.sync_all()?;
+        tracing::debug!(
+            write_ms = wrote.as_secs_f64() * 1e3,
+            sync_ms = (clock.elapsed() - wrote).as_secs_f64() * 1e3,
+            "result file written"
+        );
         std::fs::rename(&tmp, path)
     })();
     if written.is_err() {
