@@ -4,10 +4,12 @@
 //! The binary only wires the libraries together: [`cli`] holds the subcommands (solving,
 //! checking, converting and generating through `egsolve-core`, devices through
 //! `egsolve-gpu`, `serve`/`worker`/`migrate` through `egsolve-service`), [`client`] the
-//! HTTP client behind `submit`, `status`, `result`, `cancel`, `jobs` and `healthcheck`.
+//! HTTP client behind `submit`, `status`, `result`, `cancel`, `jobs` and `healthcheck`,
+//! [`exit_codes`] the codes both end with.
 
 mod cli;
 mod client;
+mod exit_codes;
 
 use clap::Parser;
 

@@ -35,8 +35,8 @@ pub struct GenOutput {
 pub enum GenCommand {
     /// Uniform random energy game.
     Random {
-        /// Number of vertices.
-        #[arg(long, default_value_t = 1000)]
+        /// Number of vertices (at least 1).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
         vertices: u32,
         /// Out-degree range `MIN..MAX` (or one number).
         #[arg(long, default_value = "1..4")]
@@ -66,8 +66,8 @@ pub enum GenCommand {
     },
     /// A complete graph with ±1 weights (dense).
     Clique {
-        /// Number of vertices.
-        #[arg(long, default_value_t = 500)]
+        /// Number of vertices (at least 1).
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
         size: u32,
         /// Random seed.
         #[arg(long, default_value_t = 0)]
@@ -100,8 +100,8 @@ pub enum GenCommand {
     },
     /// A random parity game, written as PGSolver `.gm` (solve it to apply the reduction).
     Parity {
-        /// Number of vertices.
-        #[arg(long, default_value_t = 1000)]
+        /// Number of vertices (at least 1).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
         vertices: u32,
         /// Highest priority.
         #[arg(long, default_value_t = 4)]
@@ -344,6 +344,16 @@ pub fn run(command: GenCommand) -> Result<(), CliError> {
     Ok(())
 }
 
+/// A family's size as the refusal states it (a count that does not fit in 64 bits
+/// saturates: [`Family::vertex_count`]).
+fn count(c: u64) -> String {
+    if c == u64::MAX {
+        "more than 1.8·10^19".into()
+    } else {
+        c.to_string()
+    }
+}
+
 /// Runs `egsolve gen family`.
 fn family(family: Family, n: u32, to: FamilyFormat, out: Option<PathBuf>) -> Result<(), CliError> {
     if n == 0 {
@@ -354,7 +364,13 @@ fn family(family: Family, n: u32, to: FamilyFormat, out: Option<PathBuf>) -> Res
     if vertices > MAX_VERTEX_ID + 1 || edges > u64::from(u32::MAX) {
         return Err(CliError::new(
             EXIT_USAGE,
-            format!("{family} with --n {n} has {vertices} vertices and {edges} edges: too large"),
+            format!(
+                "{family} with --n {n} has {} vertices and {} edges: too large (at most {} vertices and {} edges); ask for a smaller --n",
+                count(vertices),
+                count(edges),
+                MAX_VERTEX_ID + 1,
+                u32::MAX
+            ),
         ));
     }
     let named = family.generate_named(n);

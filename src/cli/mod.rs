@@ -18,24 +18,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-/// Success.
-pub const EXIT_OK: i32 = 0;
-/// `check` rejected the solution.
-pub const EXIT_REJECTED: i32 = 1;
-/// Bad command-line usage (clap's own code).
-pub const EXIT_USAGE: i32 = 2;
-/// Bad input: a malformed arena or solution file, an energy game too large for 64 bits, or
-/// a game the chosen backend does not solve (a parity game beyond the reduction on an
-/// energy backend, an energy game on `--backend parity`).
-pub const EXIT_BAD_INPUT: i32 = 3;
-/// The time limit ran out (or the solve was cancelled).
-pub const EXIT_TIMEOUT: i32 = 4;
-/// The requested backend cannot run here (e.g. `--backend gpu` without a GPU).
-pub const EXIT_UNAVAILABLE: i32 = 5;
-/// Reading or writing a file failed.
-pub const EXIT_IO: i32 = 74;
-/// A bug: an internal error.
-pub const EXIT_INTERNAL: i32 = 70;
+pub use crate::exit_codes::*;
 
 /// An error with the exit code it maps to.
 #[derive(Debug)]
@@ -192,6 +175,31 @@ fn exit_with(outcome: anyhow::Result<i32>) -> Result<(), CliError> {
     match outcome {
         Ok(EXIT_OK) => Ok(()),
         Ok(code) => std::process::exit(code),
-        Err(e) => Err(CliError::new(EXIT_UNAVAILABLE, format!("{e:#}"))),
+        Err(e) => Err(CliError::new(exit_code_of(&e), format!("{e:#}"))),
     }
+}
+
+/// The exit code of a service or client command's error (the README's table): the
+/// server's refusal of a request (4xx) is bad input (3), but an unknown job (404) bad usage
+/// (2) and a refusal for want of rights or room (401, 403, 429, 507) unavailability (5); a
+/// local file the client cannot read 74; no answer from the server, a server that cannot
+/// start, or anything else, 5.
+fn exit_code_of(e: &anyhow::Error) -> i32 {
+    use crate::client::ClientError;
+    for cause in e.chain() {
+        match cause.downcast_ref::<ClientError>() {
+            Some(ClientError::Problem { status, .. }) => {
+                return match status {
+                    404 => EXIT_USAGE,
+                    401 | 403 | 429 | 507 => EXIT_UNAVAILABLE,
+                    400..=499 => EXIT_BAD_INPUT,
+                    _ => EXIT_UNAVAILABLE,
+                };
+            }
+            Some(ClientError::Io(_)) => return EXIT_IO,
+            Some(ClientError::Http(_)) => return EXIT_UNAVAILABLE,
+            None => {}
+        }
+    }
+    EXIT_UNAVAILABLE
 }

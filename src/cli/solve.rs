@@ -60,8 +60,8 @@ pub struct SolveArgs {
     /// Write the answer here instead of standard output.
     #[arg(short = 'o', long = "out")]
     pub out: Option<PathBuf>,
-    /// Give up after this many seconds (exit code 4).
-    #[arg(long)]
+    /// Give up after this many seconds (exit code 4): from 0 to 10^9.
+    #[arg(long, value_parser = parse_timeout)]
     pub timeout: Option<f64>,
     /// cpu backend, auto's lifting on games of 2^19 edges or more, and the parity solver on
     /// games of 2^16 vertices or more: worker threads (default: one per core; 1 = auto lifts
@@ -100,6 +100,20 @@ pub struct SolveArgs {
     /// Default: 32768.
     #[arg(long, value_name = "VERTICES")]
     pub gpu_components_from: Option<u64>,
+}
+
+/// The longest `--timeout`: about 31 years, far inside what a clock can add.
+const MAX_TIMEOUT_SECONDS: f64 = 1e9;
+
+/// `--timeout`: seconds from 0 to [`MAX_TIMEOUT_SECONDS`] (a negative, infinite or NaN
+/// value would otherwise end every solve at once, or overflow the clock).
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(seconds) if (0.0..=MAX_TIMEOUT_SECONDS).contains(&seconds) => Ok(seconds),
+        _ => Err(format!(
+            "'{s}' is not a time limit: expected seconds from 0 to {MAX_TIMEOUT_SECONDS:e} (leave --timeout out for none)"
+        )),
+    }
 }
 
 fn parse_algorithm(s: &str) -> Result<CpuAlgorithm, String> {
@@ -226,7 +240,7 @@ fn solve_and_write(args: SolveArgs, input_bytes: u64, early: bool) -> Result<(),
     }
     let deadline = args
         .timeout
-        .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+        .and_then(|s| Instant::now().checked_add(Duration::from_secs_f64(s)));
     let mut control = Control::new().with_deadline(deadline);
     // An answer with least credits has them written into its prepared file while the
     // strategies are derived.

@@ -9,7 +9,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
-use super::{Client, PartsPlan, SubmitOptions};
+use super::{Client, ClientError, PartsPlan, SubmitOptions};
 
 /// Where the server is and who we are.
 #[derive(Debug, Clone, clap::Args)]
@@ -264,7 +264,7 @@ impl SubmitArgs {
         spinner.finish_and_clear();
         eprintln!("{}", status_line(&job));
         if job["state"] != "succeeded" {
-            return Ok(1);
+            return Ok(unanswered_exit_code(&job));
         }
         if self.result_by_reference {
             let output = self.output.as_deref().expect("clap requires -o");
@@ -285,6 +285,21 @@ impl SubmitArgs {
         )
         .await?;
         Ok(0)
+    }
+}
+
+/// The exit code of a job waited for that ended without an answer: its failure's kind
+/// in the CLI's own codes (the README's table: the time limit 4, an `M` that does not fit 3,
+/// a backend or memory or disk the server lacks 5, a bug 70), else 1 (cancelled, or the
+/// arena's file changed under a job by reference).
+fn unanswered_exit_code(job: &Value) -> i32 {
+    use crate::exit_codes::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_TIMEOUT, EXIT_UNAVAILABLE};
+    match job["failure"]["type"].as_str() {
+        Some("time-limit") => EXIT_TIMEOUT,
+        Some("bound-overflow" | "malformed-arena") => EXIT_BAD_INPUT,
+        Some("backend-unavailable" | "exceeds-memory" | "insufficient-storage") => EXIT_UNAVAILABLE,
+        Some("internal") => EXIT_INTERNAL,
+        _ => 1,
     }
 }
 
@@ -327,9 +342,16 @@ impl SubmitArgs {
         file: &std::path::Path,
         options: &SubmitOptions,
     ) -> anyhow::Result<Value> {
-        let length = std::fs::metadata(file)
-            .with_context(|| format!("cannot read {}", file.display()))?
-            .len();
+        // A local file's problem (exit code 74), said before anything is sent: a directory
+        // would otherwise fail as the upload's body, which looks like the server's fault.
+        let local = |problem: String| ClientError::Io(std::io::Error::other(problem));
+        let metadata = std::fs::metadata(file)
+            .map_err(|e| local(format!("cannot read {}: {e}", file.display())))?;
+        if metadata.is_dir() {
+            let problem = format!("{} is a directory: name a game file", file.display());
+            return Err(local(problem).into());
+        }
+        let length = metadata.len();
         let bar = ProgressBar::new(length).with_style(
             ProgressStyle::with_template(
                 "uploading {bar:30} {bytes}/{total_bytes} {bytes_per_sec}",

@@ -37,7 +37,7 @@ pub enum ClientError {
         detail: String,
     },
     /// A local file problem.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 

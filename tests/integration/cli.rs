@@ -674,3 +674,33 @@ fn parity_games_get_winners_by_default_and_credits_when_asked() {
         assert!(out.status.success(), "{name}: {}", stderr(&out));
     }
 }
+
+/// Arguments that make no sense are usage errors (2) naming what to give, never a panic nor
+/// a false answer: a time limit that is negative, infinite or not a number (it had ended
+/// every solve at once as "past its time limit", or panicked converting it), a generated
+/// game of no vertices, a family too large for 64 bits (its size had wrapped around).
+#[test]
+fn senseless_arguments_are_usage_errors() {
+    let small = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/small.mpg");
+    for timeout in ["inf", "-1", "nan", "1e300", "2e9"] {
+        let arg = format!("--timeout={timeout}");
+        let out = egsolve(&["solve", small, &arg]);
+        assert_eq!(out.status.code(), Some(2), "{timeout}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a time limit"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = egsolve(&["solve", small, "--timeout", "30", "--output", "text"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = egsolve(&["gen", "random", "--vertices", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = egsolve(&["gen", "family", "two-counters", "--n", "3000000000"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("more than 1.8·10^19 vertices"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -473,3 +473,49 @@ fn tokens_come_from_the_environment_and_failures_are_clear() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("paritysol"), "{stderr}");
 }
+
+/// The client's exit codes follow the README's table: a malformed arena the server refuses
+/// is bad input (3), a file that cannot be read or a directory 74, an unknown job bad usage
+/// (2), no server 5; and a second server on the same data directory refuses to start (5)
+/// without touching the first one's jobs.
+#[test]
+fn client_exit_codes_follow_the_table_and_a_data_directory_has_one_server() {
+    let data = tempfile::tempdir().unwrap();
+    let store = data.path().join("store");
+    let server = Server::start(&store, &[]);
+    let malformed = data.path().join("cut.mpg");
+    std::fs::write(&malformed, "1;\n0 MAX 1:2;\n1 MIN").unwrap();
+    let missing = data.path().join("missing.mpg");
+    let cases: [(&[&str], i32); 4] = [
+        (&["submit", malformed.to_str().unwrap()], 3),
+        (&["submit", missing.to_str().unwrap()], 74),
+        (&["submit", data.path().to_str().unwrap()], 74),
+        (&["status", "01a200f7-d182-7396-8152-480efd9f45f5"], 2),
+    ];
+    for (args, expected) in cases {
+        let (code, _, stderr) = client(&server, args);
+        assert_eq!(code, expected, "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.is_empty(),
+            "{stderr}"
+        );
+    }
+    let (code, _, stderr) = client(&server, &["submit", data.path().to_str().unwrap()]);
+    assert!(stderr.contains("is a directory"), "{code}: {stderr}");
+
+    let (status, _, stderr) = run_egsolve(&[
+        "serve",
+        "--bind",
+        "127.0.0.1:0",
+        "--data-dir",
+        store.to_str().unwrap(),
+    ]);
+    assert_eq!(status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.contains("is in use by another egsolve process"),
+        "{stderr}"
+    );
+    // The first server still answers.
+    let id = client_ok(&server, &["submit", shared(GAME).to_str().unwrap()]);
+    client_ok(&server, &["status", id.trim(), "--wait", "30"]);
+}

@@ -140,6 +140,13 @@ async fn result_formats_vertex_selection_and_gzip(engine: Engine) {
         .get(&format!("/v1/jobs/{id}/result?vertices=119"), None)
         .await;
     bad.assert_problem(400, "invalid-parameter");
+    // A long poll longer than openapi.yaml's maximum is refused, not shortened unsaid.
+    for wait in ["61", "1000", "-1"] {
+        let long = server
+            .get(&format!("/v1/jobs/{id}?wait={wait}"), None)
+            .await;
+        long.assert_problem(400, "invalid-parameter");
+    }
     let zipped = server
         .get_accepting(&format!("/v1/jobs/{id}/result?format=text"), "gzip")
         .await;

@@ -65,7 +65,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/jobs/{id}/result/export"),
 ];
 
-/// Longest `?wait=` honoured, seconds.
+/// Longest `?wait=` accepted, seconds (a longer one is an invalid parameter).
 pub const MAX_WAIT_SECS: u64 = 60;
 /// Largest page of `GET /v1/jobs`.
 pub const MAX_PAGE: u32 = 500;
@@ -137,10 +137,10 @@ async fn get_job(
         &params,
         "wait",
         0,
-        |s| s.parse().ok(),
-        "a number of seconds",
+        |s| s.parse().ok().filter(|&w: &u64| w <= MAX_WAIT_SECS),
+        "a number of seconds from 0 to 60",
     )?;
-    let wait = Duration::from_secs(wait.min(MAX_WAIT_SECS));
+    let wait = Duration::from_secs(wait);
     let mut job = visible_job(&state, &caller, &id).await?;
     if !wait.is_zero() && !job.state.is_finished() {
         let deadline = Instant::now() + wait;

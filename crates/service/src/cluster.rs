@@ -34,6 +34,9 @@ pub enum NodeError {
     /// The store could not be opened.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Another process runs on the data directory.
+    #[error(transparent)]
+    DataDir(#[from] crate::data_dir_lock::DataDirLockError),
     /// Configured GPU ordinals that the driver does not list.
     #[error("GPU devices {0:?} were asked for but are not available here (see `egsolve devices`)")]
     NoSuchGpu(Vec<u32>),
@@ -55,6 +58,8 @@ pub struct Node {
     /// Stops the heartbeat and the forwarder.
     tasks_stop: CancellationToken,
     tasks: Vec<JoinHandle<()>>,
+    /// This process's hold on the data directory (one process per directory).
+    _data_dir: crate::data_dir_lock::DataDirLock,
 }
 
 /// How often the heartbeat runs for a lease of `lease_ms`: three times per lease, and at
@@ -89,6 +94,8 @@ impl Node {
             Vec::new()
         };
         std::fs::create_dir_all(&config.data_dir).map_err(StoreError::Io)?;
+        // Before the store: a second process must not re-queue this one's running jobs.
+        let data_dir = crate::data_dir_lock::DataDirLock::acquire(&config.data_dir)?;
         // Compiled kernels live with the service's data, so a restart never compiles again.
         egsolve_gpu::cubin_cache::set_directory(config.data_dir.join("kernels"));
         // Each GPU's context, kernels (every width) and staging buffers start now, on
@@ -194,6 +201,7 @@ impl Node {
             worker_id,
             tasks_stop,
             tasks,
+            _data_dir: data_dir,
         })
     }
 

@@ -59,6 +59,7 @@ mod batch;
 mod byte_range;
 mod cluster;
 mod config;
+mod data_dir_lock;
 mod error;
 mod events;
 mod export;

@@ -129,34 +129,36 @@ impl Family {
             .find(|f| f.name() == name || f.oink_tool() == name)
     }
 
-    /// The number of vertices of the game for `n` (after `n` is raised to 1).
+    /// The number of vertices of the game for `n` (after `n` is raised to 1); `u64::MAX`
+    /// where it is that or more (a quadratic family at a large `n`).
     pub fn vertex_count(self, n: u32) -> u64 {
         let n = u64::from(n.max(1));
         match self {
-            Family::TwoCounters => 3 * n * n + 5 * n,
+            Family::TwoCounters => (n * n).saturating_mul(3).saturating_add(5 * n),
             Family::CounterRr => 4 * n,
             Family::CounterDp => 4 * n + 4,
             Family::CounterCore => 6 * n + 3,
             Family::CounterOrtl => 5 * n + 1,
             Family::CounterM => 3 * n + 3,
             Family::CounterQpt => 2 * n,
-            Family::CounterRob => 3 * n * n + 8 * n + 3,
+            Family::CounterRob => (n * n).saturating_mul(3).saturating_add(8 * n + 3),
             Family::CounterSymsi => 10 * n + 2,
         }
     }
 
-    /// The number of edges of the game for `n` (after `n` is raised to 1).
+    /// The number of edges of the game for `n` (after `n` is raised to 1); `u64::MAX` where it
+    /// is that or more.
     pub fn edge_count(self, n: u32) -> u64 {
         let n = u64::from(n.max(1));
         match self {
-            Family::TwoCounters => 7 * n * n + 4 * n,
+            Family::TwoCounters => (n * n).saturating_mul(7).saturating_add(4 * n),
             Family::CounterRr => 8 * n,
             Family::CounterDp => 7 * n + 5,
             Family::CounterCore => 12 * n + 4,
             Family::CounterOrtl => 8 * n + 1,
             Family::CounterM => 6 * n + 3,
             Family::CounterQpt => 3 * n - 1,
-            Family::CounterRob => 10 * n * n + 18 * n + 4,
+            Family::CounterRob => (n * n).saturating_mul(10).saturating_add(18 * n + 4),
             Family::CounterSymsi => 22 * n + 4,
         }
     }
