@@ -18,22 +18,14 @@
 //! one appears meanwhile, the answer is written to it as without this. Where the system
 //! has no unnamed files or no `fallocate` (not Linux, some file systems), nothing is
 //! prepared.
-//!
-//! Where the answer carries the least credits, they are written into the prepared file as
-//! soon as the backend has them, while the strategies are derived ([`EarlyCredits`], the
-//! solve's [`CreditsListener`]); the header and the strategies follow the solve. At 10^9
-//! edges the credits are two thirds of the answer's 3 GB.
 
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
 use std::thread::JoinHandle;
 
 use egsolve_core::output::OutputFormat;
-use egsolve_core::output::binary::{self, Header};
-use egsolve_core::solve::{CreditsListener, Solution};
+use egsolve_core::output::binary::Header;
 
 /// Answers from this size are prepared (16 MiB: about 1.4 M vertices); below it the write
 /// takes a few milliseconds anyway.
@@ -50,7 +42,6 @@ pub struct PreparedOutput {
 pub struct Prepared {
     path: PathBuf,
     file: File,
-    bytes: u64,
 }
 
 impl PreparedOutput {
@@ -105,7 +96,6 @@ impl PreparedOutput {
         (bytes == self.bytes).then_some(Prepared {
             path: self.path,
             file,
-            bytes,
         })
     }
 }
@@ -124,96 +114,6 @@ impl Prepared {
             tracing::debug!(error = %e, "the answer's prepared file was not named");
             false
         })
-    }
-}
-
-/// A prepared answer's credits written as soon as they are final (module docs): the solve's
-/// [`CreditsListener`]. It keeps which credits it wrote (their buffer), so that
-/// [`EarlyCredits::finish`] tells whether the answer's are among them.
-pub struct EarlyCredits {
-    writers: usize,
-    state: Mutex<Early>,
-}
-
-/// Where [`EarlyCredits`] stands.
-enum Early {
-    /// The file is still being prepared.
-    Preparing(PreparedOutput),
-    /// The file, and the buffers (address, length) whose credits it holds.
-    Ready(Prepared, Vec<(usize, usize)>),
-    /// Preparing failed, or [`EarlyCredits::finish`] took the file.
-    Gone,
-}
-
-impl EarlyCredits {
-    /// Listens for the credits of the answer `prepared` is for, writing them from
-    /// `writers` threads; `prepared` back where `EGSOLVE_EARLY_CREDITS=0` (for comparison).
-    pub fn new(prepared: PreparedOutput, writers: usize) -> Result<Self, PreparedOutput> {
-        if std::env::var_os("EGSOLVE_EARLY_CREDITS").is_some_and(|v| v == "0") {
-            return Err(prepared);
-        }
-        Ok(EarlyCredits {
-            writers,
-            state: Mutex::new(Early::Preparing(prepared)),
-        })
-    }
-
-    /// The prepared file for `solution` (`None` where preparing failed or the size
-    /// differs), and whether it already holds `solution`'s credits: written from the very
-    /// buffer the answer holds, and the answer still carries them (a race's answer of
-    /// winners only replaces them in place and says so).
-    pub fn finish(&self, solution: &Solution) -> (Option<Prepared>, bool) {
-        let bytes = Header::of(solution).total_bytes();
-        let state = std::mem::replace(&mut *self.lock(), Early::Gone);
-        match state {
-            Early::Preparing(prepared) => (prepared.take(bytes), false),
-            Early::Ready(prepared, written) if prepared.bytes == bytes => {
-                let answer = (solution.credit.as_ptr() as usize, solution.credit.len());
-                let holds = solution.credits_computed && written.contains(&answer);
-                (Some(prepared), holds)
-            }
-            Early::Ready(..) | Early::Gone => (None, false),
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Early> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-impl CreditsListener for EarlyCredits {
-    fn credits_final(&self, credits: &[u64]) {
-        let start = std::time::Instant::now();
-        let mut state = self.lock();
-        let bytes = Header {
-            n: credits.len() as u64,
-            credits_computed: true,
-        }
-        .total_bytes();
-        if let Early::Preparing(_) = &*state {
-            let Early::Preparing(prepared) = std::mem::replace(&mut *state, Early::Gone) else {
-                unreachable!("matched above")
-            };
-            if let Some(ready) = prepared.take(bytes) {
-                *state = Early::Ready(ready, Vec::new());
-            }
-        }
-        let Early::Ready(prepared, written) = &mut *state else {
-            return;
-        };
-        if prepared.bytes != bytes {
-            return;
-        }
-        let file = &prepared.file;
-        match binary::write_credits_at(|b, at| file.write_all_at(b, at), credits, self.writers) {
-            Ok(true) => written.push((credits.as_ptr() as usize, credits.len())),
-            Ok(false) => {}
-            Err(e) => tracing::debug!(error = %e, "the credits were not written early"),
-        }
-        tracing::debug!(
-            seconds = start.elapsed().as_secs_f64(),
-            "the answer's credits written beside the strategies"
-        );
     }
 }
 
@@ -284,6 +184,7 @@ fn link(_file: &File, _path: &Path) -> io::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileExt;
 
     /// A folder on tmpfs where there is one (it has unnamed files and `fallocate`).
     fn folder() -> tempfile::TempDir {
@@ -325,61 +226,6 @@ mod tests {
         let named = std::fs::read(&new).unwrap();
         assert_eq!(named.len() as u64, bytes);
         assert_eq!(&named[named.len() - 6..], b"answer");
-    }
-
-    /// The credits written early count only for an answer that holds that very buffer and
-    /// still carries credits: not for equal values in another buffer (another side of a
-    /// race), nor for the buffer turned into winners only (a race's answer without credits).
-    #[test]
-    fn early_credits_count_only_for_the_answer_that_holds_them() {
-        use egsolve_core::solve::{NO_MOVE, SolveStats};
-        let dir = folder();
-        let n = 1_500_000;
-        let answer = |credit: Vec<u64>, credits_computed: bool| Solution {
-            credit,
-            strategy: vec![NO_MOVE; n],
-            stats: SolveStats::default(),
-            credits_computed,
-            parity: None,
-        };
-        let listening = |name: &str| {
-            let path = dir.path().join(name);
-            let prepared = PreparedOutput::start(Some(&path), OutputFormat::Binary, n).unwrap();
-            EarlyCredits::new(prepared, 2).ok().unwrap()
-        };
-        // The very buffer, credits kept: written.
-        let early = listening("same.bin");
-        let credits: Vec<u64> = (0..n as u64).map(|v| v % 13).collect();
-        early.credits_final(&credits);
-        let (ready, holds) = early.finish(&answer(credits, true));
-        let Some(ready) = ready else {
-            // A system without unnamed files or `fallocate`: nothing was prepared.
-            return;
-        };
-        assert!(holds);
-        let mut head = [0u8; 16];
-        ready.file().read_exact_at(&mut head, 32).unwrap();
-        assert_eq!(head, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
-        // The buffer turned into winners only, in place.
-        let early = listening("winners.bin");
-        let credits = vec![7u64; n];
-        early.credits_final(&credits);
-        let (ready, holds) = early.finish(&answer(credits, false));
-        assert!(ready.is_some() && !holds);
-        // Equal credits in another buffer.
-        let early = listening("other.bin");
-        let credits = vec![7u64; n];
-        early.credits_final(&credits);
-        let (ready, holds) = early.finish(&answer(credits.clone(), true));
-        assert!(ready.is_some() && !holds);
-        // No credits told (the parity solver answered): the file, nothing in it.
-        let early = listening("none.bin");
-        let (ready, holds) = early.finish(&answer(vec![0; n], false));
-        assert!(ready.is_some() && !holds);
-        // Another size: no file.
-        let early = listening("size.bin");
-        let (ready, holds) = early.finish(&answer(vec![0; n - 1], true));
-        assert!(ready.is_none() && !holds);
     }
 
     #[test]

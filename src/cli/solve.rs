@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::prepared_output::{EarlyCredits, PreparedOutput};
+use super::prepared_output::PreparedOutput;
 use super::progress::ProgressDisplay;
 use super::{CliError, EXIT_BAD_INPUT, EXIT_IO, output_file};
 use clap::builder::TypedValueParser;
@@ -241,21 +241,7 @@ fn solve_and_write(args: SolveArgs, input_bytes: u64, early: bool) -> Result<(),
     let deadline = args
         .timeout
         .and_then(|s| Instant::now().checked_add(Duration::from_secs_f64(s)));
-    let mut control = Control::new().with_deadline(deadline);
-    // An answer with least credits has them written into its prepared file while the
-    // strategies are derived.
-    let credits_answer = !solve::runs_parity_solver(parity, args.backend, args.credits);
-    let (prepared, early) = match prepared {
-        Some(prepared) if credits_answer => match EarlyCredits::new(prepared, PREPARED_WRITERS) {
-            Ok(early) => {
-                let early = std::sync::Arc::new(early);
-                control = control.with_credits_listener(early.clone());
-                (None, Some(early))
-            }
-            Err(prepared) => (Some(prepared), None),
-        },
-        other => (other, None),
-    };
+    let control = Control::new().with_deadline(deadline);
     progress.solving(control.progress().clone());
     let mut options = SolveOptions {
         backend: args.backend,
@@ -292,19 +278,14 @@ fn solve_and_write(args: SolveArgs, input_bytes: u64, early: bool) -> Result<(),
         use std::os::unix::fs::FileExt;
         let bytes = output::binary::Header::of(&solution).total_bytes();
         let mut named = false;
-        let (ready, credits_written) = match early {
-            Some(early) => early.finish(&solution),
-            None => (prepared.and_then(|p| p.take(bytes)), false),
-        };
-        if let Some(ready) = ready {
+        if let Some(ready) = prepared.and_then(|p| p.take(bytes)) {
             // Its space exists: the writers only copy into its pages; then it is named.
             let file = ready.file();
-            let write_at = |bytes: &[u8], at| file.write_all_at(bytes, at);
-            if credits_written {
-                output::binary::write_binary_at_but_credits(write_at, &solution, PREPARED_WRITERS)?;
-            } else {
-                output::binary::write_binary_at_with(write_at, &solution, PREPARED_WRITERS)?;
-            }
+            output::binary::write_binary_at_with(
+                |bytes, at| file.write_all_at(bytes, at),
+                &solution,
+                PREPARED_WRITERS,
+            )?;
             named = ready.name();
         }
         if !named {

@@ -7,8 +7,8 @@
 //! for the refusal's message.
 
 use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
 use std::io::{Read, Seek, Write};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// The lock file's name in the data directory.

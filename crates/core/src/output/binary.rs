@@ -144,75 +144,19 @@ pub fn write_binary_at_with<F>(write_at: F, solution: &Solution, writers: usize)
 where
     F: Fn(&[u8], u64) -> io::Result<()> + Sync,
 {
-    write_in_parts(&write_at, solution, FILE_PART, true, writers.max(1))
-}
-
-/// The credits of a binary result of `credits.len()` vertices, at their offset, from
-/// `writers` threads: written while the strategies are derived
-/// ([`crate::solve::CreditsListener`]), the rest later by [`write_binary_at_but_credits`].
-/// `Ok(false)`, writing nothing, on a big-endian machine (the credits are converted there,
-/// in order with the rest).
-pub fn write_credits_at<F>(write_at: F, credits: &[u64], writers: usize) -> io::Result<bool>
-where
-    F: Fn(&[u8], u64) -> io::Result<()> + Sync,
-{
-    write_credits_in_parts(&write_at, credits, FILE_PART, writers.max(1))
-}
-
-fn write_credits_in_parts<F>(
-    write_at: &F,
-    credits: &[u64],
-    part_bytes: usize,
-    writers: usize,
-) -> io::Result<bool>
-where
-    F: Fn(&[u8], u64) -> io::Result<()> + Sync,
-{
-    if cfg!(target_endian = "big") {
-        return Ok(false);
-    }
-    let credits: &[u8] = bytemuck::cast_slice(credits);
-    let parts = in_parts(HEADER_BYTES, credits, part_bytes).collect();
-    write_pieces(write_at, parts, writers)?;
-    Ok(true)
-}
-
-/// [`write_binary_at_with`] but the credits: the header and the strategies, for a file whose
-/// credits [`write_credits_at`] wrote (only on a little-endian machine: it wrote them).
-pub fn write_binary_at_but_credits<F>(
-    write_at: F,
-    solution: &Solution,
-    writers: usize,
-) -> io::Result<()>
-where
-    F: Fn(&[u8], u64) -> io::Result<()> + Sync,
-{
-    write_in_parts(&write_at, solution, FILE_PART, false, writers.max(1))
-}
-
-/// `bytes` from `offset` in parts of `part_bytes`, each with its offset.
-fn in_parts(offset: u64, bytes: &[u8], part_bytes: usize) -> impl Iterator<Item = (u64, &[u8])> {
-    bytes
-        .chunks(part_bytes)
-        .enumerate()
-        .map(move |(i, part)| (offset + (i * part_bytes) as u64, part))
+    write_in_parts(&write_at, solution, FILE_PART, writers.max(1))
 }
 
 fn write_in_parts<F>(
     write_at: &F,
     solution: &Solution,
     part_bytes: usize,
-    with_credits: bool,
     writers: usize,
 ) -> io::Result<()>
 where
     F: Fn(&[u8], u64) -> io::Result<()> + Sync,
 {
     if cfg!(target_endian = "big") {
-        assert!(
-            with_credits,
-            "the credits are written apart only on a little-endian machine"
-        );
         let mut out = io::BufWriter::with_capacity(
             1 << 20,
             AtOffsets {
@@ -223,25 +167,19 @@ where
         write_binary(&mut out, solution)?;
         return out.flush();
     }
-    let header = Header::of(solution);
-    let header_bytes = header.to_bytes();
-    let mut parts = vec![(0, &header_bytes[..])];
-    if with_credits {
-        let credits = bytemuck::cast_slice(&solution.credit);
-        parts.extend(in_parts(HEADER_BYTES, credits, part_bytes));
-    }
-    let strategies = bytemuck::cast_slice(&solution.strategy);
-    parts.extend(in_parts(header.strategies_offset(), strategies, part_bytes));
-    write_pieces(write_at, parts, writers)
-}
-
-/// Writes each `(offset, bytes)` of `parts` through `write_at`, from `writers` threads
-/// taking the next part as they finish one; the first error.
-fn write_pieces<F>(write_at: &F, parts: Vec<(u64, &[u8])>, writers: usize) -> io::Result<()>
-where
-    F: Fn(&[u8], u64) -> io::Result<()> + Sync,
-{
     use std::sync::{Mutex, PoisonError};
+    let header = Header::of(solution).to_bytes();
+    let mut parts = vec![(0, &header[..])];
+    let mut offset = HEADER_BYTES;
+    let credits: &[u8] = bytemuck::cast_slice(&solution.credit);
+    let strategies: &[u8] = bytemuck::cast_slice(&solution.strategy);
+    for part in credits
+        .chunks(part_bytes)
+        .chain(strategies.chunks(part_bytes))
+    {
+        parts.push((offset, part));
+        offset += part.len() as u64;
+    }
     let parts = Mutex::new(parts.into_iter());
     let first_error = Mutex::new(None);
     std::thread::scope(|scope| {
@@ -411,24 +349,11 @@ mod tests {
             let path = dir.path().join(format!("{part_bytes}-{writers}.bin"));
             let file = std::fs::File::create(&path).unwrap();
             let write_at = |bytes: &[u8], at: u64| file.write_all_at(bytes, at);
-            write_in_parts(&write_at, &solution, part_bytes, true, writers).unwrap();
+            write_in_parts(&write_at, &solution, part_bytes, writers).unwrap();
             drop(file);
             assert!(
                 std::fs::read(&path).unwrap() == streamed,
                 "parts of {part_bytes}, {writers} writers"
-            );
-            // The credits first (while the strategies are derived), then the rest.
-            let path = dir.path().join(format!("{part_bytes}-{writers}-split.bin"));
-            let file = std::fs::File::create(&path).unwrap();
-            let write_at = |bytes: &[u8], at: u64| file.write_all_at(bytes, at);
-            assert!(
-                write_credits_in_parts(&write_at, &solution.credit, part_bytes, writers).unwrap()
-            );
-            write_in_parts(&write_at, &solution, part_bytes, false, writers).unwrap();
-            drop(file);
-            assert!(
-                std::fs::read(&path).unwrap() == streamed,
-                "credits apart, parts of {part_bytes}, {writers} writers"
             );
         }
         let path = dir.path().join("whole.bin");

@@ -1,6 +1,5 @@
-//! What a running solve shares with whoever started it: a cancel flag, a deadline, live
-//! progress counters, and optionally an ear for the credits as soon as they are final
-//! ([`CreditsListener`]: the CLI writes them while the strategies are derived). The CLI's progress bar and the service's job status read the same
+//! What a running solve shares with whoever started it: a cancel flag, a deadline and live
+//! progress counters. The CLI's progress bar and the service's job status read the same
 //! [`Progress`] atomics; backends write them at least once per round and check
 //! [`Control::checkpoint`] at least once per round and every ~10 ms inside long rounds.
 
@@ -60,37 +59,12 @@ pub enum Interrupted {
     TimedOut,
 }
 
-/// Told the least credits as soon as a backend has them, before the strategies are derived
-/// from them ([`crate::solve::Solution::from_credits_seeded`] calls it on a thread beside
-/// that derivation, which only reads them). A solve may call it more than once (a race's two
-/// sides, a device that gave up and the CPU that answered instead), each time with credits
-/// of its own buffer; an answer's credits may still change after it (a race's answer of
-/// winners only: [`crate::solve::Solution::keep_winners_only`]), so a listener that kept
-/// something checks it against the answer it gets (the buffer's address, and
-/// `credits_computed`).
-pub trait CreditsListener: Send + Sync {
-    /// The credits, final for the answer being derived from them.
-    fn credits_final(&self, credits: &[u64]);
-}
-
 /// Cancel flag, deadline and progress of one solve. Cheap to clone: everything is shared.
-#[derive(Clone, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Control {
     cancel: Arc<AtomicBool>,
     deadline: Option<Instant>,
     progress: Arc<Progress>,
-    credits: Option<Arc<dyn CreditsListener>>,
-}
-
-impl std::fmt::Debug for Control {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Control")
-            .field("cancel", &self.cancel)
-            .field("deadline", &self.deadline)
-            .field("progress", &self.progress)
-            .field("credits_listener", &self.credits.is_some())
-            .finish()
-    }
 }
 
 impl Control {
@@ -103,17 +77,6 @@ impl Control {
     pub fn with_deadline(mut self, deadline: Option<Instant>) -> Control {
         self.deadline = deadline;
         self
-    }
-
-    /// The same control, with `listener` told the credits when they are final.
-    pub fn with_credits_listener(mut self, listener: Arc<dyn CreditsListener>) -> Control {
-        self.credits = Some(listener);
-        self
-    }
-
-    /// Who is told the credits when they are final, if anyone.
-    pub fn credits_listener(&self) -> Option<&dyn CreditsListener> {
-        self.credits.as_deref()
     }
 
     /// Asks the solve to stop at its next checkpoint.
@@ -129,7 +92,6 @@ impl Control {
             cancel: Arc::default(),
             deadline: self.deadline,
             progress: self.progress.clone(),
-            credits: self.credits.clone(),
         }
     }
 

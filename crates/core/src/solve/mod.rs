@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use crate::arena::{Arena, Player, VertexId};
 use crate::parity::{ParitySummary, ParityView};
-pub use control::{Control, CreditsListener, Interrupted, Progress, ProgressSnapshot};
+pub use control::{Control, Interrupted, Progress, ProgressSnapshot};
 pub use device::{DeviceSolver, GpuOptions, VertexOrder};
 pub use energy::{BoundOverflow, TOP};
 pub use parity::ParityAlgorithm;
@@ -235,16 +235,25 @@ impl Solution {
         threads: &Threads,
         control: &Control,
     ) -> Result<(Solution, strategy::Player1Source), SolveError> {
-        // The credits are final: whoever listens gets them beside the derivation (which
-        // only reads them), the CLI writing its answer's file meanwhile.
-        let derived = match control.credits_listener() {
-            Some(listener) => std::thread::scope(|scope| {
-                scope.spawn(|| listener.credits_final(&credit));
-                derive_strategies(arena, &credit, player0, seed, &mut stats, threads, control)
-            }),
-            None => derive_strategies(arena, &credit, player0, seed, &mut stats, threads, control),
+        let start = Instant::now();
+        let mut strategy = match player0 {
+            Some(moves) => {
+                debug_assert_eq!(moves.len(), arena.vertex_count(), "a move per vertex");
+                moves
+            }
+            None => strategy::player0(arena, &credit, stats.bound, threads),
         };
-        let (strategy, source) = derived?;
+        let player1_start = Instant::now();
+        stats.phases.strategy0 += player1_start.duration_since(start).as_secs_f64();
+        let source =
+            strategy::certified_strategy(arena, &credit, seed, &mut strategy, threads, control)?;
+        stats.strategy_lifts = if source.without_dual_game() {
+            0
+        } else {
+            strategy::player1_dual(arena, &credit, &mut strategy, control)?
+        };
+        stats.phases.strategy1 = player1_start.elapsed().as_secs_f64();
+        stats.strategy_seconds += start.elapsed().as_secs_f64();
         Ok((
             Solution {
                 credit,
@@ -476,39 +485,6 @@ pub fn solve_game(
     Ok(solution)
 }
 
-/// Both players' strategies from final credits ([`Solution::from_credits_seeded`]'s
-/// derivation), its seconds added to `stats`.
-fn derive_strategies(
-    arena: &Arena,
-    credit: &[u64],
-    player0: Option<Vec<VertexId>>,
-    seed: strategy::Seed<'_>,
-    stats: &mut SolveStats,
-    threads: &Threads,
-    control: &Control,
-) -> Result<(Vec<VertexId>, strategy::Player1Source), SolveError> {
-    let start = Instant::now();
-    let mut strategy = match player0 {
-        Some(moves) => {
-            debug_assert_eq!(moves.len(), arena.vertex_count(), "a move per vertex");
-            moves
-        }
-        None => strategy::player0(arena, credit, stats.bound, threads),
-    };
-    let player1_start = Instant::now();
-    stats.phases.strategy0 += player1_start.duration_since(start).as_secs_f64();
-    let source =
-        strategy::certified_strategy(arena, credit, seed, &mut strategy, threads, control)?;
-    stats.strategy_lifts = if source.without_dual_game() {
-        0
-    } else {
-        strategy::player1_dual(arena, credit, &mut strategy, control)?
-    };
-    stats.phases.strategy1 = player1_start.elapsed().as_secs_f64();
-    stats.strategy_seconds += start.elapsed().as_secs_f64();
-    Ok((strategy, source))
-}
-
 /// The native parity solver as `options.parity_algorithm` says: on the CPU ([`parity`]), or
 /// for [`ParityAlgorithm::GpuFixpoint`] on the device ([`DeviceSolver::solve_parity`]).
 fn solve_parity_natively(
@@ -606,36 +582,5 @@ mod tests {
             ..solution
         };
         assert_eq!(empty.tally(), (0, 0));
-    }
-
-    /// A solve tells its listener the credits it answers with, from the very buffer the
-    /// answer holds, on every backend that derives strategies from credits.
-    #[test]
-    fn the_credits_listener_hears_the_answers_credits() {
-        use std::sync::{Arc, Mutex};
-        #[derive(Default)]
-        struct Heard(Mutex<Vec<(usize, Vec<u64>)>>);
-        impl CreditsListener for Heard {
-            fn credits_final(&self, credits: &[u64]) {
-                let heard = (credits.as_ptr() as usize, credits.to_vec());
-                self.0.lock().unwrap().push(heard);
-            }
-        }
-        let params = crate::generate::RandomParams {
-            vertices: 3_000,
-            ..crate::generate::RandomParams::default()
-        };
-        for seed in [1, 2, 3] {
-            let arena = crate::generate::random(params, seed);
-            for backend in [Backend::Auto, Backend::Cpu, Backend::Reference] {
-                let heard = Arc::new(Heard::default());
-                let control = Control::new().with_credits_listener(heard.clone());
-                let solution = solve(&arena, backend, &control).unwrap();
-                let heard = heard.0.lock().unwrap();
-                assert_eq!(heard.len(), 1, "{backend:?}, seed {seed}");
-                assert_eq!(heard[0].0, solution.credit.as_ptr() as usize);
-                assert_eq!(heard[0].1, solution.credit, "{backend:?}, seed {seed}");
-            }
-        }
     }
 }
