@@ -4,7 +4,8 @@
 //! `paritysol` works, `format=text` is a clear 400); `auto` answers a parity game with the
 //! parity solver by default and solves the reduction only with `credits=true`; a
 //! `backend=parity` answer never serves a later job that expects credits; energy backends
-//! and `backend=parity` on an energy game fail with messages that say what to do.
+//! fail with messages that say what to do, and `backend=parity` on an energy game is refused
+//! at submission.
 
 use crate::service_support;
 
@@ -173,14 +174,17 @@ async fn forced_parity_answers_never_serve_jobs_that_expect_credits(engine: Engi
     assert_eq!(job["reused"], true, "{job}");
     assert_eq!(job["summary"]["credits_computed"], false, "{job}");
 
-    // backend=parity on an energy game: failed, naming the backends that solve it.
-    let (_, job) = server
-        .submit_finished(small_arena(20, 1), "?backend=parity")
+    // backend=parity on an energy game: refused at submission (it is parsed there), naming
+    // the backends that solve it.
+    let refused = server
+        .submit(small_arena(20, 1), "?backend=parity", None)
         .await;
-    assert_eq!(job["state"], "failed", "{job}");
-    assert_eq!(job["failure"]["type"], "backend-unavailable", "{job}");
-    let message = job["failure"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("use auto"), "{job}");
+    refused.assert_problem(422, "backend-unavailable");
+    let message = refused.json()["detail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(message.contains("use backend=auto"), "{message}");
     server.stop().await;
 }
 

@@ -239,7 +239,7 @@ async fn commit(
         return answer(&state, id, false).await;
     }
 
-    let admitted = admit(&state, &mut stored, None, true).await?;
+    let admitted = admit(&state, &mut stored, options.backend, None, true).await?;
     let stats_seconds = admitted.stats_seconds;
     let job = new_job(id, &owner, &options, &stored, Some(&admitted), None);
     state.store.insert_job(&job).await?;
@@ -330,9 +330,20 @@ pub(super) struct Admitted {
 pub(super) async fn admit(
     state: &AppState,
     stored: &mut StoredArena,
+    backend: BackendChoice,
     checked: Option<admission::Admitted>,
     keep_game: bool,
 ) -> Result<Admitted, ApiError> {
+    if let Some((game, _)) = &stored.parsed {
+        // The parity solver has nothing to solve in an energy game: refused now, as
+        // `backend=gpu` without a GPU is, not failed by the worker (a game left to the
+        // worker to parse fails there).
+        if backend == BackendChoice::Parity && game.parity.is_none() {
+            return Err(ApiError::BackendUnavailable(
+                "backend=parity solves parity games (.gm, or JSON with priorities) and this arena is an energy game: use backend=auto, cpu or reference".into(),
+            ));
+        }
+    }
     let Some((game, parse_seconds)) = stored.parsed.take() else {
         return Ok(Admitted {
             preparsed: None,

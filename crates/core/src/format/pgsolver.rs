@@ -145,8 +145,17 @@ pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatErr
             expected: "a node line `ID PRIORITY OWNER SUCC,...;`".into(),
         });
     }
+    let placement = assemble::placement(&parsed);
     if let Some((declared, at)) = header.declared {
-        if declared != n as u64 && declared + 1 != n as u64 {
+        // A header that names the largest id the lines define is right; the lines' holes
+        // are the problem, said below.
+        let names_largest_id = || {
+            matches!(placement, Placement::Shuffled)
+                && assemble::vertex_lines(&parsed)
+                    .max_id()
+                    .is_some_and(|(max, _)| declared == u64::from(max))
+        };
+        if declared != n as u64 && declared + 1 != n as u64 && !names_largest_id() {
             return Err(FormatError::HeaderMismatch {
                 at,
                 declared: format!("`parity {declared};`"),
@@ -157,7 +166,6 @@ pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatErr
             });
         }
     }
-    let placement = assemble::placement(&parsed);
     let arrangement = match placement {
         Placement::InOrder(_) => None,
         Placement::Shuffled => {

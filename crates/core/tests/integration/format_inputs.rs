@@ -221,6 +221,11 @@ fn pgsolver_inputs() {
             "parity 5;\n0 2 0 1;\n1 3 1 0;",
             Error(Some((1, 8)), "header saying `parity 5;`"),
         ),
+        // The header names the largest id right: the holes below it are the problem.
+        (
+            "parity 5;\n0 1 0 1;\n1 3 1 0;\n5 2 1 0;",
+            Error(Some((4, 9)), "without holes, but line 4 defines vertex 5"),
+        ),
         (
             "0 2 0 2;\n2 3 1 0;",
             Error(Some((2, 9)), "no line for vertex 1"),

@@ -442,7 +442,14 @@ async fn admit_member(
         })));
     }
     let (admission, solved) = checked.map_or((None, None), |c| (Some(c.admitted), c.answer));
-    let admitted = submit::admit(state, &mut stored, admission, solved.is_none()).await?;
+    let admitted = submit::admit(
+        state,
+        &mut stored,
+        options.backend,
+        admission,
+        solved.is_none(),
+    )
+    .await?;
     Ok(Outcome::Accepted(Box::new(Accepted {
         stored,
         admitted: Some(admitted),
