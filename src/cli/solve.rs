@@ -53,7 +53,7 @@ pub struct SolveArgs {
     )]
     pub parity_algorithm: ParityAlgorithm,
     /// Output: json, text (`ID CREDIT`, `T` for ⊤; needs credits, so not for answers of
-    /// the parity solver), paritysol (parity inputs) or binary (credits and strategies as
+    /// the parity solver), paritysol (PGSolver: winners and strategies) or binary (credits and strategies as
     /// little-endian arrays after a 32-byte header: docs/result-binary.md).
     #[arg(long, default_value = "json")]
     pub output: OutputFormat,
@@ -225,12 +225,6 @@ fn solve_and_write(args: SolveArgs, input_bytes: u64, early: bool) -> Result<(),
         // thread of their own, beside the upload: unmapping 7 GB took 0.18-0.35 s.
         let game = game.clone();
         std::thread::spawn(move || game.arena.release_predecessors());
-    }
-    if args.output == OutputFormat::Paritysol && game.parity.is_none() {
-        return Err(CliError::new(
-            EXIT_BAD_INPUT,
-            "--output paritysol needs a parity game (.gm) as input; use json or text",
-        ));
     }
     let parity = game.parity.as_ref().map(ParityInfo::view);
     if args.output == OutputFormat::Text

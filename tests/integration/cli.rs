@@ -508,7 +508,8 @@ fn bad_input_exits_with_its_code() {
     // A malformed file (exit 3, line and column): `snapshots::malformed_files_are_named_with_line_and_column`.
     let out = egsolve(&["solve", "does/not/exist.mpg"]);
     assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
-    let out = egsolve(&["solve", "examples/small.mpg", "--output", "paritysol"]);
+    // An energy game on the parity solver: bad input (3), naming the backends that solve it.
+    let out = egsolve(&["solve", "examples/small.mpg", "--backend", "parity"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let out = egsolve(&["solve", "examples/small.mpg", "--backend", "quantum"]);
     assert_eq!(out.status.code(), Some(2));
@@ -689,4 +690,25 @@ fn senseless_arguments_are_usage_errors() {
         "{}",
         stderr(&out)
     );
+}
+
+/// An energy game's answer is written in PGSolver's `paritysol` too (winners and the
+/// winner's moves), as the service's `format=paritysol` serves it: the same winners as the
+/// JSON document.
+#[test]
+fn an_energy_game_answer_writes_as_paritysol() {
+    let small = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/small.mpg");
+    let sol = egsolve(&["solve", small, "--output", "paritysol"]);
+    assert!(sol.status.success(), "{}", stderr(&sol));
+    let winners = paritysol_winners(&sol);
+    let json = egsolve(&["solve", small, "--output", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let w0 = doc["summary"]["w0"].as_u64().unwrap() as usize;
+    assert_eq!(winners.len(), 6);
+    assert_eq!(winners.iter().filter(|(_, w)| *w == 0).count(), w0);
+    for record in doc["vertices"].as_array().unwrap() {
+        let v = record["id"].as_u64().unwrap() as u32;
+        let winner = winners.iter().find(|(id, _)| *id == v).unwrap().1;
+        assert_eq!(u64::from(winner), record["winner"], "vertex {v}: {record}");
+    }
 }
