@@ -147,13 +147,15 @@ pub(crate) fn assemble(header: Header, parsed: Parsed) -> Result<Game, FormatErr
     }
     let placement = assemble::placement(&parsed);
     if let Some((declared, at)) = header.declared {
-        // A header that names the largest id the lines define is right; the lines' holes
-        // are the problem, said below.
+        // A header that names the largest id the lines define (or the count it implies) is
+        // right; the lines' holes are the problem, said below.
         let names_largest_id = || {
             matches!(placement, Placement::Shuffled)
                 && assemble::vertex_lines(&parsed)
                     .max_id()
-                    .is_some_and(|(max, _)| declared == u64::from(max))
+                    .is_some_and(|(max, _)| {
+                        declared == u64::from(max) || declared == u64::from(max) + 1
+                    })
         };
         if declared != n as u64 && declared + 1 != n as u64 && !names_largest_id() {
             return Err(FormatError::HeaderMismatch {
