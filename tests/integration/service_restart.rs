@@ -46,8 +46,9 @@ async fn killed_and_stopped_servers_lose_no_job_and_complete_each_once() {
 
     // Phase 1: a slow job running, small ones queued behind it (one CPU worker); SIGKILL.
     let (mut child, base) = spawn_server_binary(dir.path());
-    // About 9·10^8 lifts (seconds on any machine): it must still be running when polled.
-    let slow = submit(&http, &base, slow_cycle(30_000)).await;
+    // About 4·10^8 lifts (seconds on any machine): it must still be running when polled, after
+    // each restart too (it starts again from nothing), and it runs to the end once.
+    let slow = submit(&http, &base, slow_cycle(20_000)).await;
     let mut queued = Vec::new();
     for seed in 0..5 {
         queued.push(submit(&http, &base, small_arena(40, seed)).await);
