@@ -1,4 +1,4 @@
-//! The service's subcommands: `egsolve serve` (bind, then [`egsolve_service::run`] until
+//! The service's subcommands: `egsolve serve` (bind, then [`egsolve_service::run_announcing`] until
 //! ctrl-c or SIGTERM), `egsolve worker` ([`egsolve_service::run_worker`]: jobs from a shared
 //! store, no HTTP), `egsolve migrate` (a SQLite store into PostgreSQL) and
 //! `egsolve token add NAME [--admin] [--import]`.
@@ -23,9 +23,17 @@ impl ServeCommand {
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .with_context(|| format!("cannot listen on {}", config.bind))?;
-        // One line on stdout, so scripts and tests learn the port of `--bind 127.0.0.1:0`.
-        println!("listening on http://{}", listener.local_addr()?);
-        egsolve_service::run(listener, config, egsolve_service::shutdown_signal()).await?;
+        // One line on stdout, so scripts and tests learn the port of `--bind 127.0.0.1:0`:
+        // printed once the server can answer (its store open, its data directory locked),
+        // not when the port is bound, so a server that refuses to start never announces one.
+        let announce = |address| println!("listening on http://{address}");
+        let running = egsolve_service::run_announcing(
+            listener,
+            config,
+            egsolve_service::shutdown_signal(),
+            announce,
+        );
+        running.await?;
         Ok(0)
     }
 }

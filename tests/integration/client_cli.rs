@@ -477,7 +477,7 @@ fn tokens_come_from_the_environment_and_failures_are_clear() {
 /// The client's exit codes follow the README's table: a malformed arena the server refuses
 /// is bad input (3), a file that cannot be read or a directory 74, an unknown job bad usage
 /// (2), no server 5; and a second server on the same data directory refuses to start (5)
-/// without touching the first one's jobs.
+/// without announcing a port or touching the first one's jobs.
 #[test]
 fn client_exit_codes_follow_the_table_and_a_data_directory_has_one_server() {
     let data = tempfile::tempdir().unwrap();
@@ -503,7 +503,7 @@ fn client_exit_codes_follow_the_table_and_a_data_directory_has_one_server() {
     let (code, _, stderr) = client(&server, &["submit", data.path().to_str().unwrap()]);
     assert!(stderr.contains("is a directory"), "{code}: {stderr}");
 
-    let (status, _, stderr) = run_egsolve(&[
+    let (status, stdout, stderr) = run_egsolve(&[
         "serve",
         "--bind",
         "127.0.0.1:0",
@@ -515,6 +515,8 @@ fn client_exit_codes_follow_the_table_and_a_data_directory_has_one_server() {
         stderr.contains("is in use by another egsolve process"),
         "{stderr}"
     );
+    // It never announced itself: scripts wait for the "listening on" line.
+    assert!(!stdout.contains("listening"), "{stdout}");
     // The first server still answers.
     let id = client_ok(&server, &["submit", shared(GAME).to_str().unwrap()]);
     client_ok(&server, &["status", id.trim(), "--wait", "30"]);

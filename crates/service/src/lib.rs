@@ -86,6 +86,7 @@ mod views;
 mod worker;
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::ops::Deref;
 use std::path::Path;
 use std::pin::Pin;
@@ -189,8 +190,24 @@ pub fn run(
     config: ServeConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Running {
-    serve_boxed(listener, config, Box::pin(shutdown))
+    serve_boxed(listener, config, Box::pin(shutdown), Box::new(|_| {}))
 }
+
+/// [`run`], calling `ready` with the listening address once the server can answer: its
+/// store is open and its data directory is this process's (a second server on the same
+/// directory fails before). `egsolve serve` prints its "listening on" line there, so a
+/// script that waits for that line never meets a server that is about to refuse to start.
+pub fn run_announcing(
+    listener: TcpListener,
+    config: ServeConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    ready: impl FnOnce(SocketAddr) + Send + 'static,
+) -> Running {
+    serve_boxed(listener, config, Box::pin(shutdown), Box::new(ready))
+}
+
+/// What [`run_announcing`] calls once the server can answer.
+type Ready = Box<dyn FnOnce(SocketAddr) + Send>;
 
 /// A shutdown signal whose type does not multiply the code that awaits it.
 type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -199,8 +216,13 @@ type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
 pub type Running = Pin<Box<dyn Future<Output = Result<(), ServiceError>> + Send>>;
 
 /// Boxes [`serve_until`] here, so that its code is generated in this crate only.
-fn serve_boxed(listener: TcpListener, config: ServeConfig, shutdown: Signal) -> Running {
-    Box::pin(serve_until(listener, config, shutdown))
+fn serve_boxed(
+    listener: TcpListener,
+    config: ServeConfig,
+    shutdown: Signal,
+    ready: Ready,
+) -> Running {
+    Box::pin(serve_until(listener, config, shutdown, ready))
 }
 
 /// [`run`]'s body.
@@ -208,6 +230,7 @@ async fn serve_until(
     listener: TcpListener,
     config: ServeConfig,
     shutdown: Signal,
+    ready: Ready,
 ) -> Result<(), ServiceError> {
     let local = listener.local_addr()?;
     ServeConfig {
@@ -269,6 +292,7 @@ async fn serve_until(
         state.usage.clone(),
     ));
     tracing::info!(address = %local, store = store.engine(), data_dir = %config.data_dir.display(), "egsolve service listening");
+    ready(local);
     // No Nagle delay: small answers (a job view, the end of a result) must not wait for an ACK.
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
