@@ -86,6 +86,10 @@ pub struct SubmitArgs {
     /// parity game is answered with winners and strategies).
     #[arg(long)]
     pub credits: bool,
+    /// Solve anew even when the server holds the answer of an identical finished job (by
+    /// default such a job is answered at once from it, `"reused": true`).
+    #[arg(long)]
+    pub no_reuse: bool,
     /// Wait for the job to finish (live status line), then fetch the result.
     #[arg(long)]
     pub wait: bool,
@@ -227,6 +231,7 @@ impl SubmitArgs {
             format: self.format.clone(),
             returns: self.returns.clone(),
             credits: self.credits,
+            no_reuse: self.no_reuse,
         };
         if let [_, _, ..] = self.files.as_slice() {
             anyhow::ensure!(

@@ -56,6 +56,8 @@ pub struct SubmitOptions {
     pub returns: Option<String>,
     /// Parity games: also compute the energy reduction's credits (`credits=true`).
     pub credits: bool,
+    /// Solve anew even when an identical finished job's result could answer (`reuse=false`).
+    pub no_reuse: bool,
 }
 
 /// The media type of a by-reference submission (`{"path": …}`).
@@ -319,6 +321,9 @@ fn submit_query(options: &SubmitOptions) -> Vec<(&'static str, String)> {
     }
     if options.credits {
         query.push(("credits", "true".into()));
+    }
+    if options.no_reuse {
+        query.push(("reuse", "false".into()));
     }
     query
 }

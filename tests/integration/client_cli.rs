@@ -176,6 +176,17 @@ fn submit_status_result_jobs_and_cancel() {
     let (code, only, _) = client(&server, &["jobs", "--state", "cancelled"]);
     assert_eq!(code, 0);
     assert_eq!(only.lines().count(), 1, "{only}");
+    // The same file again is answered from that job; `--no-reuse` solves it anew.
+    for (flag, reused) in [(None, true), (Some("--no-reuse"), false)] {
+        let mut args = vec!["submit", game.to_str().unwrap(), "--credits"];
+        args.extend(flag);
+        let again = client_ok(&server, &args);
+        let view = json(&client_ok(
+            &server,
+            &["status", again.trim(), "--wait", "30"],
+        ));
+        assert_eq!(view["reused"], reused, "{flag:?}: {view}");
+    }
 }
 
 #[test]

@@ -289,6 +289,49 @@ async fn a_member_past_its_inline_time_is_queued_and_solved_by_a_worker(engine: 
     server.stop().await;
 }
 
+/// `reuse=false` solves anew what an identical finished job could answer, for a single job
+/// and for a batch's members; without it the same bytes are answered at once (`reused`),
+/// with the same result. A value other than true or false is a 400 naming the parameter.
+async fn reuse_false_solves_anew_and_reuse_answers_at_once(engine: Engine) {
+    let server = Server::start_on(engine, |_| {}).await;
+    let game = small_arena(30, 7);
+    let mut texts = Vec::new();
+    for (query, reused) in [
+        ("", false),
+        ("", true),
+        ("?reuse=false", false),
+        ("?reuse=true", true),
+    ] {
+        let id = server.submit_ok(game.clone(), query, None).await;
+        let job = server
+            .wait_finished(&id, None, std::time::Duration::from_secs(30))
+            .await;
+        assert_eq!(job["state"], "succeeded", "{query}: {job}");
+        assert_eq!(job["reused"], reused, "{query}: {job}");
+        let text = server
+            .get(&format!("/v1/jobs/{id}/result?format=text"), None)
+            .await;
+        texts.push(text.text());
+    }
+    assert!(texts.iter().all(|t| *t == texts[0] && !t.is_empty()));
+    let files = [("a.mpg", game.clone()), ("b.mpg", small_arena(12, 3))];
+    for (query, reused) in [("", [true, false]), ("?reuse=false", [false, false])] {
+        let answer = post_batch(&server, archive(&files), query).await.json();
+        let jobs = answer["jobs"].as_array().unwrap();
+        for (job, reused) in jobs.iter().zip(reused) {
+            let id = job["id"].as_str().unwrap();
+            let job = server
+                .wait_finished(id, None, std::time::Duration::from_secs(30))
+                .await;
+            assert_eq!(job["reused"], reused, "batch{query}: {job}");
+        }
+    }
+    let bad = server.submit(game, "?reuse=maybe", None).await;
+    bad.assert_problem(400, "invalid-parameter");
+    assert!(bad.text().contains("reuse"), "{}", bad.text());
+    server.stop().await;
+}
+
 async fn bad_batches_are_refused_with_the_reason(engine: Engine) {
     let server = Server::start_on(engine, |config| config.per_user_job_limit = 2).await;
     let not_tar = post_batch(&server, small_arena(10, 1), "").await;
@@ -597,6 +640,7 @@ async fn a_batch_refused_early_in_a_large_body_is_answered(engine: Engine) {
 }
 
 on_both_stores!(
+    reuse_false_solves_anew_and_reuse_answers_at_once,
     a_batch_refused_early_in_a_large_body_is_answered,
     a_connection_dropped_mid_batch_leaves_nothing_behind,
     a_batch_makes_a_job_per_member_and_streams_their_results,

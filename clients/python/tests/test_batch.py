@@ -89,6 +89,21 @@ def test_each_member_answers_as_a_job_of_its_own(client: Client, tmp_path: Path)
     }
 
 
+def test_reuse_false_solves_anew_what_the_server_could_answer_at_once(client: Client) -> None:
+    arena = small_arena(60, seed=2026)
+    first = client.submit(arena)
+    assert first.wait(timeout=30).state == "succeeded" and not first.info.reused
+    again = client.submit(arena)
+    assert again.info.reused and again.state == "succeeded"
+    fresh = client.submit(arena, reuse=False)
+    assert fresh.wait(timeout=30).state == "succeeded" and not fresh.info.reused
+    assert fresh.result().credits == again.result().credits == first.result().credits
+    for reuse, reused in [(None, True), (False, False)]:
+        batch = client.submit_batch([arena], reuse=reuse)
+        assert batch.wait(timeout=30).finished
+        assert [job.refresh().info.reused for job in batch.jobs] == [reused], reuse
+
+
 def test_a_malformed_member_is_refused_and_the_others_run(client: Client) -> None:
     good = small_arena(50, seed=31)
     batch = client.submit_batch([good, MALFORMED, PARITY_B], names=["good.mpg", "bad.mpg", "good.pg"])

@@ -70,6 +70,14 @@ pub fn result_format(params: &HashMap<String, String>) -> Result<ResultFormat, A
     )
 }
 
+/// A submission's `reuse` (true by default): whether an identical finished job's result
+/// may answer it at once. `reuse=false` always solves anew (after an upgrade, to time a
+/// solve, or to check a stored answer); the new result is then the one later jobs reuse.
+/// Not one of the job's options: it decides only how the job is created.
+pub fn reuse_results(params: &HashMap<String, String>) -> Result<bool, ApiError> {
+    param(params, "reuse", true, |s| s.parse().ok(), "true or false")
+}
+
 /// The submission options from the query string.
 pub fn job_options(
     params: &HashMap<String, String>,
@@ -85,6 +93,7 @@ pub fn job_options(
             "format",
             "return",
             "credits",
+            "reuse",
         ],
     )?;
     let options = JobOptions {

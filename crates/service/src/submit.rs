@@ -30,7 +30,7 @@ use super::import::{self, ImportError, ReferenceError};
 use super::job::{ArenaStats, BackendChoice, Failure, JobId, JobOptions, ResultSummary};
 use super::parts;
 use super::preparse::{ParseRequest, PreparsedGame, read_options};
-use super::request::{caller, full_view, job_options};
+use super::request::{caller, full_view, job_options, reuse_results};
 use super::result_file;
 use super::slots::QueuedJob;
 use super::storage;
@@ -55,6 +55,7 @@ pub(super) async fn submit(
 ) -> Result<Response, ApiError> {
     let caller = caller(&state, &headers)?;
     let options = job_options(&params, &state)?;
+    let reuse = reuse_results(&params)?;
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok());
@@ -150,7 +151,7 @@ pub(super) async fn submit(
     let committing = tokio::spawn(commit(
         state,
         caller.user,
-        options,
+        (options, reuse),
         stored,
         guard,
         stored_arena,
@@ -193,12 +194,12 @@ pub(super) fn idempotency_claim(
     }
 }
 
-/// Records the job (or reuses an identical finished one), queues it, completes the
-/// idempotency claim and answers `202`.
+/// Records the job (or, with `reuse`, reuses an identical finished one), queues it,
+/// completes the idempotency claim and answers `202`.
 async fn commit(
     state: AppState,
     owner: String,
-    options: JobOptions,
+    (options, reuse): (JobOptions, bool),
     mut stored: StoredArena,
     guard: Option<ClaimGuard>,
     stored_arena: f64,
@@ -228,7 +229,12 @@ async fn commit(
         }
     };
 
-    if let Some((key, summary)) = reusable_result(&state, &stored.hash, &options).await? {
+    let reusable = if reuse {
+        reusable_result(&state, &stored.hash, &options).await?
+    } else {
+        None
+    };
+    if let Some((key, summary)) = reusable {
         let job = new_job(id, &owner, &options, &stored, None, None);
         let reuse = Reuse {
             key: &key,

@@ -76,7 +76,7 @@ MANY_AS_BATCH_BYTES = 64 * 1024 * 1024
 #: default limit, ``--max-batch-jobs``, is 10,000).
 MANY_AS_BATCH_MEMBERS = 1000
 #: The options of :meth:`Client.submit` that a batch takes as they are (query parameters).
-BATCH_OPTIONS = ("backend", "priority", "time_limit", "format", "returns", "credits")
+BATCH_OPTIONS = ("backend", "priority", "time_limit", "format", "returns", "credits", "reuse")
 
 
 # ---- the archive sent ------------------------------------------------------------------

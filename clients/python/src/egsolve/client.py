@@ -141,6 +141,7 @@ class Client(PartsMixin):
         format: Optional[str] = None,
         returns: Optional[str] = None,
         credits: Optional[bool] = None,
+        reuse: Optional[bool] = None,
         compress: Optional[str] = "auto",
         idempotency_key: Optional[str] = None,
         convert: Union[bool, str, "os.PathLike[str]"] = False,
@@ -156,7 +157,8 @@ class Client(PartsMixin):
         (seconds), ``format`` (``auto``, ``mpg``, ``gm``, ``json``), ``returns``
         (``credits`` or ``strategies``), ``credits`` (parity games: ``True`` also computes
         the energy reduction's credits; by default a parity game is answered with winners
-        and strategies only). Plain text files of 64 KiB or more are compressed
+        and strategies only), ``reuse`` (``False``: solve anew even when an identical
+        finished job could answer at once; by default such a job is ``reused``). Plain text files of 64 KiB or more are compressed
         for the upload (``compress``: ``"auto"``, ``"zstd"``, ``"gzip"`` or ``None``);
         ``egb`` goes as it is under ``"auto"``.
 
@@ -186,7 +188,9 @@ class Client(PartsMixin):
         if upload_id is not None and not isinstance(source, (str, os.PathLike)):
             raise ValueError("upload_id= finishes the upload in parts of a file: give its path")
         name = uploads.source_name(source)
-        params = uploads.submit_params(backend, priority, time_limit, format, returns, credits)
+        params = uploads.submit_params(
+            backend, priority, time_limit, format, returns, credits, reuse
+        )
         with uploads.converted(source, uploads.find_egsolve(convert)) as sent:
             if isinstance(sent, (str, os.PathLike)) and (
                 upload_id is not None or self._goes_in_parts(sent, compress, parts_above)
@@ -241,6 +245,7 @@ class Client(PartsMixin):
         format: Optional[str] = None,
         returns: Optional[str] = None,
         credits: Optional[bool] = None,
+        reuse: Optional[bool] = None,
         compress: Optional[str] = "auto",
         idempotency_key: Optional[str] = None,
     ) -> Batch:
@@ -268,7 +273,9 @@ class Client(PartsMixin):
             raise ValueError("a batch needs at least one arena")
         chosen = batches.member_names(items, names)
         body = batches.archive_body(batches.archive(items, chosen), compress)
-        params = uploads.submit_params(backend, priority, time_limit, format, returns, credits)
+        params = uploads.submit_params(
+            backend, priority, time_limit, format, returns, credits, reuse
+        )
         return batches.submitted(self, self._submission("/v1/batches", params, body, idempotency_key))
 
     def solve_batch(

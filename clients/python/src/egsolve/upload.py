@@ -108,6 +108,7 @@ def submit_params(
     format: Optional[str],
     returns: Optional[str],
     credits: Optional[bool],
+    reuse: Optional[bool] = None,
 ) -> Dict[str, Any]:
     """The query parameters of a submission (options left ``None`` are not sent)."""
     return {
@@ -119,6 +120,7 @@ def submit_params(
             "format": format,
             "return": returns,
             "credits": None if credits is None else ("true" if credits else "false"),
+            "reuse": None if reuse is None else ("true" if reuse else "false"),
         }.items()
         if v is not None
     }
@@ -136,6 +138,8 @@ class SubmitOptions(TypedDict, total=False):
     format: Optional[str]
     returns: Optional[str]
     credits: Optional[bool]
+    #: ``False`` solves anew what an identical finished job could answer at once.
+    reuse: Optional[bool]
     #: Not a query parameter: the request's ``Idempotency-Key`` (by default a fresh one).
     idempotency_key: Optional[str]
 
@@ -149,6 +153,7 @@ def options_params(options: SubmitOptions) -> Dict[str, Any]:
     return submit_params(
         options.get("backend"), options.get("priority"), options.get("time_limit"),
         options.get("format"), options.get("returns"), options.get("credits"),
+        options.get("reuse"),
     )
 
 

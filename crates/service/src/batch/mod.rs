@@ -34,7 +34,7 @@ use super::error::{ApiError, storage_refusal};
 use super::idempotency::Fingerprint;
 use super::job::{JobId, JobOptions, JobRecord, JobState};
 use super::preparse::{ParseRequest, read_options};
-use super::request::{caller, full_view, job_options};
+use super::request::{caller, full_view, job_options, reuse_results};
 use super::result_file::ResultFormat;
 use super::storage;
 use super::store::claim::Success;
@@ -85,6 +85,7 @@ pub(super) async fn submit_batch(
             })?),
         };
     let options = job_options(&params, &state)?;
+    let reuse = reuse_results(&params)?;
     if let Some(kind) = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -152,7 +153,8 @@ pub(super) async fn submit_batch(
             }
             return replayed(&state, batch, results).await;
         }
-        let outcomes = admit_members(&state, &options, received.names, received.members).await;
+        let members = (received.names, received.members);
+        let outcomes = admit_members(&state, &options, reuse, members).await;
         let admitted = start.elapsed();
         let batch = JobId::now_v7();
         let answer = record(&state, &caller, &options, batch, outcomes, results).await;
@@ -353,12 +355,13 @@ fn member_target(state: &AppState, options: &JobOptions) -> UploadTarget {
 }
 
 /// Places the members' new files, then admits every member (`egb` ones through the single
-/// upload's path).
+/// upload's path); with `reuse`, a member an identical finished job answers reuses its
+/// result.
 async fn admit_members(
     state: &AppState,
     options: &JobOptions,
-    names: Vec<String>,
-    received: member::Received<inline::Checked>,
+    reuse: bool,
+    (names, received): (Vec<String>, member::Received<inline::Checked>),
 ) -> Vec<(String, Outcome)> {
     let target = member_target(state, options);
     let placed = tokio::task::spawn_blocking({
@@ -386,7 +389,11 @@ async fn admit_members(
             _ => None,
         })
         .collect();
-    let reusable = submit::reusable_results(state, &hashes, options).await.ok();
+    let reusable = if reuse {
+        submit::reusable_results(state, &hashes, options).await.ok()
+    } else {
+        Some(HashMap::new())
+    };
     drop(hashes);
     let reusable = &reusable;
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
@@ -403,7 +410,8 @@ async fn admit_members(
                     Member::Done(Err(e)) => (Err(e), None, None),
                     Member::Egb(body) => {
                         let stored = upload::receive(Body::from(body), target).await;
-                        (stored, None, None)
+                        // Without reuse, nothing to look up (`Some(None)`: looked, none).
+                        (stored, None, (!reuse).then_some(None))
                     }
                 };
                 let outcome = match admit_member(state, options, stored, checked, looked_up).await {
