@@ -82,7 +82,7 @@ impl Pool {
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         match self {
             Pool::Current => f(),
-            Pool::Own(pool) => pool.install(f),
+            Pool::Own(pool) => crate::solve::threads::install_erased(pool, f),
         }
     }
 

@@ -82,7 +82,7 @@ impl Threads {
     /// calling thread with one thread.
     pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         match &self.pool {
-            Some(pool) => pool.install(f),
+            Some(pool) => install_erased(pool, f),
             None => f(),
         }
     }
@@ -210,9 +210,46 @@ pub fn as_atomic(words: &mut [u32]) -> &[std::sync::atomic::AtomicU32] {
     unsafe { &*(words as *mut [u32] as *const [std::sync::atomic::AtomicU32]) }
 }
 
+/// `pool.install(f)` through one call that is not generic: rayon's machinery for running a
+/// closure on a pool (its cross-thread job, latch and result) is then compiled once, not
+/// once per caller's closure type. Each parallel call site's generic copies are most of
+/// the core's compile time (BENCHMARKS.md, "Build times"); the cost here is one indirect
+/// call per install.
+pub fn install_erased<R: Send>(pool: &rayon::ThreadPool, f: impl FnOnce() -> R + Send) -> R {
+    let mut f = Some(f);
+    let mut out = None;
+    run_on(pool, &mut || {
+        out = Some((f.take().expect("installed once"))());
+    });
+    out.expect("the pool ran the closure")
+}
+
+/// [`install_erased`]'s one copy of `ThreadPool::install`.
+fn run_on(pool: &rayon::ThreadPool, job: &mut (dyn FnMut() + Send)) {
+    pool.install(job);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_erased_install_runs_on_the_pool_and_returns_the_value() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let owned = vec![1u64, 2, 3];
+        let (sum, on_pool) = install_erased(&pool, move || {
+            use rayon::prelude::*;
+            let sum: u64 = owned.par_iter().sum();
+            (sum, rayon::current_num_threads())
+        });
+        assert_eq!((sum, on_pool), (6, 2));
+        let pool = std::panic::AssertUnwindSafe(&pool);
+        let caught = std::panic::catch_unwind(|| install_erased(*pool, || panic!("inside")));
+        assert!(caught.is_err(), "a panic inside reaches the caller");
+    }
 
     /// Zeros come back `n` long and all zero, on one thread, below the parallel threshold
     /// and above it, over memory that held other values before.

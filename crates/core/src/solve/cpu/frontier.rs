@@ -161,7 +161,7 @@ fn initial_frontier<W: Weight, V: Value>(
         }
         Some(pool) => {
             let stop = Stop::default();
-            pool.install(|| {
+            crate::solve::threads::install_erased(pool, || {
                 (0..n.div_ceil(CHUNK)).into_par_iter().for_each_init(
                     || Collector::new(&state.queue),
                     |collector, chunk| {
@@ -313,7 +313,7 @@ fn parallel_round<W: Weight, V: Value>(
     let len = queue.current_len();
     let side = &side[..len];
     let stop = Stop::default();
-    pool.install(|| {
+    crate::solve::threads::install_erased(pool, || {
         // Phase 1: lift against the live values, publish at once, keep the old values.
         side.par_chunks(CHUNK).enumerate().for_each_init(
             || Collector::new(queue),

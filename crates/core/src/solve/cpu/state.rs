@@ -113,15 +113,21 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
             succ_weights,
             pred_weights,
             values: match pool {
-                Some(pool) => pool.install(|| values.into_par_iter().map(V::cell).collect()),
+                Some(pool) => crate::solve::threads::install_erased(pool, || {
+                    values.into_par_iter().map(V::cell).collect()
+                }),
                 None => values.into_iter().map(V::cell).collect(),
             },
             counts: match pool {
-                Some(pool) => pool.install(|| (0..n).into_par_iter().map(|_| 0.into()).collect()),
+                Some(pool) => crate::solve::threads::install_erased(pool, || {
+                    (0..n).into_par_iter().map(|_| 0.into()).collect()
+                }),
                 None => (0..n).map(|_| AtomicU32::new(0)).collect(),
             },
             flags: match pool {
-                Some(pool) => pool.install(|| (0..n).into_par_iter().map(|_| 0.into()).collect()),
+                Some(pool) => crate::solve::threads::install_erased(pool, || {
+                    (0..n).into_par_iter().map(|_| 0.into()).collect()
+                }),
                 None => (0..n).map(|_| AtomicU8::new(0)).collect(),
             },
             queue: Queue::new(n),
@@ -133,7 +139,9 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
     pub fn into_values(self, pool: Option<&rayon::ThreadPool>) -> Vec<u64> {
         let values = self.values.into_vec();
         match pool {
-            Some(pool) => pool.install(|| values.into_par_iter().map(V::into_inner).collect()),
+            Some(pool) => crate::solve::threads::install_erased(pool, || {
+                values.into_par_iter().map(V::into_inner).collect()
+            }),
             None => values.into_iter().map(V::into_inner).collect(),
         }
     }

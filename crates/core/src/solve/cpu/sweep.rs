@@ -65,7 +65,7 @@ pub(super) fn run<W: Weight, V: Value>(
             }
             Some(pool) => {
                 let stop = Stop::default();
-                pool.install(|| {
+                crate::solve::threads::install_erased(pool, || {
                     (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|chunk| {
                         if !stop.should_stop(control) {
                             sweep_chunk(chunk);

@@ -273,7 +273,7 @@ pub fn solve_with(
     let race_after = (threads > 1).then_some(options.race_after);
     let run = || run_algorithm(graph, algorithm, rounds, race_after, control);
     let answer = match &pool {
-        Some(pool) => pool.install(run),
+        Some(pool) => crate::solve::threads::install_erased(pool, run),
         None => run(),
     }?;
     let credit = answer
