@@ -153,8 +153,8 @@ pub(super) async fn submit_batch(
             }
             return replayed(&state, batch, results).await;
         }
-        let members = (received.names, received.members);
-        let outcomes = admit_members(&state, &options, reuse, members).await;
+        let outcomes =
+            admit_members(&state, &options, reuse, received.names, received.members).await;
         let admitted = start.elapsed();
         let batch = JobId::now_v7();
         let answer = record(&state, &caller, &options, batch, outcomes, results).await;
@@ -361,7 +361,8 @@ async fn admit_members(
     state: &AppState,
     options: &JobOptions,
     reuse: bool,
-    (names, received): (Vec<String>, member::Received<inline::Checked>),
+    names: Vec<String>,
+    received: member::Received<inline::Checked>,
 ) -> Vec<(String, Outcome)> {
     let target = member_target(state, options);
     let placed = tokio::task::spawn_blocking({
