@@ -259,6 +259,50 @@ def test_the_submit_form_creates_a_job(browser, auth_server, tmp_path: Path) -> 
     assert console_errors(browser) == []
 
 
+def submit_by_form(browser, game: Path, solve_anew: bool) -> str:
+    """Submits ``game`` through the form (backend auto), with "solve anew" as asked; the new
+    job's id."""
+    browser.find_element(By.ID, "file").send_keys(str(game))
+    anew = browser.find_element(By.ID, "solve-anew")
+    assert not anew.is_selected()  # unchecked by default, and again after each submission
+    if solve_anew:
+        anew.click()
+    before = browser.find_elements(By.CSS_SELECTOR, "#submit-status a")
+    browser.find_element(By.CSS_SELECTOR, "#submit-form button").click()
+    link = wait(browser).until(
+        lambda b: [a for a in b.find_elements(By.CSS_SELECTOR, "#submit-status a") if a not in before]
+    )[0]
+    return link.get_attribute("href").rsplit("/", 1)[1]
+
+
+def test_the_submit_form_solves_anew_on_request(browser, auth_server, tmp_path: Path) -> None:
+    """A game already solved is answered at once from that job's result (the job page says
+    so); the form's "solve anew" (explained beside it) has it solved again."""
+    arena = tmp_path / "again.mpg"
+    arena.write_bytes(small_arena(150, seed=47))
+    with Client(auth_server.url, token=auth_server.tokens["alice"]) as alice:
+        first = alice.submit(arena)
+        assert first.wait(30).state == "succeeded" and not first.info.reused
+        visit(browser, auth_server.url + "/", token=auth_server.tokens["alice"])
+        wait(browser).until(seen.visibility_of_element_located((By.ID, "submit-form")))
+        help_text = browser.find_element(By.ID, "reuse-help").text
+        assert "solve anew" in help_text and "answered at once" in help_text
+        answered = {}
+        for anew in (False, True):
+            job = alice.job(submit_by_form(browser, arena, solve_anew=anew))
+            assert job.wait(30).state == "succeeded"
+            assert job.info.reused is (not anew), anew
+            answered[anew] = job
+        # The same answer either way.
+        assert answered[False].result().credits == answered[True].result().credits == first.result().credits
+    visit(browser, f"{auth_server.url}/jobs/{answered[False].id}", token=auth_server.tokens["alice"])
+    wait(browser).until(lambda b: "reused" in b.find_element(By.ID, "facts").text)
+    visit(browser, f"{auth_server.url}/jobs/{answered[True].id}", token=auth_server.tokens["alice"])
+    wait(browser).until(lambda b: "arena" in b.find_element(By.ID, "facts").text)
+    assert "reused" not in browser.find_element(By.ID, "facts").text
+    assert console_errors(browser) == []
+
+
 def test_the_submit_form_names_a_file_on_the_server(browser, auth_server, tmp_path: Path) -> None:
     """Where the caller may submit by reference (the server has an import root; auth off
     here), the form offers a path on the server and submits the file by reference; where

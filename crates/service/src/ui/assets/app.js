@@ -337,6 +337,7 @@
       const params = new URLSearchParams({ backend: $('backend').value, priority: $('priority').value || '0', return: $('return').value });
       if ($('time-limit').value) params.set('time_limit', $('time-limit').value);
       if ($('credits').checked && !$('credits').disabled) params.set('credits', 'true');
+      if ($('solve-anew').checked) params.set('reuse', 'false');
       try {
         let job;
         if (path && !file) {
