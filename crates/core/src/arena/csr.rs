@@ -6,13 +6,12 @@
 //!
 //! Parallel work runs on the current rayon pool (callers choose it with `ThreadPool::install`).
 
-use rayon::prelude::*;
-
 use super::build::{ArenaError, check_counts, kept_names};
 use super::storage::Array;
 use super::transpose::transpose;
 use super::weights::{Weights, Width};
 use super::{Arena, PARALLEL_EDGES, Player, VertexId};
+use crate::solve::chunked;
 
 /// Edge weights at a storage width chosen by the caller (any width that holds them; the
 /// arena narrows them to the narrowest that does).
@@ -104,17 +103,13 @@ impl Arena {
     }
 }
 
-/// The first index in `0..len` where `hit` holds, searched in parallel blocks of plain
-/// loops (rayon's per-item `find_first` costs an atomic check per item).
+/// The first index in `0..len` where `hit` holds, searched in parallel chunks of plain
+/// loops for long lists (rayon's per-item `find_first` costs an atomic check per item).
 pub(crate) fn first_index(len: usize, hit: impl Fn(usize) -> bool + Sync) -> Option<usize> {
-    const BLOCK: usize = 1 << 14;
     if len < PARALLEL_EDGES {
         return (0..len).find(|&i| hit(i));
     }
-    let block = (0..len.div_ceil(BLOCK))
-        .into_par_iter()
-        .find_first(|&b| (b * BLOCK..((b + 1) * BLOCK).min(len)).any(&hit))?;
-    (block * BLOCK..((block + 1) * BLOCK).min(len)).find(|&i| hit(i))
+    chunked::find_first(len, hit)
 }
 
 /// Offsets: `n + 1` of them, from 0 to `m`, never decreasing; `m` weights.
@@ -208,10 +203,11 @@ fn extremes<W: Copy + Send + Sync + Into<i64>>(weights: &[W]) -> (i64, i64) {
     if weights.len() < PARALLEL_EDGES {
         weights.iter().fold((0, 0), fold)
     } else {
-        weights
-            .par_chunks(1 << 16)
-            .map(|chunk| chunk.iter().fold((0, 0), fold))
-            .reduce(|| (0, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)))
+        chunked::chunk_values(weights.len(), |range| {
+            weights[range].iter().fold((0, 0), fold)
+        })
+        .into_iter()
+        .fold((0, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)))
     }
 }
 
@@ -254,7 +250,7 @@ impl<W: Copy + Send + Sync + Into<i64> + 'static> IntoNarrow for Vec<W> {
         if self.len() < PARALLEL_EDGES {
             self.iter().map(|&w| T::from_weight(w.into())).collect()
         } else {
-            self.par_iter().map(|&w| T::from_weight(w.into())).collect()
+            chunked::map(self.len(), |e| T::from_weight(self[e].into()))
         }
     }
 }

@@ -31,6 +31,7 @@ use rayon::prelude::*;
 
 use super::VertexId;
 use super::repeats::occurrences;
+use crate::solve::chunked;
 
 /// Vertices per parallel task.
 const BLOCK: usize = 1 << 12;
@@ -283,20 +284,15 @@ pub(super) fn scan<W: Copy + Into<i64> + Send + Sync>(
         let all = |f: &dyn Fn(usize) -> Side| (0..blocks).map(f).fold(Side::default(), Side::merge);
         (all(&successors), all(&predecessors))
     } else {
-        rayon::join(
-            || {
-                (0..blocks)
-                    .into_par_iter()
-                    .map(successors)
-                    .reduce(Side::default, Side::merge)
-            },
-            || {
-                (0..blocks)
-                    .into_par_iter()
-                    .map(predecessors)
-                    .reduce(Side::default, Side::merge)
-            },
-        )
+        let all = |f: &(dyn Fn(usize) -> Side + Sync)| {
+            chunked::fold(
+                blocks,
+                Side::default,
+                |side, b| side.merge(f(b)),
+                Side::merge,
+            )
+        };
+        chunked::join(|| all(&successors), || all(&predecessors))
     };
     let well_formed = csr.ok && csc.ok;
     let csr_sums = if well_formed {
@@ -358,10 +354,12 @@ fn repeats_corrected<W: Copy + Into<i64> + Send + Sync>(
     let change = if repeated.len() < 1 << 10 {
         repeated.iter().map(mend).fold(Sums::default(), Sums::merge)
     } else {
-        repeated
-            .par_iter()
-            .map(mend)
-            .reduce(Sums::default, Sums::merge)
+        chunked::fold(
+            repeated.len(),
+            Sums::default,
+            |sums, i| sums.merge(mend(&repeated[i])),
+            Sums::merge,
+        )
     };
     sums.merge(change)
 }

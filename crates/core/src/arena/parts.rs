@@ -29,8 +29,6 @@
 //! array by array (and the proof), to name the first wrong entry.
 //! `EGSOLVE_EGB_CHECK=exact` ([`TransposeCheck`]) selects them and the proof.
 
-use rayon::prelude::*;
-
 use super::fingerprint;
 use super::repeats::{earlier, occurrences};
 use super::storage::Array;
@@ -390,7 +388,7 @@ fn check_transpose<W: Copy + PartialEq + Into<i64> + Send + Sync + std::fmt::Dis
     let failing = if targets.len() < super::PARALLEL_EDGES {
         (0..blocks).find(|&b| !block_ok(b))
     } else {
-        (0..blocks).into_par_iter().find_first(|&b| !block_ok(b))
+        crate::solve::chunked::find_first(blocks, |b| !block_ok(b))
     };
     let Some(b) = failing else {
         return Ok(());

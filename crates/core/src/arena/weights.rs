@@ -9,8 +9,6 @@
 
 use std::borrow::Cow;
 
-use rayon::prelude::*;
-
 use super::PARALLEL_EDGES;
 use super::storage::Array;
 
@@ -56,14 +54,13 @@ impl Weights {
             view.iter()
                 .fold((0, 0), |(lo, hi), w| (w.min(lo), w.max(hi)))
         } else {
-            (0..view.len().div_ceil(1 << 16))
-                .into_par_iter()
-                .map(|b| {
-                    let part = view.slice(b << 16..((b + 1) << 16).min(view.len()));
-                    part.iter()
-                        .fold((0, 0), |(lo, hi), w| (w.min(lo), w.max(hi)))
-                })
-                .reduce(|| (0, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)))
+            crate::solve::chunked::values_of_chunks(view.len(), 1 << 16, |_, range| {
+                view.slice(range)
+                    .iter()
+                    .fold((0, 0), |(lo, hi), w| (w.min(lo), w.max(hi)))
+            })
+            .into_iter()
+            .fold((0, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)))
         };
         self.narrowed_to(lo, hi)
     }

@@ -6,10 +6,9 @@
 
 use std::mem::MaybeUninit;
 
-use rayon::prelude::*;
-
 use crate::arena::{Arena, ArenaError, EdgeList, EdgeWeights, Successors};
 use crate::fresh::for_writing;
+use crate::solve::chunked;
 
 use super::error::{FormatError, Position};
 use super::records::{ChunkWeights, Parsed, Records};
@@ -257,15 +256,13 @@ fn fill<U: Send>(
         parts.push(part);
         rest = tail;
     }
-    let filled: usize = parts
-        .into_par_iter()
-        .enumerate()
-        .map(|(c, part)| {
-            let len = part.len();
-            assert_eq!(write(c, part), len, "a chunk filled part of its slots");
-            len
-        })
-        .sum();
+    let filled = std::sync::atomic::AtomicUsize::new(0);
+    chunked::for_each_owned(parts.into_iter().enumerate().collect(), |(c, part)| {
+        let len = part.len();
+        assert_eq!(write(c, part), len, "a chunk filled part of its slots");
+        filled.fetch_add(len, std::sync::atomic::Ordering::Relaxed);
+    });
+    let filled = filled.into_inner();
     assert_eq!(filled, total);
     // SAFETY: the parts cover the `total` slots after `start` exactly, and every part was
     // written whole (asserted above, before this point is reached).

@@ -18,12 +18,12 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 
 use super::RandomParams;
 use crate::arena::{Arena, ArenaError, Width, transpose_into};
 use crate::format::FormatError;
 use crate::format::egb::{EgbWriter, Sections, WeightsMut};
+use crate::solve::chunked;
 
 /// Vertices per chunk (a constant: the game must not depend on the machine).
 pub const CHUNK: usize = 1 << 14;
@@ -48,19 +48,16 @@ impl RandomPlan {
         params.max_weight = params.max_weight.max(params.min_weight);
         let n = params.vertices as usize;
         let chunks = n.div_ceil(CHUNK);
-        let counts: Vec<u64> = (0..chunks)
-            .into_par_iter()
-            .map(|c| {
-                let len = chunk_len(n, c);
-                if params.min_degree == params.max_degree {
-                    return len as u64 * u64::from(params.min_degree);
-                }
-                let mut degrees = degree_stream(seed, c);
-                (0..len)
-                    .map(|_| u64::from(degrees.random_range(params.min_degree..=params.max_degree)))
-                    .sum()
-            })
-            .collect();
+        let counts: Vec<u64> = chunked::map(chunks, |c| {
+            let len = chunk_len(n, c);
+            if params.min_degree == params.max_degree {
+                return len as u64 * u64::from(params.min_degree);
+            }
+            let mut degrees = degree_stream(seed, c);
+            (0..len)
+                .map(|_| u64::from(degrees.random_range(params.min_degree..=params.max_degree)))
+                .sum()
+        });
         let mut starts = Vec::with_capacity(chunks + 1);
         let mut total = 0u64;
         starts.push(0);
@@ -149,31 +146,32 @@ impl RandomPlan {
             pieces.push((t, w));
         }
         offsets[n] = self.edges() as u32;
-        owners
-            .par_chunks_mut(CHUNK)
-            .zip(offsets[..n].par_chunks_mut(CHUNK))
+        let tasks: Vec<_> = owners
+            .chunks_mut(CHUNK)
+            .zip(offsets[..n].chunks_mut(CHUNK))
             .zip(pieces)
             .enumerate()
-            .for_each(|(c, ((owners, offsets), (targets, weights)))| {
-                let mut degrees = degree_stream(self.seed, c);
-                let mut rng = main_stream(self.seed, c);
-                let mut at = 0usize;
-                for (owner, offset) in owners.iter_mut().zip(offsets) {
-                    *offset = (self.starts[c] as usize + at) as u32;
-                    *owner = u8::from(rng.random_range(0..100u8) < p.player1_percent);
-                    let degree = if p.min_degree == p.max_degree {
-                        p.min_degree
-                    } else {
-                        degrees.random_range(p.min_degree..=p.max_degree)
-                    } as usize;
-                    for e in at..at + degree {
-                        weights[e] = narrow(rng.random_range(p.min_weight..=p.max_weight));
-                        targets[e] = rng.random_range(0..p.vertices);
-                    }
-                    at += degree;
+            .collect();
+        chunked::for_each_owned(tasks, |(c, ((owners, offsets), (targets, weights)))| {
+            let mut degrees = degree_stream(self.seed, c);
+            let mut rng = main_stream(self.seed, c);
+            let mut at = 0usize;
+            for (owner, offset) in owners.iter_mut().zip(offsets) {
+                *offset = (self.starts[c] as usize + at) as u32;
+                *owner = u8::from(rng.random_range(0..100u8) < p.player1_percent);
+                let degree = if p.min_degree == p.max_degree {
+                    p.min_degree
+                } else {
+                    degrees.random_range(p.min_degree..=p.max_degree)
+                } as usize;
+                for e in at..at + degree {
+                    weights[e] = narrow(rng.random_range(p.min_weight..=p.max_weight));
+                    targets[e] = rng.random_range(0..p.vertices);
                 }
-                debug_assert_eq!(at, targets.len());
-            });
+                at += degree;
+            }
+            debug_assert_eq!(at, targets.len());
+        });
     }
 }
 

@@ -15,10 +15,9 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use super::frontier::next_frontier;
 use crate::arena::{Arena, Player, VertexId};
+use crate::solve::chunked;
 use crate::solve::energy::{TOP, minus};
 use crate::solve::engine::EngineAttracted;
 use crate::solve::threads::{Threads, as_atomic, positions_where};
@@ -185,7 +184,11 @@ impl TopBits {
                 })
         };
         let (top, near) = if parallel {
-            threads.install(|| values.par_chunks(64).map(word).unzip())
+            threads.install(|| {
+                chunked::map_pairs(values.len().div_ceil(64), |w| {
+                    word(&values[w * 64..(w * 64 + 64).min(values.len())])
+                })
+            })
         } else {
             values.chunks(64).map(word).unzip()
         };
@@ -262,7 +265,7 @@ pub fn attract_top(
         }
     };
     let (layer, open): (Vec<u32>, Vec<u32>) = if parallel {
-        threads.install(|| (0..n).into_par_iter().map(first).unzip())
+        threads.install(|| chunked::map_pairs(n, first))
     } else {
         (0..n).map(first).unzip()
     };
@@ -362,7 +365,7 @@ fn finish(
         }
     };
     let recorded = if parallel {
-        threads.install(|| (0..n).into_par_iter().all(through_lower))
+        threads.install(|| chunked::all(n, through_lower))
     } else {
         (0..n).all(through_lower)
     };
@@ -383,11 +386,9 @@ fn finish(
     };
     if parallel {
         threads.install(|| {
-            values
-                .par_iter_mut()
-                .zip(sigma_edge.par_iter_mut())
-                .enumerate()
-                .for_each(apply);
+            chunked::for_each_mut2(values, sigma_edge, |v, value, sigma| {
+                apply((v, (value, sigma)));
+            });
         });
     } else {
         values

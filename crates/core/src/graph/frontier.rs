@@ -4,9 +4,8 @@
 //! and the evaluations' relaxation (`solve::accel::relax`) both step this way; what a step
 //! does, and how it keeps a vertex from joining twice, is theirs.
 
-use rayon::prelude::*;
-
 use crate::arena::VertexId;
+use crate::solve::chunked;
 
 /// Frontiers smaller than this are expanded on one thread.
 pub(crate) const PARALLEL_FROM: usize = 1 << 11;
@@ -26,6 +25,13 @@ pub(crate) fn next_frontier(
     if frontier.len() < PARALLEL_FROM {
         expand(frontier)
     } else {
-        frontier.par_chunks(256).flat_map_iter(expand).collect()
+        // Chunks of at least 256 vertices, about four per thread (each task's vector of
+        // pushes is one allocation: many small ones cost more than they balance).
+        let chunk = chunked::chunk_len(frontier.len()).max(256);
+        chunked::concatenated(chunked::values_of_chunks(
+            frontier.len(),
+            chunk,
+            |_, chunk| expand(&frontier[chunk]),
+        ))
     }
 }

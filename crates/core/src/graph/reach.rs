@@ -10,10 +10,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use super::Graph;
 use crate::arena::VertexId;
+use crate::solve::chunked;
 use crate::solve::threads::{Threads, positions_where};
 
 /// A frontier this large is expanded in parallel rounds...
@@ -40,16 +39,14 @@ pub(crate) fn explore(start: Vec<VertexId>, expand: impl Fn(VertexId, &mut Vec<V
             continue;
         }
         while frontier.len() >= SEQUENTIAL_BELOW {
-            frontier = frontier
-                .par_iter()
-                .fold(Vec::new, |mut next, &v| {
+            let pieces = chunked::chunk_values(frontier.len(), |range| {
+                let mut next = Vec::new();
+                for &v in &frontier[range] {
                     expand(v, &mut next);
-                    next
-                })
-                .reduce(Vec::new, |mut a, mut b| {
-                    a.append(&mut b);
-                    a
-                });
+                }
+                next
+            });
+            frontier = chunked::concatenated(pieces);
         }
     }
 }
@@ -77,10 +74,8 @@ pub fn reaching(
         return reach;
     }
     threads.install(|| {
-        let reach: Vec<AtomicBool> = (0..n)
-            .into_par_iter()
-            .map(|v| AtomicBool::new(allowed[v] && is_source(v)))
-            .collect();
+        let reach: Vec<AtomicBool> =
+            chunked::map(n, |v| AtomicBool::new(allowed[v] && is_source(v)));
         let frontier: Vec<VertexId> = positions_where(&reach[..n], |r| r.load(Relaxed));
         let claim = |v: VertexId| {
             let r = &reach[v as usize];
@@ -95,6 +90,6 @@ pub fn reaching(
                     .filter(|&v| claim(v)),
             );
         });
-        reach.into_par_iter().map(AtomicBool::into_inner).collect()
+        chunked::map(n, |v| reach[v].load(Relaxed))
     })
 }

@@ -27,9 +27,8 @@
 //! decrements them from the other); every algorithm over these graphs is indifferent to
 //! repeated identical edges.
 
-use rayon::prelude::*;
-
 use crate::arena::{Arena, Player, VertexId};
+use crate::solve::chunked;
 use crate::solve::threads::Threads;
 
 /// Vertices per parallel task when building.
@@ -358,10 +357,7 @@ fn per_vertex_pair<A: Send, B: Send>(
     };
     match threads {
         Some(threads) => threads.install(|| {
-            a.par_chunks_mut(CHUNK)
-                .zip(b.par_chunks_mut(CHUNK))
-                .enumerate()
-                .for_each(|(c, (a, b))| run(c, a, b));
+            chunked::for_each_chunk_pair_mut(a, b, CHUNK, run);
         }),
         None => run(0, a, b),
     }
@@ -460,9 +456,7 @@ fn build_filtered(
             rest_mask = tail_mask;
             pieces.push((chunk, piece_counts, piece_mask));
         }
-        pieces
-            .into_par_iter()
-            .for_each(|(chunk, counts, mask)| count(chunk, counts, mask));
+        chunked::for_each_owned(pieces, |(chunk, counts, mask)| count(chunk, counts, mask));
         prefix_sum(&mut offsets[1..]);
         let total = offsets[n] as usize;
         refill(ids, total, 0);
@@ -479,11 +473,9 @@ fn build_filtered(
             pieces.push((chunk, piece_ids, piece_weights));
         }
         let mask = &*mask;
-        pieces
-            .into_par_iter()
-            .for_each(|(chunk, piece_ids, piece_weights)| {
-                fill(chunk, mask, piece_ids, piece_weights);
-            });
+        chunked::for_each_owned(pieces, |(chunk, piece_ids, piece_weights)| {
+            fill(chunk, mask, piece_ids, piece_weights);
+        });
     });
 }
 
@@ -491,33 +483,29 @@ fn build_filtered(
 /// on a large game these columns are hundreds of megabytes, which one thread would zero
 /// (and page in) alone.
 fn refill<T: Copy + Send + Sync>(values: &mut Vec<T>, len: usize, value: T) {
-    values.clear();
-    values.par_extend(rayon::iter::repeat_n(value, len));
+    chunked::refill(values, len, value);
 }
 
 /// In-place inclusive prefix sum on the current rayon pool (chunk sums, their scan, then
 /// each chunk's own).
 pub(crate) fn prefix_sum(values: &mut [u32]) {
-    let sums: Vec<u32> = values
-        .par_chunks(CHUNK)
-        .map(|chunk| chunk.iter().sum())
-        .collect();
+    let sums: Vec<u32> =
+        chunked::values_of_chunks(values.len(), CHUNK, |_, chunk| values[chunk].iter().sum());
     let mut bases = Vec::with_capacity(sums.len());
     let mut running = 0u32;
     for s in sums {
         bases.push(running);
         running += s;
     }
-    values
-        .par_chunks_mut(CHUNK)
-        .zip(bases)
-        .for_each(|(chunk, base)| {
-            let mut running = base;
-            for x in chunk {
-                running += *x;
-                *x = running;
-            }
-        });
+    let values = chunked::Shared::new(values);
+    chunked::for_each_chunk_of(values.len(), CHUNK, |k, chunk| {
+        let mut running = bases[k];
+        // SAFETY: the chunks are disjoint ranges of `values`.
+        for x in unsafe { values.range(chunk) } {
+            running += *x;
+            *x = running;
+        }
+    });
 }
 
 #[cfg(test)]

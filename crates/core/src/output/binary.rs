@@ -23,6 +23,7 @@
 
 use std::io::{self, Write};
 
+use crate::solve::chunked;
 use crate::solve::{NO_MOVE, Solution, TOP};
 
 /// The first eight bytes.
@@ -231,15 +232,13 @@ pub fn write_le<T: bytemuck::Pod + Sync, const W: usize>(
     values: &[T],
     bytes: impl Fn(T) -> [u8; W] + Sync,
 ) -> io::Result<()> {
-    use rayon::prelude::*;
     if cfg!(target_endian = "little") && W == std::mem::size_of::<T>() {
         return out.write_all(bytemuck::cast_slice(values));
     }
     for wave in values.chunks(PIECE * rayon::current_num_threads().max(1)) {
-        let pieces: Vec<Vec<u8>> = wave
-            .par_chunks(PIECE)
-            .map(|piece| piece.iter().flat_map(|&v| bytes(v)).collect())
-            .collect();
+        let pieces: Vec<Vec<u8>> = chunked::values_of_chunks(wave.len(), PIECE, |_, piece| {
+            wave[piece].iter().flat_map(|&v| bytes(v)).collect()
+        });
         for piece in pieces {
             out.write_all(&piece)?;
         }

@@ -7,9 +7,8 @@
 
 use std::io;
 
-use rayon::prelude::*;
-
 use super::records::RecordBuffer;
+use crate::solve::chunked;
 
 /// Records per piece (one task; about 0.3–1 MB of text).
 pub const PIECE: usize = 1 << 15;
@@ -41,12 +40,9 @@ pub fn format_in_order(
     let wave = PIECE * 4 * rayon::current_num_threads();
     for start in (0..count).step_by(wave) {
         let end = (start + wave).min(count);
-        let pieces: Vec<Vec<u8>> = (start..end)
-            .step_by(PIECE)
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map(|first| piece(first, (first + PIECE).min(end)))
-            .collect();
+        let pieces: Vec<Vec<u8>> = chunked::values_of_chunks(end - start, PIECE, |_, range| {
+            piece(start + range.start, start + range.end)
+        });
         for bytes in pieces {
             sink(bytes)?;
         }

@@ -18,11 +18,10 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use rayon::prelude::*;
-
 use crate::arena::{Arena, VertexId};
 use crate::fresh::written_zeros;
 use crate::graph::tarjan::SccFinder;
+use crate::solve::chunked;
 
 /// Compressed priorities and what the compression did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,29 +49,28 @@ impl Compressed {
     /// (`counter-core 20000`), and 114–134 ms, now 74–104, on a random game of 4·10^5
     /// vertices and as many priorities.
     pub fn counts(&self) -> Vec<u64> {
-        let top = self.priority.par_iter().copied().max().unwrap_or(0) as usize;
+        let priority = &self.priority;
+        let n = priority.len();
+        let top = chunked::fold(n, || 0, |m, v| m.max(priority[v]), u32::max) as usize;
         if top < PRIVATE_BINS {
-            return self
-                .priority
-                .par_chunks(1 << 16)
-                .fold(
-                    || vec![0u64; top + 1],
-                    |mut counts, piece| {
-                        piece.iter().for_each(|&p| counts[p as usize] += 1);
-                        counts
-                    },
-                )
-                .reduce(
-                    || vec![0u64; top + 1],
-                    |mut a, b| {
-                        a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                        a
-                    },
-                );
+            // A histogram per task, about two tasks per thread (each a zeroed vector).
+            let chunk = n.div_ceil(2 * rayon::current_num_threads()).max(1 << 16);
+            let pieces = chunked::values_of_chunks(n, chunk, |_, range| {
+                let mut counts = vec![0u64; top + 1];
+                priority[range]
+                    .iter()
+                    .for_each(|&p| counts[p as usize] += 1);
+                counts
+            });
+            let mut counts = vec![0u64; top + 1];
+            for piece in pieces {
+                counts.iter_mut().zip(piece).for_each(|(x, y)| *x += y);
+            }
+            return counts;
         }
         let counts: Vec<AtomicU64> = written_zeros(top + 1);
-        self.priority.par_chunks(1 << 16).for_each(|piece| {
-            for &p in piece {
+        chunked::for_each_chunk_of(n, 1 << 16, |_, range| {
+            for &p in &priority[range] {
                 counts[p as usize].fetch_add(1, Ordering::Relaxed);
             }
         });
@@ -101,15 +99,21 @@ fn ranks(sorted: impl IntoIterator<Item = u64>) -> impl Iterator<Item = u32> {
 
 /// Compresses `priorities` globally (see the module docs).
 pub fn compress(priorities: &[u64]) -> Compressed {
-    let (Some(&min), Some(&max)) = (priorities.par_iter().min(), priorities.par_iter().max())
-    else {
+    let bounds = |(lo, hi): (u64, u64), p: u64| (lo.min(p), hi.max(p));
+    let (min, max) = chunked::fold(
+        priorities.len(),
+        || (u64::MAX, 0),
+        |acc, v| bounds(acc, priorities[v]),
+        |a, b| bounds(bounds(a, b.0), b.1),
+    );
+    if priorities.is_empty() {
         return Compressed {
             priority: Vec::new(),
             input_distinct: 0,
             distinct: 0,
             per_scc: false,
         };
-    };
+    }
     let span = max - min;
     let dense_limit = (4 * priorities.len() as u64).max(1 << 16);
     if span < dense_limit {
@@ -119,27 +123,25 @@ pub fn compress(priorities: &[u64]) -> Compressed {
         // still clear, so the few flags of a typical game are read by every thread but
         // written once (no cache line bounces between the threads).
         let seen: Vec<AtomicBool> = bytemuck::allocation::zeroed_vec(span as usize + 1);
-        priorities.par_chunks(1 << 16).for_each(|piece| {
-            for &p in piece {
+        chunked::for_each_chunk_of(priorities.len(), 1 << 16, |_, range| {
+            for &p in &priorities[range] {
                 let flag = &seen[(p - min) as usize];
                 if !flag.load(Ordering::Relaxed) {
                     flag.store(true, Ordering::Relaxed);
                 }
             }
         });
-        let present: Vec<u64> = (0..=span)
-            .into_par_iter()
-            .filter(|&k| seen[k as usize].load(Ordering::Relaxed))
-            .collect();
+        let present: Vec<u64> = chunked::filter_map(span as usize + 1, |k| {
+            seen[k].load(Ordering::Relaxed).then_some(k as u64)
+        });
         let mut rank_of = vec![ABSENT; span as usize + 1];
         let rank: Vec<u32> = ranks(present.iter().map(|&k| k + min)).collect();
         for (&k, &r) in present.iter().zip(&rank) {
             rank_of[k as usize] = r;
         }
-        let priority: Vec<u32> = priorities
-            .par_iter()
-            .map(|&p| rank_of[(p - min) as usize])
-            .collect();
+        let priority: Vec<u32> = chunked::map(priorities.len(), |v| {
+            rank_of[(priorities[v] - min) as usize]
+        });
         return Compressed {
             priority,
             input_distinct: present.len(),

@@ -6,9 +6,8 @@
 //! by [`bound`], so a finite value never equals ⊤ by accident, and `a ⊖ w` is computed
 //! without overflow: a sum that would pass `M` becomes ⊤.
 
-use rayon::prelude::*;
-
 use super::Threads;
+use super::chunked;
 use crate::arena::{Arena, Weight, Width};
 
 /// ⊤: player 1 wins from this vertex (no finite credit suffices).
@@ -64,8 +63,11 @@ fn deficit_sum<W: Weight>(arena: &Arena, threads: &Threads) -> u128 {
     if !threads.parallel(n + weights.len()) {
         return deficits(0..n);
     }
-    let chunks: Vec<_> = Threads::chunks(n, 1 << 14).collect();
-    threads.install(|| chunks.into_par_iter().map(deficits).sum())
+    threads.install(|| {
+        chunked::values_of_chunks(n, 1 << 14, |_, chunk| deficits(chunk))
+            .into_iter()
+            .sum()
+    })
 }
 
 /// `a ⊖ w = max(0, a − w)`, with `⊤ ⊖ w = ⊤` and any result above `bound` becoming ⊤.

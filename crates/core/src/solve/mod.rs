@@ -9,6 +9,7 @@
 
 pub mod accel;
 pub mod auto;
+pub mod chunked;
 pub mod control;
 pub mod cpu;
 pub mod device;
@@ -283,7 +284,6 @@ impl Solution {
     /// pool, writing only what changes: one pass over 2.2 million credits on one thread
     /// took 2.5–3.2 ms of BRP's 13–14 ms race on the H200 host (session 53).
     pub fn keep_winners_only(&mut self) {
-        use rayon::prelude::*;
         let to_winner = |chunk: &mut [u64]| {
             for credit in chunk {
                 if *credit != TOP && *credit != 0 {
@@ -294,7 +294,7 @@ impl Solution {
         if self.credit.len() < threads::PARALLEL_FROM_ITEMS {
             to_winner(&mut self.credit);
         } else {
-            self.credit.par_chunks_mut(1 << 16).for_each(to_winner);
+            chunked::for_each_chunk_mut(&mut self.credit, |_, chunk| to_winner(chunk));
         }
         self.credits_computed = false;
     }
@@ -327,19 +327,16 @@ impl Solution {
     /// credits on the current pool (2 GB at 10^9 edges: three sequential passes took most
     /// of a second).
     pub fn tally(&self) -> (usize, u64) {
-        use rayon::prelude::*;
-        self.credit
-            .par_chunks(1 << 16)
-            .map(|chunk| {
-                chunk.iter().fold((0, 0), |(w0, max), &c| {
-                    if c == TOP {
-                        (w0, max)
-                    } else {
-                        (w0 + 1, max.max(c))
-                    }
-                })
-            })
-            .reduce(|| (0, 0), |(a, m), (b, n)| (a + b, m.max(n)))
+        let credit = &self.credit;
+        chunked::fold(
+            credit.len(),
+            || (0, 0),
+            |(w0, max), v| match credit[v] {
+                TOP => (w0, max),
+                c => (w0 + 1, max.max(c)),
+            },
+            |(a, m), (b, n)| (a + b, m.max(n)),
+        )
     }
 }
 

@@ -11,6 +11,8 @@
 
 use std::sync::Arc;
 
+use super::chunked;
+
 /// Work (vertices plus edges touched) below which parallel algorithms run sequentially.
 pub const PARALLEL_FROM_ITEMS: usize = 1 << 15;
 
@@ -117,10 +119,7 @@ impl Threads {
 /// in a warm 30 ms GPU solve (session 16's device logs, in git history under notes/gpu). Written here, the pages are
 /// touched by every thread at once.
 pub fn filled_in_parallel<T: Copy + Send + Sync>(n: usize, value: T) -> Vec<T> {
-    use rayon::prelude::*;
-    let mut out = Vec::with_capacity(n);
-    out.par_extend(rayon::iter::repeat_n(value, n));
-    out
+    chunked::map(n, |_| value)
 }
 
 /// The positions (as vertex ids, in order) of the `items` where `keep` holds, on the current
@@ -129,24 +128,8 @@ pub fn filled_in_parallel<T: Copy + Send + Sync>(n: usize, value: T) -> Vec<T> {
 /// not depending on how the crate's code is split into codegen units (4.7 ms against 0.35
 /// for 1.1 million bytes on one thread, the same source in two builds: session 19).
 pub fn positions_where<T: Sync>(items: &[T], keep: impl Fn(&T) -> bool + Sync) -> Vec<u32> {
-    use rayon::prelude::*;
-    const CHUNK: usize = 1 << 14;
-    items
-        .par_chunks(CHUNK)
-        .enumerate()
-        .flat_map_iter(|(c, chunk)| {
-            let base = c * CHUNK;
-            let keep = &keep;
-            chunk
-                .iter()
-                .enumerate()
-                .filter_map(move |(i, x)| keep(x).then_some((base + i) as u32))
-        })
-        .collect()
+    chunked::positions(items.len(), |i| keep(&items[i]))
 }
-
-/// Items per task of [`mapped_in_parallel`] and [`mapped_pairs_in_parallel`].
-const MAP_CHUNK: usize = 1 << 14;
 
 /// `f(i)` for every `i` in `0..n`, on the current rayon pool: each task writes a chunk of
 /// the output in a plain loop, straight into memory taken without clearing (as
@@ -154,21 +137,7 @@ const MAP_CHUNK: usize = 1 << 14;
 /// `map` over the range measured 0.8–2.7 ms for 2.5 million bytes on 16 cores, these chunks
 /// 0.4–1.2 ms; session 21).
 pub fn mapped_in_parallel<T: Copy + Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    use rayon::prelude::*;
-    let mut out = Vec::with_capacity(n);
-    out.spare_capacity_mut()[..n]
-        .par_chunks_mut(MAP_CHUNK)
-        .enumerate()
-        .for_each(|(c, chunk)| {
-            for (i, slot) in chunk.iter_mut().enumerate() {
-                slot.write(f(c * MAP_CHUNK + i));
-            }
-        });
-    // SAFETY: the chunks cover the first `n` slots and each task wrote every slot of its
-    // chunk (a panic in `f` unwinds through `for_each` before this line, leaving `out`
-    // empty).
-    unsafe { out.set_len(n) };
-    out
+    chunked::map(n, f)
 }
 
 /// [`mapped_in_parallel`] of a pair, into two vectors.
@@ -176,26 +145,7 @@ pub fn mapped_pairs_in_parallel<A: Copy + Send, B: Copy + Send>(
     n: usize,
     f: impl Fn(usize) -> (A, B) + Sync,
 ) -> (Vec<A>, Vec<B>) {
-    use rayon::prelude::*;
-    let (mut a, mut b) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    a.spare_capacity_mut()[..n]
-        .par_chunks_mut(MAP_CHUNK)
-        .zip(b.spare_capacity_mut()[..n].par_chunks_mut(MAP_CHUNK))
-        .enumerate()
-        .for_each(|(c, (chunk_a, chunk_b))| {
-            for (i, (slot_a, slot_b)) in chunk_a.iter_mut().zip(chunk_b).enumerate() {
-                let (x, y) = f(c * MAP_CHUNK + i);
-                slot_a.write(x);
-                slot_b.write(y);
-            }
-        });
-    // SAFETY: as in `mapped_in_parallel`, for both vectors (their chunks have the same
-    // bounds, so every pair of chunks is written whole).
-    unsafe {
-        a.set_len(n);
-        b.set_len(n);
-    }
-    (a, b)
+    chunked::map_pairs(n, f)
 }
 
 /// `words` viewed as atomics, for a parallel pass that updates them in place (no copy into
@@ -275,7 +225,7 @@ mod tests {
     #[test]
     fn mapped_vectors_hold_every_value() {
         for threads in [Threads::new(1), Threads::new(3)] {
-            for n in [0usize, 1, MAP_CHUNK - 1, MAP_CHUNK, MAP_CHUNK + 1, 100_003] {
+            for n in [0usize, 1, (1 << 14) - 1, 1 << 14, (1 << 14) + 1, 100_003] {
                 let f = |i: usize| (i * 7 % 13) as u8;
                 let want: Vec<u8> = (0..n).map(f).collect();
                 assert_eq!(threads.install(|| mapped_in_parallel(n, f)), want, "{n}");

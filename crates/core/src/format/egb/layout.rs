@@ -10,7 +10,6 @@
 
 use std::ops::Range;
 
-use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use super::{FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, MAGIC};
@@ -203,10 +202,7 @@ pub(super) fn block_sums<'a>(
     blocks: &[Range<usize>],
     bytes: impl Fn(Range<usize>) -> &'a [u8] + Sync,
 ) -> Vec<u64> {
-    blocks
-        .par_iter()
-        .map(|b| xxh3_64(bytes(b.clone())))
-        .collect()
+    crate::solve::chunked::map(blocks.len(), |b| xxh3_64(bytes(blocks[b].clone())))
 }
 
 /// The header's checksum: XXH3-64 of header bytes `0..56` followed by the table.

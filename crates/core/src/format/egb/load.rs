@@ -5,8 +5,6 @@
 //! array, the predecessor side proved to be the successors' transpose). Every error names
 //! the offset of the first offending byte.
 
-use rayon::prelude::*;
-
 use super::early::{EarlySuccessors, SuccessorsHook};
 use super::header::{Counts, counts, flags_and_width, u32_at, u64_at};
 use super::layout::{BLOCK_LOG2_RANGE, CHECKSUM_AT, HEADER, Layout, Shape, block_sums, header_sum};
@@ -16,6 +14,7 @@ use crate::arena::{Arena, Array, EdgeWeights, Part, Parts, SharedBytes, Weights}
 use crate::format::Game;
 use crate::format::error::FormatError;
 use crate::format::parity::ParityPlan;
+use crate::solve::chunked;
 
 /// The version 2 header at the start of `bytes` (at least [`HEADER`] long, version 2
 /// already read), each field checked on its own; with its stored checksum.
@@ -83,9 +82,7 @@ fn check_blocks(bytes: &[u8], layout: &Layout) -> Result<(), FormatError> {
     let table = &bytes[layout.table.clone()];
     let blocks = layout.blocks();
     let sums = block_sums(&blocks, |b| &bytes[b]);
-    let wrong = (0..blocks.len())
-        .into_par_iter()
-        .find_first(|&i| sums[i] != u64_at(table, 8 * i));
+    let wrong = chunked::find_first(blocks.len(), |i| sums[i] != u64_at(table, 8 * i));
     if let Some(i) = wrong {
         let b = &blocks[i];
         return Err(damaged(
@@ -237,15 +234,13 @@ fn source_weights(sources: &[u32], n: usize, plan: &ParityPlan, like: &EdgeWeigh
         weight: impl Fn(usize) -> W + Sync,
     ) -> Vec<W> {
         let mut out = vec![W::default(); sources.len()];
-        out.par_chunks_mut(1 << 16)
-            .zip(sources.par_chunks(1 << 16))
-            .for_each(|(out, sources)| {
-                for (w, &s) in out.iter_mut().zip(sources) {
-                    if (s as usize) < n {
-                        *w = weight(s as usize);
-                    }
+        chunked::for_each_chunk_mut(&mut out, |start, out| {
+            for (w, &s) in out.iter_mut().zip(sources.get(start..).unwrap_or_default()) {
+                if (s as usize) < n {
+                    *w = weight(s as usize);
                 }
-            });
+            }
+        });
         out
     }
     let weight = |v: usize| plan.vertex_weight(v);

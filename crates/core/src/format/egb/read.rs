@@ -4,8 +4,6 @@
 //! builds the predecessor side. Every error names the offset of the first offending byte.
 //! Version 2 (`super::load`) shares the helpers for names, offsets and parity weights.
 
-use rayon::prelude::*;
-
 use super::header::{Counts, counts, flags_and_width, u32_at};
 use super::{
     CHECKSUM_AT, FLAG_INITIAL, FLAG_NAMES, FLAG_PRIORITIES, HEADER, Layout, Le, VERSION_1,
@@ -17,6 +15,7 @@ use crate::arena::{
 use crate::format::Game;
 use crate::format::error::FormatError;
 use crate::format::parity::ParityPlan;
+use crate::solve::chunked;
 
 /// Bytes per parallel piece of copying and checking.
 const PIECE: usize = 1 << 20;
@@ -70,14 +69,13 @@ impl Header {
 pub(super) fn checksum(bytes: &[u8]) -> u32 {
     let mut hasher = crc32fast::Hasher::new();
     hasher.update(&bytes[..CHECKSUM_AT]);
-    let pieces: Vec<crc32fast::Hasher> = bytes[HEADER..]
-        .par_chunks(4 * PIECE)
-        .map(|piece| {
+    let body = &bytes[HEADER..];
+    let pieces: Vec<crc32fast::Hasher> =
+        chunked::values_of_chunks(body.len(), 4 * PIECE, |_, piece| {
             let mut h = crc32fast::Hasher::new();
-            h.update(piece);
+            h.update(&body[piece]);
             h
-        })
-        .collect();
+        });
     for piece in &pieces {
         hasher.combine(piece);
     }
@@ -89,13 +87,17 @@ pub(super) fn checksum(bytes: &[u8]) -> u32 {
 pub(super) fn numbers<T: Le>(bytes: &[u8]) -> Vec<T> {
     let size = size_of::<T>();
     let mut out = vec![T::default(); bytes.len() / size];
-    out.par_chunks_mut(PIECE / size)
-        .zip(bytes.par_chunks(PIECE))
-        .for_each(|(out, bytes)| {
-            for (value, raw) in out.iter_mut().zip(bytes.chunks_exact(size)) {
-                *value = T::read_le(raw);
-            }
-        });
+    let values = chunked::Shared::new(&mut out);
+    chunked::for_each_chunk_of(values.len(), PIECE / size, |_, range| {
+        let raw = &bytes[range.start * size..range.end * size];
+        // SAFETY: the chunks are disjoint ranges of `out`.
+        for (value, raw) in unsafe { values.range(range) }
+            .iter_mut()
+            .zip(raw.chunks_exact(size))
+        {
+            *value = T::read_le(raw);
+        }
+    });
     out
 }
 
@@ -188,16 +190,16 @@ fn owners(bytes: &[u8], start: usize) -> Result<Vec<Player>, FormatError> {
         ));
     }
     let mut owners = vec![Player::Zero; bytes.len()];
-    owners
-        .par_chunks_mut(PIECE)
-        .zip(bytes.par_chunks(PIECE))
-        .for_each(|(owners, bytes)| {
-            for (owner, &b) in owners.iter_mut().zip(bytes) {
-                if b == 1 {
-                    *owner = Player::One;
-                }
+    chunked::for_each_chunk_mut(&mut owners, |start, owners| {
+        for (owner, &b) in owners
+            .iter_mut()
+            .zip(bytes.get(start..).unwrap_or_default())
+        {
+            if b == 1 {
+                *owner = Player::One;
             }
-        });
+        }
+    });
     Ok(owners)
 }
 
@@ -227,7 +229,7 @@ pub(super) fn vertex_weights(offsets: &[u32], plan: &ParityPlan) -> EdgeWeights 
             parts.push((first, last, part));
             rest = tail;
         }
-        parts.into_par_iter().for_each(|(first, last, part)| {
+        chunked::for_each_owned(parts, |(first, last, part)| {
             let base = offsets[first] as usize;
             for v in first..last {
                 let w = weight(v);

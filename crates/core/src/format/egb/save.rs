@@ -14,7 +14,6 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::flags_of;
@@ -23,6 +22,7 @@ use super::write::{le_bytes, name_sections};
 use crate::arena::{AlignedBytes, SharedBytes, WeightSlice, Width};
 use crate::format::Game;
 use crate::format::error::FormatError;
+use crate::solve::chunked;
 
 /// Writes `game` as an `egb` version 2 file.
 pub fn write_egb(game: &Game, mut out: impl Write) -> io::Result<()> {
@@ -85,10 +85,10 @@ pub fn write_egb(game: &Game, mut out: impl Write) -> io::Result<()> {
             (s, b.start - ranges[s].start..b.end - ranges[s].start)
         })
         .collect();
-    let sums: Vec<u64> = blocks
-        .par_iter()
-        .map(|(s, r)| xxh3_64(&sections[*s][r.clone()]))
-        .collect();
+    let sums: Vec<u64> = chunked::map(blocks.len(), |b| {
+        let (s, r) = &blocks[b];
+        xxh3_64(&sections[*s][r.clone()])
+    });
     let table = table_bytes(&sums);
     let header = shape.header(0);
     let header = shape.header(header_sum(&header, &table));

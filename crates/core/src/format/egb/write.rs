@@ -7,11 +7,10 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use rayon::prelude::*;
-
 use super::{CHECKSUM_AT, HEADER, Layout, Le, MAGIC, VERSION_1, flags_of};
 use crate::arena::{Arena, WeightSlice};
 use crate::format::Game;
+use crate::solve::chunked;
 
 /// The bytes of `values` in little-endian order (borrowed on little-endian machines).
 pub(super) fn le_bytes<T: Le>(values: &[T]) -> Cow<'_, [u8]> {
@@ -98,17 +97,15 @@ pub fn write_egb_v1(game: &Game, mut out: impl Write) -> io::Result<()> {
     // The checksum: header bytes 0..56, then every section with its padding.
     const ZEROS: [u8; 8] = [0; 8];
     let padding = |len: usize| &ZEROS[..(8 - len % 8) % 8];
-    let pieces: Vec<crc32fast::Hasher> = sections
-        .par_iter()
-        .map(|section| {
-            let mut h = crc32fast::Hasher::new();
-            for piece in section.chunks(4 << 20) {
-                h.update(piece);
-            }
-            h.update(padding(section.len()));
-            h
-        })
-        .collect();
+    let pieces: Vec<crc32fast::Hasher> = chunked::map(sections.len(), |s| {
+        let section = &sections[s];
+        let mut h = crc32fast::Hasher::new();
+        for piece in section.chunks(4 << 20) {
+            h.update(piece);
+        }
+        h.update(padding(section.len()));
+        h
+    });
     let mut hasher = crc32fast::Hasher::new();
     hasher.update(&header[..CHECKSUM_AT]);
     for piece in &pieces {

@@ -5,11 +5,10 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use crate::arena::VertexId;
 use crate::graph::Successors;
 use crate::graph::reach::explore;
+use crate::solve::chunked;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::threads::positions_where;
 
@@ -79,7 +78,7 @@ impl<'a, S: Successors> Component<'a, S> {
         };
         let parallel = parallel && size >= PARALLEL_MEMBERS;
         let negative = if parallel {
-            (0..size).into_par_iter().all(all_negative)
+            chunked::all(size, all_negative)
         } else {
             (0..size).all(all_negative)
         };
@@ -94,11 +93,7 @@ impl<'a, S: Successors> Component<'a, S> {
         // of the graph, and its weight is the sum of the recorded edge weights.
         let mut pointers = Pointers::new(size);
         if parallel {
-            pointers
-                .parent
-                .par_iter_mut()
-                .enumerate()
-                .for_each(|(i, p)| *p = heaviest(i));
+            chunked::for_each_mut(&mut pointers.parent, |i, p| *p = heaviest(i));
         } else {
             for (i, p) in pointers.parent.iter_mut().enumerate() {
                 *p = heaviest(i);
@@ -227,8 +222,10 @@ impl Pointers {
     /// thread of the build machine).
     pub(super) fn cycle_is_nonnegative_parallel(&mut self) -> bool {
         let size = self.parent.len();
-        let incoming: Vec<AtomicU32> = (0..size).into_par_iter().map(|_| 0.into()).collect();
-        self.parent.par_iter().for_each(|&(p, _)| {
+        let incoming: Vec<AtomicU32> = chunked::map(size, |_| AtomicU32::new(0));
+        let parents = &self.parent;
+        chunked::for_each(size, |i| {
+            let p = parents[i].0;
             if p != NO_PARENT {
                 incoming[p as usize].fetch_add(1, Relaxed);
             }
@@ -243,10 +240,7 @@ impl Pointers {
         });
         // Each member left has exactly one incoming pointer, from its cycle's previous one.
         let on_cycles: Vec<u32> = positions_where(&incoming[..size], |c| c.load(Relaxed) != 0);
-        let mut incoming: Vec<u32> = incoming
-            .into_par_iter()
-            .map(std::sync::atomic::AtomicU32::into_inner)
-            .collect();
+        let mut incoming: Vec<u32> = chunked::into_values(incoming);
         for start in on_cycles {
             if incoming[start as usize] == 0 {
                 continue; // summed with its cycle already

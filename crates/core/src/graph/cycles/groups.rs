@@ -4,10 +4,9 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use crate::arena::VertexId;
 use crate::graph::scc::NO_COMPONENT;
+use crate::solve::chunked;
 use crate::solve::threads::{Threads, filled_in_parallel};
 
 use super::*;
@@ -73,10 +72,10 @@ impl Groups {
         const BLOCK: usize = 1 << 16;
         let limit = count;
         let count = count as usize;
-        let sizes: Vec<AtomicU32> = (0..count).into_par_iter().map(|_| 0.into()).collect();
-        component.par_chunks(GROUP_CHUNK).for_each(|chunk| {
+        let sizes: Vec<AtomicU32> = chunked::map(count, |_| AtomicU32::new(0));
+        chunked::for_each_chunk_of(component.len(), GROUP_CHUNK, |_, chunk| {
             let mut cache = [(NO_COMPONENT, 0u32); WAYS];
-            for &c in chunk {
+            for &c in &component[chunk] {
                 if c >= limit || c == skip {
                     continue;
                 }
@@ -93,10 +92,11 @@ impl Groups {
                 sizes[c as usize].fetch_add(members, Relaxed);
             }
         });
-        let sizes: Vec<u32> = sizes.into_par_iter().map(AtomicU32::into_inner).collect();
+        let sizes: Vec<u32> = chunked::into_values(sizes);
         // An inclusive prefix sum by blocks: each block's total, their exclusive prefix
         // (few), then each block from its start.
-        let totals: Vec<u32> = sizes.par_chunks(BLOCK).map(|b| b.iter().sum()).collect();
+        let totals: Vec<u32> =
+            chunked::values_of_chunks(count, BLOCK, |_, b| sizes[b].iter().sum());
         let starts: Vec<u32> = totals
             .iter()
             .scan(0u32, |at, &t| {
@@ -106,17 +106,16 @@ impl Groups {
             })
             .collect();
         let mut offsets = vec![0u32; count + 1];
-        offsets[1..]
-            .par_chunks_mut(BLOCK)
-            .zip(sizes.par_chunks(BLOCK))
-            .zip(starts)
-            .for_each(|((out, sizes), start)| {
-                let mut at = start;
-                for (o, &size) in out.iter_mut().zip(sizes) {
-                    at += size;
-                    *o = at;
-                }
-            });
+        let out = chunked::Shared::new(&mut offsets[1..]);
+        chunked::for_each_chunk_of(count, BLOCK, |k, block| {
+            let mut at = starts[k];
+            // SAFETY: the blocks are disjoint ranges of `offsets[1..]`.
+            let out = unsafe { out.range(block.clone()) };
+            for (o, &size) in out.iter_mut().zip(&sizes[block]) {
+                at += size;
+                *o = at;
+            }
+        });
         offsets
     }
 
@@ -133,14 +132,11 @@ impl Groups {
         let count = offsets.len() - 1;
         let total = offsets[count] as usize;
         let size = |c: usize| (offsets[c + 1] - offsets[c]) as usize;
-        let large_ids: Vec<usize> = (0..count)
-            .into_par_iter()
-            .filter(|&c| size(c) >= GROUP_CHUNK)
-            .collect();
+        let large_ids: Vec<u32> = chunked::positions(count, |c| size(c) >= GROUP_CHUNK);
         let large = large_ids.len();
         let mut large_index = filled_in_parallel(count, NOT_LARGE);
         for (i, &c) in large_ids.iter().enumerate() {
-            large_index[c] = i as u32;
+            large_index[c as usize] = i as u32;
         }
         let large_of = |c: u32| {
             if c as usize >= count {
@@ -154,22 +150,19 @@ impl Groups {
         let mut cursor: Vec<u32> = if large == 0 {
             Vec::new()
         } else {
-            component
-                .par_chunks(GROUP_CHUNK)
-                .flat_map_iter(|chunk| {
-                    let mut counts = vec![0u32; large];
-                    for &c in chunk {
-                        let i = large_of(c);
-                        if i != NOT_LARGE {
-                            counts[i as usize] += 1;
-                        }
+            chunked::concatenated(chunked::values_of_chunks(n, GROUP_CHUNK, |_, chunk| {
+                let mut counts = vec![0u32; large];
+                for &c in &component[chunk] {
+                    let i = large_of(c);
+                    if i != NOT_LARGE {
+                        counts[i as usize] += 1;
                     }
-                    counts
-                })
-                .collect()
+                }
+                counts
+            }))
         };
         for (i, &c) in large_ids.iter().enumerate() {
-            let mut at = offsets[c];
+            let mut at = offsets[c as usize];
             for row in cursor.chunks_mut(large) {
                 let here = row[i];
                 row[i] = at;
@@ -178,56 +171,46 @@ impl Groups {
         }
         // Members of large components get their slot and position here; the others a slot
         // in any order, then their position once their slice is sorted.
-        let fill: Vec<AtomicU32> = offsets[..count].par_iter().map(|&o| o.into()).collect();
-        let slots: Vec<AtomicU32> = (0..total).into_par_iter().map(|_| 0.into()).collect();
-        let local: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| 0.into()).collect();
-        component
-            .par_chunks(GROUP_CHUNK)
-            .enumerate()
-            .for_each(|(k, chunk)| {
-                let mut mine = cursor[k * large..(k + 1) * large].to_vec();
-                for (j, &c) in chunk.iter().enumerate() {
-                    if c as usize >= count || c == skip {
-                        continue;
-                    }
-                    let v = k * GROUP_CHUNK + j;
-                    let i = large_of(c);
-                    let slot = if i == NOT_LARGE {
-                        fill[c as usize].fetch_add(1, Relaxed)
-                    } else {
-                        let at = mine[i as usize];
-                        mine[i as usize] += 1;
-                        local[v].store(at - offsets[c as usize], Relaxed);
-                        at
-                    };
-                    slots[slot as usize].store(v as VertexId, Relaxed);
+        let fill: Vec<AtomicU32> = chunked::map(count, |c| AtomicU32::new(offsets[c]));
+        let slots: Vec<AtomicU32> = chunked::map(total, |_| AtomicU32::new(0));
+        let local: Vec<AtomicU32> = chunked::map(n, |_| AtomicU32::new(0));
+        chunked::for_each_chunk_of(n, GROUP_CHUNK, |k, chunk| {
+            let mut mine = cursor[k * large..(k + 1) * large].to_vec();
+            for v in chunk {
+                let c = component[v];
+                if c as usize >= count || c == skip {
+                    continue;
                 }
-            });
+                let i = large_of(c);
+                let slot = if i == NOT_LARGE {
+                    fill[c as usize].fetch_add(1, Relaxed)
+                } else {
+                    let at = mine[i as usize];
+                    mine[i as usize] += 1;
+                    local[v].store(at - offsets[c as usize], Relaxed);
+                    at
+                };
+                slots[slot as usize].store(v as VertexId, Relaxed);
+            }
+        });
         // Each small component of several members: its slice sorted, its positions set (a
         // singleton's position is 0 already).
-        (0..count)
-            .into_par_iter()
-            .filter(|&c| size(c) > 1 && large_index[c] == NOT_LARGE)
-            .for_each(|c| {
-                let slice = &slots[offsets[c] as usize..offsets[c + 1] as usize];
-                let mut sorted: Vec<VertexId> = slice.iter().map(|v| v.load(Relaxed)).collect();
-                sorted.sort_unstable();
-                for (j, (&v, slot)) in sorted.iter().zip(slice).enumerate() {
-                    slot.store(v, Relaxed);
-                    local[v as usize].store(j as u32, Relaxed);
-                }
-            });
-        let members: Vec<VertexId> = slots
-            .into_par_iter()
-            .map(std::sync::atomic::AtomicU32::into_inner)
-            .collect();
+        chunked::for_each(count, |c| {
+            if size(c) <= 1 || large_index[c] != NOT_LARGE {
+                return;
+            }
+            let slice = &slots[offsets[c] as usize..offsets[c + 1] as usize];
+            let mut sorted: Vec<VertexId> = slice.iter().map(|v| v.load(Relaxed)).collect();
+            sorted.sort_unstable();
+            for (j, (&v, slot)) in sorted.iter().zip(slice).enumerate() {
+                slot.store(v, Relaxed);
+                local[v as usize].store(j as u32, Relaxed);
+            }
+        });
         Groups {
             offsets,
-            members,
-            local: local
-                .into_par_iter()
-                .map(std::sync::atomic::AtomicU32::into_inner)
-                .collect(),
+            members: chunked::into_values(slots),
+            local: chunked::into_values(local),
         }
     }
 

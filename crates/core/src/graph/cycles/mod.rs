@@ -27,13 +27,12 @@
 //! Anything else (never expected) answers "yes", the cautious answer for every caller: fewer
 //! vertices become ⊤, more vertices are pinned at 0, and a strategy is rejected.
 
-use rayon::prelude::*;
-
 use super::Graph;
 use super::scc::{NO_COMPONENT, Partition};
 use super::{DROPS_ALL, KEEPS_ALL, Successors};
 use crate::arena::Arena;
 use crate::arena::VertexId;
+use crate::solve::chunked;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::threads::Threads;
 
@@ -141,12 +140,16 @@ pub(crate) fn nonnegative_components<S: Successors>(
             .map(test)
             .collect::<Result<_, Interrupted>>()?
     } else {
-        threads.install(|| {
-            (0..alone_from as usize)
-                .into_par_iter()
-                .map(test)
-                .collect::<Result<_, Interrupted>>()
-        })?
+        let pieces = threads.install(|| {
+            chunked::chunk_values(alone_from as usize, |range| {
+                range.map(test).collect::<Result<Vec<bool>, Interrupted>>()
+            })
+        });
+        chunked::concatenated(
+            pieces
+                .into_iter()
+                .collect::<Result<Vec<_>, Interrupted>>()?,
+        )
     };
     let grouped_tested = testing.elapsed().as_secs_f64();
     if alone_from < count {
@@ -154,9 +157,19 @@ pub(crate) fn nonnegative_components<S: Successors>(
         // (as `threads::positions_where`, for the same reason).
         if threads.parallel(component.len()) {
             threads.install(|| {
-                result.par_extend(component.par_chunks(ALONE_CHUNK).enumerate().flat_map_iter(
-                    |(c, chunk)| alone_answers(graph, settled, alone_from, c * ALONE_CHUNK, chunk),
-                ));
+                let pieces = chunked::values_of_chunks(component.len(), ALONE_CHUNK, |c, chunk| {
+                    alone_answers(
+                        graph,
+                        settled,
+                        alone_from,
+                        c * ALONE_CHUNK,
+                        &component[chunk],
+                    )
+                    .collect::<Vec<bool>>()
+                });
+                for piece in pieces {
+                    result.extend(piece);
+                }
             });
         } else {
             result.extend(alone_answers(graph, settled, alone_from, 0, component));

@@ -2,11 +2,10 @@
 //! subset of the graph, and over a few members of a large graph through a compact CSR of their edges among
 //! themselves (`member_roots`, which the host's remainder of an engine's components shares).
 
-use rayon::prelude::*;
-
 use crate::arena::VertexId;
 use crate::graph::Graph;
 use crate::graph::tarjan::SccFinder;
+use crate::solve::chunked;
 use crate::solve::threads::filled_in_parallel;
 
 use super::*;
@@ -51,8 +50,8 @@ pub(crate) fn member_roots<I: Iterator<Item = VertexId>>(
     let count = |&v: &VertexId| inside(v).count() as u32;
     let (counts, targets): (Vec<u32>, Vec<u32>) = if parallel {
         (
-            members.par_iter().map(count).collect(),
-            members.par_iter().flat_map_iter(|&v| inside(v)).collect(),
+            chunked::map(members.len(), |i| count(&members[i])),
+            chunked::flat_map(members.len(), |i| inside(members[i])),
         )
     } else {
         (

@@ -22,12 +22,11 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use super::Graph;
 use super::reach::explore;
 use super::tarjan::{Marks, Search};
 use crate::arena::VertexId;
+use crate::solve::chunked;
 use crate::solve::threads::{Threads, positions_where};
 
 mod compact;
@@ -117,7 +116,7 @@ const PEELED: u32 = u32::MAX - 1;
 
 /// The `members` that satisfy `keep`, in order, found in parallel.
 fn members_where(members: &[VertexId], keep: impl Fn(VertexId) -> bool + Sync) -> Vec<VertexId> {
-    members.par_iter().copied().filter(|&v| keep(v)).collect()
+    chunked::filter_map(members.len(), |i| keep(members[i]).then_some(members[i]))
 }
 
 /// The shared state of the parallel algorithm; vertices of different parts are touched by
@@ -144,18 +143,17 @@ struct Parallel<'a> {
 impl<'a> Parallel<'a> {
     fn new(graph: &'a Graph, inside: &[bool]) -> Parallel<'a> {
         let n = graph.len();
-        let atomic = |x: u32| (0..n).into_par_iter().map(|_| AtomicU32::new(x)).collect();
+        let atomic = |x: u32| chunked::map(n, |_| AtomicU32::new(x));
         Parallel {
             graph,
             component: atomic(NO_COMPONENT),
             next_component: AtomicU32::new(0),
-            part: inside
-                .par_iter()
-                .map(|&i| AtomicU32::new(if i { 0 } else { NO_PART }))
-                .collect(),
+            part: chunked::map(inside.len(), |v| {
+                AtomicU32::new(if inside[v] { 0 } else { NO_PART })
+            }),
             next_part: AtomicU32::new(1),
             largest: AtomicU64::new(0),
-            mark: (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
+            mark: chunked::map(n, |_| AtomicU8::new(0)),
             index: atomic(0),
             low: atomic(0),
             in_degree: atomic(0),
@@ -188,23 +186,16 @@ impl<'a> Parallel<'a> {
                 seconds = started.elapsed().as_secs_f64(),
                 "components: a wave"
             );
-            wave = wave
-                .into_par_iter()
-                .flat_map_iter(|part| self.step(part))
-                .collect();
+            wave = chunked::flat_map_owned(wave, |part| self.step(part));
         }
         // The peeled vertices last, in id order.
         let alone_from = self.next_component.load(Relaxed);
         let peeled: Vec<VertexId> = positions_where(&self.component, |c| c.load(Relaxed) == PEELED);
-        peeled.par_iter().enumerate().for_each(|(i, &v)| {
-            self.component[v as usize].store(alone_from + i as u32, Relaxed);
+        chunked::for_each(peeled.len(), |i| {
+            self.component[peeled[i] as usize].store(alone_from + i as u32, Relaxed);
         });
         let largest = self.largest.load(Relaxed);
-        let component = self
-            .component
-            .into_par_iter()
-            .map(std::sync::atomic::AtomicU32::into_inner)
-            .collect();
+        let component = chunked::into_values(self.component);
         Partition {
             component,
             count: alone_from + peeled.len() as u32,
@@ -231,7 +222,8 @@ impl<'a> Parallel<'a> {
         // predecessor list, out-degrees from its successor list (plain stores, no shared
         // counters). Peeling decrements them from the other side; the graph holds the same
         // multiset of edges on both sides, so every count reaches exactly its zero.
-        members.par_iter().for_each(|&v| {
+        chunked::for_each(members.len(), |i| {
+            let v = members[i];
             let inside = |ids: &[VertexId]| ids.iter().filter(|&&u| self.in_part(u, p)).count();
             in_degree[v as usize].store(inside(graph.predecessor_ids(v)) as u32, Relaxed);
             out_degree[v as usize].store(inside(graph.successor_ids(v)) as u32, Relaxed);
@@ -265,7 +257,8 @@ impl<'a> Parallel<'a> {
         // Each peeled vertex is a component of its own, numbered at the end after all the
         // others, in vertex order (`run`).
         let peeled = members_where(members, |v| self.in_part(v, TRIMMED));
-        peeled.par_iter().for_each(|&v| {
+        chunked::for_each(peeled.len(), |i| {
+            let v = peeled[i];
             self.component[v as usize].store(PEELED, Relaxed);
             self.part[v as usize].store(NO_PART, Relaxed);
         });
@@ -314,16 +307,16 @@ impl<'a> Parallel<'a> {
         // neighbours the trim had peeled: a component of one, and the rest of the 2.15
         // million vertices went to Tarjan, 0.7 s on one thread). Ties go to the smallest
         // id, so the split does not depend on the schedule.
-        let pivot = members
-            .par_iter()
-            .map(|&v| {
-                let degree = self.in_degree[v as usize].load(Relaxed) as u64
-                    * self.out_degree[v as usize].load(Relaxed) as u64;
-                (degree, std::cmp::Reverse(v))
-            })
-            .max()
-            .map(|(_, std::cmp::Reverse(v))| v)
-            .expect("a non-empty part");
+        let key = |i: usize| {
+            let v = members[i];
+            let degree = self.in_degree[v as usize].load(Relaxed) as u64
+                * self.out_degree[v as usize].load(Relaxed) as u64;
+            (degree, std::cmp::Reverse(v))
+        };
+        // (Below every member's key: the identity of `max`.)
+        let least = || (0, std::cmp::Reverse(VertexId::MAX));
+        let (_, std::cmp::Reverse(pivot)) =
+            chunked::fold(members.len(), least, |best, i| best.max(key(i)), Ord::max);
         // Backward first, then forward only through what reaches the pivot: the forward
         // search's vertices outside B would only be split from the rest (and the component
         // is F ∩ B either way). On random games the giant component's forward closure
@@ -333,23 +326,21 @@ impl<'a> Parallel<'a> {
         self.search(p, pivot, FORWARD);
         let scc = self.new_component();
         let [backward, rest] = [BACKWARD, 0].map(|_| self.next_part.fetch_add(1, Relaxed));
-        let placed: Vec<(VertexId, u32)> = members
-            .par_iter()
-            .filter_map(|&v| {
-                let mark = self.mark[v as usize].swap(0, Relaxed);
-                let to = match mark {
-                    m if m == FORWARD | BACKWARD => {
-                        self.component[v as usize].store(scc, Relaxed);
-                        self.part[v as usize].store(NO_PART, Relaxed);
-                        return None;
-                    }
-                    BACKWARD => backward,
-                    _ => rest,
-                };
-                self.part[v as usize].store(to, Relaxed);
-                Some((v, to))
-            })
-            .collect();
+        let placed: Vec<(VertexId, u32)> = chunked::filter_map(members.len(), |i| {
+            let v = members[i];
+            let mark = self.mark[v as usize].swap(0, Relaxed);
+            let to = match mark {
+                m if m == FORWARD | BACKWARD => {
+                    self.component[v as usize].store(scc, Relaxed);
+                    self.part[v as usize].store(NO_PART, Relaxed);
+                    return None;
+                }
+                BACKWARD => backward,
+                _ => rest,
+            };
+            self.part[v as usize].store(to, Relaxed);
+            Some((v, to))
+        });
         let found = members.len() - placed.len();
         self.largest
             .fetch_max((found as u64) << 32 | pivot as u64, Relaxed);
@@ -366,11 +357,10 @@ impl<'a> Parallel<'a> {
             .into_iter()
             .map(|q| Part {
                 id: q,
-                members: placed
-                    .par_iter()
-                    .filter(|&&(_, to)| to == q)
-                    .map(|&(v, _)| v)
-                    .collect(),
+                members: chunked::filter_map(placed.len(), |i| {
+                    let (v, to) = placed[i];
+                    (to == q).then_some(v)
+                }),
                 misses,
             })
             .collect()

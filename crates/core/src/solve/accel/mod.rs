@@ -125,10 +125,9 @@ pub mod representatives;
 
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
 use self::phasing::Phasing;
 use self::ranks::TopRanks;
+use super::chunked;
 use super::control::Control;
 use super::energy;
 use super::engine::{LiftCall, LiftEngine, WorklistEngine};
@@ -323,16 +322,16 @@ fn drive(
             Some(edges) if sigma_edge.is_empty() => sigma_edge = edges,
             Some(edges) => threads.install(|| {
                 // Plain loops in chunks, as `threads::positions_where`.
-                sigma_edge
-                    .par_chunks_mut(1 << 14)
-                    .zip(edges.par_chunks(1 << 14))
-                    .for_each(|(sigmas, edges)| {
-                        for (sigma, &e) in sigmas.iter_mut().zip(edges) {
-                            if e != NO_EDGE {
-                                *sigma = e;
-                            }
+                chunked::for_each_chunk_mut(&mut sigma_edge, |start, sigmas| {
+                    for (sigma, &e) in sigmas
+                        .iter_mut()
+                        .zip(edges.get(start..).unwrap_or_default())
+                    {
+                        if e != NO_EDGE {
+                            *sigma = e;
                         }
-                    });
+                    }
+                });
             }),
             None => {
                 if sigma_edge.is_empty() {
@@ -389,7 +388,7 @@ fn drive(
     let searches = engine.searches();
     let player1_wins =
         (searches.is_some() && topping.is_some()).then(|| match threads.parallel(values.len()) {
-            true => threads.install(|| values.par_iter().any(|&c| c == super::TOP)),
+            true => threads.install(|| chunked::any(values.len(), |v| values[v] == super::TOP)),
             false => values.contains(&super::TOP),
         });
     let recorded = match (searches, topping.as_ref()) {

@@ -24,9 +24,8 @@
 //! construction from `S` (the attractor to `S` first). On random games a handful of such
 //! vertices is typical, so the construction is left with almost nothing.
 
-use rayon::prelude::*;
-
 use crate::graph::attractor::NO_LAYER;
+use crate::solve::chunked;
 use crate::solve::energy::TOP;
 use crate::solve::threads::Threads;
 
@@ -67,10 +66,13 @@ impl TopRanks {
         let unranked = |(&value, &rank): (&u64, &u32)| value == TOP && rank == NO_RANK;
         self.frozen = if threads.parallel(values.len()) {
             threads.install(|| {
-                values
-                    .par_chunks(CHUNK)
-                    .zip(self.rank.par_chunks(CHUNK))
-                    .any(|(values, ranks)| values.iter().zip(ranks).any(unranked))
+                // (Pairs as far as both go, as the sequential `zip`.)
+                let n = values.len().min(self.rank.len());
+                let (values, rank) = (&values[..n], &self.rank[..n]);
+                chunked::any(n.div_ceil(CHUNK), |c| {
+                    let range = c * CHUNK..(c * CHUNK + CHUNK).min(n);
+                    values[range.clone()].iter().zip(&rank[range]).any(unranked)
+                })
             })
         } else {
             values.iter().zip(&self.rank).any(unranked)
@@ -99,16 +101,7 @@ impl TopRanks {
         };
         if threads.parallel(self.rank.len()) {
             threads.install(|| {
-                self.rank
-                    .par_chunks_mut(CHUNK)
-                    .enumerate()
-                    .for_each(|(c, chunk)| {
-                        let base = c * CHUNK;
-                        chunk
-                            .iter_mut()
-                            .enumerate()
-                            .for_each(|(i, r)| set((base + i, r)));
-                    });
+                chunked::for_each_mut(&mut self.rank, |i, r| set((i, r)));
             });
         } else {
             self.rank.iter_mut().enumerate().for_each(set);
@@ -148,10 +141,12 @@ impl TopRanks {
         };
         if threads.parallel(self.rank.len()) {
             threads.install(|| {
-                self.rank
-                    .par_chunks_mut(CHUNK)
-                    .zip(layer.par_chunks(CHUNK))
-                    .for_each(|(ranks, layers)| ranks.iter_mut().zip(layers).for_each(set));
+                chunked::for_each_chunk_mut(&mut self.rank, |start, ranks| {
+                    ranks
+                        .iter_mut()
+                        .zip(layer.get(start..).unwrap_or_default())
+                        .for_each(set);
+                });
             });
         } else {
             self.rank.iter_mut().zip(layer).for_each(set);

@@ -12,11 +12,10 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use crate::arena::VertexId;
 use crate::graph::Graph;
 use crate::graph::frontier::next_frontier;
+use crate::solve::chunked;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::{TOP, minus};
 use crate::solve::threads::{Threads, positions_where};
@@ -64,12 +63,10 @@ pub fn credits_to_pinned(
         return Ok(g);
     }
     threads.install(|| {
-        let g: Vec<AtomicU64> = (0..n)
-            .into_par_iter()
-            .map(|v| AtomicU64::new(if pinned[v] { 0 } else { TOP }))
-            .collect();
+        let g: Vec<AtomicU64> =
+            chunked::map(n, |v| AtomicU64::new(if pinned[v] { 0 } else { TOP }));
         // The round in which a vertex was last queued (dedupes the next frontier).
-        let stamp: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| 0.into()).collect();
+        let stamp: Vec<AtomicU32> = chunked::map(n, |_| AtomicU32::new(0));
         let mut frontier: Vec<VertexId> = positions_where(&pinned[..n], |&p| p);
         let mut round = 0u32;
         while !frontier.is_empty() {
@@ -91,6 +88,6 @@ pub fn credits_to_pinned(
             frontier = next_frontier(&frontier, relax);
             control.checkpoint()?;
         }
-        Ok(g.into_par_iter().map(AtomicU64::into_inner).collect())
+        Ok(chunked::map(n, |v| g[v].load(Relaxed)))
     })
 }

@@ -7,9 +7,8 @@
 //!
 //! [`LEFT_TO_HOST`]: crate::solve::engine::LEFT_TO_HOST
 
-use rayon::prelude::*;
-
 use crate::graph::scc::NO_COMPONENT;
+use crate::solve::chunked;
 use crate::solve::engine::{ALONE, ALONE_MARKS_BELOW};
 use crate::solve::threads::Threads;
 
@@ -60,11 +59,9 @@ pub fn numbered(mut representative: Vec<u32>, threads: &Threads) -> Option<Numbe
     };
     let counts: Vec<(u32, u32)> = if parallel {
         threads.install(|| {
-            representative
-                .par_chunks(NUMBER_CHUNK)
-                .enumerate()
-                .map(count_chunk)
-                .collect()
+            chunked::values_of_chunks(n, NUMBER_CHUNK, |c, range| {
+                count_chunk((c, &representative[range]))
+            })
         })
     } else {
         representative
@@ -102,11 +99,12 @@ pub fn numbered(mut representative: Vec<u32>, threads: &Threads) -> Option<Numbe
     };
     if parallel {
         threads.install(|| {
-            number
-                .par_chunks_mut(NUMBER_CHUNK)
-                .enumerate()
-                .zip(representative.par_chunks(NUMBER_CHUNK))
-                .for_each(|(numbers, chunk)| number_chunk(numbers, chunk));
+            let numbers = chunked::Shared::new(&mut number);
+            chunked::for_each_chunk_of(n, NUMBER_CHUNK, |c, range| {
+                // SAFETY: the chunks are disjoint ranges of `number`.
+                let mine = unsafe { numbers.range(range.clone()) };
+                number_chunk((c, mine), &representative[range]);
+            });
         });
     } else {
         number
@@ -137,16 +135,13 @@ pub fn numbered(mut representative: Vec<u32>, threads: &Threads) -> Option<Numbe
     };
     let valid = if parallel {
         threads.install(|| {
-            representative
-                .par_chunks_mut(NUMBER_CHUNK)
-                .enumerate()
-                .all(|(c, chunk)| {
-                    let base = c * NUMBER_CHUNK;
-                    chunk
-                        .iter_mut()
-                        .enumerate()
-                        .all(|(i, r)| relabel((base + i, r)))
-                })
+            let invalid = std::sync::atomic::AtomicBool::new(false);
+            chunked::for_each_mut(&mut representative, |v, r| {
+                if !relabel((v, r)) {
+                    invalid.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+            !invalid.into_inner()
         })
     } else {
         representative.iter_mut().enumerate().all(relabel)

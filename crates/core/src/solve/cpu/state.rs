@@ -11,11 +11,10 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use super::queue::Queue;
 use super::values::Value;
 use crate::arena::{Arena, Player, VertexId, Weight};
+use crate::solve::chunked;
 use crate::solve::energy::{TOP, minus};
 use crate::solve::strategy::topping::{Topping, classify};
 
@@ -114,19 +113,19 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
             pred_weights,
             values: match pool {
                 Some(pool) => crate::solve::threads::install_erased(pool, || {
-                    values.into_par_iter().map(V::cell).collect()
+                    chunked::map(n, |v| V::cell(values[v])).into()
                 }),
                 None => values.into_iter().map(V::cell).collect(),
             },
             counts: match pool {
                 Some(pool) => crate::solve::threads::install_erased(pool, || {
-                    (0..n).into_par_iter().map(|_| 0.into()).collect()
+                    chunked::map(n, |_| AtomicU32::new(0)).into()
                 }),
                 None => (0..n).map(|_| AtomicU32::new(0)).collect(),
             },
             flags: match pool {
                 Some(pool) => crate::solve::threads::install_erased(pool, || {
-                    (0..n).into_par_iter().map(|_| 0.into()).collect()
+                    chunked::map(n, |_| AtomicU8::new(0)).into()
                 }),
                 None => (0..n).map(|_| AtomicU8::new(0)).collect(),
             },
@@ -140,7 +139,7 @@ impl<'a, W: Weight, V: Value> LiftState<'a, W, V> {
         let values = self.values.into_vec();
         match pool {
             Some(pool) => crate::solve::threads::install_erased(pool, || {
-                values.into_par_iter().map(V::into_inner).collect()
+                chunked::map(values.len(), |v| V::load(&values[v]))
             }),
             None => values.into_iter().map(V::into_inner).collect(),
         }

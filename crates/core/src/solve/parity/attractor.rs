@@ -17,12 +17,11 @@
 //! which at the root is its out-degree. The chain ends where a frame's game is
 //! rebuilt after the opponent's attractor took part of it.
 
-use rayon::prelude::*;
-
 pub use super::graph::Graph;
 pub use super::state::{FREE, State};
 use crate::arena::VertexId;
 use crate::solve::NO_MOVE;
+use crate::solve::chunked;
 
 /// Vertices per task in a parallel round.
 const CHUNK: usize = 512;
@@ -53,16 +52,17 @@ impl Rounds {
         visit: impl Fn(VertexId, bool, &mut Vec<VertexId>) + Sync,
     ) {
         if self.parallel && items.len() >= self.parallel_from {
-            let parts: Vec<Vec<VertexId>> = items
-                .par_chunks(CHUNK)
-                .map(|chunk| {
+            let parts: Vec<Vec<VertexId>> = chunked::values_of_chunks(
+                items.len(),
+                chunked::chunk_len(items.len()).max(CHUNK),
+                |_, chunk| {
                     let mut claimed = Vec::new();
-                    for &u in chunk {
+                    for &u in &items[chunk] {
                         visit(u, true, &mut claimed);
                     }
                     claimed
-                })
-                .collect();
+                },
+            );
             for part in parts {
                 out.extend_from_slice(&part);
             }

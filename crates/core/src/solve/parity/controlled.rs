@@ -32,6 +32,7 @@ use super::graph::Graph;
 use super::induced::Induced;
 use crate::arena::VertexId;
 use crate::graph::tarjan::SccFinder;
+use crate::solve::chunked;
 use crate::solve::{Control, Interrupted, NO_MOVE};
 
 /// The vertices of winner-controlled winning cycles, each with its winner's move (every
@@ -130,7 +131,7 @@ fn find_in(
         out
     };
     let (even, odd) = if parallel {
-        rayon::join(|| search(0), || search(1))
+        chunked::join(|| search(0), || search(1))
     } else {
         (search(0), search(1))
     };
@@ -266,14 +267,11 @@ pub fn presolve(
         (true, won_by, mv)
     };
     let (solved, (winner, strategy)): (Vec<bool>, (Vec<u8>, Vec<u32>)) = if rounds.parallel {
-        use rayon::prelude::*;
-        (0..n as VertexId)
-            .into_par_iter()
-            .map(|v| {
-                let (s, w, m) = answer(v);
-                (s, (w, m))
-            })
-            .unzip()
+        let (solved, pairs): (Vec<bool>, Vec<(u8, u32)>) = chunked::map_pairs(n, |v| {
+            let (s, w, m) = answer(v as VertexId);
+            (s, (w, m))
+        });
+        (solved, pairs.into_iter().unzip())
     } else {
         (0..n as VertexId)
             .map(|v| {
@@ -302,16 +300,8 @@ fn vertices_where(
     parallel: bool,
     keep: impl Fn(VertexId) -> bool + Sync + Send,
 ) -> Vec<VertexId> {
-    use rayon::prelude::*;
-    const CHUNK: usize = 1 << 14;
     if parallel {
-        (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .flat_map_iter(|c| {
-                let ids = (c * CHUNK) as VertexId..((c + 1) * CHUNK).min(n) as VertexId;
-                ids.filter(|&v| keep(v))
-            })
-            .collect()
+        chunked::positions(n, |v| keep(v as VertexId))
     } else {
         (0..n as VertexId).filter(|&v| keep(v)).collect()
     }
@@ -326,7 +316,6 @@ fn vertices_where(
 /// what is left keeps its order. On random games it leaves a fifth of the candidates, and
 /// the component search then runs on those alone.
 fn trim(game: Graph<'_>, candidates: Vec<VertexId>, parallel: bool) -> Vec<VertexId> {
-    use rayon::prelude::*;
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     /// One way out, in the high half of a count word (ways in: the low half).
     const OUT: u64 = 1 << 32;
@@ -360,22 +349,23 @@ fn trim(game: Graph<'_>, candidates: Vec<VertexId>, parallel: bool) -> Vec<Verte
         }
     };
     let mut dropped: Vec<VertexId> = if parallel {
-        candidates.par_iter().filter_map(|&v| count(v)).collect()
+        chunked::filter_map(candidates.len(), |i| count(candidates[i]))
     } else {
         candidates.iter().filter_map(|&v| count(v)).collect()
     };
     while !dropped.is_empty() {
         dropped = if parallel {
-            dropped
-                .par_chunks(512)
-                .flat_map_iter(|chunk| {
+            chunked::concatenated(chunked::values_of_chunks(
+                dropped.len(),
+                chunked::chunk_len(dropped.len()).max(512),
+                |_, chunk| {
                     let mut next = Vec::new();
-                    for &v in chunk {
+                    for &v in &dropped[chunk] {
                         drop(v, &mut next);
                     }
                     next
-                })
-                .collect()
+                },
+            ))
         } else {
             let mut next = Vec::new();
             for &v in &dropped {

@@ -26,12 +26,11 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use super::graph::{Buckets, Graph};
 use super::pace::{Pacer, Stop};
 use crate::arena::VertexId;
 use crate::solve::NO_MOVE;
+use crate::solve::chunked;
 
 /// Vertices per parallel task.
 const CHUNK: usize = 1024;
@@ -162,11 +161,13 @@ impl<'a> Fixpoint<'a> {
     fn evaluate_level(&self, p: u32) -> usize {
         let range = self.buckets.range(p);
         if self.parallel && range.len() >= self.parallel_from {
-            range
-                .into_par_iter()
-                .with_min_len(CHUNK.min(self.parallel_from))
-                .filter(|&i| self.evaluate(i))
-                .count()
+            let (first, len) = (range.start, range.len());
+            let chunk = chunked::chunk_len(len).max(CHUNK.min(self.parallel_from));
+            chunked::values_of_chunks(len, chunk, |_, part| {
+                part.filter(|&i| self.evaluate(first + i)).count()
+            })
+            .into_iter()
+            .sum()
         } else {
             range.filter(|&i| self.evaluate(i)).count()
         }
@@ -182,10 +183,9 @@ impl<'a> Fixpoint<'a> {
             }
         };
         if self.parallel && below >= self.parallel_from {
-            self.frozen[..below]
-                .par_chunks_mut(CHUNK)
-                .zip(order[..below].par_chunks(CHUNK))
-                .for_each(|(frozen, vertices)| reset(frozen, vertices));
+            chunked::for_each_chunk_mut(&mut self.frozen[..below], |start, frozen| {
+                reset(frozen, &order[start..start + frozen.len()]);
+            });
         } else {
             reset(&mut self.frozen[..below], &order[..below]);
         }

@@ -5,10 +5,9 @@
 //! arrays stay in the caches where the game's would not. Built in parallel when asked
 //! (on the pool the caller installed).
 
-use rayon::prelude::*;
-
 use super::graph::Graph;
 use crate::arena::VertexId;
+use crate::solve::chunked;
 
 /// Local id of a vertex outside the set.
 const OUTSIDE: u32 = u32::MAX;
@@ -85,13 +84,10 @@ fn csr<I: Iterator<Item = u32>>(
     edges: impl Fn(VertexId) -> I + Sync + Send,
 ) -> (Vec<u32>, Vec<u32>) {
     let (counts, targets): (Vec<u32>, Vec<u32>) = if parallel {
-        let counts = vertices
-            .par_iter()
-            .map(|&v| edges(v).count() as u32)
-            .collect();
+        let counts = chunked::map(vertices.len(), |i| edges(vertices[i]).count() as u32);
         (
             counts,
-            vertices.par_iter().flat_map_iter(|&v| edges(v)).collect(),
+            chunked::flat_map(vertices.len(), |i| edges(vertices[i])),
         )
     } else {
         let counts = vertices.iter().map(|&v| edges(v).count() as u32).collect();

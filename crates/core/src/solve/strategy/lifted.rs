@@ -32,8 +32,6 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use super::NO_RANK;
 use super::topping::{NO_EDGE, ToppedBy, Topping};
 use crate::arena::{Arena, EdgeWeights, Player, Successors, VertexId};
@@ -41,6 +39,7 @@ use crate::graph::Graph;
 use crate::graph::cycles::{Numbers, nonnegative_components};
 use crate::graph::reach::explore;
 use crate::graph::scc::components_alone_last;
+use crate::solve::chunked;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::TOP;
 use crate::solve::threads::{Threads, positions_where};
@@ -99,46 +98,44 @@ pub(super) fn recorded_on_host(
     // One pass over W1: each vertex's move and what it is (module docs). Only roots and
     // ranked vertices read their edges: a vertex topped by ⊤ successors moves into W1 and
     // (player 0) has only successors in W1 by the way it was topped.
-    let (moves, kinds): (Vec<u32>, Vec<Kind>) = (0..n as VertexId)
-        .into_par_iter()
-        .map(|v| {
-            if !in_w1(v) {
-                return (NO_EDGE, Kind::Outside);
-            }
-            let (r, cause) = (rank(v), topping.cause(v));
-            let player1 = arena.owner(v) == Player::One;
-            if r == NO_RANK && cause == ToppedBy::TopSuccessors {
-                return match (player1, topping.edge(v)) {
-                    (false, _) => (NO_EDGE, Kind::Lifted),
-                    // (A record without the edge: one past 2^30 - 2 successors.)
-                    (true, NO_EDGE) => (NO_EDGE, Kind::Broken),
-                    (true, e) => (e, Kind::Lifted),
-                };
-            }
-            let edges = if player1 {
-                let e = match (r, cause) {
-                    (NO_RANK, ToppedBy::PastBound) => topping.edge(v),
-                    _ => seed.get(v as usize).copied().unwrap_or(NO_EDGE),
-                };
-                if e == NO_EDGE || !in_w1(targets[e as usize]) {
-                    return (NO_EDGE, Kind::Broken);
-                }
-                e as usize..e as usize + 1
-            } else {
-                arena.succ_range(v)
+    let (moves, kinds): (Vec<u32>, Vec<Kind>) = chunked::map_pairs(n, |v| {
+        let v = v as VertexId;
+        if !in_w1(v) {
+            return (NO_EDGE, Kind::Outside);
+        }
+        let (r, cause) = (rank(v), topping.cause(v));
+        let player1 = arena.owner(v) == Player::One;
+        if r == NO_RANK && cause == ToppedBy::TopSuccessors {
+            return match (player1, topping.edge(v)) {
+                (false, _) => (NO_EDGE, Kind::Lifted),
+                // (A record without the edge: one past 2^30 - 2 successors.)
+                (true, NO_EDGE) => (NO_EDGE, Kind::Broken),
+                (true, e) => (e, Kind::Lifted),
             };
-            let e = if player1 { edges.start as u32 } else { NO_EDGE };
-            let successors = &targets[edges];
-            if r != NO_RANK && successors.iter().all(|&u| rank(u) <= r) {
-                (e, Kind::Plain)
-            } else if successors.iter().all(|&u| in_w1(u)) {
-                (e, Kind::Root)
-            } else {
-                (e, Kind::Broken)
+        }
+        let edges = if player1 {
+            let e = match (r, cause) {
+                (NO_RANK, ToppedBy::PastBound) => topping.edge(v),
+                _ => seed.get(v as usize).copied().unwrap_or(NO_EDGE),
+            };
+            if e == NO_EDGE || !in_w1(targets[e as usize]) {
+                return (NO_EDGE, Kind::Broken);
             }
-        })
-        .unzip();
-    if kinds.par_iter().any(|&k| k == Kind::Broken) {
+            e as usize..e as usize + 1
+        } else {
+            arena.succ_range(v)
+        };
+        let e = if player1 { edges.start as u32 } else { NO_EDGE };
+        let successors = &targets[edges];
+        if r != NO_RANK && successors.iter().all(|&u| rank(u) <= r) {
+            (e, Kind::Plain)
+        } else if successors.iter().all(|&u| in_w1(u)) {
+            (e, Kind::Root)
+        } else {
+            (e, Kind::Broken)
+        }
+    });
+    if chunked::any(n, |v| kinds[v] == Kind::Broken) {
         return RecordedMoves {
             moves: Vec::new(),
             roots: Vec::new(),
@@ -150,7 +147,7 @@ pub(super) fn recorded_on_host(
         moves,
         roots: positions_where(&kinds, |&k| k == Kind::Root),
         broken: false,
-        lifted: kinds.par_iter().any(|&k| k == Kind::Lifted),
+        lifted: chunked::any(n, |v| kinds[v] == Kind::Lifted),
     }
 }
 
@@ -217,19 +214,18 @@ fn reachable<'a>(
     explore(start, |v, next| {
         next.extend(successors(v).iter().copied().filter(|&u| claim(u)));
     });
-    seen.par_iter()
-        .enumerate()
-        .flat_map_iter(|(w, word)| {
-            let mut bits = word.load(Relaxed);
-            std::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let b = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    (w * 64) as VertexId + b
-                })
-            })
-        })
-        .collect()
+    let pieces = chunked::chunk_values(seen.len(), |words| {
+        let mut found = Vec::new();
+        for w in words {
+            let mut bits = seen[w].load(Relaxed);
+            while bits != 0 {
+                found.push((w * 64) as VertexId + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
+        found
+    });
+    chunked::concatenated(pieces)
 }
 
 /// `G'`: player 0's edges and player 1's moves (the edges of `moves`).
@@ -272,13 +268,21 @@ fn has_nonnegative_cycle(
     for &v in &core {
         offsets.push(offsets[offsets.len() - 1] + g.edges(v).len() as u32);
     }
-    let (targets, weights): (Vec<VertexId>, Vec<i64>) = core
-        .par_iter()
-        .flat_map_iter(|&v| {
-            g.edges(v)
-                .map(|e| (local(arena.succ_targets()[e]), arena.weight(e)))
-        })
-        .unzip();
+    let pieces = chunked::chunk_values(core.len(), |range| {
+        core[range]
+            .iter()
+            .flat_map(|&v| g.edges(v))
+            .map(|e| (local(arena.succ_targets()[e]), arena.weight(e)))
+            .unzip::<_, _, Vec<VertexId>, Vec<i64>>()
+    });
+    let (targets, weights) = pieces.into_iter().fold(
+        (Vec::new(), Vec::new()),
+        |(mut targets, mut weights), (t, w)| {
+            targets.extend(t);
+            weights.extend(w);
+            (targets, weights)
+        },
+    );
     let k = core.len();
     let copy = Arena::from_successors(
         vec![Player::Zero; k],
@@ -295,7 +299,7 @@ fn has_nonnegative_cycle(
     graph.rebuild(&copy, &all, &vec![NO_EDGE; k], threads);
     let partition = components_alone_last(&graph, &all, threads);
     let good = nonnegative_components(&graph, Numbers::of_partition(&partition), threads, control)?;
-    Ok(good.into_par_iter().any(|g| g))
+    Ok(chunked::any(good.len(), |c| good[c]))
 }
 
 #[cfg(test)]

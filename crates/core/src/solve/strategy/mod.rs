@@ -20,8 +20,7 @@
 //! the code they are compared with. `egsolve check` verifies every strategy with its own
 //! code (`crate::check`), not with these searches.
 
-use rayon::prelude::*;
-
+use super::chunked;
 use super::control::{Control, Interrupted};
 use super::energy::{TOP, minus};
 use super::threads::Threads;
@@ -46,8 +45,6 @@ pub const NO_MOVE: VertexId = VertexId::MAX;
 /// Games with at least this many edges derive player 0's strategy on several threads (one
 /// random gather per edge: about 0.1 s per 10^7 edges on one core).
 pub const PARALLEL_FROM_EDGES: usize = 1 << 19;
-/// Vertices per parallel task.
-const CHUNK: usize = 1 << 14;
 
 /// Player 0's strategy on `W0` from the least progress measure `credit` (bound `bound`):
 /// entries for other vertices are [`NO_MOVE`]. Uses `threads` on games of
@@ -108,13 +105,7 @@ fn player0_typed<W: Weight>(
     if threads.count() <= 1 || arena.edge_count() < PARALLEL_FROM_EDGES {
         return (0..n).map(choose_ahead).collect();
     }
-    threads.install(|| {
-        (0..n)
-            .into_par_iter()
-            .with_min_len(CHUNK)
-            .map(choose_ahead)
-            .collect()
-    })
+    threads.install(|| chunked::map(n as usize, |v| choose_ahead(v as VertexId)))
 }
 
 /// How many vertices ahead [`player0`] prefetches credits.

@@ -28,8 +28,6 @@
 //! of it runs on the solve's threads, and every choice (layers, moves) is independent of
 //! them.
 
-use rayon::prelude::*;
-
 use super::NO_RANK;
 use super::lifted::{RecordedMoves, certified, recorded_on_host};
 use super::topping::Topping;
@@ -40,6 +38,7 @@ use crate::graph::cycles::{Numbers, nonnegative_components};
 use crate::graph::reach::reaching;
 use crate::graph::scc::{NO_COMPONENT, components_alone_last};
 use crate::solve::NO_MOVE;
+use crate::solve::chunked;
 use crate::solve::control::{Control, Interrupted};
 use crate::solve::energy::TOP;
 use crate::solve::phases::Stopwatch;
@@ -127,7 +126,7 @@ pub fn certified_strategy(
     threads.install(|| {
         let player1_wins = seed
             .player1_wins
-            .unwrap_or_else(|| credit.par_iter().any(|&c| c == TOP));
+            .unwrap_or_else(|| chunked::any(credit.len(), |v| credit[v] == TOP));
         debug_assert_eq!(
             player1_wins,
             credit.contains(&TOP),
@@ -185,7 +184,7 @@ pub fn certified_strategy(
         )? {
             return Ok(layers);
         }
-        strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
+        chunked::for_each_mut(strategy, |v, s| {
             if credit[v] == TOP && arena.owner(v as VertexId) == Player::One {
                 *s = NO_MOVE;
             }
@@ -222,29 +221,30 @@ fn recorded_moves(
 ) -> Recorded {
     let targets = arena.succ_targets();
     // (the record holds here, an unranked vertex of W1 is here, a ranked one is)
-    let (holds, unranked, ranked) = (0..credit.len())
-        .into_par_iter()
-        .map(|v| {
-            if credit[v] != TOP {
-                return (true, false, false);
-            }
-            let rank = ranks[v];
-            if rank == NO_RANK {
-                return (true, true, false);
-            }
-            let no_higher = |&u: &VertexId| credit[u as usize] == TOP && ranks[u as usize] <= rank;
-            let holds = match arena.owner(v as VertexId) {
-                Player::Zero => targets[arena.succ_range(v as VertexId)]
-                    .iter()
-                    .all(no_higher),
-                Player::One => seed[v] != NO_EDGE && no_higher(&targets[seed[v] as usize]),
-            };
-            (holds, false, true)
-        })
-        .reduce(
-            || (true, false, false),
-            |a, b| (a.0 && b.0, a.1 || b.1, a.2 || b.2),
-        );
+    let check = |v: usize| {
+        if credit[v] != TOP {
+            return (true, false, false);
+        }
+        let rank = ranks[v];
+        if rank == NO_RANK {
+            return (true, true, false);
+        }
+        let no_higher = |&u: &VertexId| credit[u as usize] == TOP && ranks[u as usize] <= rank;
+        let holds = match arena.owner(v as VertexId) {
+            Player::Zero => targets[arena.succ_range(v as VertexId)]
+                .iter()
+                .all(no_higher),
+            Player::One => seed[v] != NO_EDGE && no_higher(&targets[seed[v] as usize]),
+        };
+        (holds, false, true)
+    };
+    let both = |a: (bool, bool, bool), b: (bool, bool, bool)| (a.0 && b.0, a.1 || b.1, a.2 || b.2);
+    let (holds, unranked, ranked) = chunked::fold(
+        credit.len(),
+        || (true, false, false),
+        |acc, v| both(acc, check(v)),
+        both,
+    );
     if !holds {
         return Recorded::Rejected;
     }
@@ -269,7 +269,7 @@ fn write_moves(
     strategy: &mut [VertexId],
 ) {
     let targets = arena.succ_targets();
-    strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
+    chunked::for_each_mut(strategy, |v, s| {
         if credit[v] == TOP && arena.owner(v as VertexId) == Player::One && chosen(v) {
             *s = targets[moves[v] as usize];
         }
@@ -280,18 +280,17 @@ fn write_moves(
 /// 1's vertices of `W1`, [`NO_EDGE`] elsewhere) as `strategy[v]`, in chunks of plain loops
 /// (per vertex, a parallel iterator took 0.6 ms at 10^6 vertices on the H200 host).
 fn write_recorded(arena: &Arena, moves: &[u32], strategy: &mut [VertexId]) {
-    const CHUNK: usize = 1 << 14;
     let targets = arena.succ_targets();
-    strategy
-        .par_chunks_mut(CHUNK)
-        .zip(moves.par_chunks(CHUNK))
-        .for_each(|(strategy, moves)| {
-            for (s, &e) in strategy.iter_mut().zip(moves) {
-                if e != NO_EDGE {
-                    *s = targets[e as usize];
-                }
+    chunked::for_each_chunk_mut(strategy, |start, strategy| {
+        for (s, &e) in strategy
+            .iter_mut()
+            .zip(moves.get(start..).unwrap_or_default())
+        {
+            if e != NO_EDGE {
+                *s = targets[e as usize];
             }
-        });
+        }
+    });
 }
 
 /// [`certified_strategy`] inside the solve's pool, `W1` not empty: every per-vertex pass is
@@ -308,17 +307,14 @@ fn layered(
     let mut watch = Stopwatch::start();
     let mut seconds = PartSeconds::default();
     let n = arena.vertex_count();
-    let in_w1: Vec<bool> = credit.par_iter().map(|&c| c == TOP).collect();
+    let in_w1: Vec<bool> = chunked::map(n, |v| credit[v] == TOP);
     let Some((edge, open)) = seed_moves(arena, &in_w1, seed) else {
         return Ok(false);
     };
     // S starts as the ranked vertices (their moves are written), all in layer 0.
     let ranked = |v: usize| prefix.is_some_and(|ranks| in_w1[v] && ranks[v] != NO_RANK);
     let mut layers = Layers {
-        layer: (0..n)
-            .into_par_iter()
-            .map(|v| if ranked(v) { 0 } else { NO_LAYER })
-            .collect(),
+        layer: chunked::map(n, |v| if ranked(v) { 0 } else { NO_LAYER }),
         open,
     };
     let mut frontier: Vec<VertexId> = positions_where(&layers.layer[..n], |&l| l == 0);
@@ -326,10 +322,7 @@ fn layered(
     let mut next_layer = u32::from(!frontier.is_empty());
     watch.lap(&mut seconds.seed);
     // The layers beyond S look at the edges among the rest of W1 only.
-    let unranked: Vec<bool> = (0..n)
-        .into_par_iter()
-        .map(|v| in_w1[v] && !ranked(v))
-        .collect();
+    let unranked: Vec<bool> = chunked::map(n, |v| in_w1[v] && !ranked(v));
     let mut graph = Graph::default();
     graph.rebuild(arena, &unranked, &edge, threads);
     watch.lap(&mut seconds.graph);
@@ -349,33 +342,24 @@ fn layered(
             next_layer = next;
         }
         watch.lap(&mut seconds.attractor);
-        let rest: Vec<bool> = (0..n)
-            .into_par_iter()
-            .map(|v| in_w1[v] && layers.layer[v] == NO_LAYER)
-            .collect();
-        if !rest.par_iter().any(|&r| r) {
+        let rest: Vec<bool> = chunked::map(n, |v| in_w1[v] && layers.layer[v] == NO_LAYER);
+        if !chunked::any(n, |v| rest[v]) {
             break;
         }
         control.checkpoint()?;
         // Next layer: the vertices of R that cannot reach a nonnegative cycle in G_σ1 on R.
-        let redo: Vec<bool> = (0..n)
-            .into_par_iter()
-            .map(|v| rest[v] && maybe_good[v])
-            .collect();
+        let redo: Vec<bool> = chunked::map(n, |v| rest[v] && maybe_good[v]);
         let partition = components_alone_last(&graph, &redo, threads);
         watch.lap(&mut seconds.components);
         let good =
             nonnegative_components(&graph, Numbers::of_partition(&partition), threads, control)?;
         let (component, count) = (partition.component, partition.count);
         watch.lap(&mut seconds.cycle_test);
-        maybe_good.par_iter_mut().enumerate().for_each(|(v, m)| {
+        chunked::for_each_mut(&mut maybe_good, |v, m| {
             *m = redo[v] && component[v] != NO_COMPONENT && good[component[v] as usize];
         });
         let reach = reaching(&graph, &rest, |v| maybe_good[v], threads);
-        let layer: Vec<VertexId> = (0..n as VertexId)
-            .into_par_iter()
-            .filter(|&v| rest[v as usize] && !reach[v as usize])
-            .collect();
+        let layer: Vec<VertexId> = chunked::positions(n, |v| rest[v] && !reach[v]);
         tracing::debug!(
             components = count,
             layer = layer.len(),
@@ -397,7 +381,7 @@ fn layered(
         watch.lap(&mut seconds.reach);
     }
     // Moves of the vertices the attractor took: their first edge to a lower layer.
-    strategy.par_iter_mut().enumerate().for_each(|(v, s)| {
+    chunked::for_each_mut(strategy, |v, s| {
         let v = v as VertexId;
         if in_w1[v as usize] && arena.owner(v) == Player::One && *s == NO_MOVE {
             let e = layers
@@ -446,34 +430,36 @@ fn seed_moves(arena: &Arena, in_w1: &[bool], seed: &[u32]) -> Option<(Vec<u32>, 
     let weights = arena.succ_weights();
     let mut edge = vec![NO_EDGE; n];
     let mut open = vec![0u32; n];
-    let closed = edge
-        .par_iter_mut()
-        .zip(open.par_iter_mut())
-        .enumerate()
-        .filter(|&(v, _)| in_w1[v])
-        .all(|(v, (edge, open))| {
-            let v = v as VertexId;
-            match arena.owner(v) {
-                Player::Zero => {
-                    *open = arena.succ_range(v).len() as u32;
-                    arena.successors(v).all(|(u, _)| in_w1[u as usize])
-                }
-                Player::One => {
-                    let kept = seed.get(v as usize).copied().unwrap_or(NO_EDGE);
-                    let e = if kept != NO_EDGE && in_w1[targets[kept as usize] as usize] {
-                        Some(kept as usize)
-                    } else {
-                        arena
-                            .succ_range(v)
-                            .filter(|&e| in_w1[targets[e] as usize])
-                            .min_by_key(|&e| weights.get(e))
-                    };
-                    e.map(|e| *edge = lightest_edge(arena, v, targets[e]))
-                        .is_some()
-                }
+    let open_outside = std::sync::atomic::AtomicBool::new(false);
+    chunked::for_each_mut2(&mut edge, &mut open, |v, edge, open| {
+        if !in_w1[v] {
+            return;
+        }
+        let v = v as VertexId;
+        let closed = match arena.owner(v) {
+            Player::Zero => {
+                *open = arena.succ_range(v).len() as u32;
+                arena.successors(v).all(|(u, _)| in_w1[u as usize])
             }
-        });
-    closed.then_some((edge, open))
+            Player::One => {
+                let kept = seed.get(v as usize).copied().unwrap_or(NO_EDGE);
+                let e = if kept != NO_EDGE && in_w1[targets[kept as usize] as usize] {
+                    Some(kept as usize)
+                } else {
+                    arena
+                        .succ_range(v)
+                        .filter(|&e| in_w1[targets[e] as usize])
+                        .min_by_key(|&e| weights.get(e))
+                };
+                e.map(|e| *edge = lightest_edge(arena, v, targets[e]))
+                    .is_some()
+            }
+        };
+        if !closed {
+            open_outside.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    (!open_outside.into_inner()).then_some((edge, open))
 }
 
 /// The edge of least weight from `v` to `u` (a strategy names only the successor, and

@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::arena::{Arena, Player, VertexId};
 use crate::solve::TOP;
+use crate::solve::chunked;
 use crate::solve::threads::Threads;
 
 /// No edge: a vertex without a recorded (or seed) move.
@@ -91,14 +92,13 @@ impl Entries {
     /// (1.3 ms for a 10^7-edge game's 12.5 MB in a warm GPU solve,
     /// session 16's device logs, in git history under notes/gpu).
     fn zeroed_on(n: usize, threads: &Threads) -> Entries {
-        use rayon::prelude::*;
         if !threads.parallel(n) {
             return Entries::zeroed(n);
         }
         let (cause, edge) = threads.install(|| {
-            rayon::join(
-                || (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
-                || (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect(),
+            chunked::join(
+                || chunked::map(n, |_| AtomicU8::new(0)),
+                || chunked::map(n, |_| AtomicU32::new(0)),
             )
         });
         Entries { cause, edge }

@@ -3,14 +3,13 @@
 //! module docs of [`super`] for why each step is sound). Every step runs on the solve's
 //! threads and computes a set or a fixpoint that does not depend on them.
 
-use rayon::prelude::*;
-
 use super::ranks::TopRanks;
 use crate::arena::{Arena, Player, VertexId};
 use crate::graph::attractor::{apply_layers, attract_top};
 use crate::graph::scc::NO_COMPONENT;
 use crate::graph::{DROPS_ALL, Graph};
 use crate::solve::SolveError;
+use crate::solve::chunked;
 use crate::solve::control::Control;
 use crate::solve::energy::{TOP, minus};
 use crate::solve::engine::LiftEngine;
@@ -64,14 +63,7 @@ pub fn choose_strategy(
     };
     if threads.parallel(arena.vertex_count() + arena.edge_count()) {
         threads.install(|| {
-            sigma_edge
-                .par_chunks_mut(CHUNK)
-                .enumerate()
-                .for_each(|(c, chunk)| {
-                    for (i, sigma) in chunk.iter_mut().enumerate() {
-                        choose(c * CHUNK + i, sigma);
-                    }
-                });
+            chunked::for_each_mut(sigma_edge, choose);
         });
     } else {
         for (v, sigma) in sigma_edge.iter_mut().enumerate() {
@@ -123,11 +115,13 @@ fn update_values(
     };
     if threads.parallel(values.len()) {
         threads.install(|| {
-            values
-                .par_chunks_mut(CHUNK)
-                .enumerate()
-                .map(chunk)
-                .reduce(|| (0, 0), add)
+            let values = chunked::Shared::new(values);
+            chunked::values_of_chunks(values.len(), CHUNK, |c, range| {
+                // SAFETY: the chunks are disjoint ranges of `values`.
+                chunk((c, unsafe { values.range(range) }))
+            })
+            .into_iter()
+            .fold((0, 0), add)
         })
     } else {
         chunk((0, values))
@@ -138,12 +132,7 @@ fn update_values(
 /// `n` is large (a scan of every vertex on one thread costs milliseconds at millions).
 fn any_vertex(n: usize, threads: &Threads, f: impl Fn(usize) -> bool + Sync + Send) -> bool {
     if threads.parallel(n) {
-        let chunks: Vec<std::ops::Range<usize>> = Threads::chunks(n, 1 << 14).collect();
-        threads.install(|| {
-            chunks
-                .into_par_iter()
-                .any(|chunk| chunk.into_iter().any(&f))
-        })
+        threads.install(|| chunked::any(n, f))
     } else {
         (0..n).any(f)
     }
@@ -314,7 +303,7 @@ pub(super) fn evaluate(
             }
         };
         if threads.parallel(n) {
-            threads.install(|| pinned.par_iter_mut().enumerate().for_each(pin));
+            threads.install(|| chunked::for_each_mut(&mut pinned, |v, p| pin((v, p))));
         } else {
             pinned.iter_mut().enumerate().for_each(pin);
         }
