@@ -41,11 +41,11 @@ use crate::prefault::Prefaulted;
 use egsolve_core::arena::{Arena, Player, VertexId};
 use egsolve_core::solve::GpuOptions;
 use egsolve_core::solve::accel;
+use egsolve_core::solve::chunked;
 use egsolve_core::solve::engine::{
     EngineAttracted, EngineComponents, EngineSearches, LiftCall, LiftEngine, LiftRun,
 };
 use egsolve_core::solve::strategy::{NO_EDGE, RecordedMoves, ToppedBy, Topping};
-use egsolve_core::solve::threads::mapped_in_parallel;
 use egsolve_core::solve::{Control, SolveError, TOP, Threads};
 
 /// Default length of a lifting phase, in percent of the next evaluation's expected time.
@@ -450,7 +450,7 @@ impl EngineSearches for GpuLift {
         self.count_search("reachability", start, reach.is_some());
         Ok(reach.map(|bytes| {
             // Inside the driver, so on the solve's pool.
-            mapped_in_parallel(bytes.len(), |v| bytes[v] != 0)
+            chunked::map(bytes.len(), |v| bytes[v] != 0)
         }))
     }
 

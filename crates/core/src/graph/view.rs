@@ -497,11 +497,9 @@ pub(crate) fn prefix_sum(values: &mut [u32]) {
         bases.push(running);
         running += s;
     }
-    let values = chunked::Shared::new(values);
-    chunked::for_each_chunk_of(values.len(), CHUNK, |k, chunk| {
+    chunked::values_of_chunks_mut(values, CHUNK, |k, chunk| {
         let mut running = bases[k];
-        // SAFETY: the chunks are disjoint ranges of `values`.
-        for x in unsafe { values.range(chunk) } {
+        for x in chunk {
             running += *x;
             *x = running;
         }

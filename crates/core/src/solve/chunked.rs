@@ -120,11 +120,6 @@ pub fn fold<T: Send>(
         .unwrap_or_else(init)
 }
 
-/// The sum of `f(i)` over `0..n`.
-pub fn sum(n: usize, f: impl Fn(usize) -> u64 + Sync) -> u64 {
-    fold(n, || 0, |acc, i| acc + f(i), |a, b| a + b)
-}
-
 /// Whether `f(i)` holds for some `i` in `0..n` (chunks not started once one holds are
 /// skipped).
 pub fn any(n: usize, f: impl Fn(usize) -> bool + Sync) -> bool {
@@ -297,14 +292,24 @@ pub fn for_each_mut<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) 
 /// `f(start, chunk)` for contiguous chunks of `items` (of about [`chunk_len`] items; `start`
 /// is the first one's index), in parallel.
 pub fn for_each_chunk_mut<T: Send>(items: &mut [T], f: impl Fn(usize, &mut [T]) + Sync) {
+    let chunk = chunk_len(items.len());
+    values_of_chunks_mut(items, chunk, |k, part| f(k * chunk, part));
+}
+
+/// `f(k, part)` for the `k`-th part of `chunk` items of `items` (the last one shorter), in
+/// parallel, the values in part order: for loops whose parts must be the same on any
+/// number of threads.
+pub fn values_of_chunks_mut<T: Send, R: Send>(
+    items: &mut [T],
+    chunk: usize,
+    f: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
     let n = items.len();
-    let base = Slots(items.as_mut_ptr());
-    for_each_range(n, |range| {
-        // SAFETY: the ranges are disjoint and within `items`, which is borrowed exclusively
-        // for the loop: each task has its chunk to itself.
-        let chunk = unsafe { std::slice::from_raw_parts_mut(base.at(range.start), range.len()) };
-        f(range.start, chunk);
-    });
+    let shared = Shared::new(items);
+    values_of_chunks(n, chunk, |k, range| {
+        // SAFETY: the chunks are disjoint ranges of `items`.
+        f(k, unsafe { shared.range(range) })
+    })
 }
 
 /// `f(k, a_chunk, b_chunk)` for the `k`-th chunks of `chunk` items of two slices, as far
@@ -356,9 +361,8 @@ pub fn into_values(counters: Vec<AtomicU32>) -> Vec<u32> {
     unsafe { Vec::from_raw_parts(ptr.cast::<u32>(), len, capacity) }
 }
 
-/// A slice that the tasks of one loop write in disjoint parts (where the parts do not fit
-/// [`for_each_chunk_mut`]'s equal chunks).
-pub struct Shared<'a, T> {
+/// A slice that the tasks of one loop write in disjoint parts.
+struct Shared<'a, T> {
     base: *mut T,
     len: usize,
     _borrow: std::marker::PhantomData<&'a mut [T]>,
@@ -372,7 +376,7 @@ unsafe impl<T: Send> Sync for Shared<'_, T> {}
 
 impl<'a, T> Shared<'a, T> {
     /// `items`, to be written in disjoint parts.
-    pub fn new(items: &'a mut [T]) -> Shared<'a, T> {
+    fn new(items: &'a mut [T]) -> Shared<'a, T> {
         Shared {
             base: items.as_mut_ptr(),
             len: items.len(),
@@ -381,13 +385,8 @@ impl<'a, T> Shared<'a, T> {
     }
 
     /// How many items.
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.len
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// The items of `range` (panics outside the slice).
@@ -395,24 +394,13 @@ impl<'a, T> Shared<'a, T> {
     /// # Safety
     /// No other task holds an overlapping part while this one is alive.
     #[allow(clippy::mut_from_ref)] // the point: disjoint parts of one exclusive borrow
-    pub unsafe fn range(&self, range: Range<usize>) -> &mut [T] {
+    unsafe fn range(&self, range: Range<usize>) -> &mut [T] {
         assert!(
             range.start <= range.end && range.end <= self.len,
             "inside the slice"
         );
         // SAFETY: in bounds (checked above); exclusive by the caller's promise.
         unsafe { std::slice::from_raw_parts_mut(self.base.add(range.start), range.len()) }
-    }
-
-    /// The item at `i` (panics outside the slice).
-    ///
-    /// # Safety
-    /// As for [`Shared::range`].
-    #[allow(clippy::mut_from_ref)] // as for `range`
-    pub unsafe fn at(&self, i: usize) -> &mut T {
-        assert!(i < self.len, "inside the slice");
-        // SAFETY: in bounds (checked above); exclusive by the caller's promise.
-        unsafe { &mut *self.base.add(i) }
     }
 }
 
@@ -467,7 +455,10 @@ mod tests {
                     let (a, b) = map_pairs(n, |i| (i as u32, f(i) == 3));
                     assert_eq!(a, (0..n as u32).collect::<Vec<_>>());
                     assert_eq!(b, (0..n).map(|i| f(i) == 3).collect::<Vec<_>>());
-                    assert_eq!(sum(n, f), (0..n).map(f).sum::<u64>());
+                    assert_eq!(
+                        fold(n, || 0, |acc, i| acc + f(i), |a, b| a + b),
+                        (0..n).map(f).sum::<u64>()
+                    );
                     let keep = |i: usize| f(i) == 0 || f(i) == 12;
                     let want: Vec<u32> = (0..n).filter(|&i| keep(i)).map(|i| i as u32).collect();
                     assert_eq!(positions(n, keep), want);
@@ -479,6 +470,18 @@ mod tests {
                     assert!(
                         firsts.windows(2).all(|w| w[0] < w[1])
                             && firsts.first().is_none_or(|&s| s == 0)
+                    );
+                    let mut doubled: Vec<u64> = (0..n as u64).collect();
+                    let lens = values_of_chunks_mut(&mut doubled, 5, |k, part| {
+                        part.iter_mut().for_each(|x| *x *= 2);
+                        (k, part.len())
+                    });
+                    assert_eq!(doubled, (0..n as u64).map(|x| x * 2).collect::<Vec<_>>());
+                    assert_eq!(
+                        lens,
+                        (0..n.div_ceil(5))
+                            .map(|k| (k, 5.min(n - 5 * k)))
+                            .collect::<Vec<_>>()
                     );
                     let mut filled = vec![9u8; 3];
                     refill(&mut filled, n, 4);

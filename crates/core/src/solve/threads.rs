@@ -131,23 +131,6 @@ pub fn positions_where<T: Sync>(items: &[T], keep: impl Fn(&T) -> bool + Sync) -
     chunked::positions(items.len(), |i| keep(&items[i]))
 }
 
-/// `f(i)` for every `i` in `0..n`, on the current rayon pool: each task writes a chunk of
-/// the output in a plain loop, straight into memory taken without clearing (as
-/// [`filled_in_parallel`] does, and for the reason [`positions_where`] gives: a parallel
-/// `map` over the range measured 0.8–2.7 ms for 2.5 million bytes on 16 cores, these chunks
-/// 0.4–1.2 ms; session 21).
-pub fn mapped_in_parallel<T: Copy + Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    chunked::map(n, f)
-}
-
-/// [`mapped_in_parallel`] of a pair, into two vectors.
-pub fn mapped_pairs_in_parallel<A: Copy + Send, B: Copy + Send>(
-    n: usize,
-    f: impl Fn(usize) -> (A, B) + Sync,
-) -> (Vec<A>, Vec<B>) {
-    chunked::map_pairs(n, f)
-}
-
 /// `words` viewed as atomics, for a parallel pass that updates them in place (no copy into
 /// a vector of atomics and back: four passes over `n` words of fresh memory otherwise).
 pub fn as_atomic(words: &mut [u32]) -> &[std::sync::atomic::AtomicU32] {
@@ -228,9 +211,9 @@ mod tests {
             for n in [0usize, 1, (1 << 14) - 1, 1 << 14, (1 << 14) + 1, 100_003] {
                 let f = |i: usize| (i * 7 % 13) as u8;
                 let want: Vec<u8> = (0..n).map(f).collect();
-                assert_eq!(threads.install(|| mapped_in_parallel(n, f)), want, "{n}");
+                assert_eq!(threads.install(|| chunked::map(n, f)), want, "{n}");
                 let g = |i: usize| (i % 3 == 0, i as u32 ^ 5);
-                let (a, b) = threads.install(|| mapped_pairs_in_parallel(n, g));
+                let (a, b) = threads.install(|| chunked::map_pairs(n, g));
                 let (want_a, want_b): (Vec<bool>, Vec<u32>) = (0..n).map(g).unzip();
                 assert_eq!((a, b), (want_a, want_b), "{n} pairs");
             }

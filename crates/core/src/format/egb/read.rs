@@ -87,14 +87,8 @@ pub(super) fn checksum(bytes: &[u8]) -> u32 {
 pub(super) fn numbers<T: Le>(bytes: &[u8]) -> Vec<T> {
     let size = size_of::<T>();
     let mut out = vec![T::default(); bytes.len() / size];
-    let values = chunked::Shared::new(&mut out);
-    chunked::for_each_chunk_of(values.len(), PIECE / size, |_, range| {
-        let raw = &bytes[range.start * size..range.end * size];
-        // SAFETY: the chunks are disjoint ranges of `out`.
-        for (value, raw) in unsafe { values.range(range) }
-            .iter_mut()
-            .zip(raw.chunks_exact(size))
-        {
+    chunked::values_of_chunks_mut(&mut out, PIECE / size, |k, values| {
+        for (value, raw) in values.iter_mut().zip(bytes[k * PIECE..].chunks_exact(size)) {
             *value = T::read_le(raw);
         }
     });

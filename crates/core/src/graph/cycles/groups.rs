@@ -106,12 +106,9 @@ impl Groups {
             })
             .collect();
         let mut offsets = vec![0u32; count + 1];
-        let out = chunked::Shared::new(&mut offsets[1..]);
-        chunked::for_each_chunk_of(count, BLOCK, |k, block| {
+        chunked::values_of_chunks_mut(&mut offsets[1..], BLOCK, |k, out| {
             let mut at = starts[k];
-            // SAFETY: the blocks are disjoint ranges of `offsets[1..]`.
-            let out = unsafe { out.range(block.clone()) };
-            for (o, &size) in out.iter_mut().zip(&sizes[block]) {
+            for (o, &size) in out.iter_mut().zip(&sizes[k * BLOCK..]) {
                 at += size;
                 *o = at;
             }

@@ -99,11 +99,9 @@ pub fn numbered(mut representative: Vec<u32>, threads: &Threads) -> Option<Numbe
     };
     if parallel {
         threads.install(|| {
-            let numbers = chunked::Shared::new(&mut number);
-            chunked::for_each_chunk_of(n, NUMBER_CHUNK, |c, range| {
-                // SAFETY: the chunks are disjoint ranges of `number`.
-                let mine = unsafe { numbers.range(range.clone()) };
-                number_chunk((c, mine), &representative[range]);
+            chunked::values_of_chunks_mut(&mut number, NUMBER_CHUNK, |c, numbers| {
+                let mine = c * NUMBER_CHUNK..c * NUMBER_CHUNK + numbers.len();
+                number_chunk((c, numbers), &representative[mine]);
             });
         });
     } else {

@@ -14,7 +14,7 @@ use crate::solve::control::Control;
 use crate::solve::energy::{TOP, minus};
 use crate::solve::engine::LiftEngine;
 use crate::solve::phases::{Phases, Stopwatch};
-use crate::solve::threads::{Threads, mapped_in_parallel, mapped_pairs_in_parallel};
+use crate::solve::threads::Threads;
 
 mod parts;
 use parts::*;
@@ -79,7 +79,7 @@ fn per_vertex<T: Copy + Send>(
     f: impl Fn(usize) -> T + Sync + Send,
 ) -> Vec<T> {
     if threads.parallel(n) {
-        threads.install(|| mapped_in_parallel(n, f))
+        threads.install(|| chunked::map(n, f))
     } else {
         (0..n).map(f).collect()
     }
@@ -92,7 +92,7 @@ fn per_vertex_pair<A: Copy + Send, B: Copy + Send>(
     f: impl Fn(usize) -> (A, B) + Sync + Send,
 ) -> (Vec<A>, Vec<B>) {
     if threads.parallel(n) {
-        threads.install(|| mapped_pairs_in_parallel(n, f))
+        threads.install(|| chunked::map_pairs(n, f))
     } else {
         (0..n).map(f).unzip()
     }
@@ -115,13 +115,9 @@ fn update_values(
     };
     if threads.parallel(values.len()) {
         threads.install(|| {
-            let values = chunked::Shared::new(values);
-            chunked::values_of_chunks(values.len(), CHUNK, |c, range| {
-                // SAFETY: the chunks are disjoint ranges of `values`.
-                chunk((c, unsafe { values.range(range) }))
-            })
-            .into_iter()
-            .fold((0, 0), add)
+            chunked::values_of_chunks_mut(values, CHUNK, |c, part| chunk((c, part)))
+                .into_iter()
+                .fold((0, 0), add)
         })
     } else {
         chunk((0, values))
