@@ -1,4 +1,5 @@
-//! The allocator of egsolve's binaries: jemalloc ([`tikv_jemallocator`]), set by
+//! The allocator of egsolve's binaries: jemalloc ([`tikv_jemallocator`]) behind
+//! [`Allocator`] (which clears small zeroed blocks itself), set by
 //! [`crate::global_allocator!`] in each binary's `main.rs` (the libraries leave the
 //! choice to whatever links it, its test binaries included).
 //!
@@ -24,7 +25,57 @@
 //! `_RJEM_MALLOC_CONF` environment variable (the crate's prefixed `MALLOC_CONF`), e.g.
 //! `dirty_decay_ms:10000` for jemalloc's own decay.
 
+use std::alloc::{GlobalAlloc, Layout};
+
 pub use tikv_jemallocator::Jemalloc;
+
+/// Zeroed blocks up to this size are cleared by writing zeros ([`Allocator`]).
+pub const CLEARED_BY_WRITING_UP_TO: usize = 1 << 20;
+
+/// jemalloc, except for zeroed blocks of up to [`CLEARED_BY_WRITING_UP_TO`] bytes: those
+/// are allocated plainly and cleared by writing. jemalloc clears a reused block of 16 KiB
+/// or more by handing its pages back (`madvise(MADV_DONTNEED)`) so the kernel supplies
+/// zeroed ones: each such call interrupts every other core running the process to flush
+/// its TLB, and the block's pages fault in again one by one. A parity solve allocates many
+/// such per-vertex arrays of tens to hundreds of KiB (`strace` on `counter-rr 20000`: 32
+/// calls, 24–332 KiB, half of them while the portfolio's two searches race); writing zeros
+/// into a block already mapped costs microseconds. Larger blocks keep jemalloc's way: a
+/// fresh one is zero already and is never touched until used.
+pub struct Allocator;
+
+// SAFETY: every call forwards to jemalloc with the caller's layout; `alloc_zeroed` clears
+// exactly the block `alloc` returned.
+unsafe impl GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { Jemalloc.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if layout.size() > CLEARED_BY_WRITING_UP_TO {
+            // SAFETY: the caller's contract, forwarded.
+            return unsafe { Jemalloc.alloc_zeroed(layout) };
+        }
+        // SAFETY: the caller's contract; a non-null block has `layout.size()` bytes.
+        unsafe {
+            let block = Jemalloc.alloc(layout);
+            if !block.is_null() {
+                block.write_bytes(0, layout.size());
+            }
+            block
+        }
+    }
+
+    unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { Jemalloc.dealloc(block, layout) }
+    }
+
+    unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { Jemalloc.realloc(block, layout, new_size) }
+    }
+}
 
 /// jemalloc's options for egsolve (a C string, read once at start-up through the
 /// `_rjem_malloc_conf` symbol): freed pages are not handed back by time
@@ -53,13 +104,13 @@ pub fn release_free_memory() {
     }
 }
 
-/// Makes jemalloc the binary's global allocator, with [`CONF`] as its options. Invoke once,
+/// Makes [`Allocator`] (jemalloc) the binary's global allocator, with [`CONF`] as its options. Invoke once,
 /// at the top level of a binary crate's `main.rs`.
 #[macro_export]
 macro_rules! global_allocator {
     () => {
         #[global_allocator]
-        static GLOBAL_ALLOCATOR: $crate::Jemalloc = $crate::Jemalloc;
+        static GLOBAL_ALLOCATOR: $crate::Allocator = $crate::Allocator;
 
         /// jemalloc reads its options from this symbol at start-up.
         #[unsafe(export_name = "_rjem_malloc_conf")]

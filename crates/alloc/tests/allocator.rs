@@ -1,10 +1,17 @@
 //! The binaries' allocator (`egsolve_alloc`), set here as in `src/main.rs`: a block of a
 //! solve's size, freed and taken again, faults no page back in; after
 //! `release_free_memory` (what the service does when no job runs) its pages are the
-//! kernel's again. Page faults are read from `/proc/self/stat` (Linux). This binary holds
-//! one test, so no other thread allocates meanwhile.
+//! kernel's again; a zeroed block up to `CLEARED_BY_WRITING_UP_TO` taken from a freed one
+//! is cleared where it lies. Page faults are read from `/proc/self/stat` (Linux). The
+//! tests take turns ([`ONE_AT_A_TIME`]), so no other test allocates while one counts.
+
+use std::alloc::Layout;
+use std::sync::Mutex;
 
 egsolve_alloc::global_allocator!();
+
+/// Held by each test while it counts faults.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// The process's minor page faults so far.
 fn minor_faults() -> u64 {
@@ -21,7 +28,7 @@ fn minor_faults() -> u64 {
 /// Page faults taken while a fresh block of `bytes` is allocated and written (one byte per
 /// page, so every page is touched), then freed.
 fn faults_filling(bytes: usize) -> u64 {
-    let layout = std::alloc::Layout::from_size_align(bytes, 4096).expect("a layout");
+    let layout = Layout::from_size_align(bytes, 4096).expect("a layout");
     let before = minor_faults();
     // SAFETY: a nonzero size; each written byte lies inside the block, freed with its layout.
     unsafe {
@@ -37,6 +44,9 @@ fn faults_filling(bytes: usize) -> u64 {
 
 #[test]
 fn freed_blocks_are_taken_again_without_faults_until_released() {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     const BYTES: usize = 64 << 20;
     let pages = (BYTES / 4096) as u64;
     let first = faults_filling(BYTES);
@@ -55,4 +65,52 @@ fn freed_blocks_are_taken_again_without_faults_until_released() {
         released > again && released > pages / 600,
         "released pages are faulted in again: {released} faults against {again}"
     );
+}
+
+/// A block of `bytes` written all over with ones, then freed; then a zeroed block of the
+/// same size taken: whether every byte of it is zero, and the faults taken while it is
+/// allocated and read.
+fn zeroed_after_dirty(bytes: usize) -> (bool, u64) {
+    let layout = Layout::from_size_align(bytes, 4096).expect("a layout");
+    // SAFETY: nonzero sizes; every access lies inside a live block, freed with its layout.
+    unsafe {
+        let dirty = std::alloc::alloc(layout);
+        assert!(!dirty.is_null(), "allocated");
+        dirty.write_bytes(1, bytes);
+        std::alloc::dealloc(dirty, layout);
+        let before = minor_faults();
+        let zeroed = std::alloc::alloc_zeroed(layout);
+        assert!(!zeroed.is_null(), "allocated");
+        let all_zero = std::slice::from_raw_parts(zeroed, bytes)
+            .iter()
+            .all(|&b| b == 0);
+        let faults = minor_faults() - before;
+        std::alloc::dealloc(zeroed, layout);
+        (all_zero, faults)
+    }
+}
+
+#[test]
+fn zeroed_blocks_up_to_the_threshold_are_cleared_where_they_lie() {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let bytes = egsolve_alloc::CLEARED_BY_WRITING_UP_TO;
+    let pages = (bytes / 4096) as u64;
+    let (all_zero, faults) = zeroed_after_dirty(bytes);
+    assert!(all_zero, "a zeroed block reads as zeros");
+    // jemalloc's own way hands the freed block's pages back, so reading them faults each in.
+    assert!(
+        faults < pages / 4,
+        "the freed block is cleared where it lies: {faults} faults for {pages} pages"
+    );
+    // Past the threshold, jemalloc's way: zeros still.
+    let (all_zero, _) = zeroed_after_dirty(bytes + 4096);
+    assert!(all_zero, "a large zeroed block reads as zeros");
+    for bytes in [1, 100, 4096, 16 << 10, 300 << 10] {
+        assert!(
+            zeroed_after_dirty(bytes).0,
+            "{bytes} zeroed bytes read as zeros"
+        );
+    }
 }
