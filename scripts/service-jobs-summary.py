@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarises service-race.sh's job lines (session65-ab.sh's jobs.txt): per game and label,
+"""Summarises service-race.sh's job lines (service-ab-session.sh's jobs.txt): per game and label,
 the warm jobs' (every server's second job on) median, mean and worst solve, how many met
 issue 42's goals (Hesselink <= 8 ms, BRP <= 15 ms), each server's first job, and where the
 jobs ran. usage: service-jobs-summary.py jobs.txt..."""

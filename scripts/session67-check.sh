@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Session 67: the final build's first and warm Hesselink/BRP service jobs on fresh servers
-# (session65-ab.sh), then fresh CLI processes with default options (whole process, wall).
+# (service-ab-session.sh), then fresh CLI processes with default options (whole process, wall).
 set -u
 c="$(cd "$(dirname "$0")" && pwd)"; cd "$c"
-ROUNDS=${ROUNDS:-12} RUNS=${RUNS:-3} GAMES="Hesselink_datasize=2_property1" bash session65-ab.sh head=egsolve-head
+ROUNDS=${ROUNDS:-12} RUNS=${RUNS:-3} GAMES="Hesselink_datasize=2_property1" bash service-ab-session.sh head=egsolve-head
 mv $OUT/jobs.txt $OUT/jobs-hesselink.txt; mv $OUT/logs.tgz $OUT/logs-hesselink.tgz
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 for g in BRP_datasize=2_counting Hesselink_datasize=2_property1; do

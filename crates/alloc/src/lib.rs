@@ -38,7 +38,7 @@ pub const CLEARED_BY_WRITING_UP_TO: usize = 1 << 20;
 /// zeroed ones: each such call interrupts every other core running the process to flush
 /// its TLB, and the block's pages fault in again one by one. A parity solve allocates many
 /// such per-vertex arrays of tens to hundreds of KiB (`strace` on `counter-rr 20000`: 32
-/// calls, 24–332 KiB, half of them while the portfolio's two searches race); writing zeros
+/// such calls, 24–332 KiB, half of them while the portfolio's two searches race); writing zeros
 /// into a block already mapped costs microseconds. Larger blocks keep jemalloc's way: a
 /// fresh one is zero already and is never touched until used.
 pub struct Allocator;
@@ -104,8 +104,8 @@ pub fn release_free_memory() {
     }
 }
 
-/// Makes [`Allocator`] (jemalloc) the binary's global allocator, with [`CONF`] as its options. Invoke once,
-/// at the top level of a binary crate's `main.rs`.
+/// Makes [`Allocator`] (jemalloc) the binary's global allocator, with [`CONF`] as its
+/// options. Invoke once, at the top level of a binary crate's `main.rs`.
 #[macro_export]
 macro_rules! global_allocator {
     () => {

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Warm service jobs (default options) of several builds or settings on fresh servers,
-# alternated round by round, as session 65 measured them on the H200 host: the job's solve
-# per game in $OUT/jobs.txt, the servers' logs (race and GPU debug events) in
-# $OUT/logs.tgz. Carried beside service-race.sh, egsolve builds (gzipped) and games/.
+# alternated round by round, as session 65 measured them on the H200 host (the script was
+# `session65-ab.sh` until session 73): the job's solve per game in $OUT/jobs.txt, the
+# servers' logs (race and GPU debug events) in $OUT/logs.tgz. Carried beside
+# service-race.sh, egsolve builds (gzipped) and games/.
 # Optionally first (TESTS=1) the GPU crate's tests (gpu-tests.gz) and every shared game
 # certified by the first variant's build.
-# usage: session65-ab.sh LABEL=BUILD[,VAR=VALUE...] ...
-#   e.g. session65-ab.sh base=egsolve-v1 new=egsolve-v3        (two builds)
-#        session65-ab.sh release0=egsolve,EGSOLVE_RELEASE_IDLE_MS=0 release2000=egsolve
+# usage: service-ab-session.sh LABEL=BUILD[,VAR=VALUE...] ...
+#   e.g. service-ab-session.sh base=egsolve-v1 new=egsolve-v3        (two builds)
+#        service-ab-session.sh release0=egsolve,EGSOLVE_RELEASE_IDLE_MS=0 release2000=egsolve
 # env: ROUNDS (3), RUNS (jobs per game and server, 7), GAMES (Hesselink BRP Onebit SWP),
 #      LOG (the servers' EGSOLVE_LOG)
 set -u
