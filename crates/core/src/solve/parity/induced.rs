@@ -1,8 +1,11 @@
 //! A compact copy of the subgraph that a set of vertices induces: local ids `0..k` in the
 //! order given, CSR successors and predecessors between them only, and their priorities.
-//! The predecessors are made when first asked for, by transposing the successors: the
-//! winner-controlled cycles' search needs them only where it finds a cycle (on counter-rr
-//! 20000, none: they were two fifths of the copy's time there).
+//! Built sequentially, the predecessors are made when first asked for, by transposing the
+//! successors: the winner-controlled cycles' search needs them only where it finds a cycle
+//! (on counter-rr 20000, none: they were two fifths of the copy's time there). Built in
+//! parallel, they are made with the rest from the game's own lists (on the H200 host's
+//! Hesselink, whose cycles take 843 k vertices, a sequential transposition made the
+//! presolve 9–11 % slower).
 //! The component searches of the winner-controlled cycles ([`super::controlled`]) run on
 //! it: on a large game the candidates are a fraction of the vertices, and their compact
 //! arrays stay in the caches where the game's would not. Built in parallel when asked
@@ -39,6 +42,13 @@ impl Induced {
         }
         let local = &local[..];
         let (succ_offsets, succ) = csr(&vertices, parallel, |v| inside(local, game.successors(v)));
+        let pred = if parallel {
+            OnceLock::from(csr(&vertices, true, |v| {
+                inside(local, game.predecessors(v))
+            }))
+        } else {
+            OnceLock::new()
+        };
         let priority = vertices
             .iter()
             .map(|&v| game.priority[v as usize])
@@ -46,7 +56,7 @@ impl Induced {
         Induced {
             succ_offsets,
             succ,
-            pred: OnceLock::new(),
+            pred,
             priority,
             global: vertices,
         }
