@@ -13,7 +13,7 @@
 
 use std::sync::OnceLock;
 
-use super::graph::Graph;
+use super::graph::{Graph, bucket_starts};
 use crate::arena::VertexId;
 use crate::solve::chunked;
 
@@ -89,13 +89,7 @@ impl Induced {
 /// a counting sort of the edges by target, each list's sources ascending.
 fn transpose(offsets: &[u32], targets: &[u32]) -> (Vec<u32>, Vec<u32>) {
     let k = offsets.len() - 1;
-    let mut starts = vec![0u32; k + 1];
-    for &t in targets {
-        starts[t as usize + 1] += 1;
-    }
-    for i in 0..k {
-        starts[i + 1] += starts[i];
-    }
+    let starts = bucket_starts(targets, k);
     let mut next = starts.clone();
     let mut sources = vec![0u32; targets.len()];
     for v in 0..k {
