@@ -87,24 +87,17 @@ pub struct Buckets {
     pub start: Vec<u32>,
 }
 
-/// Where each of `buckets` buckets starts when `keys` (each below `buckets`) are sorted by
-/// key, counting sort's first half: one more entry than buckets, the last the key count.
-pub fn bucket_starts(keys: &[u32], buckets: usize) -> Vec<u32> {
-    let mut start = vec![0u32; buckets + 1];
-    for &key in keys {
-        start[key as usize + 1] += 1;
-    }
-    for b in 0..buckets {
-        start[b + 1] += start[b];
-    }
-    start
-}
-
 impl Buckets {
     /// The buckets of `priority` (one per vertex).
     pub fn new(priority: &[u32]) -> Buckets {
         let levels = priority.iter().copied().max().map_or(0, |p| p as usize + 1);
-        let start = bucket_starts(priority, levels);
+        let mut start = vec![0u32; levels + 1];
+        for &p in priority {
+            start[p as usize + 1] += 1;
+        }
+        for p in 0..levels {
+            start[p + 1] += start[p];
+        }
         let mut next = start.clone();
         let mut order = vec![0; priority.len()];
         for (v, &p) in priority.iter().enumerate() {

@@ -13,7 +13,7 @@
 
 use std::sync::OnceLock;
 
-use super::graph::{Graph, bucket_starts};
+use super::graph::Graph;
 use crate::arena::VertexId;
 use crate::solve::chunked;
 
@@ -85,21 +85,21 @@ impl Induced {
     }
 }
 
-/// The predecessor lists (offsets, sources) of the CSR successor lists `offsets`/`targets`:
-/// a counting sort of the edges by target, each list's sources ascending.
+/// The predecessor lists (offsets, sources, each list ascending) of the CSR successor
+/// lists `offsets`/`targets`: the arenas' stable transpose, without weights.
 fn transpose(offsets: &[u32], targets: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    let k = offsets.len() - 1;
-    let starts = bucket_starts(targets, k);
-    let mut next = starts.clone();
+    let mut pred_offsets = vec![0u32; offsets.len()];
     let mut sources = vec![0u32; targets.len()];
-    for v in 0..k {
-        for &t in &targets[offsets[v] as usize..offsets[v + 1] as usize] {
-            let slot = &mut next[t as usize];
-            sources[*slot as usize] = v as u32;
-            *slot += 1;
-        }
-    }
-    (starts, sources)
+    let none = vec![(); targets.len()];
+    crate::arena::transpose_into(
+        offsets,
+        targets,
+        &none,
+        &mut pred_offsets,
+        &mut sources,
+        &mut vec![(); targets.len()],
+    );
+    (pred_offsets, sources)
 }
 
 /// The local ids of the vertices of `list` that are in the set.
