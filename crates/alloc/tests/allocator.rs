@@ -97,12 +97,21 @@ fn zeroed_blocks_up_to_the_threshold_are_cleared_where_they_lie() {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let bytes = egsolve_alloc::CLEARED_BY_WRITING_UP_TO;
     let pages = (bytes / 4096) as u64;
-    let (all_zero, faults) = zeroed_after_dirty(bytes);
-    assert!(all_zero, "a zeroed block reads as zeros");
-    // jemalloc's own way hands the freed block's pages back, so reading them faults each in.
+    // The fewest faults of a few tries. In the CI's build settings (one codegen unit, no
+    // debug info) a process's first try takes its zeroed block from fresh pages every time,
+    // not from the block just freed (faults [256–264, 0–20, 0, 0] on the build VM), and the
+    // other test's thread may allocate beside a try while it starts; jemalloc's own way
+    // faults every page back in on every try ([256–261, 256, 256, 256]).
+    let mut faults = Vec::new();
+    for _ in 0..4 {
+        let (all_zero, taken) = zeroed_after_dirty(bytes);
+        assert!(all_zero, "a zeroed block reads as zeros");
+        faults.push(taken);
+    }
+    let fewest = *faults.iter().min().expect("tried");
     assert!(
-        faults < pages / 4,
-        "the freed block is cleared where it lies: {faults} faults for {pages} pages"
+        fewest < pages / 4,
+        "the freed block is cleared where it lies: {faults:?} faults for {pages} pages"
     );
     // Past the threshold, jemalloc's way: zeros still.
     let (all_zero, _) = zeroed_after_dirty(bytes + 4096);
