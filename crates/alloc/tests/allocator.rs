@@ -77,7 +77,10 @@ fn zeroed_after_dirty(bytes: usize) -> (bool, u64) {
         let dirty = std::alloc::alloc(layout);
         assert!(!dirty.is_null(), "allocated");
         dirty.write_bytes(1, bytes);
-        std::alloc::dealloc(dirty, layout);
+        // Opaque to the optimiser: a block written and freed unread is otherwise removed,
+        // allocation and all (CI's build, one codegen unit, did so: the zeroed block then came
+        // from fresh pages, 256–264 faults, on every first try).
+        std::alloc::dealloc(std::hint::black_box(dirty), layout);
         let before = minor_faults();
         let zeroed = std::alloc::alloc_zeroed(layout);
         assert!(!zeroed.is_null(), "allocated");
@@ -97,11 +100,9 @@ fn zeroed_blocks_up_to_the_threshold_are_cleared_where_they_lie() {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let bytes = egsolve_alloc::CLEARED_BY_WRITING_UP_TO;
     let pages = (bytes / 4096) as u64;
-    // The fewest faults of a few tries. In the CI's build settings (one codegen unit, no
-    // debug info) a process's first try takes its zeroed block from fresh pages every time,
-    // not from the block just freed (faults [256–264, 0–20, 0, 0] on the build VM), and the
-    // other test's thread may allocate beside a try while it starts; jemalloc's own way
-    // faults every page back in on every try ([256–261, 256, 256, 256]).
+    // The fewest faults of a few tries: the other test's thread may allocate beside a try
+    // while it starts (before it waits for its turn). jemalloc's own way faults every page
+    // back in on every try ([256–261, 256, 256, 256] on the build VM).
     let mut faults = Vec::new();
     for _ in 0..4 {
         let (all_zero, taken) = zeroed_after_dirty(bytes);
