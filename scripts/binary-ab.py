@@ -2,7 +2,10 @@
 """Two builds of egsolve on the same games, alternated run by run (base first in even runs,
 new first in odd ones): whole-process wall time, medians, the ratio new/base, and whether
 both builds give every vertex the same winner and credit (strategies may differ: where a
-race or a schedule picks among winning moves, any of them is an answer).
+race or a schedule picks among winning moves, any of them is an answer). A second line per
+case gives every run, sorted: a host whose processes fall into two speed modes (the H200
+host on counter-symsi 1000: about 100 or 150-160 ms a process, session 74) shows there, where
+a median of a few runs can land in either mode.
 
 Usage: binary-ab.py BASE NEW RUNS CASE... where each CASE is `name=arg,arg,...`: the
 arguments of `egsolve solve` (the output is always JSON). Prints one line per case."""
@@ -55,6 +58,8 @@ def main() -> None:
             f"new {n * 1000:9.1f} ms ({spread(times['new'])})  new/base {n / b:5.2f}  {same}",
             flush=True,
         )
+        runs_of = lambda ts: " ".join(f"{t * 1000:.1f}" for t in sorted(ts))
+        print(f"{'':34s} runs, ms: base {runs_of(times['base'])} | new {runs_of(times['new'])}", flush=True)
 
 
 if __name__ == "__main__":
