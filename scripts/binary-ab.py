@@ -3,9 +3,10 @@
 new first in odd ones): whole-process wall time, medians, the ratio new/base, and whether
 both builds give every vertex the same winner and credit (strategies may differ: where a
 race or a schedule picks among winning moves, any of them is an answer). A second line per
-case gives every run, sorted: a host whose processes fall into two speed modes (the H200
-host on counter-symsi 1000: about 100 or 150-160 ms a process, session 74) shows there, where
-a median of a few runs can land in either mode.
+case gives every run, sorted: where a host's processes spread widely or fall into speed
+modes (the H200 host on counter-symsi 1000 in session 74: about 100 or 150-160 ms a process
+in one call, 109-197 ms spread in the next), a median of a few runs can land anywhere in
+that spread, and the runs show it.
 
 Usage: binary-ab.py BASE NEW RUNS CASE... where each CASE is `name=arg,arg,...`: the
 arguments of `egsolve solve` (the output is always JSON). Prints one line per case."""
