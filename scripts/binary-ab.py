@@ -9,7 +9,7 @@ in one call, 109-197 ms spread in the next), a median of a few runs can land any
 that spread, and the runs show it.
 
 Usage: binary-ab.py BASE NEW RUNS CASE... where each CASE is `name=arg,arg,...`: the
-arguments of `egsolve solve` (the output is always JSON). Prints one line per case."""
+arguments of `egsolve solve` (the output is always JSON). Prints two lines per case."""
 
 import hashlib
 import json
