@@ -382,6 +382,56 @@ fn tangle_searches_survive_cuts() {
     }
 }
 
+/// A search whose run must end (here: its race is lost before it starts) stops inside its
+/// first step, a region's attractor over the whole game, at one of the checks
+/// `CHECK_EVERY` units apart, not at the step's end; and is not run again.
+#[test]
+fn a_halted_tangle_search_stops_inside_a_step() {
+    use egsolve_core::solve::parity::pace::{CHECK_EVERY, Stop};
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    // One cycle of player 0's vertices, the top one of priority 2: the first region is the
+    // top vertex's attractor, the whole cycle (a step of about 4 units a vertex).
+    let n = 200_000u32;
+    let game = ParityGame {
+        owners: vec![egsolve_core::arena::Player::Zero; n as usize],
+        priorities: (0..n).map(|v| u64::from(v == 0) * 2).collect(),
+        successors: (0..n).map(|v| vec![(v + 1) % n]).collect(),
+    }
+    .to_game();
+    let priorities = &game.parity.as_ref().unwrap().compressed.priority;
+    let graph = Graph::new(&game.arena, priorities);
+    let control = Control::new();
+    for mode in [Mode::Flat, Mode::Recursive] {
+        // The race is still on: the first step runs whole.
+        let open = Arc::new(AtomicBool::new(false));
+        let mut whole = Search::new(graph);
+        whole
+            .iterate(mode, &mut Pacer::racing(&control, &open, false))
+            .unwrap();
+        assert!(whole.is_solved(), "{mode:?}: player 0 wins the whole cycle");
+        let step = whole.shared.stats.work;
+        assert!(step >= 4 * u64::from(n), "{mode:?}: {step} units");
+        // Lost before it starts: it stops a few checks into the attractor, after the
+        // context's set-up (two units a vertex, counted before the attractor's first check).
+        let lost = Arc::new(AtomicBool::new(true));
+        let mut halted = Search::new(graph);
+        let mut racing = Pacer::racing(&control, &lost, false);
+        assert_eq!(halted.iterate(mode, &mut racing), Err(Stop::Overtaken));
+        let spent = halted.shared.stats.work;
+        assert!(
+            spent <= 2 * u64::from(n) + 2 * CHECK_EVERY,
+            "{mode:?}: {spent} units of {step}"
+        );
+        assert!(!halted.is_solved());
+        let again = halted.iterate(mode, &mut Pacer::new(&control));
+        assert!(
+            matches!(again, Err(Stop::Broken(_))),
+            "{mode:?}: a halted search is not run again: {again:?}"
+        );
+    }
+}
+
 /// One-vertex games, and a vertex with parallel edges (counted per edge on both sides).
 #[test]
 fn degenerate_games() {

@@ -11,7 +11,17 @@
 //! [`CHECK_EVERY`] units: reading the clock costs about as much as a small region, and
 //! a cancel is still seen within about a millisecond. A time slice checks at every
 //! [`Pacer::spend`], since its end is what the portfolio balances on.
+//!
+//! A single step can outlast that millisecond by far: one region's attractor spans the
+//! whole game when a priority's attractor takes it all (`counter-ortl 20000`, recursive
+//! tangle learning: 900,000 work units, 7–9 ms between two checks on the 2-core build
+//! machine, and a race it lost waited 1.8–4.2 ms for it to stop; the steps grow with the
+//! game). So the tangle searches also look inside their steps, every
+//! [`CHECK_EVERY`] units, at what ends a run for good ([`Halt`]: a cancel, the deadline, a
+//! lost race), never at a time slice's end: a slice ends only where the search can resume,
+//! while a run halted inside a step is never resumed.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -84,7 +94,7 @@ pub struct Pacer<'a> {
     /// Work left in a slice measured in work units ([`Pacer::work_slice`]).
     work_left: Option<u64>,
     /// Set once either search of a race has answered ([`Pacer::racing`]).
-    finished: Option<&'a AtomicBool>,
+    finished: Option<&'a Arc<AtomicBool>>,
     /// Whether [`Pacer::round`] publishes progress (the racing side does not: one search
     /// reports, so the counters stay one run's).
     publishes: bool,
@@ -107,7 +117,11 @@ impl<'a> Pacer<'a> {
     /// A pacer for a search that races another on its own thread: it also stops
     /// ([`Stop::Overtaken`]) once `finished` is set, and publishes progress only if
     /// `publishes`.
-    pub fn racing(control: &'a Control, finished: &'a AtomicBool, publishes: bool) -> Pacer<'a> {
+    pub fn racing(
+        control: &'a Control,
+        finished: &'a Arc<AtomicBool>,
+        publishes: bool,
+    ) -> Pacer<'a> {
         Pacer {
             finished: Some(finished),
             publishes,
@@ -136,6 +150,15 @@ impl<'a> Pacer<'a> {
     /// The solve's control.
     pub fn control(&self) -> &'a Control {
         self.control
+    }
+
+    /// What ends this run for good, for checks inside a step ([`Halt`]).
+    pub fn halt(&self) -> Halt {
+        Halt {
+            cancel: Some(Arc::clone(self.control.cancel_flag())),
+            finished: self.finished.map(Arc::clone),
+            deadline: self.control.deadline(),
+        }
     }
 
     /// Counts `work` units; checks when enough have been spent since the last check.
@@ -205,6 +228,41 @@ impl<'a> Pacer<'a> {
     }
 }
 
+/// What ends a run for good: the solve's cancel flag and deadline, and for a side of a
+/// race the race's finish flag. An owned copy of what a [`Pacer`] checks, less the time
+/// slice's end, that a search keeps for the checks inside its steps (see the module doc);
+/// the default halts nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Halt {
+    cancel: Option<Arc<AtomicBool>>,
+    finished: Option<Arc<AtomicBool>>,
+    deadline: Option<Instant>,
+}
+
+impl Halt {
+    /// `Err` once the run must end: cancelled, out of time, or its race lost.
+    pub fn check(&self) -> Result<(), Stop> {
+        if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(Stop::Interrupted(Interrupted::Cancelled));
+        }
+        if self
+            .finished
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            return Err(Stop::Overtaken);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Stop::Interrupted(Interrupted::TimedOut));
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,9 +295,11 @@ mod tests {
             Pacer::new(&control).check(),
             Err(Stop::Interrupted(Interrupted::Cancelled))
         );
-        let finished = AtomicBool::new(false);
+        let finished = Arc::new(AtomicBool::new(false));
         let fresh = Control::new();
         let mut racing = Pacer::racing(&fresh, &finished, false);
+        let halt = racing.halt();
+        assert_eq!(halt.check(), Ok(()));
         assert_eq!(racing.round(7, 8, 9), Ok(()));
         assert_eq!(
             fresh.progress().snapshot().frontier,
@@ -249,6 +309,25 @@ mod tests {
         finished.store(true, Ordering::Relaxed);
         assert_eq!(racing.spend(1), Ok(()), "checked only every so often");
         assert_eq!(racing.check(), Err(Stop::Overtaken));
+        assert_eq!(
+            halt.check(),
+            Err(Stop::Overtaken),
+            "the halt sees the race end"
+        );
+        assert_eq!(
+            Pacer::slice(&Control::new(), past).halt().check(),
+            Ok(()),
+            "a halt never ends a time slice"
+        );
+        assert_eq!(
+            Pacer::new(&late).halt().check(),
+            Err(Stop::Interrupted(Interrupted::TimedOut))
+        );
+        assert_eq!(
+            Pacer::new(&control).halt().check(),
+            Err(Stop::Interrupted(Interrupted::Cancelled))
+        );
+        assert_eq!(Halt::default().check(), Ok(()));
         let error = Stop::Broken("x").into_error("tangle-learning");
         assert!(error.to_string().contains("invariant 'x'"), "{error}");
     }

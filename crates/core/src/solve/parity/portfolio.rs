@@ -32,8 +32,10 @@
 //! [`super::ParityOptions::race_after`] ([`RACE_AFTER`] by default) without an answer, the
 //! recursive search moves to a thread of its own, where its suspended decomposition
 //! resumes, and the flat search goes on alone on the solve's thread. The first to finish
-//! sets a shared flag that the other's pacer reads at its next check (every
-//! [`super::pace::CHECK_EVERY`] work units, well under a millisecond), and the solve's own
+//! sets a shared flag that the other reads at its next check (every
+//! [`super::pace::CHECK_EVERY`] work units, inside a region's attractor too: the loser
+//! stopped 0.2–1.8 ms after the answer on `counter-ortl 20000`, 1.8–4.2 ms when it looked
+//! only between regions), and the solve's own
 //! [`crate::solve::Control`] (cancel, deadline) still stops both. The small games that
 //! most inputs are (SYNTCOMP's answer in a tenth of a millisecond) so never pay for a
 //! thread, and a long solve costs about the better learner's time plus the slicing of its
@@ -56,6 +58,7 @@
 //! (BENCHMARKS.md §8). Restarting cut recursive decompositions from scratch with doubling
 //! budgets cost up to 2.7× the recursive learner on `counter-dp` and `counter-core`.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
@@ -362,6 +365,12 @@ impl<'g> Sides<'_, 'g> {
         let Some((flat_result, recursive_result, search)) = results else {
             return Ok(None);
         };
+        if let Some(at) = finish.at.get() {
+            tracing::debug!(
+                ms = at.elapsed().as_secs_f64() * 1e3,
+                "parity: the race's other side stopped"
+            );
+        }
         self.recursive = Some(search);
         self.spent.raced = true;
         self.spent.flat_runs = flat_runs;
@@ -378,9 +387,13 @@ impl<'g> Sides<'_, 'g> {
 /// How a race ends: the flag both sides' pacers read, and which side set it first.
 #[derive(Default)]
 struct Finish {
-    finished: AtomicBool,
+    /// Shared: each search keeps a handle to it for its checks inside a step
+    /// ([`super::pace::Halt`]).
+    finished: Arc<AtomicBool>,
     /// `NOBODY`, or a [`Side`] as `side_code` writes it.
     first: AtomicU8,
+    /// When the first side ended (for the log: how long the other took to stop).
+    at: std::sync::OnceLock<Instant>,
 }
 
 impl Finish {
@@ -388,6 +401,7 @@ impl Finish {
     /// or an error, whichever comes first).
     fn end(&self, side: Side, result: &Result<(), Stop>) {
         if *result != Err(Stop::Overtaken) {
+            let _ = self.at.set(Instant::now());
             let _ = self.first.compare_exchange(
                 NOBODY,
                 side_code(side),

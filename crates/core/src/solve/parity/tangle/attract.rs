@@ -11,6 +11,7 @@ use super::super::controlled::Presolved;
 use super::store::Counter;
 use super::{Mode, Search, Universe};
 use crate::solve::NO_MOVE;
+use crate::solve::parity::pace::Stop;
 
 impl Search<'_> {
     /// Whether `w` may still join a set in `universe`.
@@ -122,6 +123,7 @@ impl Search<'_> {
 
     /// Closes the set `zone` of `player` under attraction in `universe`: processes
     /// `queue[from..]` and everything that joins, and the tangles that become attractable.
+    /// `Err` when the run must end for good ([`Search::poll`]; the set is then partial).
     pub(super) fn attract(
         &mut self,
         universe: Universe,
@@ -130,10 +132,11 @@ impl Search<'_> {
         stamp: u32,
         queue: &mut Vec<u32>,
         mut from: usize,
-    ) {
+    ) -> Result<(), Stop> {
         let game = self.game;
         loop {
             while from < queue.len() {
+                self.poll()?;
                 let v = queue[from];
                 from += 1;
                 let preds = game.predecessors(v);
@@ -168,7 +171,7 @@ impl Search<'_> {
                 }
             }
             let Some(t) = self.pending.pop() else {
-                return;
+                return Ok(());
             };
             self.attract_tangle(universe, zone, player, stamp, t, queue);
         }
@@ -217,8 +220,13 @@ impl Search<'_> {
     }
 
     /// `player` wins `seed` (vertices in set `zone`, with moves): solves its attractor in
-    /// the unsolved game (tangles included).
-    pub(super) fn solve_dominion(&mut self, seed: &mut Vec<u32>, zone: u32, player: u8) {
+    /// the unsolved game (tangles included). `Err` as [`Search::attract`] says.
+    pub(super) fn solve_dominion(
+        &mut self,
+        seed: &mut Vec<u32>,
+        zone: u32,
+        player: u8,
+    ) -> Result<(), Stop> {
         self.shared.stats.dominions += 1;
         self.shared.dominions += 1;
         self.shared.dirty = true;
@@ -228,7 +236,7 @@ impl Search<'_> {
             self.cells[v as usize].region = zone;
         }
         self.pending.clear();
-        self.attract(universe, zone, player, stamp, seed, 0);
+        self.attract(universe, zone, player, stamp, seed, 0)?;
         for &v in seed.iter() {
             let vi = v as usize;
             for &t in &self.shared.tangles.index[vi] {
@@ -243,6 +251,7 @@ impl Search<'_> {
                 NO_MOVE
             };
         }
+        Ok(())
     }
 
     /// Takes as solved what was solved before the search started (the portfolio's

@@ -29,8 +29,19 @@ enum Outcome {
     Nothing,
 }
 
-/// A dominion was solved (the decomposition ends).
-struct Dominion;
+/// Why [`Search::analyze`] ended a decomposition.
+enum Ended {
+    /// A dominion was solved.
+    Dominion,
+    /// The run must end for good ([`Search::poll`]).
+    Halted(Stop),
+}
+
+impl From<Stop> for Ended {
+    fn from(stop: Stop) -> Ended {
+        Ended::Halted(stop)
+    }
+}
 
 /// One open context of a decomposition (a frame of the recursion).
 #[derive(Debug)]
@@ -59,7 +70,15 @@ impl Search<'_> {
     /// slice, a cancel), it keeps its place: the next call resumes it, unless a dominion
     /// was solved meanwhile (by another search on the same shared state), which voids it.
     /// A suspended decomposition resumes only in its own mode.
+    /// Ended for good inside a step (a cancel, the deadline, a lost race: see
+    /// [`crate::solve::parity::pace`]), the search is never run again.
     pub fn iterate(&mut self, mode: Mode, pacer: &mut Pacer<'_>) -> Result<(), Stop> {
+        if self.halted {
+            return Err(Stop::Broken(
+                "a search halted inside a step is not run again",
+            ));
+        }
+        self.halt = pacer.halt();
         if !self.frames.is_empty() && self.epoch != self.shared.dominions {
             self.abandon();
         }
@@ -137,14 +156,19 @@ impl Search<'_> {
     }
 
     /// Runs the open contexts (innermost first) until the outermost one is done, a dominion
-    /// is solved, or the pacer stops it (then the frames keep their place).
+    /// is solved, or the pacer stops it (then the frames keep their place), or a step
+    /// halts (then they are dropped).
     fn decompose(&mut self, pacer: &mut Pacer<'_>) -> Result<Outcome, Stop> {
         loop {
             let Some(mut frame) = self.frames.pop() else {
                 return Err(Stop::Broken("a running decomposition has an open context"));
             };
             if !frame.analyze {
-                if !self.next_region(&mut frame) {
+                let found = match self.next_region(&mut frame) {
+                    Ok(found) => found,
+                    Err(stop) => return Err(self.halted_in(frame, stop)),
+                };
+                if !found {
                     let outcome = if frame.learned {
                         Outcome::Learned
                     } else {
@@ -158,7 +182,7 @@ impl Search<'_> {
                     continue;
                 }
                 frame.analyze = true;
-                let work = std::mem::take(&mut self.work);
+                let work = self.take_work();
                 self.shared.stats.work += work;
                 let spent = pacer.spend(work);
                 let ids_left = self.ids_left();
@@ -173,11 +197,12 @@ impl Search<'_> {
             frame.analyze = false;
             let child = match self.analyze(&mut frame) {
                 Ok(child) => child,
-                Err(Dominion) => {
+                Err(Ended::Dominion) => {
                     self.close(frame);
                     self.abandon();
                     return Ok(Outcome::Dominion);
                 }
+                Err(Ended::Halted(stop)) => return Err(self.halted_in(frame, stop)),
             };
             let depth = frame.depth;
             self.frames.push(frame);
@@ -185,6 +210,16 @@ impl Search<'_> {
                 self.open_context(rest, depth + 1);
             }
         }
+    }
+
+    /// A step of `frame` halted with `stop`: the work done so far is counted, and the
+    /// decomposition dropped (the search is not run again).
+    fn halted_in(&mut self, frame: Frame, stop: Stop) -> Stop {
+        let work = self.take_work();
+        self.shared.stats.work += work;
+        self.close(frame);
+        self.abandon();
+        stop
     }
 
     /// Gives a finished context's buffers back.
@@ -195,8 +230,8 @@ impl Search<'_> {
     }
 
     /// Computes the next region of `frame`'s context (its heads' attractor, tangles
-    /// included); false when nothing is left.
-    fn next_region(&mut self, frame: &mut Frame) -> bool {
+    /// included); false when nothing is left. `Err` when the run must end for good.
+    fn next_region(&mut self, frame: &mut Frame) -> Result<bool, Stop> {
         let game = self.game;
         let id = frame.id;
         let members = &frame.members;
@@ -206,7 +241,7 @@ impl Search<'_> {
             frame.cursor += 1;
         }
         let Some(&top) = members.get(frame.cursor) else {
-            return false;
+            return Ok(false);
         };
         self.shared.stats.regions += 1;
         let universe = Universe::Context { id };
@@ -227,20 +262,20 @@ impl Search<'_> {
             frame.heads.push(v);
             let from = frame.zone_list.len();
             self.join(universe, zone, player, id, v, NO_MOVE, &mut frame.zone_list);
-            self.attract(universe, zone, player, id, &mut frame.zone_list, from);
+            self.attract(universe, zone, player, id, &mut frame.zone_list, from)?;
             frame.cursor += 1;
         }
         // The region's own bookkeeping (ids, buffers, the checks after it) besides the
         // attractor's edge scans.
         self.work += 2 * frame.zone_list.len() as u64 + 16;
-        true
+        Ok(true)
     }
 
     /// After `frame`'s region is computed: checks whether it is closed; solves it or
     /// learns its tangles; in recursive mode, returns the rest of the region (without its
     /// open heads, or its top head, and what the opponent attracts to them) to decompose
-    /// next. `Err(Dominion)` when a dominion was solved.
-    fn analyze(&mut self, frame: &mut Frame) -> Result<Option<Vec<u32>>, Dominion> {
+    /// next. `Err` when a dominion was solved, or the run must end for good.
+    fn analyze(&mut self, frame: &mut Frame) -> Result<Option<Vec<u32>>, Ended> {
         let game = self.game;
         let universe = Universe::Context { id: frame.id };
         let (zone, player) = (frame.zone, frame.player);
@@ -264,17 +299,17 @@ impl Search<'_> {
         if open.is_empty() {
             if was_first {
                 self.give_back(open);
-                self.solve_dominion(&mut frame.zone_list, zone, player);
-                return Err(Dominion);
+                self.solve_dominion(&mut frame.zone_list, zone, player)?;
+                return Err(Ended::Dominion);
             }
             let mut dominion = self.buffer();
-            frame.learned |= self.extract(&frame.heads, zone, player, &mut dominion);
+            frame.learned |= self.extract(&frame.heads, zone, player, &mut dominion)?;
             if let Some(&first) = dominion.first() {
                 let dominion_zone = self.cells[first as usize].region;
-                self.solve_dominion(&mut dominion, dominion_zone, player);
+                self.solve_dominion(&mut dominion, dominion_zone, player)?;
                 self.give_back(dominion);
                 self.give_back(open);
-                return Err(Dominion);
+                return Err(Ended::Dominion);
             }
             self.give_back(dominion);
             if self.mode == Mode::Recursive {
@@ -294,7 +329,7 @@ impl Search<'_> {
         for &h in &open {
             self.cells[h as usize].region = removed;
         }
-        self.attract(removal, removed, 1 - player, stamp, &mut open, 0);
+        self.attract(removal, removed, 1 - player, stamp, &mut open, 0)?;
         self.give_back(open);
         let mut rest = self.buffer();
         rest.extend(

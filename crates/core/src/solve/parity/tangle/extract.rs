@@ -6,19 +6,21 @@
 
 use super::Search;
 use crate::solve::NO_MOVE;
+use crate::solve::parity::pace::Stop;
 
 impl Search<'_> {
     /// Extracts the tangles of the closed region `zone` of `player`: the cyclic strongly
     /// connected components reached from its heads. Components without escapes go to
     /// `dominion` (their vertices get a fresh region id); returns whether a tangle was
-    /// learned.
+    /// learned. `Err` when the run must end for good (looked at between components; the
+    /// component search itself runs whole).
     pub(super) fn extract(
         &mut self,
         heads: &[u32],
         zone: u32,
         player: u8,
         dominion: &mut Vec<u32>,
-    ) -> bool {
+    ) -> Result<bool, Stop> {
         let game = self.game;
         self.components.vertices.clear();
         self.components.ends.clear();
@@ -56,6 +58,10 @@ impl Search<'_> {
         let components = std::mem::take(&mut self.components);
         let mut start = 0;
         for &end in &components.ends {
+            if let Err(stop) = self.poll() {
+                self.components = components;
+                return Err(stop);
+            }
             let component = &components.vertices[start..end as usize];
             start = end as usize;
             self.work += 4 * component.len() as u64 + 16;
@@ -109,6 +115,6 @@ impl Search<'_> {
             }
         }
         self.components = components;
-        learned
+        Ok(learned)
     }
 }

@@ -38,7 +38,7 @@ mod extract;
 pub mod store;
 
 use super::graph::{Buckets, Graph};
-use super::pace::{Pacer, Stop};
+use super::pace::{CHECK_EVERY, Halt, Pacer, Stop};
 use crate::graph::tarjan::SccFinder;
 use crate::solve::NO_MOVE;
 use decompose::Frame;
@@ -168,6 +168,12 @@ pub struct Search<'a> {
     pool: Vec<Vec<u32>>,
     /// Vertices and edges touched since the last [`Pacer::spend`].
     work: u64,
+    /// What ends the running decomposition for good, checked inside its steps once `work`
+    /// reaches `poll_at` ([`Search::poll`]); `halted` once it did (the state is then
+    /// half-way through a step, and the search is never run again).
+    halt: Halt,
+    poll_at: u64,
+    halted: bool,
 }
 
 impl<'a> Search<'a> {
@@ -210,6 +216,9 @@ impl<'a> Search<'a> {
             escapes: Vec::new(),
             pool: Vec::new(),
             work: 0,
+            halt: Halt::default(),
+            poll_at: CHECK_EVERY,
+            halted: false,
         }
     }
 
@@ -245,6 +254,32 @@ impl<'a> Search<'a> {
         self.mark.fill(0);
         self.counters.fill(Counter::default());
         self.next_id = 1;
+    }
+
+    /// Inside a step (an attractor, a tangle extraction): every [`CHECK_EVERY`] work units,
+    /// `Err` once the run must end for good ([`Halt`]; a time slice's end waits for the
+    /// step's end, where the search can resume).
+    #[inline]
+    fn poll(&mut self) -> Result<(), Stop> {
+        if self.work < self.poll_at {
+            return Ok(());
+        }
+        self.poll_now()
+    }
+
+    /// [`Search::poll`]'s check, out of the loops' way.
+    #[cold]
+    fn poll_now(&mut self) -> Result<(), Stop> {
+        self.poll_at = self.work + CHECK_EVERY;
+        let checked = self.halt.check();
+        self.halted |= checked.is_err();
+        checked
+    }
+
+    /// The work since the last call, for the pacer (polls count on from zero).
+    fn take_work(&mut self) -> u64 {
+        self.poll_at = CHECK_EVERY;
+        std::mem::take(&mut self.work)
     }
 
     /// An empty list from the pool (lists are reused across regions and contexts).
