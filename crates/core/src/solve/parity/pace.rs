@@ -155,7 +155,7 @@ impl<'a> Pacer<'a> {
     /// What ends this run for good, for checks inside a step ([`Halt`]).
     pub fn halt(&self) -> Halt {
         Halt {
-            cancel: Some(Arc::clone(self.control.cancel_flag())),
+            cancel: Arc::clone(self.control.cancel_flag()),
             finished: self.finished.map(Arc::clone),
             deadline: self.control.deadline(),
         }
@@ -234,7 +234,7 @@ impl<'a> Pacer<'a> {
 /// the default halts nothing.
 #[derive(Debug, Clone, Default)]
 pub struct Halt {
-    cancel: Option<Arc<AtomicBool>>,
+    cancel: Arc<AtomicBool>,
     finished: Option<Arc<AtomicBool>>,
     deadline: Option<Instant>,
 }
@@ -242,11 +242,7 @@ pub struct Halt {
 impl Halt {
     /// `Err` once the run must end: cancelled, out of time, or its race lost.
     pub fn check(&self) -> Result<(), Stop> {
-        if self
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-        {
+        if self.cancel.load(Ordering::Relaxed) {
             return Err(Stop::Interrupted(Interrupted::Cancelled));
         }
         if self

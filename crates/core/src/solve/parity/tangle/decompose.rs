@@ -70,8 +70,8 @@ impl Search<'_> {
     /// slice, a cancel), it keeps its place: the next call resumes it, unless a dominion
     /// was solved meanwhile (by another search on the same shared state), which voids it.
     /// A suspended decomposition resumes only in its own mode.
-    /// Ended for good inside a step (a cancel, the deadline, a lost race: see
-    /// [`crate::solve::parity::pace`]), the search is never run again.
+    /// A search halted inside a step (a cancel, the deadline, a lost race: see
+    /// [`crate::solve::parity::pace`]) is never run again.
     pub fn iterate(&mut self, mode: Mode, pacer: &mut Pacer<'_>) -> Result<(), Stop> {
         if self.halted {
             return Err(Stop::Broken(
